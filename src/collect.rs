@@ -1,0 +1,670 @@
+//! Stop decisions and budget accounting, shared by every query.
+//!
+//! A [`Collector`] takes the items of an answer in order and decides, item
+//! by item, whether to keep going; at the end it fits the result to the
+//! byte budget and writes the disclosure. `Limits::collect`, `Limits::page`
+//! and the search engine all drive one.
+
+use std::io;
+use std::ops::ControlFlow;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+
+use crate::clock::Clock;
+use crate::error::{Error, ErrorKind};
+use crate::wire::{Envelope, NoItems};
+use crate::{
+    Bounded, Budget, BudgetKind, Completeness, Cursor, CursorKey, Limits, Scope, Skipped,
+    SkippedInput, Total,
+};
+
+/// Counts bytes written, so that an item's JSON size is known without
+/// allocating its text.
+struct ByteCounter(usize);
+
+impl io::Write for ByteCounter {
+    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+        self.0 += bytes.len();
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+pub(crate) fn json_len<T: Serialize + ?Sized>(value: &T) -> Result<usize, Error> {
+    let mut counter = ByteCounter(0);
+    serde_json::to_writer(&mut counter, value)
+        .map_err(|source| Error::from(ErrorKind::Serialize { source }))?;
+    Ok(counter.0)
+}
+
+fn digits(n: usize) -> usize {
+    n.checked_ilog10().map_or(1, |d| d as usize + 1)
+}
+
+fn millis(d: Duration) -> u64 {
+    u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
+}
+
+/// Takes the items of an answer in order, and decides when to stop.
+pub(crate) struct Collector<T> {
+    items: Vec<T>,
+    /// The JSON size of each kept item, when there is a byte budget.
+    sizes: Vec<usize>,
+    /// The JSON size of the kept items with their separating commas.
+    item_bytes: usize,
+    limit: Option<usize>,
+    requested: Option<usize>,
+    max_bytes: Option<usize>,
+    /// The size of the exact envelope without the digits of its count,
+    /// cached with the number of skipped inputs it was measured with.
+    envelope_base: Option<(u64, usize)>,
+    stop: Option<Completeness>,
+    /// Items known to exist: kept, plus the probe that proved truncation.
+    seen: u64,
+    skipped: Skipped,
+    clock: Arc<dyn Clock>,
+    started: Instant,
+    deadline: Option<Duration>,
+    error: Option<Error>,
+    /// Items kept so far; with `discard`, only the last stays in `items`.
+    kept: usize,
+    /// Streaming: items are handed on and not retained.
+    discard: bool,
+}
+
+/// A finished collection, before it becomes a `Bounded` or a stream's end.
+pub(crate) struct Finished<T> {
+    pub(crate) items: Vec<T>,
+    pub(crate) kept: usize,
+    pub(crate) completeness: Completeness,
+    pub(crate) total: Total,
+    pub(crate) next_cursor: Option<Cursor>,
+    pub(crate) skipped: Skipped,
+}
+
+impl<T: Serialize> Collector<T> {
+    pub(crate) fn new(limits: &Limits) -> Collector<T> {
+        let (limit, requested) = limits.applied_limit();
+        Collector {
+            items: Vec::new(),
+            sizes: Vec::new(),
+            item_bytes: 0,
+            limit,
+            requested,
+            max_bytes: limits.max_bytes,
+            envelope_base: None,
+            stop: None,
+            seen: 0,
+            skipped: Skipped::new(),
+            started: limits.clock.now(),
+            clock: Arc::clone(&limits.clock),
+            deadline: limits.deadline,
+            error: None,
+            kept: 0,
+            discard: false,
+        }
+    }
+
+    /// A collector for streaming: items are handed on as they are kept and
+    /// only the last is retained (for the cursor). No byte budget.
+    pub(crate) fn streaming(limits: &Limits) -> Collector<T> {
+        let mut c = Collector::new(limits);
+        c.discard = true;
+        c.max_bytes = None;
+        c
+    }
+
+    /// Offers the next item of the answer. `Break` means the collection is
+    /// full: the item was not kept, and its existence proved truncation.
+    pub(crate) fn offer(&mut self, item: T) -> ControlFlow<()> {
+        if self.stop.is_some() {
+            return ControlFlow::Break(());
+        }
+        self.seen += 1;
+        if let Some(limit) = self.limit {
+            if self.kept >= limit {
+                // A match beyond the cap exists, so the answer really is cut short.
+                self.stop = Some(Completeness::TruncatedByLimit {
+                    limit,
+                    requested: self.requested,
+                });
+                return ControlFlow::Break(());
+            }
+        }
+        if let Some(max) = self.max_bytes {
+            let size = match json_len(&item) {
+                Ok(size) => size,
+                Err(e) => {
+                    self.error = Some(e);
+                    self.stop = Some(Completeness::Exact);
+                    return ControlFlow::Break(());
+                }
+            };
+            let bytes = self.item_bytes + size + usize::from(!self.items.is_empty());
+            // The exact envelope is the smallest this response can have: if
+            // even that overflows, the full answer cannot fit.
+            let envelope = self.exact_envelope_len(self.items.len() + 1);
+            if envelope.saturating_add(bytes) > max {
+                self.stop = Some(output_bytes(max, 0));
+                return ControlFlow::Break(());
+            }
+            self.item_bytes = bytes;
+            self.sizes.push(size);
+        }
+        if self.discard {
+            self.items.clear();
+        }
+        self.items.push(item);
+        self.kept += 1;
+        ControlFlow::Continue(())
+    }
+
+    /// The item just kept by `offer`, for a stream to hand on.
+    pub(crate) fn last(&self) -> Option<&T> {
+        self.items.last()
+    }
+
+    /// Stops when the deadline has passed.
+    pub(crate) fn check_deadline(&mut self) -> ControlFlow<()> {
+        if self.stop.is_some() {
+            return ControlFlow::Break(());
+        }
+        match self.deadline_passed() {
+            Some(budget) => {
+                self.stop = Some(Completeness::TruncatedByBudget { budget });
+                ControlFlow::Break(())
+            }
+            None => ControlFlow::Continue(()),
+        }
+    }
+
+    /// The deadline's record if it has passed.
+    pub(crate) fn deadline_passed(&self) -> Option<Budget> {
+        let deadline = self.deadline?;
+        let elapsed = self.clock.now().saturating_duration_since(self.started);
+        (elapsed >= deadline)
+            .then(|| Budget::new(BudgetKind::Deadline, millis(deadline), millis(elapsed)))
+    }
+
+    /// Records a stop decided outside the collector (a work budget, or a
+    /// truncated input upstream). The first stop wins.
+    pub(crate) fn stop_with(&mut self, completeness: Completeness) {
+        if self.stop.is_none() && completeness.is_truncated() {
+            self.stop = Some(completeness);
+        }
+    }
+
+    pub(crate) fn is_stopped(&self) -> bool {
+        self.stop.is_some()
+    }
+
+    /// Returns true when the stop proves that more items exist, which is
+    /// when counting on past it makes sense.
+    pub(crate) fn stop_proves_more(&self) -> bool {
+        self.stop.as_ref().is_some_and(Completeness::proves_more)
+    }
+
+    pub(crate) fn seen(&self) -> u64 {
+        self.seen
+    }
+
+    pub(crate) fn skip(&mut self, input: SkippedInput) {
+        self.skipped.record(input);
+    }
+
+    pub(crate) fn absorb_skipped(&mut self, skipped: Skipped) {
+        self.skipped.absorb(skipped);
+    }
+
+    fn exact_envelope_len(&mut self, count: usize) -> usize {
+        let skipped_now = self.skipped.total();
+        let base = match self.envelope_base {
+            Some((skips, base)) if skips == skipped_now => base,
+            _ => {
+                let len = envelope_len(
+                    &Completeness::Exact,
+                    0,
+                    Total::Exact(0),
+                    None,
+                    &self.skipped,
+                )
+                .unwrap_or(usize::MAX / 2);
+                let base = len - 2; // the two "0" digits of count and total
+                self.envelope_base = Some((skipped_now, base));
+                base
+            }
+        };
+        base + 2 * digits(count)
+    }
+
+    /// Builds the result: fits it to the byte budget, writes the total and
+    /// the cursor, and applies strict mode.
+    ///
+    /// `cursor_for` gets the kept items and returns where to resume after
+    /// them (or `None` when resuming is not possible or would not advance).
+    /// `total_hint` is a total known from elsewhere (a finished count, the
+    /// sum of merged parts); it is used only when it says more than what
+    /// the collector saw.
+    pub(crate) fn finish(
+        self,
+        cursor_for: impl Fn(&[T]) -> Option<Cursor>,
+        total_hint: Option<Total>,
+        strict: bool,
+    ) -> Result<Bounded<T>, Error>
+    where
+        T: Send + Sync + 'static,
+    {
+        let f = self.finish_parts(cursor_for, total_hint)?;
+        let bounded =
+            Bounded::from_parts(f.items, f.completeness, f.total, f.next_cursor, f.skipped);
+        if strict && !bounded.is_complete() {
+            return Err(Error::incomplete(bounded));
+        }
+        Ok(bounded)
+    }
+
+    /// Like `finish`, without building the `Bounded` (streams use it).
+    pub(crate) fn finish_parts(
+        self,
+        cursor_for: impl Fn(&[T]) -> Option<Cursor>,
+        total_hint: Option<Total>,
+    ) -> Result<Finished<T>, Error> {
+        let Collector {
+            mut items,
+            sizes,
+            mut item_bytes,
+            max_bytes,
+            stop,
+            seen,
+            skipped,
+            error,
+            kept,
+            discard,
+            ..
+        } = self;
+        if let Some(error) = error {
+            return Err(error);
+        }
+        let mut completeness = stop.unwrap_or(Completeness::Exact);
+        let full_len = kept as u64;
+        let mut total = if completeness.is_exact() {
+            Total::Exact(full_len)
+        } else {
+            match total_hint {
+                Some(Total::Exact(n)) if n >= seen => Total::Exact(n),
+                Some(hint) => Total::AtLeast(hint.value().max(seen)),
+                None => Total::AtLeast(seen),
+            }
+        };
+        let mut next_cursor = completeness
+            .is_truncated()
+            .then(|| cursor_for(&items))
+            .flatten();
+        if let Some(max) = max_bytes {
+            loop {
+                let (len, budget) = fitted_len(
+                    &completeness,
+                    items.len(),
+                    total,
+                    next_cursor.as_ref(),
+                    &skipped,
+                    item_bytes,
+                    max,
+                )?;
+                if let Some(budget) = budget {
+                    completeness = Completeness::TruncatedByBudget { budget };
+                }
+                if len <= max {
+                    break;
+                }
+                if items.is_empty() {
+                    return Err(ErrorKind::BudgetTooSmall {
+                        max_bytes: max,
+                        needed: len,
+                    }
+                    .into());
+                }
+                // Drop the last item and try again as a budget-truncated
+                // result; the dropped item proves there is more.
+                items.pop();
+                let size = sizes[items.len()];
+                item_bytes -= size + usize::from(!items.is_empty());
+                if completeness.is_exact() {
+                    total = Total::Exact(full_len);
+                }
+                completeness = output_bytes(max, 0);
+                next_cursor = cursor_for(&items);
+            }
+        }
+        Ok(Finished {
+            kept: if discard { kept } else { items.len() },
+            items,
+            completeness,
+            total,
+            next_cursor,
+            skipped,
+        })
+    }
+}
+
+fn output_bytes(max: usize, used: usize) -> Completeness {
+    Completeness::TruncatedByBudget {
+        budget: Budget::new(BudgetKind::OutputBytes, max as u64, used as u64),
+    }
+}
+
+/// The serialized length of a response with these parts and `item_bytes`
+/// of items. For an output-bytes stop, `used` is the response's own
+/// length, found as a fixed point (its digits are part of the length).
+fn fitted_len(
+    completeness: &Completeness,
+    count: usize,
+    total: Total,
+    cursor: Option<&Cursor>,
+    skipped: &Skipped,
+    item_bytes: usize,
+    max: usize,
+) -> Result<(usize, Option<Budget>), Error> {
+    let is_output_bytes = completeness
+        .budget()
+        .is_some_and(|b| b.kind() == BudgetKind::OutputBytes);
+    if !is_output_bytes {
+        let len = envelope_len(completeness, count, total, cursor, skipped)? + item_bytes;
+        return Ok((len, None));
+    }
+    let mut used = 0usize;
+    for _ in 0..4 {
+        let c = output_bytes(max, used);
+        let len = envelope_len(&c, count, total, cursor, skipped)? + item_bytes;
+        if len == used {
+            break;
+        }
+        used = len;
+    }
+    let budget = Budget::new(BudgetKind::OutputBytes, max as u64, used as u64);
+    Ok((used, Some(budget)))
+}
+
+/// The length of the envelope with `count` in it but an empty item list.
+fn envelope_len(
+    completeness: &Completeness,
+    count: usize,
+    total: Total,
+    next_cursor: Option<&Cursor>,
+    skipped: &Skipped,
+) -> Result<usize, Error> {
+    json_len(&Envelope {
+        completeness,
+        count,
+        total,
+        next_cursor,
+        skipped,
+        items: NoItems,
+    })
+}
+
+/// Drives a collector over an iterator: offers items until it stops, then,
+/// if asked, counts on for an exact total.
+fn drive<T: Serialize>(
+    collector: &mut Collector<T>,
+    iter: &mut impl Iterator<Item = T>,
+    limits: &Limits,
+) -> Option<Total> {
+    let has_deadline = limits.deadline.is_some();
+    for item in iter.by_ref() {
+        if collector.offer(item).is_break() {
+            break;
+        }
+        if has_deadline && collector.check_deadline().is_break() {
+            break;
+        }
+    }
+    if !(limits.count_total && collector.stop_proves_more()) {
+        return None;
+    }
+    let mut counted = collector.seen();
+    loop {
+        if limits.max_count.is_some_and(|max| counted >= max) {
+            return Some(Total::AtLeast(counted));
+        }
+        if has_deadline && collector.deadline_passed().is_some() {
+            return Some(Total::AtLeast(counted));
+        }
+        match iter.next() {
+            Some(_) => counted += 1,
+            None => return Some(Total::Exact(counted)),
+        }
+    }
+}
+
+impl Limits {
+    /// Collects `items` under these limits into a [`Bounded`].
+    ///
+    /// Applies the item limit (with the `limit + 1` probe, so an answer of
+    /// exactly `limit` items is exact), the clamp to the ceiling, the
+    /// output-bytes budget on the serialized response, the deadline, and,
+    /// if asked, counts on past the limit for an exact total. The iterator
+    /// is pulled lazily: at most `limit + 1` items (plus what counting
+    /// pulls), and at least one item before the deadline can stop it.
+    ///
+    /// Can return `Exact`, `TruncatedByLimit`, or `TruncatedByBudget` with
+    /// [`BudgetKind::OutputBytes`] or [`BudgetKind::Deadline`]. The result
+    /// has no cursor: use [`page`](Self::page) for a resumable answer.
+    ///
+    /// # Errors
+    ///
+    /// - [`ErrorKind::BudgetTooSmall`] when `max_bytes` cannot hold even a
+    ///   response with no items;
+    /// - [`ErrorKind::Serialize`] when an item fails to serialize;
+    /// - [`ErrorKind::Incomplete`] in [strict](Self::strict) mode, holding
+    ///   the partial result.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use candor::{Bounded, Completeness, Limits, Total};
+    /// let limits = Limits::new().limit(10);
+    /// let b: Bounded<u32> = limits.collect(0..25u32)?;
+    /// assert!(!b.is_complete());
+    /// assert!(matches!(b.completeness(), Completeness::TruncatedByLimit { .. }));
+    /// assert_eq!(b.total(), Total::AtLeast(11));
+    /// let json = serde_json::to_string(&b)?;
+    /// # let _ = json;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn collect<I>(&self, items: I) -> Result<Bounded<I::Item>, Error>
+    where
+        I: IntoIterator,
+        I::Item: Serialize + Send + Sync + 'static,
+    {
+        let mut collector = Collector::new(self);
+        let mut iter = items.into_iter();
+        let counted = drive(&mut collector, &mut iter, self);
+        collector.finish(|_| None, counted, self.strict)
+    }
+
+    /// Collects one page of an ordered source, resuming at `cursor`.
+    ///
+    /// `items` must yield the full answer, in the same order on every call
+    /// (the page starts by skipping what earlier pages returned). The
+    /// cursor is bound to `scope`: following `next_cursor` page after page
+    /// yields every item exactly once. The total on a page counts the items
+    /// from the cursor on.
+    ///
+    /// For sources that can seek, [`page_by_key`](Self::page_by_key)
+    /// avoids re-reading the skipped items.
+    ///
+    /// # Errors
+    ///
+    /// Those of [`collect`](Self::collect); and for the cursor,
+    /// [`ErrorKind::ForeignCursor`] (another query),
+    /// [`ErrorKind::StaleCursor`] (another corpus generation),
+    /// [`ErrorKind::MalformedCursor`] (not a page cursor), and
+    /// [`ErrorKind::CursorOutOfRange`] when it points past the end of the
+    /// source.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use candor::{Fingerprint, Limits, Scope};
+    /// let scope = Scope::new(Fingerprint::of("squares below 1000"));
+    /// let source = || (0..32u32).map(|n| n * n);
+    /// let limits = Limits::new().limit(10);
+    ///
+    /// let mut all = Vec::new();
+    /// let mut cursor = None;
+    /// loop {
+    ///     let page = limits.page(&scope, cursor.as_ref(), source())?;
+    ///     all.extend_from_slice(page.items());
+    ///     match page.next_cursor() {
+    ///         Some(next) => cursor = Some(next.clone()),
+    ///         None => break,
+    ///     }
+    /// }
+    /// assert_eq!(all, source().collect::<Vec<_>>());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn page<I>(
+        &self,
+        scope: &Scope,
+        cursor: Option<&Cursor>,
+        items: I,
+    ) -> Result<Bounded<I::Item>, Error>
+    where
+        I: IntoIterator,
+        I::Item: Serialize + Send + Sync + 'static,
+    {
+        let offset = match cursor {
+            Some(c) => scope.resume::<u64>(c)?,
+            None => 0,
+        };
+        let mut iter = items.into_iter();
+        let mut skipped_over = 0u64;
+        while skipped_over < offset {
+            if iter.next().is_none() {
+                return Err(Error::cursor_out_of_range(format!(
+                    "it resumes after item {offset}, but the source holds only {skipped_over} items"
+                )));
+            }
+            skipped_over += 1;
+        }
+        let mut collector = Collector::new(self);
+        let counted = drive(&mut collector, &mut iter, self);
+        collector.finish(
+            |kept| (!kept.is_empty()).then(|| scope.cursor(&(offset + kept.len() as u64))),
+            counted,
+            self.strict,
+        )
+    }
+
+    /// Collects one page of a source that can resume after a key.
+    ///
+    /// `source` is called once with the key to resume after (`None` for
+    /// the first page) and must yield the items whose key is greater, in
+    /// increasing key order; `key` gives an item's key, unique within the
+    /// answer. The next cursor holds the key of the last item returned, so
+    /// the source does not re-read earlier pages.
+    ///
+    /// # Errors
+    ///
+    /// Those of [`page`](Self::page), except that a key cursor cannot
+    /// point out of range; and [`ErrorKind::InvalidArgument`] when the
+    /// source yields keys out of order, repeated, or not after the cursor
+    /// (which would lose or repeat items across pages).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use candor::{Fingerprint, Limits, Scope};
+    /// let callers = vec!["main", "parse", "render", "run", "write"];
+    /// let scope = Scope::new(Fingerprint::of("callers of flush"));
+    /// let source = |after: Option<String>| {
+    ///     let callers = callers.clone();
+    ///     callers
+    ///         .into_iter()
+    ///         .filter(move |c| after.as_deref().is_none_or(|a| *c > a))
+    ///         .map(String::from)
+    /// };
+    /// let limits = Limits::new().limit(2);
+    /// let first = limits.page_by_key(&scope, None, source, |c: &String| c.clone())?;
+    /// assert_eq!(first.items(), &["main", "parse"]);
+    /// let second = limits.page_by_key(&scope, first.next_cursor(), source, |c: &String| c.clone())?;
+    /// assert_eq!(second.items(), &["render", "run"]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn page_by_key<I, K, S, F>(
+        &self,
+        scope: &Scope,
+        cursor: Option<&Cursor>,
+        source: S,
+        key: F,
+    ) -> Result<Bounded<I::Item>, Error>
+    where
+        S: FnOnce(Option<K>) -> I,
+        I: IntoIterator,
+        I::Item: Serialize + Send + Sync + 'static,
+        K: CursorKey + Ord + Clone,
+        F: Fn(&I::Item) -> K,
+    {
+        let after = cursor.map(|c| scope.resume::<K>(c)).transpose()?;
+        let mut last = after.clone();
+        let mut disorder = false;
+        let mut checked = source(after).into_iter().inspect(|item| {
+            let k = key(item);
+            if last.as_ref().is_some_and(|prev| k <= *prev) {
+                disorder = true;
+            }
+            last = Some(k);
+        });
+        let mut collector = Collector::new(self);
+        let counted = drive(&mut collector, &mut checked, self);
+        drop(checked);
+        if disorder {
+            return Err(Error::invalid_argument(
+                "source",
+                "items are not in strictly increasing key order after the cursor; pages would lose or repeat items",
+            ));
+        }
+        collector.finish(
+            |kept| kept.last().map(|item| scope.cursor(&key(item))),
+            counted,
+            self.strict,
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn digits_counts_decimal_digits() {
+        assert_eq!(digits(0), 1);
+        assert_eq!(digits(9), 1);
+        assert_eq!(digits(10), 2);
+        assert_eq!(digits(999), 3);
+        assert_eq!(digits(1000), 4);
+    }
+
+    #[test]
+    fn exact_envelope_estimate_matches_serialization() {
+        let limits = Limits::new();
+        let mut c: Collector<u8> = Collector::new(&limits);
+        for count in [0usize, 1, 9, 10, 99, 100, 12345] {
+            let real = envelope_len(
+                &Completeness::Exact,
+                count,
+                Total::Exact(count as u64),
+                None,
+                &Skipped::new(),
+            )
+            .unwrap();
+            assert_eq!(c.exact_envelope_len(count), real, "count {count}");
+        }
+    }
+}

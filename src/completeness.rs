@@ -1,0 +1,311 @@
+//! Why a result is, or is not, the whole answer.
+
+use std::fmt;
+
+/// Whether a [`Bounded`](crate::Bounded) holds the whole answer, and if not,
+/// what stopped it.
+///
+/// The engine records the reason as it stops; a caller never has to work it
+/// out from the numbers.
+///
+/// # Example
+///
+/// ```
+/// use candor::{Completeness, Limits};
+///
+/// let b = Limits::new().limit(3).collect(0..10u32)?;
+/// assert_eq!(
+///     b.completeness(),
+///     &Completeness::TruncatedByLimit { limit: 3, requested: None }
+/// );
+/// assert!(b.completeness().is_truncated());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[non_exhaustive] // a new stop reason must not break callers
+pub enum Completeness {
+    /// No item of the full answer is missing.
+    Exact,
+    /// The item limit was reached and at least one more item exists: the
+    /// engine found item `limit + 1` before stopping.
+    TruncatedByLimit {
+        /// The limit that was applied.
+        limit: usize,
+        /// What the caller asked for, when it was above the engine's ceiling
+        /// and was clamped to `limit`; `None` when nothing was clamped.
+        requested: Option<usize>,
+    },
+    /// A budget ran out before the answer was complete.
+    TruncatedByBudget {
+        /// Which budget, its maximum and what was used.
+        budget: Budget,
+    },
+}
+
+impl Completeness {
+    /// Returns true when no item of the full answer is missing.
+    ///
+    /// Skipped inputs are not part of this: see
+    /// [`Bounded::is_complete`](crate::Bounded::is_complete).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// assert!(candor::Completeness::Exact.is_exact());
+    /// ```
+    #[must_use]
+    pub fn is_exact(&self) -> bool {
+        matches!(self, Completeness::Exact)
+    }
+
+    /// Returns true when items of the full answer are missing.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use candor::Completeness;
+    /// let c = Completeness::TruncatedByLimit { limit: 10, requested: None };
+    /// assert!(c.is_truncated());
+    /// ```
+    #[must_use]
+    pub fn is_truncated(&self) -> bool {
+        !self.is_exact()
+    }
+
+    /// Returns true when the item limit stopped the result.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use candor::Completeness;
+    /// let c = Completeness::TruncatedByLimit { limit: 10, requested: Some(500) };
+    /// assert!(c.is_truncated_by_limit());
+    /// ```
+    #[must_use]
+    pub fn is_truncated_by_limit(&self) -> bool {
+        matches!(self, Completeness::TruncatedByLimit { .. })
+    }
+
+    /// Returns true when a budget stopped the result.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use candor::{Budget, BudgetKind, Completeness};
+    /// let c = Completeness::TruncatedByBudget {
+    ///     budget: Budget::new(BudgetKind::OutputBytes, 4096, 4001),
+    /// };
+    /// assert!(c.is_truncated_by_budget());
+    /// ```
+    #[must_use]
+    pub fn is_truncated_by_budget(&self) -> bool {
+        matches!(self, Completeness::TruncatedByBudget { .. })
+    }
+
+    /// The budget that stopped the result, if one did.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use candor::{Budget, BudgetKind, Completeness};
+    /// let budget = Budget::new(BudgetKind::Files, 100, 100);
+    /// let c = Completeness::TruncatedByBudget { budget };
+    /// assert_eq!(c.budget(), Some(&budget));
+    /// assert_eq!(Completeness::Exact.budget(), None);
+    /// ```
+    #[must_use]
+    pub fn budget(&self) -> Option<&Budget> {
+        match self {
+            Completeness::TruncatedByBudget { budget } => Some(budget),
+            _ => None,
+        }
+    }
+
+    /// Returns true when the stop proves that at least one more item exists
+    /// beyond those returned.
+    ///
+    /// The item limit and the output-bytes budget stop only once the next
+    /// item has been found, so the total is then at least `len + 1`. The
+    /// scanned-bytes, files and deadline budgets stop the work itself,
+    /// before it is known whether anything more would have been found.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use candor::{Budget, BudgetKind, Completeness};
+    /// let deadline = Completeness::TruncatedByBudget {
+    ///     budget: Budget::new(BudgetKind::Deadline, 50, 51),
+    /// };
+    /// assert!(!deadline.proves_more());
+    /// ```
+    #[must_use]
+    pub fn proves_more(&self) -> bool {
+        match self {
+            Completeness::Exact => false,
+            Completeness::TruncatedByLimit { .. } => true,
+            Completeness::TruncatedByBudget { budget } => budget.kind == BudgetKind::OutputBytes,
+        }
+    }
+}
+
+/// A budget that ran out: which one, its maximum and what was used.
+///
+/// Units depend on the kind: bytes for [`BudgetKind::OutputBytes`] and
+/// [`BudgetKind::ScannedBytes`], files for [`BudgetKind::Files`],
+/// milliseconds for [`BudgetKind::Deadline`].
+///
+/// # Example
+///
+/// ```
+/// use candor::{Budget, BudgetKind};
+/// let b = Budget::new(BudgetKind::ScannedBytes, 1 << 20, 1 << 20);
+/// assert_eq!(b.kind(), BudgetKind::ScannedBytes);
+/// assert_eq!(b.max(), 1 << 20);
+/// assert_eq!(b.used(), 1 << 20);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Budget {
+    kind: BudgetKind,
+    max: u64,
+    used: u64,
+}
+
+impl Budget {
+    /// Creates a budget record.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let b = candor::Budget::new(candor::BudgetKind::Deadline, 200, 203);
+    /// assert_eq!(b.used(), 203);
+    /// ```
+    #[must_use]
+    pub fn new(kind: BudgetKind, max: u64, used: u64) -> Self {
+        Budget { kind, max, used }
+    }
+
+    /// Which budget ran out.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let b = candor::Budget::new(candor::BudgetKind::Files, 10, 10);
+    /// assert_eq!(b.kind(), candor::BudgetKind::Files);
+    /// ```
+    #[must_use]
+    pub fn kind(&self) -> BudgetKind {
+        self.kind
+    }
+
+    /// The budget's maximum, in the kind's unit.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let b = candor::Budget::new(candor::BudgetKind::Files, 10, 10);
+    /// assert_eq!(b.max(), 10);
+    /// ```
+    #[must_use]
+    pub fn max(&self) -> u64 {
+        self.max
+    }
+
+    /// What was used when the result stopped, in the kind's unit.
+    ///
+    /// For [`BudgetKind::OutputBytes`] this is the size of the serialized
+    /// response that was returned, never above `max`.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let b = candor::Budget::new(candor::BudgetKind::OutputBytes, 4096, 3990);
+    /// assert!(b.used() <= b.max());
+    /// ```
+    #[must_use]
+    pub fn used(&self) -> u64 {
+        self.used
+    }
+}
+
+/// The kinds of budget a query can run out of.
+///
+/// # Example
+///
+/// ```
+/// use candor::BudgetKind;
+/// assert_eq!(BudgetKind::OutputBytes.as_str(), "output_bytes");
+/// assert_eq!("deadline".parse::<BudgetKind>(), Ok(BudgetKind::Deadline));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[non_exhaustive]
+pub enum BudgetKind {
+    /// The size of the serialized JSON response, envelope included.
+    OutputBytes,
+    /// Bytes of input read and searched.
+    ScannedBytes,
+    /// Input files (or documents) searched.
+    Files,
+    /// Wall-clock time, in milliseconds.
+    Deadline,
+}
+
+impl BudgetKind {
+    /// The wire name: `"output_bytes"`, `"scanned_bytes"`, `"files"` or
+    /// `"deadline"`.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// assert_eq!(candor::BudgetKind::Files.as_str(), "files");
+    /// ```
+    #[must_use]
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            BudgetKind::OutputBytes => "output_bytes",
+            BudgetKind::ScannedBytes => "scanned_bytes",
+            BudgetKind::Files => "files",
+            BudgetKind::Deadline => "deadline",
+        }
+    }
+
+    /// The unit of `max` and `used` for this kind, for messages.
+    pub(crate) fn unit(&self) -> &'static str {
+        match self {
+            BudgetKind::OutputBytes | BudgetKind::ScannedBytes => "bytes",
+            BudgetKind::Files => "files",
+            BudgetKind::Deadline => "ms",
+        }
+    }
+}
+
+impl fmt::Display for BudgetKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl std::str::FromStr for BudgetKind {
+    type Err = UnknownBudgetKind;
+
+    fn from_str(name: &str) -> Result<Self, Self::Err> {
+        match name {
+            "output_bytes" => Ok(BudgetKind::OutputBytes),
+            "scanned_bytes" => Ok(BudgetKind::ScannedBytes),
+            "files" => Ok(BudgetKind::Files),
+            "deadline" => Ok(BudgetKind::Deadline),
+            _ => Err(UnknownBudgetKind(name.to_owned())),
+        }
+    }
+}
+
+/// The error of parsing a [`BudgetKind`] from an unknown name.
+///
+/// # Example
+///
+/// ```
+/// let err = "memory".parse::<candor::BudgetKind>().unwrap_err();
+/// assert_eq!(err.to_string(), "unknown budget kind \"memory\"");
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown budget kind {0:?}")]
+pub struct UnknownBudgetKind(String);

@@ -1,0 +1,116 @@
+//! Query results that cannot hide their truncation, and a fast text-search
+//! engine built on them.
+//!
+//! A query runs within [`Limits`] and returns a [`Bounded<T>`]: the items,
+//! plus whether they are the whole answer ([`Completeness`]), how many the
+//! whole answer holds ([`Total`], exact or a lower bound), where to resume
+//! ([`Cursor`]) and what was not searched ([`Skipped`]). For text search, a
+//! `Query` runs a matcher over a corpus within `Limits` and returns a
+//! `Bounded<Match>`.
+//!
+//! A search tool that caps its answer at 1000 and reports `count: 1000`
+//! gives an answer identical to a complete one, and its reader, often an
+//! LLM agent, concludes there are 1000 references when there are 8,963.
+//! With candor the disclosure travels with the items, in Rust and on the
+//! wire, so that mistake cannot be made silently.
+//!
+//! # Collect any query under limits
+//!
+//! ```
+//! use candor::{Bounded, Completeness, Limits, Total};
+//!
+//! let limits = Limits::new().limit(10);
+//! let b: Bounded<u32> = limits.collect(0..25u32)?;
+//! assert!(!b.is_complete());
+//! assert!(matches!(b.completeness(), Completeness::TruncatedByLimit { .. }));
+//! assert_eq!(b.total(), Total::AtLeast(11)); // item 11 was found, so more exist
+//!
+//! let json = serde_json::to_string(&b)?; // disclosure first, items last
+//! assert!(json.starts_with(r#"{"complete":false,"truncation":{"by":"limit","limit":10"#));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! # Page through an answer with cursors
+//!
+//! ```
+//! use candor::{Fingerprint, Limits, Scope};
+//!
+//! let scope = Scope::new(Fingerprint::of("callers of flush"));
+//! let source = || (0..95u32).map(|n| format!("caller_{n}"));
+//! let mut cursor = None;
+//! let mut seen = 0;
+//! loop {
+//!     let page = Limits::new().limit(20).page(&scope, cursor.as_ref(), source())?;
+//!     seen += page.len();
+//!     match page.next_cursor() {
+//!         Some(next) => cursor = Some(next.clone()),
+//!         None => break,
+//!     }
+//! }
+//! assert_eq!(seen, 95); // every item exactly once
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! # Keep a response under a byte budget
+//!
+//! ```
+//! use candor::{BudgetKind, Limits};
+//!
+//! let b = Limits::new().max_bytes(1024).collect((0..10_000u32).map(|n| format!("item {n}")))?;
+//! assert!(b.to_json()?.len() <= 1024);
+//! assert_eq!(b.completeness().budget().map(|b| b.kind()), Some(BudgetKind::OutputBytes));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! # Merge shards under one global limit
+//!
+//! ```
+//! use candor::{Bounded, Limits};
+//!
+//! let shards = vec![Bounded::exact(vec![1, 5, 9]), Bounded::exact(vec![2, 3, 10])];
+//! let merged = Limits::new().limit(4).merge(shards, |a: &i32, b: &i32| a.cmp(b))?;
+//! assert_eq!(merged.items(), &[1, 2, 3, 5]);
+//! assert!(merged.is_truncated());
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! # Features
+//!
+//! - `search` (default): text search over in-memory documents, with
+//!   `memchr`, `aho-corasick` and `regex`.
+//! - `tree` (default): text search over directory trees, walked with the
+//!   `ignore` crate (.gitignore-aware) and searched in parallel.
+//!
+//! With `default-features = false` only the core types remain, for tools
+//! that wrap their own queries (references, callers, outlines).
+
+mod bounded;
+mod clock;
+mod collect;
+mod completeness;
+mod cursor;
+mod error;
+mod limits;
+mod merge;
+#[cfg(feature = "search")]
+mod search;
+mod skipped;
+mod total;
+mod wire;
+
+pub use bounded::{Bounded, Disclosure, Streamed};
+pub use clock::{Clock, ManualClock, SystemClock};
+pub use completeness::{Budget, BudgetKind, Completeness, UnknownBudgetKind};
+pub use cursor::{Cursor, CursorKey, Fingerprint, Scope};
+pub use error::{Error, ErrorKind, Incomplete};
+pub use limits::Limits;
+pub use skipped::{SKIPPED_SAMPLE_LEN, SkipReason, Skipped, SkippedInput};
+pub use total::Total;
+pub use wire::{LLM_GUIDE, envelope_schema};
+
+#[cfg(feature = "tree")]
+pub use search::Tree;
+#[cfg(feature = "search")]
+pub use search::{
+    Corpus, DocBytes, Documents, Excerpt, FileCount, Line, LineCut, Match, PatternKind, Query, Span,
+};

@@ -1,0 +1,330 @@
+//! Limits: the item limit, its ceiling, budgets and a deadline.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::clock::{Clock, SystemClock};
+
+/// Everything that may stop a query before its full answer: an item limit
+/// (and the engine's ceiling for it), a budget on the serialized response,
+/// budgets on the work (bytes scanned, files), and a deadline. Plus two
+/// switches: counting past the limit for an exact total, and strict mode.
+///
+/// A plain value with setters that take and return it. Unset means
+/// unlimited. A limit of `0` is legal: nothing is returned, and the result
+/// still says whether anything exists.
+///
+/// # Example
+///
+/// ```
+/// use candor::{Bounded, Completeness, Limits, Total};
+///
+/// let limits = Limits::new().limit(10);
+/// let b: Bounded<u32> = limits.collect(0..25u32)?;
+/// assert!(!b.is_complete());
+/// assert!(matches!(b.completeness(), Completeness::TruncatedByLimit { .. }));
+/// assert_eq!(b.total(), Total::AtLeast(11));
+/// let json = serde_json::to_string(&b)?;
+/// assert!(json.starts_with(r#"{"complete":false,"truncation":{"by":"limit""#));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct Limits {
+    pub(crate) limit: Option<usize>,
+    pub(crate) ceiling: Option<usize>,
+    pub(crate) max_bytes: Option<usize>,
+    pub(crate) max_scanned_bytes: Option<u64>,
+    pub(crate) max_files: Option<u64>,
+    pub(crate) deadline: Option<Duration>,
+    pub(crate) count_total: bool,
+    pub(crate) max_count: Option<u64>,
+    pub(crate) strict: bool,
+    pub(crate) clock: Arc<dyn Clock>,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits::new()
+    }
+}
+
+impl Limits {
+    /// No limit, no budget, no deadline; totals not counted past the limit;
+    /// strict mode off.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let b = candor::Limits::new().collect(0..3u8)?;
+    /// assert!(b.is_complete());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[must_use]
+    pub fn new() -> Limits {
+        Limits {
+            limit: None,
+            ceiling: None,
+            max_bytes: None,
+            max_scanned_bytes: None,
+            max_files: None,
+            deadline: None,
+            count_total: false,
+            max_count: None,
+            strict: false,
+            clock: Arc::new(SystemClock),
+        }
+    }
+
+    /// The most items to return. Default: unlimited (up to the
+    /// [`ceiling`](Self::ceiling), if one is set).
+    ///
+    /// Truncation is detected by finding item `limit + 1`, so an answer of
+    /// exactly `limit` items is [`Exact`](crate::Completeness::Exact).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let b = candor::Limits::new().limit(3).collect(0..3u8)?;
+    /// assert!(b.is_complete()); // exactly 3: no false alarm
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[must_use]
+    pub fn limit(mut self, limit: usize) -> Limits {
+        self.limit = Some(limit);
+        self
+    }
+
+    /// The engine's maximum for [`limit`](Self::limit). A larger limit is
+    /// clamped to the ceiling and, if the result is truncated by it, the
+    /// clamp is disclosed: `requested` holds what was asked. Without a limit
+    /// the ceiling is the limit. Default: no ceiling.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use candor::{Completeness, Limits};
+    /// let b = Limits::new().ceiling(5).limit(100).collect(0..50u32)?;
+    /// assert_eq!(
+    ///     b.completeness(),
+    ///     &Completeness::TruncatedByLimit { limit: 5, requested: Some(100) }
+    /// );
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[must_use]
+    pub fn ceiling(mut self, ceiling: usize) -> Limits {
+        self.ceiling = Some(ceiling);
+        self
+    }
+
+    /// The most bytes of the serialized JSON response, envelope included:
+    /// `serde_json::to_string(&result)?.len() <= max_bytes` always holds.
+    /// Default: unlimited.
+    ///
+    /// Items that would not fit are left out and the result is
+    /// [`TruncatedByBudget`](crate::Completeness::TruncatedByBudget) with
+    /// [`BudgetKind::OutputBytes`](crate::BudgetKind::OutputBytes). A budget
+    /// too small for even an empty response is an error.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let b = candor::Limits::new().max_bytes(400).collect(0..1000u32)?;
+    /// assert!(serde_json::to_string(&b)?.len() <= 400);
+    /// assert!(!b.is_complete());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[must_use]
+    pub fn max_bytes(mut self, max_bytes: usize) -> Limits {
+        self.max_bytes = Some(max_bytes);
+        self
+    }
+
+    /// The most bytes of input a search reads. Default: unlimited.
+    ///
+    /// At least one input is always searched, so that paging advances.
+    /// Used by the search engine; collecting an iterator has no input bytes.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let limits = candor::Limits::new().max_scanned_bytes(64 << 20);
+    /// # let _ = limits;
+    /// ```
+    #[must_use]
+    pub fn max_scanned_bytes(mut self, max_scanned_bytes: u64) -> Limits {
+        self.max_scanned_bytes = Some(max_scanned_bytes);
+        self
+    }
+
+    /// The most input files (or documents) a search reads. Default:
+    /// unlimited.
+    ///
+    /// Used by the search engine; collecting an iterator has no files.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let limits = candor::Limits::new().max_files(10_000);
+    /// # let _ = limits;
+    /// ```
+    #[must_use]
+    pub fn max_files(mut self, max_files: u64) -> Limits {
+        self.max_files = Some(max_files);
+        self
+    }
+
+    /// The most wall-clock time a query may take, measured from its start
+    /// with the [`clock`](Self::clock). Default: none.
+    ///
+    /// The deadline is checked between units of work (items pulled, files
+    /// searched), and at least one unit is always done, so a query under a
+    /// deadline still advances from page to page.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// let b = candor::Limits::new().deadline(Duration::from_secs(5)).collect(0..10u8)?;
+    /// assert!(b.is_complete());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[must_use]
+    pub fn deadline(mut self, deadline: Duration) -> Limits {
+        self.deadline = Some(deadline);
+        self
+    }
+
+    /// Keeps counting past the limit, without keeping the items, so that
+    /// `total` is exact. Default: off, and a truncated result's total is a
+    /// lower bound.
+    ///
+    /// Counting has its own budget, [`max_count`](Self::max_count), and
+    /// stops at the deadline; if it stops early the total stays a lower
+    /// bound with what was counted.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use candor::{Limits, Total};
+    /// let b = Limits::new().limit(10).count_total(true).collect(0..25u32)?;
+    /// assert_eq!(b.len(), 10);
+    /// assert_eq!(b.total(), Total::Exact(25));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[must_use]
+    pub fn count_total(mut self, count_total: bool) -> Limits {
+        self.count_total = count_total;
+        self
+    }
+
+    /// The most items counted in all when [`count_total`](Self::count_total)
+    /// is on. Default: unlimited.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use candor::{Limits, Total};
+    /// let b = Limits::new().limit(10).count_total(true).max_count(100).collect(0..1000u32)?;
+    /// assert_eq!(b.total(), Total::AtLeast(100));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[must_use]
+    pub fn max_count(mut self, max_count: u64) -> Limits {
+        self.max_count = Some(max_count);
+        self
+    }
+
+    /// Turns any incomplete result into an error of kind
+    /// [`Incomplete`](crate::ErrorKind::Incomplete) that still holds the
+    /// partial result ([`Error::into_partial`](crate::Error::into_partial)).
+    /// Default: off.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use candor::{ErrorKind, Limits};
+    /// let err = Limits::new().limit(5).strict(true).collect(0..9u32).unwrap_err();
+    /// assert!(matches!(err.kind(), ErrorKind::Incomplete { .. }));
+    /// assert_eq!(err.into_partial::<u32>()?.len(), 5);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[must_use]
+    pub fn strict(mut self, strict: bool) -> Limits {
+        self.strict = strict;
+        self
+    }
+
+    /// The clock that measures the [`deadline`](Self::deadline). Default:
+    /// [`SystemClock`].
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use candor::{Limits, ManualClock};
+    /// let clock = ManualClock::new();
+    /// let limits = Limits::new().clock(clock.clone());
+    /// # let _ = limits;
+    /// ```
+    #[must_use]
+    pub fn clock(mut self, clock: impl Clock + 'static) -> Limits {
+        self.clock = Arc::new(clock);
+        self
+    }
+
+    /// The item limit in force after the clamp, and what was requested when
+    /// the clamp changed it.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use candor::Limits;
+    /// assert_eq!(Limits::new().ceiling(100).limit(500).applied_limit(), (Some(100), Some(500)));
+    /// assert_eq!(Limits::new().limit(50).applied_limit(), (Some(50), None));
+    /// assert_eq!(Limits::new().ceiling(100).applied_limit(), (Some(100), None));
+    /// assert_eq!(Limits::new().applied_limit(), (None, None));
+    /// ```
+    #[must_use]
+    pub fn applied_limit(&self) -> (Option<usize>, Option<usize>) {
+        match (self.limit, self.ceiling) {
+            (Some(l), Some(c)) if l > c => (Some(c), Some(l)),
+            (Some(l), _) => (Some(l), None),
+            (None, c) => (c, None),
+        }
+    }
+
+    /// The output-bytes budget, if one is set.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// assert_eq!(candor::Limits::new().max_bytes(100).output_budget(), Some(100));
+    /// ```
+    #[must_use]
+    pub fn output_budget(&self) -> Option<usize> {
+        self.max_bytes
+    }
+
+    /// Returns true when [`count_total`](Self::count_total) is on.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// assert!(candor::Limits::new().count_total(true).is_counting_total());
+    /// ```
+    #[must_use]
+    pub fn is_counting_total(&self) -> bool {
+        self.count_total
+    }
+
+    /// Returns true when [`strict`](Self::strict) mode is on.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// assert!(!candor::Limits::new().is_strict());
+    /// ```
+    #[must_use]
+    pub fn is_strict(&self) -> bool {
+        self.strict
+    }
+}

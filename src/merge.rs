@@ -1,0 +1,215 @@
+//! Merging sorted partial results (shards) into one `Bounded`.
+
+use std::cmp::Ordering;
+
+use serde::Serialize;
+
+use crate::collect::Collector;
+use crate::error::Error;
+use crate::{Bounded, Completeness, CursorKey, Limits, Scope, Skipped, Total};
+
+/// The merged, certain prefix of several sorted parts.
+struct Merged<T> {
+    items: Vec<T>,
+    /// Set when a truncated part bounds what is certain.
+    upstream: Option<Completeness>,
+    total: Total,
+    skipped: Skipped,
+}
+
+/// Merges `parts` in the order of `compare` (ties: earlier part first),
+/// keeping only the prefix that is certain: a truncated part's missing
+/// items all come after its last item, so nothing after the smallest such
+/// last item can be placed yet.
+fn merge_certain<T>(
+    parts: Vec<Bounded<T>>,
+    mut compare: impl FnMut(&T, &T) -> Ordering,
+) -> Result<Merged<T>, Error> {
+    let mut total = Total::Exact(0);
+    let mut skipped = Skipped::new();
+    let mut tagged: Vec<(usize, usize, T)> = Vec::new();
+    // (part, index of its last item or None when it has none, completeness)
+    let mut truncated: Vec<(usize, Option<usize>, Completeness)> = Vec::new();
+    for (part_index, part) in parts.into_iter().enumerate() {
+        let (items, disclosure) = part.into_parts();
+        for pair in items.windows(2) {
+            if compare(&pair[0], &pair[1]) == Ordering::Greater {
+                return Err(Error::invalid_argument(
+                    "parts",
+                    format!("part {part_index} is not sorted in the merge order"),
+                ));
+            }
+        }
+        total = total + disclosure.total();
+        skipped.absorb(disclosure.skipped().clone());
+        if disclosure.completeness().is_truncated() {
+            truncated.push((
+                part_index,
+                items.len().checked_sub(1),
+                disclosure.completeness().clone(),
+            ));
+        }
+        tagged.extend(
+            items
+                .into_iter()
+                .enumerate()
+                .map(|(i, item)| (part_index, i, item)),
+        );
+    }
+    // A stable sort keeps (part, position) order among equal items; the
+    // parts are already sorted, so this is a merge of runs.
+    tagged.sort_by(|a, b| compare(&a.2, &b.2).then(a.0.cmp(&b.0)));
+
+    let mut upstream = None;
+    let mut cut = tagged.len();
+    if !truncated.is_empty() {
+        if let Some((_, _, c)) = truncated.iter().find(|(_, last, _)| last.is_none()) {
+            // A truncated part that returned nothing: nothing is certain.
+            cut = 0;
+            upstream = Some(c.clone());
+        } else {
+            // The earliest, in merge order, of the truncated parts' last items.
+            let position = |part: usize, last: usize| {
+                tagged
+                    .iter()
+                    .position(|(p, i, _)| *p == part && *i == last)
+                    .expect("every item is in the merge")
+            };
+            let (pos, completeness) = truncated
+                .iter()
+                .map(|(part, last, c)| (position(*part, last.expect("checked above")), c))
+                .min_by_key(|(pos, _)| *pos)
+                .expect("at least one truncated part");
+            cut = pos + 1;
+            upstream = Some(completeness.clone());
+        }
+    }
+    tagged.truncate(cut);
+    Ok(Merged {
+        items: tagged.into_iter().map(|(_, _, item)| item).collect(),
+        upstream,
+        total,
+        skipped,
+    })
+}
+
+impl Limits {
+    /// Merges sorted partial results (from shards) into one [`Bounded`]
+    /// under these limits, in the order of `compare`.
+    ///
+    /// Each part must be sorted by `compare`; equal items keep the order of
+    /// the parts. The laws of combination hold: merging an exact part with
+    /// a truncated one is truncated; totals add, and a lower bound absorbs
+    /// an exact total; skipped inputs add up. Only the prefix that is
+    /// certain is kept: a truncated part's missing items come after its
+    /// last item, so the merge stops there. The global limit and byte
+    /// budget then apply as in [`collect`](Self::collect). The merged
+    /// result has no cursor (see [`merge_by_key`](Self::merge_by_key)).
+    ///
+    /// # Errors
+    ///
+    /// Those of [`collect`](Self::collect), and
+    /// [`ErrorKind::InvalidArgument`](crate::ErrorKind::InvalidArgument)
+    /// when a part is not sorted.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use candor::{Bounded, Limits, Total};
+    /// let a = Bounded::exact(vec![1, 4, 9]);
+    /// let b = Limits::new().limit(2).collect(vec![2, 3, 5, 7])?; // truncated after 3
+    /// let merged = Limits::new().limit(10).merge(vec![a, b], |x: &i32, y: &i32| x.cmp(y))?;
+    /// assert_eq!(merged.items(), &[1, 2, 3]); // 4 and 9 wait until b's rest is known
+    /// assert!(merged.is_truncated());
+    /// assert_eq!(merged.total(), Total::AtLeast(6));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn merge<T, F>(&self, parts: Vec<Bounded<T>>, compare: F) -> Result<Bounded<T>, Error>
+    where
+        T: Serialize + Send + Sync + 'static,
+        F: FnMut(&T, &T) -> Ordering,
+    {
+        let merged = merge_certain(parts, compare)?;
+        self.collect_merged(merged, |_| None)
+    }
+
+    /// Merges sorted partial results by a unique key, and issues a cursor
+    /// holding the key of the last item returned.
+    ///
+    /// To resume, decode the cursor with [`Scope::resume`], ask every
+    /// shard for its items after that key, and merge again. Keys must be
+    /// unique across the parts, or paging could lose an item.
+    ///
+    /// # Errors
+    ///
+    /// Those of [`merge`](Self::merge), and
+    /// [`ErrorKind::InvalidArgument`](crate::ErrorKind::InvalidArgument)
+    /// when two items share a key.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use candor::{Bounded, Fingerprint, Limits, Scope};
+    /// let scope = Scope::new(Fingerprint::of("callers of flush"));
+    /// let shard_a = Bounded::exact(vec![3u64, 8, 13]);
+    /// let shard_b = Bounded::exact(vec![1u64, 5]);
+    /// let first = Limits::new().limit(2).merge_by_key(&scope, vec![shard_a, shard_b], |n| *n)?;
+    /// assert_eq!(first.items(), &[1, 3]);
+    /// let after: u64 = scope.resume(first.next_cursor().expect("more"))?;
+    /// assert_eq!(after, 3);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn merge_by_key<T, K, F>(
+        &self,
+        scope: &Scope,
+        parts: Vec<Bounded<T>>,
+        key: F,
+    ) -> Result<Bounded<T>, Error>
+    where
+        T: Serialize + Send + Sync + 'static,
+        K: CursorKey + Ord,
+        F: Fn(&T) -> K,
+    {
+        let merged = merge_certain(parts, |a, b| key(a).cmp(&key(b)))?;
+        if merged.items.windows(2).any(|w| key(&w[0]) == key(&w[1])) {
+            return Err(Error::invalid_argument(
+                "parts",
+                "two items share a key; a cursor needs a unique key per item",
+            ));
+        }
+        self.collect_merged(merged, |kept: &[T]| {
+            kept.last().map(|item| scope.cursor(&key(item)))
+        })
+    }
+
+    fn collect_merged<T>(
+        &self,
+        merged: Merged<T>,
+        cursor_for: impl Fn(&[T]) -> Option<crate::Cursor>,
+    ) -> Result<Bounded<T>, Error>
+    where
+        T: Serialize + Send + Sync + 'static,
+    {
+        let Merged {
+            items,
+            upstream,
+            total,
+            skipped,
+        } = merged;
+        let mut collector = Collector::new(self);
+        collector.absorb_skipped(skipped);
+        let mut broke = false;
+        for item in items {
+            if collector.offer(item).is_break() {
+                broke = true;
+                break;
+            }
+        }
+        if !broke {
+            if let Some(upstream) = upstream {
+                collector.stop_with(upstream);
+            }
+        }
+        collector.finish(cursor_for, Some(total), self.strict)
+    }
+}

@@ -1,0 +1,358 @@
+//! The in-memory corpus: named documents, owned or borrowed.
+
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+use std::ops::ControlFlow;
+
+use crate::error::{Error, ErrorKind};
+use crate::search::engine::{FileOutcome, Plan, search_file};
+use crate::search::path::{cmp_paths, is_within, normalize};
+use crate::search::{
+    Corpus, Excerpt, FileCount, Line, Match, Query, Resolved, Source, count_impl, excerpt_impl,
+    files_impl, find_in_file_impl, sealed, search_each_impl, search_impl,
+};
+use crate::{Bounded, Cursor, Fingerprint, Limits, Streamed};
+
+/// A document's bytes, owned or borrowed; built from `&str`, `String`,
+/// `&[u8]` or `Vec<u8>`.
+///
+/// # Example
+///
+/// ```
+/// use candor::DocBytes;
+/// let borrowed: DocBytes<'_> = "text".into();
+/// let owned: DocBytes<'static> = vec![0xffu8, b'\n'].into();
+/// assert_eq!(borrowed.as_bytes(), b"text");
+/// assert_eq!(owned.as_bytes().len(), 2);
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DocBytes<'a>(Cow<'a, [u8]>);
+
+impl DocBytes<'_> {
+    /// The bytes.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// assert_eq!(candor::DocBytes::from("a").as_bytes(), b"a");
+    /// ```
+    #[must_use]
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.0
+    }
+}
+
+impl<'a> From<&'a str> for DocBytes<'a> {
+    fn from(text: &'a str) -> Self {
+        DocBytes(Cow::Borrowed(text.as_bytes()))
+    }
+}
+
+impl From<String> for DocBytes<'_> {
+    fn from(text: String) -> Self {
+        DocBytes(Cow::Owned(text.into_bytes()))
+    }
+}
+
+impl<'a> From<&'a [u8]> for DocBytes<'a> {
+    fn from(bytes: &'a [u8]) -> Self {
+        DocBytes(Cow::Borrowed(bytes))
+    }
+}
+
+impl From<Vec<u8>> for DocBytes<'_> {
+    fn from(bytes: Vec<u8>) -> Self {
+        DocBytes(Cow::Owned(bytes))
+    }
+}
+
+impl<'a, const N: usize> From<&'a [u8; N]> for DocBytes<'a> {
+    fn from(bytes: &'a [u8; N]) -> Self {
+        DocBytes(Cow::Borrowed(bytes))
+    }
+}
+
+/// Orders document names as paths, component by component.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Name(String);
+
+impl Ord for Name {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        cmp_paths(&self.0, &other.0)
+    }
+}
+
+impl PartialOrd for Name {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+/// An in-memory corpus: documents with names, searched in name order.
+///
+/// Names are paths relative to an imaginary root, with `/` separators
+/// (`./` and repeated slashes are normalized away). Adding a document
+/// under a name already present replaces it.
+///
+/// # Example
+///
+/// ```
+/// use candor::{Corpus, Documents, Limits, Query};
+///
+/// let source = String::from("export const Typography = styled.div``;\n");
+/// let docs = Documents::new()
+///     .with("src/app.ts", source.as_str()) // borrowed
+///     .with("README.md", String::from("Typography matters\n")); // owned
+/// let found = docs.search(&Query::literal("Typography"), &Limits::new().limit(10), None)?;
+/// assert_eq!(found.len(), 2);
+/// assert_eq!(found.items()[0].path, "README.md"); // name order
+/// assert!(found.is_complete());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug, Clone, Default)]
+pub struct Documents<'a> {
+    docs: BTreeMap<Name, DocBytes<'a>>,
+    generation: Option<u64>,
+}
+
+impl<'a> Documents<'a> {
+    /// An empty corpus.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// assert!(candor::Documents::new().is_empty());
+    /// ```
+    #[must_use]
+    pub fn new() -> Documents<'a> {
+        Documents::default()
+    }
+
+    /// Adds a document, replacing one of the same name.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let docs = candor::Documents::new().with("a.txt", "hello\n");
+    /// assert_eq!(docs.len(), 1);
+    /// ```
+    #[must_use]
+    pub fn with(
+        mut self,
+        name: impl Into<String>,
+        bytes: impl Into<DocBytes<'a>>,
+    ) -> Documents<'a> {
+        self.insert(name, bytes);
+        self
+    }
+
+    /// Adds a document, replacing one of the same name.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let mut docs = candor::Documents::new();
+    /// docs.insert("a.txt", b"bytes\xff\n".to_vec());
+    /// assert_eq!(docs.names().collect::<Vec<_>>(), ["a.txt"]);
+    /// ```
+    pub fn insert(&mut self, name: impl Into<String>, bytes: impl Into<DocBytes<'a>>) {
+        let name = name.into();
+        let name = normalize(&name, None).unwrap_or(name);
+        self.docs.insert(Name(name), bytes.into());
+    }
+
+    /// Binds cursors to this generation of the corpus: a cursor issued at
+    /// another generation is refused as stale. Change it whenever the
+    /// documents change. Default: none (cursors are bound to the names and
+    /// sizes of the documents only).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let docs = candor::Documents::new().generation(3);
+    /// # let _ = docs;
+    /// ```
+    #[must_use]
+    pub fn generation(mut self, generation: u64) -> Documents<'a> {
+        self.generation = Some(generation);
+        self
+    }
+
+    /// How many documents there are.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// assert_eq!(candor::Documents::new().with("a", "").len(), 1);
+    /// ```
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.docs.len()
+    }
+
+    /// Returns true when there are no documents.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// assert!(candor::Documents::new().is_empty());
+    /// ```
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.docs.is_empty()
+    }
+
+    /// The names, in search order.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let docs = candor::Documents::new().with("b", "").with("a/z", "").with("a-c", "");
+    /// assert_eq!(docs.names().collect::<Vec<_>>(), ["a/z", "a-c", "b"]);
+    /// ```
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.docs.keys().map(|n| n.0.as_str())
+    }
+}
+
+impl<'a, N: Into<String>, B: Into<DocBytes<'a>>> FromIterator<(N, B)> for Documents<'a> {
+    fn from_iter<I: IntoIterator<Item = (N, B)>>(iter: I) -> Self {
+        let mut docs = Documents::new();
+        for (name, bytes) in iter {
+            docs.insert(name, bytes);
+        }
+        docs
+    }
+}
+
+impl Source for Documents<'_> {
+    fn fingerprint(&self) -> u64 {
+        let names: Vec<(&str, usize)> = self
+            .docs
+            .iter()
+            .map(|(n, b)| (n.0.as_str(), b.as_bytes().len()))
+            .collect();
+        Fingerprint::of(&("documents", names)).as_u64()
+    }
+
+    fn generation(&self) -> Option<u64> {
+        self.generation
+    }
+
+    fn resolve(&self, path: &str) -> Result<Resolved, Error> {
+        let path_norm = normalize(path, None)?;
+        if self.docs.contains_key(&Name(path_norm.clone())) {
+            return Ok(Resolved {
+                path: path_norm,
+                is_file: true,
+            });
+        }
+        if self.docs.keys().any(|n| is_within(&n.0, &path_norm)) {
+            return Ok(Resolved {
+                path: path_norm,
+                is_file: false,
+            });
+        }
+        Err(ErrorKind::NotFound {
+            path: path.to_owned(),
+        }
+        .into())
+    }
+
+    fn read(&self, path: &str) -> Result<Vec<u8>, Error> {
+        self.docs
+            .get(&Name(path.to_owned()))
+            .map(|b| b.as_bytes().to_vec())
+            .ok_or_else(|| {
+                ErrorKind::NotFound {
+                    path: path.to_owned(),
+                }
+                .into()
+            })
+    }
+
+    fn run(
+        &self,
+        plan: &Plan<'_>,
+        take: &mut dyn FnMut(FileOutcome) -> ControlFlow<()>,
+    ) -> Result<(), Error> {
+        let from = plan.start.as_ref().map(|(p, _)| Name(p.clone()));
+        let range = match &from {
+            Some(from) => self.docs.range(from..),
+            None => self.docs.range::<Name, _>(..),
+        };
+        for (name, bytes) in range {
+            if plan.is_stopped() {
+                break;
+            }
+            if !plan.filters.is_empty() && !plan.filters.iter().any(|f| is_within(&name.0, f)) {
+                continue;
+            }
+            let outcome = search_file(plan, &name.0, bytes.as_bytes(), plan.offset_in(&name.0));
+            if take(outcome).is_break() {
+                break;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl sealed::Sealed for Documents<'_> {}
+
+impl Corpus for Documents<'_> {
+    fn search(
+        &self,
+        query: &Query,
+        limits: &Limits,
+        cursor: Option<&Cursor>,
+    ) -> Result<Bounded<Match>, Error> {
+        search_impl(self, query, limits, cursor)
+    }
+
+    fn search_each(
+        &self,
+        query: &Query,
+        limits: &Limits,
+        cursor: Option<&Cursor>,
+        on_match: &mut dyn FnMut(&Match),
+    ) -> Result<Streamed, Error> {
+        search_each_impl(self, query, limits, cursor, on_match)
+    }
+
+    fn count(
+        &self,
+        query: &Query,
+        limits: &Limits,
+        cursor: Option<&Cursor>,
+    ) -> Result<Bounded<FileCount>, Error> {
+        count_impl(self, query, limits, cursor)
+    }
+
+    fn files_with_matches(
+        &self,
+        query: &Query,
+        limits: &Limits,
+        cursor: Option<&Cursor>,
+    ) -> Result<Bounded<String>, Error> {
+        files_impl(self, query, limits, cursor)
+    }
+
+    fn find_in_file(
+        &self,
+        path: &str,
+        query: &Query,
+        limits: &Limits,
+        cursor: Option<&Cursor>,
+    ) -> Result<Bounded<Match>, Error> {
+        find_in_file_impl(self, path, query, limits, cursor)
+    }
+
+    fn excerpt(
+        &self,
+        excerpt: &Excerpt,
+        limits: &Limits,
+        cursor: Option<&Cursor>,
+    ) -> Result<Bounded<Line>, Error> {
+        excerpt_impl(self, excerpt, limits, cursor)
+    }
+}

@@ -1,0 +1,588 @@
+//! The search itself: what happens in one file, and the ordered stage that
+//! turns per-file outcomes into a `Bounded` result.
+//!
+//! A corpus (in memory or on disk) hands the engine its files' outcomes in
+//! path order (the tree does the per-file work in parallel and reorders).
+//! The ordered stage offers items to a `Collector`, applies the work
+//! budgets between files, and, when asked for an exact total, keeps
+//! counting after the collection is full, through a cheaper per-file path
+//! that builds no items.
+
+use std::ops::ControlFlow;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use serde::Serialize;
+
+use crate::collect::Collector;
+use crate::error::Error;
+use crate::search::matcher::Matcher;
+use crate::search::path::cmp_paths;
+use crate::search::{FileCount, LineCut, Match, Span};
+use crate::{
+    Budget, BudgetKind, Completeness, Cursor, Limits, Scope, SkipReason, SkippedInput, Total,
+};
+
+/// What a query asks of each file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Mode {
+    /// Every matching line, as a `Match`.
+    Lines,
+    /// The number of matching lines.
+    Count,
+    /// Whether any line matches.
+    Any,
+}
+
+/// The per-file work of one query, shared by every worker.
+pub(crate) struct Plan<'a> {
+    pub(crate) matcher: &'a Matcher,
+    pub(crate) mode: Mode,
+    /// The most items a file needs to produce: `limit + 1`.
+    pub(crate) cap: Option<usize>,
+    /// Count matching lines past the cap (for an exact total).
+    pub(crate) count_rest: bool,
+    pub(crate) max_columns: Option<usize>,
+    /// Where to resume: a path and the byte offset of a line start in it
+    /// (`u64::MAX`: after the whole file).
+    pub(crate) start: Option<(String, u64)>,
+    /// Normalized path filters; empty for the whole corpus.
+    pub(crate) filters: Vec<String>,
+    /// Set once the collection is full and only counting remains.
+    pub(crate) counting_only: AtomicBool,
+    /// Set when no more outcomes are wanted.
+    pub(crate) stop: AtomicBool,
+}
+
+impl Plan<'_> {
+    pub(crate) fn is_stopped(&self) -> bool {
+        self.stop.load(Ordering::Relaxed)
+    }
+
+    /// Where to begin searching in the file at `path`.
+    pub(crate) fn offset_in(&self, path: &str) -> u64 {
+        match &self.start {
+            Some((p, offset)) if p == path => *offset,
+            _ => 0,
+        }
+    }
+}
+
+/// What one file yielded.
+pub(crate) enum Hits {
+    Lines {
+        /// The matching lines, each with the offset to resume after it.
+        items: Vec<(Match, u64)>,
+        /// Matching lines past the cap: counted when `exact`, else a lower
+        /// bound.
+        rest: u64,
+        exact: bool,
+    },
+    Count(u64),
+}
+
+/// The outcome of one file, in path order.
+pub(crate) enum FileOutcome {
+    Searched {
+        path: String,
+        scanned: u64,
+        hits: Hits,
+    },
+    Skipped(SkippedInput),
+    Failed(Error),
+}
+
+/// Searches one file's bytes, from `start` (a line start).
+pub(crate) fn search_file(plan: &Plan<'_>, path: &str, haystack: &[u8], start: u64) -> FileOutcome {
+    if memchr::memchr(0, haystack).is_some() {
+        return FileOutcome::Skipped(SkippedInput::new(path, SkipReason::Binary));
+    }
+    let start = if start == u64::MAX {
+        haystack.len()
+    } else {
+        match usize::try_from(start) {
+            Ok(s) if s <= haystack.len() && (s == 0 || haystack[s - 1] == b'\n') => s,
+            _ => {
+                return FileOutcome::Failed(Error::cursor_out_of_range(format!(
+                    "offset {start} is not the start of a line of {path:?} ({} bytes)",
+                    haystack.len()
+                )));
+            }
+        }
+    };
+    let scanned = (haystack.len() - start) as u64;
+    let counting_only = plan.counting_only.load(Ordering::Relaxed);
+    let hits = match plan.mode {
+        Mode::Lines if !counting_only => lines(plan, path, haystack, start),
+        Mode::Any => Hits::Count(u64::from(plan.matcher.next_line(haystack, start).is_some())),
+        Mode::Lines | Mode::Count => Hits::Count(count_lines(plan.matcher, haystack, start)),
+    };
+    FileOutcome::Searched {
+        path: path.to_owned(),
+        scanned,
+        hits,
+    }
+}
+
+fn count_lines(matcher: &Matcher, haystack: &[u8], mut at: usize) -> u64 {
+    let mut n = 0;
+    while let Some((_, end)) = matcher.next_line(haystack, at) {
+        n += 1;
+        at = end + 1;
+    }
+    n
+}
+
+fn lines(plan: &Plan<'_>, path: &str, haystack: &[u8], start: usize) -> Hits {
+    let mut items = Vec::new();
+    let mut spans = Vec::new();
+    let mut at = start;
+    let mut line_number = 1 + memchr::memchr_iter(b'\n', &haystack[..start]).count() as u64;
+    let mut counted_to = start;
+    let mut rest = 0;
+    let mut exact = true;
+    while let Some((line_start, line_end)) = plan.matcher.next_line(haystack, at) {
+        at = line_end + 1;
+        if plan.cap.is_some_and(|cap| items.len() >= cap) {
+            if plan.count_rest {
+                rest += 1;
+                continue;
+            }
+            // One more line proves there is more; the rest is not needed.
+            rest = 1;
+            exact = false;
+            break;
+        }
+        line_number += memchr::memchr_iter(b'\n', &haystack[counted_to..line_start]).count() as u64;
+        counted_to = line_start;
+        let line = &haystack[line_start..line_end];
+        plan.matcher.spans(line, &mut spans);
+        let next = (line_end + 1).min(haystack.len()) as u64;
+        items.push((
+            build_match(
+                path,
+                line,
+                line_start,
+                line_number,
+                &spans,
+                plan.max_columns,
+            ),
+            next,
+        ));
+    }
+    Hits::Lines { items, rest, exact }
+}
+
+/// Builds the item for one matching line: strips the `\r` of a CRLF
+/// ending, cuts the line at the column limit around its first match, and
+/// converts it to (lossy) UTF-8 with the spans moved to match.
+pub(crate) fn build_match(
+    path: &str,
+    raw: &[u8],
+    line_start: usize,
+    line_number: u64,
+    spans: &[Span],
+    max_columns: Option<usize>,
+) -> Match {
+    let shown = raw.strip_suffix(b"\r").unwrap_or(raw);
+    let len = shown.len();
+    let (from, to) = match max_columns {
+        Some(max) if len > max => {
+            let first = spans.first().copied().unwrap_or(Span { start: 0, end: 0 });
+            let first_start = first.start.min(len);
+            let first_len = first.end.min(len) - first_start;
+            let margin = max.saturating_sub(first_len) / 2;
+            let mut from = first_start.saturating_sub(margin).min(len - max);
+            while from > 0 && is_continuation(shown[from]) {
+                from -= 1;
+            }
+            let mut to = (from + max).min(len);
+            while to < len && to > from && is_continuation(shown[to]) {
+                to -= 1;
+            }
+            (from, to)
+        }
+        _ => (0, len),
+    };
+    let kept = &shown[from..to];
+    let clipped: Vec<Span> = spans
+        .iter()
+        .filter(|s| s.start <= to && s.end >= from && (s.start < to || s.is_empty()))
+        .filter(|s| s.start >= from || s.end > from)
+        .map(|s| Span {
+            start: s.start.clamp(from, to) - from,
+            end: s.end.clamp(from, to) - from,
+        })
+        .collect();
+    let (line, matches) = to_lossy(kept, clipped);
+    Match {
+        path: path.to_owned(),
+        line_number,
+        byte_offset: line_start as u64,
+        line,
+        matches,
+        line_cut: max_columns.filter(|&m| len > m).map(|_| LineCut {
+            original_bytes: len as u64,
+            kept_from: from as u64,
+        }),
+    }
+}
+
+fn is_continuation(byte: u8) -> bool {
+    byte & 0xC0 == 0x80
+}
+
+/// Converts `bytes` to a `String`, replacing invalid UTF-8 like
+/// `String::from_utf8_lossy`, and moves `spans` to the new offsets.
+pub(crate) fn to_lossy(bytes: &[u8], spans: Vec<Span>) -> (String, Vec<Span>) {
+    if let Ok(text) = std::str::from_utf8(bytes) {
+        return (text.to_owned(), spans);
+    }
+    // (raw start, raw len, new start, new len, valid)
+    let mut segments: Vec<(usize, usize, usize, usize, bool)> = Vec::new();
+    let mut text = String::with_capacity(bytes.len() + 8);
+    let mut raw = 0;
+    for chunk in bytes.utf8_chunks() {
+        let valid = chunk.valid();
+        if !valid.is_empty() {
+            segments.push((raw, valid.len(), text.len(), valid.len(), true));
+            text.push_str(valid);
+            raw += valid.len();
+        }
+        let invalid = chunk.invalid();
+        if !invalid.is_empty() {
+            segments.push((raw, invalid.len(), text.len(), 3, false));
+            text.push('\u{FFFD}');
+            raw += invalid.len();
+        }
+    }
+    let map = |offset: usize, is_end: bool| -> usize {
+        for &(rs, rl, ns, nl, valid) in &segments {
+            if offset < rs + rl || (offset == rs + rl && is_end && offset > rs && !valid) {
+                if valid {
+                    return ns + (offset - rs);
+                }
+                return if is_end && offset > rs { ns + nl } else { ns };
+            }
+        }
+        text.len()
+    };
+    let spans = spans
+        .into_iter()
+        .map(|s| Span {
+            start: map(s.start, false),
+            end: map(s.end, true).max(map(s.start, false)),
+        })
+        .collect();
+    (text, spans)
+}
+
+/// An item a query produces, with the path that orders it.
+pub(crate) trait Item: Serialize + Send + Sync + 'static {
+    fn path(&self) -> &str;
+}
+
+impl Item for Match {
+    fn path(&self) -> &str {
+        &self.path
+    }
+}
+
+impl Item for FileCount {
+    fn path(&self) -> &str {
+        &self.path
+    }
+}
+
+impl Item for String {
+    fn path(&self) -> &str {
+        self
+    }
+}
+
+/// The ordered stage: takes file outcomes in path order and collects items.
+pub(crate) struct Ordered<'l, T: Item> {
+    pub(crate) collector: Collector<T>,
+    limits: &'l Limits,
+    mode: Mode,
+    /// For each kept item, the offset to resume after it in its file.
+    resume_offsets: Vec<u64>,
+    files: u64,
+    scanned: u64,
+    /// Items in the full answer seen so far (kept, probed and counted).
+    answer: u64,
+    answer_exact: bool,
+    /// Set once the count past the collection finished or gave up.
+    count_end: Option<Total>,
+    /// Where the first unsearched file starts, after a work-budget stop.
+    scan_resume: Option<(String, u64)>,
+    /// Where this run began (the cursor's position), to tell whether a
+    /// cursor would advance.
+    began_at: Option<(String, u64)>,
+    error: Option<Error>,
+    stream: Option<&'l mut dyn FnMut(&T)>,
+}
+
+impl<'l, T: Item> Ordered<'l, T> {
+    pub(crate) fn new(limits: &'l Limits, mode: Mode, began_at: Option<(String, u64)>) -> Self {
+        Ordered {
+            collector: Collector::new(limits),
+            limits,
+            mode,
+            resume_offsets: Vec::new(),
+            files: 0,
+            scanned: 0,
+            answer: 0,
+            answer_exact: true,
+            count_end: None,
+            scan_resume: None,
+            began_at,
+            error: None,
+            stream: None,
+        }
+    }
+
+    pub(crate) fn streaming(
+        limits: &'l Limits,
+        mode: Mode,
+        began_at: Option<(String, u64)>,
+        sink: &'l mut dyn FnMut(&T),
+    ) -> Self {
+        let mut o = Ordered::new(limits, mode, began_at);
+        o.collector = Collector::streaming(limits);
+        o.stream = Some(sink);
+        o
+    }
+
+    /// Takes the next outcome in path order. `Break` when no more outcomes
+    /// are wanted.
+    pub(crate) fn take(
+        &mut self,
+        plan: &Plan<'_>,
+        outcome: FileOutcome,
+        to_items: &dyn Fn(&str, Hits) -> Vec<(T, u64)>,
+    ) -> ControlFlow<()> {
+        if self.collector.is_stopped() {
+            return self.count(outcome);
+        }
+        let path = match &outcome {
+            FileOutcome::Searched { path, .. } => Some(path.as_str()),
+            FileOutcome::Skipped(s) => Some(s.path()),
+            FileOutcome::Failed(_) => None,
+        };
+        if let (Some(path), true) = (path, self.files > 0) {
+            if let Some(budget) = self.work_budget_spent() {
+                self.scan_resume = Some((path.to_owned(), plan.offset_in(path)));
+                self.collector
+                    .stop_with(Completeness::TruncatedByBudget { budget });
+                return ControlFlow::Break(());
+            }
+        }
+        match outcome {
+            FileOutcome::Failed(error) => {
+                self.error = Some(error);
+                ControlFlow::Break(())
+            }
+            FileOutcome::Skipped(input) => {
+                self.collector.skip(input);
+                ControlFlow::Continue(())
+            }
+            FileOutcome::Searched {
+                path,
+                scanned,
+                hits,
+            } => {
+                self.files += 1;
+                self.scanned += scanned;
+                let (n, exact) = contribution(self.mode, &hits);
+                self.answer += n;
+                self.answer_exact &= exact;
+                for (item, resume) in to_items(&path, hits) {
+                    if self.collector.offer(item).is_break() {
+                        return self.after_stop(plan);
+                    }
+                    if let (Some(sink), Some(last)) = (self.stream.as_mut(), self.collector.last())
+                    {
+                        sink(last);
+                    }
+                    if self.stream.is_some() {
+                        self.resume_offsets.clear();
+                    }
+                    self.resume_offsets.push(resume);
+                }
+                ControlFlow::Continue(())
+            }
+        }
+    }
+
+    fn work_budget_spent(&self) -> Option<Budget> {
+        if let Some(max) = self.limits.max_files {
+            if self.files >= max {
+                return Some(Budget::new(BudgetKind::Files, max, self.files));
+            }
+        }
+        if let Some(max) = self.limits.max_scanned_bytes {
+            if self.scanned >= max {
+                return Some(Budget::new(BudgetKind::ScannedBytes, max, self.scanned));
+            }
+        }
+        self.collector.deadline_passed()
+    }
+
+    /// After the collection filled: count on if asked, else stop.
+    fn after_stop(&mut self, plan: &Plan<'_>) -> ControlFlow<()> {
+        if self.limits.count_total && self.collector.stop_proves_more() && self.answer_exact {
+            plan.counting_only.store(true, Ordering::Relaxed);
+            if self.count_budget_spent() {
+                return ControlFlow::Break(());
+            }
+            return ControlFlow::Continue(());
+        }
+        ControlFlow::Break(())
+    }
+
+    fn count_budget_spent(&mut self) -> bool {
+        if self.limits.max_count.is_some_and(|max| self.answer >= max)
+            || self.collector.deadline_passed().is_some()
+        {
+            self.count_end = Some(Total::AtLeast(self.answer));
+            return true;
+        }
+        false
+    }
+
+    fn count(&mut self, outcome: FileOutcome) -> ControlFlow<()> {
+        if self.count_end.is_some() || !self.answer_exact {
+            return ControlFlow::Break(());
+        }
+        match outcome {
+            FileOutcome::Searched { hits, .. } => {
+                let (n, exact) = contribution(self.mode, &hits);
+                self.answer += n;
+                if !exact {
+                    self.count_end = Some(Total::AtLeast(self.answer));
+                    return ControlFlow::Break(());
+                }
+            }
+            FileOutcome::Skipped(input) => self.collector.skip(input),
+            FileOutcome::Failed(_) => {
+                self.count_end = Some(Total::AtLeast(self.answer));
+                return ControlFlow::Break(());
+            }
+        }
+        if self.count_budget_spent() {
+            return ControlFlow::Break(());
+        }
+        ControlFlow::Continue(())
+    }
+
+    fn total_hint(&self) -> Option<Total> {
+        if let Some(end) = self.count_end {
+            return Some(end);
+        }
+        let counting =
+            self.limits.count_total && self.collector.stop_proves_more() && self.answer_exact;
+        Some(if counting {
+            // The producer ran out: every file was counted.
+            Total::Exact(self.answer)
+        } else {
+            Total::AtLeast(self.answer)
+        })
+    }
+
+    /// Builds the result.
+    pub(crate) fn finish(self, scope: &Scope) -> Result<crate::Bounded<T>, Error> {
+        let hint = self.total_hint();
+        let Ordered {
+            collector,
+            limits,
+            resume_offsets,
+            scan_resume,
+            began_at,
+            error,
+            stream,
+            ..
+        } = self;
+        if let Some(error) = error {
+            return Err(error);
+        }
+        let cursor_for = CursorFor {
+            scope,
+            resume_offsets: &resume_offsets,
+            scan_resume: scan_resume.as_ref(),
+            began_at: began_at.as_ref(),
+            streaming: stream.is_some(),
+            seen: collector.seen(),
+        };
+        collector.finish(|kept| cursor_for.cursor(kept), hint, limits.strict)
+    }
+
+    /// Ends a stream: the same disclosure as `finish`, without the items.
+    pub(crate) fn finish_stream(self, scope: &Scope) -> Result<crate::Streamed, Error> {
+        let hint = self.total_hint();
+        let Ordered {
+            collector,
+            limits,
+            resume_offsets,
+            scan_resume,
+            began_at,
+            error,
+            ..
+        } = self;
+        if let Some(error) = error {
+            return Err(error);
+        }
+        let cursor_for = CursorFor {
+            scope,
+            resume_offsets: &resume_offsets,
+            scan_resume: scan_resume.as_ref(),
+            began_at: began_at.as_ref(),
+            streaming: true,
+            seen: collector.seen(),
+        };
+        let f = collector.finish_parts(|kept| cursor_for.cursor(kept), hint)?;
+        let streamed =
+            crate::Streamed::new(f.kept, f.completeness, f.total, f.next_cursor, f.skipped);
+        if limits.strict && !streamed.is_complete() {
+            return Err(Error::incomplete_stream(streamed));
+        }
+        Ok(streamed)
+    }
+}
+
+/// Where the next page starts, after the items kept.
+struct CursorFor<'a> {
+    scope: &'a Scope,
+    resume_offsets: &'a [u64],
+    scan_resume: Option<&'a (String, u64)>,
+    began_at: Option<&'a (String, u64)>,
+    streaming: bool,
+    seen: u64,
+}
+
+impl CursorFor<'_> {
+    fn cursor<T: Item>(&self, kept: &[T]) -> Option<Cursor> {
+        if let Some(last) = kept.last() {
+            let index = if self.streaming { 0 } else { kept.len() - 1 };
+            let offset = self.resume_offsets.get(index).copied().unwrap_or(u64::MAX);
+            return Some(self.scope.cursor(&(last.path().to_owned(), offset)));
+        }
+        // Nothing kept: resume where scanning stopped, if no item was found
+        // before it and that is past where this run began.
+        let at = self.scan_resume?;
+        if self.seen > 0 || self.began_at == Some(at) {
+            return None;
+        }
+        Some(self.scope.cursor(at))
+    }
+}
+
+fn contribution(mode: Mode, hits: &Hits) -> (u64, bool) {
+    match (mode, hits) {
+        (Mode::Lines, Hits::Lines { items, rest, exact }) => (items.len() as u64 + rest, *exact),
+        (Mode::Lines, Hits::Count(n)) => (*n, true),
+        (Mode::Count | Mode::Any, Hits::Count(n)) => (u64::from(*n > 0), true),
+        (Mode::Count | Mode::Any, Hits::Lines { items, rest, .. }) => {
+            (u64::from(!items.is_empty() || *rest > 0), true)
+        }
+    }
+}

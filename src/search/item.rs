@@ -1,0 +1,169 @@
+//! The items a search returns: matching lines, per-file counts, lines.
+
+use serde::{Deserialize, Serialize};
+
+/// One matching line of a text search.
+///
+/// Wire shape:
+/// `{"path":"src/app.ts","line_number":120,"byte_offset":4810,"line":"...","matches":[{"start":13,"end":23}]}`,
+/// plus `"line_cut": {"original_bytes": ..., "kept_from": ...}` when the
+/// line was longer than the column limit.
+///
+/// # Example
+///
+/// ```
+/// use candor::{Documents, Limits, Query};
+/// let docs = Documents::new().with("a.txt", "one\ntwo fish\n");
+/// let b = docs.search(&Query::literal("fish"), &Limits::new(), None)?;
+/// let m = &b.items()[0];
+/// assert_eq!((m.path.as_str(), m.line_number, m.byte_offset), ("a.txt", 2, 4));
+/// assert_eq!(m.line, "two fish");
+/// assert_eq!((m.matches[0].start, m.matches[0].end), (4, 8));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct Match {
+    /// The file's path relative to the corpus root, with `/` separators
+    /// (for in-memory documents, the document's name).
+    pub path: String,
+    /// The line's number in the file, 1-based.
+    pub line_number: u64,
+    /// The byte offset of the line's start in the file.
+    pub byte_offset: u64,
+    /// The line without its terminator (`\n` or `\r\n`), as lossy UTF-8;
+    /// when cut, the kept part around the first match.
+    pub line: String,
+    /// The matches' byte ranges within `line`.
+    pub matches: Vec<Span>,
+    /// Present when the line was longer than the column limit and cut.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub line_cut: Option<LineCut>,
+}
+
+impl Match {
+    /// Returns true when the line was cut at the column limit.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use candor::{Documents, Limits, Query};
+    /// let long = format!("{}needle{}", "x".repeat(5000), "y".repeat(5000));
+    /// let docs = Documents::new().with("long.txt", long);
+    /// let b = docs.search(&Query::literal("needle").max_columns(100), &Limits::new(), None)?;
+    /// assert!(b.items()[0].is_cut());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[must_use]
+    pub fn is_cut(&self) -> bool {
+        self.line_cut.is_some()
+    }
+}
+
+/// A byte range `start..end` within a [`Match`]'s `line`.
+///
+/// # Example
+///
+/// ```
+/// let span = candor::Span { start: 4, end: 8 };
+/// assert_eq!(span.len(), 4);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct Span {
+    /// The first byte of the match.
+    pub start: usize,
+    /// One past the last byte of the match.
+    pub end: usize,
+}
+
+impl Span {
+    /// The span's length in bytes.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// assert_eq!(candor::Span { start: 2, end: 2 }.len(), 0);
+    /// ```
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.end - self.start
+    }
+
+    /// Returns true for an empty span.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// assert!(candor::Span { start: 2, end: 2 }.is_empty());
+    /// ```
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.start == self.end
+    }
+}
+
+/// How a line longer than the column limit was cut.
+///
+/// # Example
+///
+/// ```
+/// let cut = candor::LineCut { original_bytes: 81234, kept_from: 4700 };
+/// assert!(cut.kept_from < cut.original_bytes);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct LineCut {
+    /// The original line's length in bytes.
+    pub original_bytes: u64,
+    /// Where the kept part starts in the original line, in bytes.
+    pub kept_from: u64,
+}
+
+/// How many lines of one file match.
+///
+/// Wire shape: `{"path": "src/lib.rs", "count": 3}`.
+///
+/// # Example
+///
+/// ```
+/// use candor::{Documents, Limits, Query};
+/// let docs = Documents::new().with("a.txt", "fish\nfish fish\nno\n");
+/// let b = docs.count(&Query::literal("fish"), &Limits::new(), None)?;
+/// assert_eq!(b.items()[0].count, 2); // lines, not occurrences
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct FileCount {
+    /// The file's path relative to the corpus root.
+    pub path: String,
+    /// The number of matching lines in the file, as `search` would list
+    /// them.
+    pub count: u64,
+}
+
+/// One line of a file, as [`excerpt`](crate::Corpus::excerpt) returns it.
+///
+/// # Example
+///
+/// ```
+/// use candor::{Documents, Limits};
+/// let docs = Documents::new().with("a.txt", "one\ntwo\nthree\n");
+/// let b = docs.excerpt("a.txt", 2..=3, &Limits::new(), None)?;
+/// assert_eq!(b.items()[0].line, "two");
+/// assert_eq!(b.items()[1].line_number, 3);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct Line {
+    /// The line's number, 1-based.
+    pub line_number: u64,
+    /// The byte offset of the line's start in the file.
+    pub byte_offset: u64,
+    /// The line without its terminator, as lossy UTF-8; when cut, its
+    /// first bytes up to the column limit.
+    pub line: String,
+    /// Present when the line was longer than the column limit and cut.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub line_cut: Option<LineCut>,
+}

@@ -1,0 +1,674 @@
+//! Text search: a [`Query`] runs a matcher over a corpus within
+//! [`Limits`](crate::Limits) and returns a [`Bounded`](crate::Bounded).
+
+use std::ops::ControlFlow;
+use std::sync::atomic::AtomicBool;
+
+use crate::collect::Collector;
+use crate::error::Error;
+use crate::{Bounded, Cursor, Limits, Scope, SkipReason, SkippedInput, Streamed};
+
+mod corpus;
+mod engine;
+mod item;
+mod matcher;
+mod path;
+mod query;
+#[cfg(feature = "tree")]
+mod tree;
+
+pub use corpus::{DocBytes, Documents};
+pub use item::{FileCount, Line, LineCut, Match, Span};
+pub use query::{PatternKind, Query};
+#[cfg(feature = "tree")]
+pub use tree::Tree;
+
+use engine::{FileOutcome, Hits, Item, Mode, Ordered, Plan};
+use matcher::Matcher;
+
+mod sealed {
+    pub trait Sealed {}
+}
+
+/// Where a search can run: in-memory [`Documents`], or a directory
+/// [`Tree`] on disk (feature `tree`).
+///
+/// Every query returns a [`Bounded`] (or, streamed, a [`Streamed`]) whose
+/// items are in path order, then byte offset: paths compare component by
+/// component, which is the order of a depth-first walk with each folder's
+/// entries sorted by name. The limit is applied after every filter, and the
+/// cut is taken in that order, so the first N are the same N on every run
+/// and with any number of threads.
+///
+/// A file holding a NUL byte is binary: it is not searched, and is counted
+/// in `skipped` (policy). Lines end at `\n`; a `\r` before it is not part
+/// of the line returned.
+///
+/// This trait is sealed: candor implements it for its corpora.
+pub trait Corpus: sealed::Sealed {
+    /// Lists the matching lines, each with its path, 1-based line number,
+    /// byte offset and match ranges, resuming at `cursor` if given.
+    ///
+    /// Can return `Exact`, `TruncatedByLimit` (item `limit + 1` was found),
+    /// or `TruncatedByBudget` (output bytes, scanned bytes, files or
+    /// deadline). With [`Limits::count_total`](crate::Limits::count_total)
+    /// the total counts every matching line, without building items past
+    /// the limit.
+    ///
+    /// # Errors
+    ///
+    /// [`InvalidPattern`](crate::ErrorKind::InvalidPattern) for a bad
+    /// pattern; [`OutsideRoot`](crate::ErrorKind::OutsideRoot) or
+    /// [`NotFound`](crate::ErrorKind::NotFound) for a bad path filter; the
+    /// cursor errors (foreign, stale, tampered, malformed, out of range);
+    /// [`BudgetTooSmall`](crate::ErrorKind::BudgetTooSmall); and
+    /// [`Incomplete`](crate::ErrorKind::Incomplete) in strict mode. A file
+    /// that cannot be read is not an error: it is counted in `skipped`.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use candor::{Corpus, Documents, Limits, Query, Total};
+    /// let docs = Documents::new()
+    ///     .with("a.rs", "fn main() {}\nfn helper() {}\n")
+    ///     .with("b.rs", "fn other() {}\n");
+    /// let page = docs.search(&Query::literal("fn"), &Limits::new().limit(2), None)?;
+    /// assert_eq!(page.len(), 2);
+    /// assert_eq!(page.total(), Total::AtLeast(3));
+    /// let rest = docs.search(&Query::literal("fn"), &Limits::new().limit(2), page.next_cursor())?;
+    /// assert_eq!(rest.items()[0].path, "b.rs");
+    /// assert!(rest.is_complete());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    fn search(
+        &self,
+        query: &Query,
+        limits: &Limits,
+        cursor: Option<&Cursor>,
+    ) -> Result<Bounded<Match>, Error>;
+
+    /// Like [`search`](Self::search), but hands each match to `on_match`
+    /// as soon as its place in the order is certain, and ends with the same
+    /// disclosure. The output-bytes budget does not apply to a stream and
+    /// is refused.
+    ///
+    /// # Errors
+    ///
+    /// Those of [`search`](Self::search), and
+    /// [`InvalidArgument`](crate::ErrorKind::InvalidArgument) when
+    /// `max_bytes` is set. In strict mode the error holds the stream's end
+    /// ([`Error::stream_end`](crate::Error::stream_end)).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use candor::{Corpus, Documents, Limits, Query};
+    /// let docs = Documents::new().with("a.txt", "x\ny\nx\n");
+    /// let mut seen = 0;
+    /// let end = docs.search_each(&Query::literal("x"), &Limits::new(), None, &mut |_| seen += 1)?;
+    /// assert_eq!((seen, end.count()), (2, 2));
+    /// assert!(end.is_complete());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    fn search_each(
+        &self,
+        query: &Query,
+        limits: &Limits,
+        cursor: Option<&Cursor>,
+        on_match: &mut dyn FnMut(&Match),
+    ) -> Result<Streamed, Error>;
+
+    /// Counts the matching lines of each file that has any, one item per
+    /// file. The total counts files.
+    ///
+    /// # Errors
+    ///
+    /// As [`search`](Self::search).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use candor::{Corpus, Documents, Limits, Query};
+    /// let docs = Documents::new().with("a.txt", "x\nx\n").with("b.txt", "y\n");
+    /// let counts = docs.count(&Query::literal("x"), &Limits::new(), None)?;
+    /// assert_eq!((counts.items()[0].path.as_str(), counts.items()[0].count), ("a.txt", 2));
+    /// assert_eq!(counts.len(), 1);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    fn count(
+        &self,
+        query: &Query,
+        limits: &Limits,
+        cursor: Option<&Cursor>,
+    ) -> Result<Bounded<FileCount>, Error>;
+
+    /// Lists the paths of the files with at least one matching line.
+    ///
+    /// # Errors
+    ///
+    /// As [`search`](Self::search).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use candor::{Corpus, Documents, Limits, Query};
+    /// let docs = Documents::new().with("a.txt", "x\n").with("b.txt", "y\n");
+    /// let files = docs.files_with_matches(&Query::literal("y"), &Limits::new(), None)?;
+    /// assert_eq!(files.items(), &["b.txt"]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    fn files_with_matches(
+        &self,
+        query: &Query,
+        limits: &Limits,
+        cursor: Option<&Cursor>,
+    ) -> Result<Bounded<String>, Error>;
+
+    /// [`search`](Self::search) confined to the one file at `path`.
+    ///
+    /// # Errors
+    ///
+    /// As [`search`](Self::search), and
+    /// [`NotFound`](crate::ErrorKind::NotFound) when `path` is not a file
+    /// of the corpus.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use candor::{Corpus, Documents, Limits, Query};
+    /// let docs = Documents::new().with("a.txt", "x\n").with("b.txt", "x\n");
+    /// let found = docs.find_in_file("b.txt", &Query::literal("x"), &Limits::new(), None)?;
+    /// assert_eq!(found.items()[0].path, "b.txt");
+    /// assert_eq!(found.len(), 1);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    fn find_in_file(
+        &self,
+        path: &str,
+        query: &Query,
+        limits: &Limits,
+        cursor: Option<&Cursor>,
+    ) -> Result<Bounded<Match>, Error>;
+
+    /// The lines of one file that `excerpt` names, under the limits (the
+    /// item limit counts lines).
+    ///
+    /// # Errors
+    ///
+    /// [`NotFound`](crate::ErrorKind::NotFound) or
+    /// [`OutsideRoot`](crate::ErrorKind::OutsideRoot) for a bad path,
+    /// [`InvalidArgument`](crate::ErrorKind::InvalidArgument) for a bad
+    /// line range, the cursor errors, and those of the limits.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use candor::{Corpus, Documents, Excerpt, Limits};
+    /// let docs = Documents::new().with("a.txt", "one\ntwo\nthree\nfour\n");
+    /// let lines = docs.excerpt(&Excerpt::new("a.txt", 2..=3), &Limits::new(), None)?;
+    /// let text: Vec<&str> = lines.iter().map(|l| l.line.as_str()).collect();
+    /// assert_eq!(text, ["two", "three"]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    fn excerpt(
+        &self,
+        excerpt: &Excerpt,
+        limits: &Limits,
+        cursor: Option<&Cursor>,
+    ) -> Result<Bounded<Line>, Error>;
+}
+
+/// Which lines of which file an [`excerpt`](Corpus::excerpt) returns.
+///
+/// # Example
+///
+/// ```
+/// let e = candor::Excerpt::new("src/lib.rs", 10..=20).max_columns(200);
+/// assert_eq!(e.path(), "src/lib.rs");
+/// assert_eq!(e.lines(), (10, 20));
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Excerpt {
+    path: String,
+    first: u64,
+    last: u64,
+    max_columns: Option<usize>,
+}
+
+impl Excerpt {
+    /// Lines `lines` (1-based, inclusive) of the file at `path`.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let e = candor::Excerpt::new("a.txt", 1..=1);
+    /// assert_eq!(e.lines(), (1, 1));
+    /// ```
+    #[must_use]
+    pub fn new(path: impl Into<String>, lines: std::ops::RangeInclusive<u64>) -> Excerpt {
+        Excerpt {
+            path: path.into(),
+            first: *lines.start(),
+            last: *lines.end(),
+            max_columns: None,
+        }
+    }
+
+    /// Cuts lines longer than `max_columns` bytes, and marks them as cut.
+    /// Default: no cut.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let e = candor::Excerpt::new("a.txt", 1..=5).max_columns(80);
+    /// # let _ = e;
+    /// ```
+    #[must_use]
+    pub fn max_columns(mut self, max_columns: usize) -> Excerpt {
+        self.max_columns = Some(max_columns);
+        self
+    }
+
+    /// The file's path.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// assert_eq!(candor::Excerpt::new("a.txt", 1..=2).path(), "a.txt");
+    /// ```
+    #[must_use]
+    pub fn path(&self) -> &str {
+        &self.path
+    }
+
+    /// The first and last line, 1-based, inclusive.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// assert_eq!(candor::Excerpt::new("a.txt", 3..=9).lines(), (3, 9));
+    /// ```
+    #[must_use]
+    pub fn lines(&self) -> (u64, u64) {
+        (self.first, self.last)
+    }
+}
+
+/// What the engine needs of a corpus.
+pub(crate) trait Source: Sync {
+    /// Identifies the corpus (its root and options), for cursors.
+    fn fingerprint(&self) -> u64;
+    fn generation(&self) -> Option<u64>;
+    /// Normalizes and confines a caller's path; fails when it leaves the
+    /// corpus or does not exist.
+    fn resolve(&self, path: &str) -> Result<Resolved, Error>;
+    /// Reads one file named by a resolved path.
+    fn read(&self, path: &str) -> Result<Vec<u8>, Error>;
+    /// Hands the outcome of each file, in path order, to `take`, until it
+    /// breaks or the files run out.
+    fn run(
+        &self,
+        plan: &Plan<'_>,
+        take: &mut dyn FnMut(FileOutcome) -> ControlFlow<()>,
+    ) -> Result<(), Error>;
+}
+
+/// A caller's path, normalized and found in the corpus.
+pub(crate) struct Resolved {
+    pub(crate) path: String,
+    pub(crate) is_file: bool,
+}
+
+fn scope_of(source: &impl Source, fingerprint: crate::Fingerprint) -> Scope {
+    let scope = Scope::new(fingerprint);
+    match source.generation() {
+        Some(g) => scope.generation(g),
+        None => scope,
+    }
+}
+
+/// Runs one query over `source`.
+fn run_query<S: Source, T: Item>(
+    source: &S,
+    operation: &str,
+    query: &Query,
+    limits: &Limits,
+    cursor: Option<&Cursor>,
+    mode: Mode,
+    to_items: &dyn Fn(&str, Hits) -> Vec<(T, u64)>,
+    stream: Option<&mut dyn FnMut(&T)>,
+) -> Result<Outcome<T>, Error> {
+    let matcher = Matcher::new(query)?;
+    let mut filters = query
+        .path_filter()
+        .iter()
+        .map(|p| source.resolve(p).map(|r| r.path))
+        .collect::<Result<Vec<_>, _>>()?;
+    filters.sort_by(|a, b| path::cmp_paths(a, b));
+    filters.dedup();
+    if filters.iter().any(String::is_empty) {
+        filters.clear();
+    }
+    let scope = scope_of(
+        source,
+        query.scoped_fingerprint(operation, source.fingerprint()),
+    );
+    let start = match cursor {
+        Some(c) => Some(resume_point(source, &scope, c)?),
+        None => None,
+    };
+    let (limit, _) = limits.applied_limit();
+    let plan = Plan {
+        matcher: &matcher,
+        mode,
+        cap: limit.map(|l| l.saturating_add(1)),
+        count_rest: limits.count_total,
+        max_columns: query.max_columns_value(),
+        start: start.clone(),
+        filters,
+        counting_only: AtomicBool::new(false),
+        stop: AtomicBool::new(false),
+    };
+    let streaming = stream.is_some();
+    let mut ordered = match stream {
+        Some(sink) => {
+            if limits.max_bytes.is_some() {
+                return Err(Error::invalid_argument(
+                    "max_bytes",
+                    "a stream writes no response to bound; use search for a byte budget",
+                ));
+            }
+            Ordered::streaming(limits, mode, start, sink)
+        }
+        None => Ordered::new(limits, mode, start),
+    };
+    source.run(&plan, &mut |outcome| {
+        let flow = ordered.take(&plan, outcome, to_items);
+        if flow.is_break() {
+            plan.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        }
+        flow
+    })?;
+    if streaming {
+        ordered.finish_stream(&scope).map(Outcome::Streamed)
+    } else {
+        ordered.finish(&scope).map(Outcome::Collected)
+    }
+}
+
+enum Outcome<T> {
+    Collected(Bounded<T>),
+    Streamed(Streamed),
+}
+
+impl<T> Outcome<T> {
+    fn collected(self) -> Bounded<T> {
+        match self {
+            Outcome::Collected(b) => b,
+            Outcome::Streamed(_) => unreachable!("a collected run yields a collected outcome"),
+        }
+    }
+
+    fn streamed(self) -> Streamed {
+        match self {
+            Outcome::Streamed(s) => s,
+            Outcome::Collected(_) => unreachable!("a streamed run yields a streamed outcome"),
+        }
+    }
+}
+
+/// Checks a search cursor and gives its position: a file of the corpus
+/// and an offset in it.
+fn resume_point(
+    source: &impl Source,
+    scope: &Scope,
+    cursor: &Cursor,
+) -> Result<(String, u64), Error> {
+    let (path, offset): (String, u64) = scope.resume(cursor)?;
+    let resolved = source.resolve(&path).map_err(|e| {
+        Error::cursor_out_of_range(format!(
+            "it names {path:?}, which is not a file of the corpus ({e})"
+        ))
+    })?;
+    if resolved.path != path || !resolved.is_file {
+        return Err(Error::cursor_out_of_range(format!(
+            "it names {path:?}, which is not a file of the corpus"
+        )));
+    }
+    Ok((path, offset))
+}
+
+fn lines_items(_: &str, hits: Hits) -> Vec<(Match, u64)> {
+    match hits {
+        Hits::Lines { items, .. } => items,
+        Hits::Count(_) => Vec::new(),
+    }
+}
+
+fn count_items(path: &str, hits: Hits) -> Vec<(FileCount, u64)> {
+    let n = match hits {
+        Hits::Count(n) => n,
+        Hits::Lines { items, rest, .. } => items.len() as u64 + rest,
+    };
+    if n == 0 {
+        return Vec::new();
+    }
+    vec![(
+        FileCount {
+            path: path.to_owned(),
+            count: n,
+        },
+        u64::MAX,
+    )]
+}
+
+fn file_items(path: &str, hits: Hits) -> Vec<(String, u64)> {
+    let any = match hits {
+        Hits::Count(n) => n > 0,
+        Hits::Lines { items, rest, .. } => !items.is_empty() || rest > 0,
+    };
+    if any {
+        vec![(path.to_owned(), u64::MAX)]
+    } else {
+        Vec::new()
+    }
+}
+
+fn search_impl(
+    source: &impl Source,
+    query: &Query,
+    limits: &Limits,
+    cursor: Option<&Cursor>,
+) -> Result<Bounded<Match>, Error> {
+    run_query(
+        source,
+        "search",
+        query,
+        limits,
+        cursor,
+        Mode::Lines,
+        &lines_items,
+        None,
+    )
+    .map(Outcome::collected)
+}
+
+fn search_each_impl(
+    source: &impl Source,
+    query: &Query,
+    limits: &Limits,
+    cursor: Option<&Cursor>,
+    on_match: &mut dyn FnMut(&Match),
+) -> Result<Streamed, Error> {
+    // A stream resumes with the same cursors as the collected form.
+    run_query(
+        source,
+        "search",
+        query,
+        limits,
+        cursor,
+        Mode::Lines,
+        &lines_items,
+        Some(on_match),
+    )
+    .map(Outcome::streamed)
+}
+
+fn count_impl(
+    source: &impl Source,
+    query: &Query,
+    limits: &Limits,
+    cursor: Option<&Cursor>,
+) -> Result<Bounded<FileCount>, Error> {
+    run_query(
+        source,
+        "count",
+        query,
+        limits,
+        cursor,
+        Mode::Count,
+        &count_items,
+        None,
+    )
+    .map(Outcome::collected)
+}
+
+fn files_impl(
+    source: &impl Source,
+    query: &Query,
+    limits: &Limits,
+    cursor: Option<&Cursor>,
+) -> Result<Bounded<String>, Error> {
+    run_query(
+        source,
+        "files",
+        query,
+        limits,
+        cursor,
+        Mode::Any,
+        &file_items,
+        None,
+    )
+    .map(Outcome::collected)
+}
+
+fn find_in_file_impl(
+    source: &impl Source,
+    path: &str,
+    query: &Query,
+    limits: &Limits,
+    cursor: Option<&Cursor>,
+) -> Result<Bounded<Match>, Error> {
+    let resolved = source.resolve(path)?;
+    if !resolved.is_file {
+        return Err(crate::ErrorKind::NotFound {
+            path: path.to_owned(),
+        }
+        .into());
+    }
+    let query = query.clone().paths([resolved.path]);
+    run_query(
+        source,
+        "find_in_file",
+        &query,
+        limits,
+        cursor,
+        Mode::Lines,
+        &lines_items,
+        None,
+    )
+    .map(Outcome::collected)
+}
+
+fn excerpt_impl(
+    source: &impl Source,
+    excerpt: &Excerpt,
+    limits: &Limits,
+    cursor: Option<&Cursor>,
+) -> Result<Bounded<Line>, Error> {
+    let (first, last) = excerpt.lines();
+    if first == 0 {
+        return Err(Error::invalid_argument("lines", "line numbers start at 1"));
+    }
+    if first > last {
+        return Err(Error::invalid_argument(
+            "lines",
+            format!("the range {first}..={last} is empty: its start is after its end"),
+        ));
+    }
+    let resolved = source.resolve(excerpt.path())?;
+    if !resolved.is_file {
+        return Err(crate::ErrorKind::NotFound {
+            path: excerpt.path().to_owned(),
+        }
+        .into());
+    }
+    let fingerprint = crate::Fingerprint::of(&(
+        "excerpt",
+        &resolved.path,
+        first,
+        last,
+        excerpt.max_columns,
+        source.fingerprint(),
+    ));
+    let scope = scope_of(source, fingerprint);
+    let after = match cursor {
+        Some(c) => {
+            let after: u64 = scope.resume(c)?;
+            if after < first || after >= last {
+                return Err(Error::cursor_out_of_range(format!(
+                    "it resumes after line {after}, outside the excerpt {first}..={last}"
+                )));
+            }
+            Some(after)
+        }
+        None => None,
+    };
+    let mut collector: Collector<Line> = Collector::new(limits);
+    let bytes = match source.read(&resolved.path) {
+        Ok(bytes) => bytes,
+        Err(e) => {
+            collector.skip(
+                SkippedInput::new(&resolved.path, SkipReason::Unreadable)
+                    .with_detail(e.to_string()),
+            );
+            Vec::new()
+        }
+    };
+    if memchr::memchr(0, &bytes).is_some() {
+        collector.skip(SkippedInput::new(&resolved.path, SkipReason::Binary));
+    } else {
+        let begin = after.map_or(first, |a| a + 1);
+        let mut line_number = 0u64;
+        let mut at = 0usize;
+        while at < bytes.len() && line_number < last {
+            line_number += 1;
+            let end = memchr::memchr(b'\n', &bytes[at..]).map_or(bytes.len(), |i| at + i);
+            if line_number >= begin {
+                let m = engine::build_match(
+                    &resolved.path,
+                    &bytes[at..end],
+                    at,
+                    line_number,
+                    &[],
+                    excerpt.max_columns,
+                );
+                let line = Line {
+                    line_number,
+                    byte_offset: at as u64,
+                    line: m.line,
+                    line_cut: m.line_cut,
+                };
+                if collector.offer(line).is_break() || collector.check_deadline().is_break() {
+                    break;
+                }
+            }
+            at = end + 1;
+        }
+    }
+    collector.finish(
+        |kept| kept.last().map(|l| scope.cursor(&l.line_number)),
+        None,
+        limits.strict,
+    )
+}

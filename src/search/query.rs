@@ -1,0 +1,300 @@
+//! `Query`: what to look for, and how.
+
+use std::hash::{Hash, Hasher};
+
+use crate::Fingerprint;
+
+/// The kind of pattern a [`Query`] holds.
+///
+/// # Example
+///
+/// ```
+/// use candor::{PatternKind, Query};
+/// assert_eq!(Query::regex(r"fn \w+").kind(), PatternKind::Regex);
+/// assert_eq!(Query::literals(["a", "b"]).kind(), PatternKind::Literals);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum PatternKind {
+    /// One literal string, matched byte for byte.
+    Literal,
+    /// Several literal strings; a line matches if any of them occurs.
+    /// Where two could match at the same place, the earlier one given
+    /// wins.
+    Literals,
+    /// A regular expression, in the syntax of the `regex` crate.
+    Regex,
+}
+
+/// What to search for: a literal, several literals or a regex, with
+/// options for case and whole words, an optional path filter, and a
+/// column limit for the lines returned.
+///
+/// Matching is line-oriented: a match never spans a line terminator. In a
+/// regex, `.` and classes never match `\n`, `^`/`$` (and `\A`/`\z`) match
+/// at line boundaries, and `$` matches before `\r\n`.
+///
+/// # Example
+///
+/// ```
+/// use candor::{Documents, Limits, Query};
+///
+/// let docs = Documents::new().with("src/app.ts", "export const Typography = 1;\n");
+/// let query = Query::regex(r"\w+Typography\w*").case_insensitive(true);
+/// let found = docs.search(&query, &Limits::new().limit(100), None)?;
+/// assert_eq!(found.items()[0].line_number, 1);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Query {
+    kind: PatternKind,
+    patterns: Vec<String>,
+    case_insensitive: bool,
+    whole_word: bool,
+    max_columns: Option<usize>,
+    paths: Vec<String>,
+}
+
+impl Query {
+    fn new(kind: PatternKind, patterns: Vec<String>) -> Query {
+        Query {
+            kind,
+            patterns,
+            case_insensitive: false,
+            whole_word: false,
+            max_columns: None,
+            paths: Vec::new(),
+        }
+    }
+
+    /// Searches for one literal string.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let q = candor::Query::literal("TODO");
+    /// assert_eq!(q.patterns(), &["TODO"]);
+    /// ```
+    #[must_use]
+    pub fn literal(needle: impl Into<String>) -> Query {
+        Query::new(PatternKind::Literal, vec![needle.into()])
+    }
+
+    /// Searches for any of several literal strings.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let q = candor::Query::literals(["TODO", "FIXME"]);
+    /// assert_eq!(q.patterns().len(), 2);
+    /// ```
+    #[must_use]
+    pub fn literals<I, S>(needles: I) -> Query
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        Query::new(
+            PatternKind::Literals,
+            needles.into_iter().map(Into::into).collect(),
+        )
+    }
+
+    /// Searches for a regular expression (the `regex` crate's syntax).
+    ///
+    /// The pattern is compiled when a search runs; an invalid one is an
+    /// [`InvalidPattern`](crate::ErrorKind::InvalidPattern) error then.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let q = candor::Query::regex(r"fn\s+\w+");
+    /// assert_eq!(q.kind(), candor::PatternKind::Regex);
+    /// ```
+    #[must_use]
+    pub fn regex(pattern: impl Into<String>) -> Query {
+        Query::new(PatternKind::Regex, vec![pattern.into()])
+    }
+
+    /// Matches regardless of case (Unicode simple case folding).
+    /// Default: false.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let q = candor::Query::literal("todo").case_insensitive(true);
+    /// assert!(q.is_case_insensitive());
+    /// ```
+    #[must_use]
+    pub fn case_insensitive(mut self, yes: bool) -> Query {
+        self.case_insensitive = yes;
+        self
+    }
+
+    /// Matches only whole words: the character before a match and the one
+    /// after it are not word characters (letters, digits, `_`), or are the
+    /// line's edge. Default: false.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use candor::{Documents, Limits, Query};
+    /// let docs = Documents::new().with("a.rs", "let cat = concat;\n");
+    /// let b = docs.search(&Query::literal("cat").whole_word(true), &Limits::new(), None)?;
+    /// assert_eq!(b.items()[0].matches.len(), 1);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[must_use]
+    pub fn whole_word(mut self, yes: bool) -> Query {
+        self.whole_word = yes;
+        self
+    }
+
+    /// Cuts returned lines longer than `max_columns` bytes to a window of
+    /// that size around the first match, and marks them as cut. Default:
+    /// no cut.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let q = candor::Query::literal("x").max_columns(200);
+    /// assert_eq!(q.max_columns_value(), Some(200));
+    /// ```
+    #[must_use]
+    pub fn max_columns(mut self, max_columns: usize) -> Query {
+        self.max_columns = Some(max_columns);
+        self
+    }
+
+    /// Restricts the search to these files or folders, relative to the
+    /// corpus root with `/` separators. Applied before the limit. Default:
+    /// the whole corpus.
+    ///
+    /// A path that leaves the root (`..`, an absolute path elsewhere, a
+    /// symbolic link out of the root) is refused when the search runs.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use candor::{Documents, Limits, Query};
+    /// let docs = Documents::new().with("src/a.rs", "x\n").with("tests/b.rs", "x\n");
+    /// let b = docs.search(&Query::literal("x").paths(["src"]), &Limits::new(), None)?;
+    /// assert_eq!(b.len(), 1);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[must_use]
+    pub fn paths<I, S>(mut self, paths: I) -> Query
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.paths = paths.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// The kind of pattern.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// assert_eq!(candor::Query::literal("x").kind(), candor::PatternKind::Literal);
+    /// ```
+    #[must_use]
+    pub fn kind(&self) -> PatternKind {
+        self.kind
+    }
+
+    /// The pattern or patterns, as given.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// assert_eq!(candor::Query::regex("a+").patterns(), &["a+"]);
+    /// ```
+    #[must_use]
+    pub fn patterns(&self) -> &[String] {
+        &self.patterns
+    }
+
+    /// Returns true when matching ignores case.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// assert!(!candor::Query::literal("x").is_case_insensitive());
+    /// ```
+    #[must_use]
+    pub fn is_case_insensitive(&self) -> bool {
+        self.case_insensitive
+    }
+
+    /// Returns true when only whole words match.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// assert!(!candor::Query::literal("x").is_whole_word());
+    /// ```
+    #[must_use]
+    pub fn is_whole_word(&self) -> bool {
+        self.whole_word
+    }
+
+    /// The column limit, if one is set.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// assert_eq!(candor::Query::literal("x").max_columns_value(), None);
+    /// ```
+    #[must_use]
+    pub fn max_columns_value(&self) -> Option<usize> {
+        self.max_columns
+    }
+
+    /// The path filter; empty for the whole corpus.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// assert!(candor::Query::literal("x").path_filter().is_empty());
+    /// ```
+    #[must_use]
+    pub fn path_filter(&self) -> &[String] {
+        &self.paths
+    }
+
+    /// The query's fingerprint, to which its cursors are bound. Everything
+    /// that changes the answer is in it; limits are not.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use candor::Query;
+    /// assert_eq!(Query::literal("x").fingerprint(), Query::literal("x").fingerprint());
+    /// assert_ne!(Query::literal("x").fingerprint(), Query::regex("x").fingerprint());
+    /// ```
+    #[must_use]
+    pub fn fingerprint(&self) -> Fingerprint {
+        Fingerprint::of(self)
+    }
+
+    /// The pattern as shown in messages.
+    pub(crate) fn pattern_text(&self) -> String {
+        self.patterns.join("|")
+    }
+
+    /// The fingerprint of this query run as `operation` on a corpus with
+    /// the given fingerprint.
+    pub(crate) fn scoped_fingerprint(&self, operation: &str, corpus: u64) -> Fingerprint {
+        struct Parts<'a>(&'a Query, &'a str, u64);
+        impl Hash for Parts<'_> {
+            fn hash<H: Hasher>(&self, state: &mut H) {
+                self.0.hash(state);
+                self.1.hash(state);
+                self.2.hash(state);
+            }
+        }
+        Fingerprint::of(&Parts(self, operation, corpus))
+    }
+}

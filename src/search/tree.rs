@@ -1,0 +1,659 @@
+//! The directory-tree corpus: files on disk, walked with the `ignore`
+//! crate in path order and searched in parallel.
+//!
+//! One thread walks the tree depth-first with each folder's entries sorted
+//! by name (which is path order) and numbers the files; worker threads read
+//! and search them; the calling thread releases their outcomes by number,
+//! so the caller sees path order whatever the thread count. The moment the
+//! released prefix holds `limit + 1` items, every thread stops: the cost of
+//! a capped search is the work up to the cut, plus what was in flight.
+
+use std::collections::BTreeMap;
+use std::fs::File;
+use std::io::{self, Read};
+use std::ops::ControlFlow;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::Ordering as AtomicOrdering;
+use std::sync::mpsc;
+use std::sync::{Arc, Condvar, Mutex};
+
+use ignore::overrides::OverrideBuilder;
+use ignore::{DirEntry, WalkBuilder};
+
+use crate::error::{Error, ErrorKind};
+use crate::search::engine::{FileOutcome, Plan, search_file};
+use crate::search::path::{cmp_paths, is_within, may_hold, normalize};
+use crate::search::{
+    Corpus, Excerpt, FileCount, Line, Match, Query, Resolved, Source, count_impl, excerpt_impl,
+    files_impl, find_in_file_impl, sealed, search_each_impl, search_impl,
+};
+use crate::{Bounded, Cursor, Fingerprint, Limits, SkipReason, SkippedInput, Streamed};
+
+/// How far ahead of the oldest unreleased file the walker may run, in
+/// files: bounds the outcomes held for reordering.
+const WINDOW: u64 = 256;
+
+/// A directory tree on disk, searched in parallel and in path order.
+///
+/// Walks with the `ignore` crate: `.gitignore`, `.ignore` and
+/// `.git/info/exclude` are respected (in a git repository or not), hidden
+/// files and folders are left out, and include/exclude globs apply, each
+/// configurable. Symbolic links are followed only while they stay inside
+/// the root; a link out of the root, a broken link and a link loop are
+/// counted in `skipped`. Nothing outside the root is ever read.
+///
+/// # Example
+///
+/// ```
+/// use candor::{Corpus, Limits, Query, Tree};
+/// # let dir = tempfile::tempdir()?;
+/// # std::fs::create_dir(dir.path().join("src"))?;
+/// # std::fs::write(dir.path().join("src/lib.rs"), "pub fn parse() {}\nfn helper() {}\n")?;
+/// let tree = Tree::new(dir.path())?.threads(2);
+/// let found = tree.search(&Query::regex(r"fn \w+"), &Limits::new().limit(100), None)?;
+/// assert_eq!(found.items()[0].path, "src/lib.rs");
+/// assert!(found.is_complete());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct Tree {
+    root: PathBuf,
+    hidden: bool,
+    gitignore: bool,
+    globs: Vec<String>,
+    max_file_size: Option<u64>,
+    threads: usize,
+    #[cfg(test)]
+    before_read: Option<Hook>,
+}
+
+/// A test hook run before each file is read (to make it vanish, say).
+#[cfg(test)]
+#[derive(Clone)]
+struct Hook(Arc<dyn Fn(&Path) + Send + Sync>);
+
+#[cfg(test)]
+impl std::fmt::Debug for Hook {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Hook")
+    }
+}
+
+impl Tree {
+    /// The tree under `root`, a folder.
+    ///
+    /// Defaults: hidden files left out, ignore files respected, no globs,
+    /// no size limit, one search thread per core.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::Read`] when `root` cannot be resolved, and
+    /// [`ErrorKind::InvalidArgument`] when it is not a folder.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// # let dir = tempfile::tempdir()?;
+    /// let tree = candor::Tree::new(dir.path())?;
+    /// assert!(tree.root().is_absolute());
+    /// assert!(candor::Tree::new(dir.path().join("missing")).is_err());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn new(root: impl AsRef<Path>) -> Result<Tree, Error> {
+        let given = root.as_ref();
+        let root = given.canonicalize().map_err(|source| ErrorKind::Read {
+            path: given.to_owned(),
+            source,
+        })?;
+        if !root.is_dir() {
+            return Err(Error::invalid_argument(
+                "root",
+                format!("{} is not a folder", given.display()),
+            ));
+        }
+        Ok(Tree {
+            root,
+            hidden: false,
+            gitignore: true,
+            globs: Vec::new(),
+            max_file_size: None,
+            threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            #[cfg(test)]
+            before_read: None,
+        })
+    }
+
+    /// Searches hidden files and folders too. Default: false.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// # let dir = tempfile::tempdir()?;
+    /// let tree = candor::Tree::new(dir.path())?.hidden(true);
+    /// # let _ = tree;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[must_use]
+    pub fn hidden(mut self, yes: bool) -> Tree {
+        self.hidden = yes;
+        self
+    }
+
+    /// Respects `.gitignore`, `.ignore` and `.git/info/exclude`. Default:
+    /// true.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// # let dir = tempfile::tempdir()?;
+    /// let tree = candor::Tree::new(dir.path())?.gitignore(false);
+    /// # let _ = tree;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[must_use]
+    pub fn gitignore(mut self, yes: bool) -> Tree {
+        self.gitignore = yes;
+        self
+    }
+
+    /// Adds include and exclude globs, as ripgrep's `-g`: `*.rs` keeps
+    /// only matching files, `!*.min.js` leaves matching ones out. Globs are
+    /// checked when a search runs. Default: none.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// # let dir = tempfile::tempdir()?;
+    /// let tree = candor::Tree::new(dir.path())?.globs(["*.rs", "!target/**"]);
+    /// # let _ = tree;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[must_use]
+    pub fn globs<I, S>(mut self, globs: I) -> Tree
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.globs.extend(globs.into_iter().map(Into::into));
+        self
+    }
+
+    /// Leaves out files larger than `max_bytes`, counting them in
+    /// `skipped` as too large (policy). Default: no limit.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// # let dir = tempfile::tempdir()?;
+    /// let tree = candor::Tree::new(dir.path())?.max_file_size(10 << 20);
+    /// # let _ = tree;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[must_use]
+    pub fn max_file_size(mut self, max_bytes: u64) -> Tree {
+        self.max_file_size = Some(max_bytes);
+        self
+    }
+
+    /// Searches with `threads` threads reading and searching files (at
+    /// least 1), beside one that walks the tree. The results do not depend on it. Default: the
+    /// number of cores.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// # let dir = tempfile::tempdir()?;
+    /// let tree = candor::Tree::new(dir.path())?.threads(1);
+    /// # let _ = tree;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[must_use]
+    pub fn threads(mut self, threads: usize) -> Tree {
+        self.threads = threads.max(1);
+        self
+    }
+
+    /// The root, as an absolute path with symbolic links resolved.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// # let dir = tempfile::tempdir()?;
+    /// let tree = candor::Tree::new(dir.path())?;
+    /// assert_eq!(tree.root(), dir.path().canonicalize()?);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[must_use]
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    fn relative(&self, path: &Path) -> String {
+        let rel = path.strip_prefix(&self.root).unwrap_or(path);
+        let text = rel.to_string_lossy();
+        if std::path::MAIN_SEPARATOR == '/' {
+            text.into_owned()
+        } else {
+            text.replace(std::path::MAIN_SEPARATOR, "/")
+        }
+    }
+
+    /// Builds the walker for one run, and the log its entry filter writes
+    /// skipped links to.
+    fn walker(
+        &self,
+        plan: &Plan<'_>,
+    ) -> Result<(ignore::Walk, Arc<Mutex<Vec<SkippedInput>>>), Error> {
+        let mut builder = WalkBuilder::new(&self.root);
+        builder
+            .hidden(!self.hidden)
+            .ignore(self.gitignore)
+            .git_ignore(self.gitignore)
+            .git_exclude(self.gitignore)
+            .git_global(false)
+            .parents(self.gitignore)
+            .require_git(false)
+            .follow_links(true)
+            .sort_by_file_name(|a, b| a.cmp(b));
+        if !self.globs.is_empty() {
+            let mut overrides = OverrideBuilder::new(&self.root);
+            for glob in &self.globs {
+                overrides.add(glob).map_err(|e| {
+                    Error::invalid_argument("globs", format!("bad glob {glob:?}: {e}"))
+                })?;
+            }
+            let overrides = overrides
+                .build()
+                .map_err(|e| Error::invalid_argument("globs", e.to_string()))?;
+            builder.overrides(overrides);
+        }
+        let log = Arc::new(Mutex::new(Vec::new()));
+        let filter_log = Arc::clone(&log);
+        let root = self.root.clone();
+        let filters = plan.filters.clone();
+        let start = plan.start.as_ref().map(|(p, _)| p.clone());
+        builder.filter_entry(move |entry: &DirEntry| {
+            if entry.depth() == 0 {
+                return true;
+            }
+            let rel = relative_to(&root, entry.path());
+            let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
+            // Prune what lies before the resume point or outside the filters.
+            if let Some(start) = &start {
+                if cmp_paths(&rel, start) == std::cmp::Ordering::Less
+                    && !(is_dir && is_within(start, &rel))
+                {
+                    return false;
+                }
+            }
+            if is_dir {
+                if !may_hold(&rel, &filters) {
+                    return false;
+                }
+            } else if !filters.is_empty() && !filters.iter().any(|f| is_within(&rel, f)) {
+                return false;
+            }
+            if entry.path_is_symlink() {
+                let reason = match entry.path().canonicalize() {
+                    Ok(target) if target.starts_with(&root) => None,
+                    Ok(_) => Some((SkipReason::OutsideRoot, None)),
+                    Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                        Some((SkipReason::BrokenLink, None))
+                    }
+                    Err(e) => Some((SkipReason::SymlinkLoop, Some(e.to_string()))),
+                };
+                if let Some((reason, detail)) = reason {
+                    let mut input = SkippedInput::new(rel, reason);
+                    if let Some(detail) = detail {
+                        input = input.with_detail(detail);
+                    }
+                    filter_log
+                        .lock()
+                        .unwrap_or_else(|p| p.into_inner())
+                        .push(input);
+                    return false;
+                }
+            }
+            true
+        });
+        Ok((builder.build(), log))
+    }
+
+    /// The files to search, and the walk's skips, in path order.
+    fn jobs<'p>(&'p self, plan: &'p Plan<'p>) -> Result<impl Iterator<Item = Job> + 'p, Error> {
+        let (walk, log) = self.walker(plan)?;
+        let mut pending: std::collections::VecDeque<Job> = std::collections::VecDeque::new();
+        let mut walk = walk;
+        Ok(std::iter::from_fn(move || {
+            loop {
+                if let Some(job) = pending.pop_front() {
+                    return Some(job);
+                }
+                if plan.is_stopped() {
+                    return None;
+                }
+                let next = walk.next();
+                for input in log.lock().unwrap_or_else(|p| p.into_inner()).drain(..) {
+                    pending.push_back(Job::Skip(input));
+                }
+                match next? {
+                    Ok(entry) => {
+                        if entry.file_type().is_some_and(|t| t.is_file()) {
+                            let rel = self.relative(entry.path());
+                            pending.push_back(Job::File {
+                                rel,
+                                abs: entry.into_path(),
+                            });
+                        }
+                    }
+                    Err(err) => {
+                        if let Some(input) = self.classify(&err) {
+                            pending.push_back(Job::Skip(input));
+                        }
+                    }
+                }
+            }
+        }))
+    }
+
+    /// Turns a walk error into a skip record.
+    fn classify(&self, err: &ignore::Error) -> Option<SkippedInput> {
+        let mut path: Option<&Path> = None;
+        let mut e = err;
+        loop {
+            match e {
+                ignore::Error::WithPath { path: p, err } => {
+                    path = Some(p);
+                    e = err;
+                }
+                ignore::Error::WithDepth { err, .. }
+                | ignore::Error::WithLineNumber { err, .. } => e = err,
+                ignore::Error::Loop { child, .. } => {
+                    return Some(SkippedInput::new(
+                        self.relative(child),
+                        SkipReason::SymlinkLoop,
+                    ));
+                }
+                ignore::Error::Io(io) => {
+                    let p = path?;
+                    let rel = self.relative(p);
+                    let is_link = p
+                        .symlink_metadata()
+                        .is_ok_and(|m| m.file_type().is_symlink());
+                    let reason = match io.kind() {
+                        io::ErrorKind::NotFound if is_link => SkipReason::BrokenLink,
+                        io::ErrorKind::NotFound => SkipReason::Vanished,
+                        _ => SkipReason::Unreadable,
+                    };
+                    return Some(SkippedInput::new(rel, reason).with_detail(io.to_string()));
+                }
+                // Problems in ignore files themselves (bad globs, partial
+                // reads) do not leave any input unsearched.
+                _ => return None,
+            }
+        }
+    }
+
+    /// Reads and searches one file.
+    fn process(&self, plan: &Plan<'_>, rel: &str, abs: &Path, buffer: &mut Vec<u8>) -> FileOutcome {
+        #[cfg(test)]
+        if let Some(Hook(hook)) = &self.before_read {
+            hook(abs);
+        }
+        let skip = |reason: SkipReason, e: Option<&io::Error>| {
+            let input = SkippedInput::new(rel, reason);
+            FileOutcome::Skipped(match e {
+                Some(e) => input.with_detail(e.to_string()),
+                None => input,
+            })
+        };
+        let file = match File::open(abs) {
+            Ok(file) => file,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                return skip(SkipReason::Vanished, Some(&e));
+            }
+            Err(e) => return skip(SkipReason::Unreadable, Some(&e)),
+        };
+        buffer.clear();
+        let read = match self.max_file_size {
+            Some(max) => {
+                match file.metadata() {
+                    Ok(m) if m.len() > max => return skip(SkipReason::TooLarge, None),
+                    Ok(_) => {}
+                    Err(e) => return skip(SkipReason::Unreadable, Some(&e)),
+                }
+                // The file may grow between the check and the read.
+                let read = file.take(max.saturating_add(1)).read_to_end(buffer);
+                if buffer.len() as u64 > max {
+                    return skip(SkipReason::TooLarge, None);
+                }
+                read
+            }
+            None => {
+                let mut file = file;
+                file.read_to_end(buffer)
+            }
+        };
+        if let Err(e) = read {
+            return skip(SkipReason::Unreadable, Some(&e));
+        }
+        search_file(plan, rel, buffer, plan.offset_in(rel))
+    }
+}
+
+fn relative_to(root: &Path, path: &Path) -> String {
+    let rel = path.strip_prefix(root).unwrap_or(path).to_string_lossy();
+    if std::path::MAIN_SEPARATOR == '/' {
+        rel.into_owned()
+    } else {
+        rel.replace(std::path::MAIN_SEPARATOR, "/")
+    }
+}
+
+enum Job {
+    File { rel: String, abs: PathBuf },
+    Skip(SkippedInput),
+}
+
+/// Lets the walker run at most `WINDOW` files ahead of the release point.
+struct Window {
+    released: Mutex<u64>,
+    moved: Condvar,
+}
+
+impl Window {
+    fn wait_for(&self, seq: u64, plan: &Plan<'_>) {
+        let mut released = self.released.lock().unwrap_or_else(|p| p.into_inner());
+        while seq >= *released + WINDOW && !plan.is_stopped() {
+            released = self.moved.wait(released).unwrap_or_else(|p| p.into_inner());
+        }
+    }
+
+    fn release(&self, next: u64) {
+        *self.released.lock().unwrap_or_else(|p| p.into_inner()) = next;
+        self.moved.notify_all();
+    }
+}
+
+impl Source for Tree {
+    fn fingerprint(&self) -> u64 {
+        Fingerprint::of(&(
+            "tree",
+            &self.root,
+            self.hidden,
+            self.gitignore,
+            &self.globs,
+            self.max_file_size,
+        ))
+        .as_u64()
+    }
+
+    fn generation(&self) -> Option<u64> {
+        None
+    }
+
+    fn resolve(&self, path: &str) -> Result<Resolved, Error> {
+        let rel = normalize(path, Some(&self.root))?;
+        let abs = self.root.join(&rel);
+        let real = abs.canonicalize().map_err(|_| {
+            Error::from(ErrorKind::NotFound {
+                path: path.to_owned(),
+            })
+        })?;
+        if !real.starts_with(&self.root) {
+            return Err(ErrorKind::OutsideRoot {
+                path: path.to_owned(),
+            }
+            .into());
+        }
+        Ok(Resolved {
+            is_file: real.is_file(),
+            path: rel,
+        })
+    }
+
+    fn read(&self, path: &str) -> Result<Vec<u8>, Error> {
+        let abs = self.root.join(path);
+        std::fs::read(&abs).map_err(|source| ErrorKind::Read { path: abs, source }.into())
+    }
+
+    fn run(
+        &self,
+        plan: &Plan<'_>,
+        take: &mut dyn FnMut(FileOutcome) -> ControlFlow<()>,
+    ) -> Result<(), Error> {
+        let jobs = self.jobs(plan)?;
+        let workers = self.threads;
+        if self.threads == 1 {
+            let mut buffer = Vec::new();
+            for job in jobs {
+                let outcome = match job {
+                    Job::File { rel, abs } => self.process(plan, &rel, &abs, &mut buffer),
+                    Job::Skip(input) => FileOutcome::Skipped(input),
+                };
+                if take(outcome).is_break() {
+                    plan.stop.store(true, AtomicOrdering::Relaxed);
+                    break;
+                }
+            }
+            return Ok(());
+        }
+        let window = Window {
+            released: Mutex::new(0),
+            moved: Condvar::new(),
+        };
+        let (job_tx, job_rx) = mpsc::sync_channel::<(u64, Job)>(workers * 8);
+        let job_rx = Mutex::new(job_rx);
+        let (out_tx, out_rx) = mpsc::channel::<(u64, FileOutcome)>();
+        std::thread::scope(|scope| {
+            let window = &window;
+            scope.spawn(move || {
+                for (seq, job) in (0u64..).zip(jobs) {
+                    window.wait_for(seq, plan);
+                    if plan.is_stopped() || job_tx.send((seq, job)).is_err() {
+                        break;
+                    }
+                }
+            });
+            for _ in 0..workers {
+                let out_tx = out_tx.clone();
+                let job_rx = &job_rx;
+                scope.spawn(move || {
+                    let mut buffer = Vec::new();
+                    loop {
+                        let next = job_rx.lock().unwrap_or_else(|p| p.into_inner()).recv();
+                        let Ok((seq, job)) = next else { break };
+                        if plan.is_stopped() {
+                            continue;
+                        }
+                        let outcome = match job {
+                            Job::File { rel, abs } => self.process(plan, &rel, &abs, &mut buffer),
+                            Job::Skip(input) => FileOutcome::Skipped(input),
+                        };
+                        if out_tx.send((seq, outcome)).is_err() {
+                            break;
+                        }
+                    }
+                });
+            }
+            drop(out_tx);
+            let mut held: BTreeMap<u64, FileOutcome> = BTreeMap::new();
+            let mut next = 0u64;
+            'receive: for (seq, outcome) in out_rx.iter() {
+                held.insert(seq, outcome);
+                while let Some(outcome) = held.remove(&next) {
+                    next += 1;
+                    window.release(next);
+                    if take(outcome).is_break() {
+                        plan.stop.store(true, AtomicOrdering::Relaxed);
+                        window.release(next);
+                        break 'receive;
+                    }
+                }
+            }
+            plan.stop.store(true, AtomicOrdering::Relaxed);
+            window.release(next);
+        });
+        Ok(())
+    }
+}
+
+impl sealed::Sealed for Tree {}
+
+impl Corpus for Tree {
+    fn search(
+        &self,
+        query: &Query,
+        limits: &Limits,
+        cursor: Option<&Cursor>,
+    ) -> Result<Bounded<Match>, Error> {
+        search_impl(self, query, limits, cursor)
+    }
+
+    fn search_each(
+        &self,
+        query: &Query,
+        limits: &Limits,
+        cursor: Option<&Cursor>,
+        on_match: &mut dyn FnMut(&Match),
+    ) -> Result<Streamed, Error> {
+        search_each_impl(self, query, limits, cursor, on_match)
+    }
+
+    fn count(
+        &self,
+        query: &Query,
+        limits: &Limits,
+        cursor: Option<&Cursor>,
+    ) -> Result<Bounded<FileCount>, Error> {
+        count_impl(self, query, limits, cursor)
+    }
+
+    fn files_with_matches(
+        &self,
+        query: &Query,
+        limits: &Limits,
+        cursor: Option<&Cursor>,
+    ) -> Result<Bounded<String>, Error> {
+        files_impl(self, query, limits, cursor)
+    }
+
+    fn find_in_file(
+        &self,
+        path: &str,
+        query: &Query,
+        limits: &Limits,
+        cursor: Option<&Cursor>,
+    ) -> Result<Bounded<Match>, Error> {
+        find_in_file_impl(self, path, query, limits, cursor)
+    }
+
+    fn excerpt(
+        &self,
+        excerpt: &Excerpt,
+        limits: &Limits,
+        cursor: Option<&Cursor>,
+    ) -> Result<Bounded<Line>, Error> {
+        excerpt_impl(self, excerpt, limits, cursor)
+    }
+}

@@ -1,0 +1,375 @@
+//! Inputs that were not searched, counted by reason.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+/// How many entries [`Skipped::sample`] keeps; the counts cover them all.
+pub const SKIPPED_SAMPLE_LEN: usize = 5;
+
+/// Why an input was not searched.
+///
+/// Some reasons are policy (the caller or the corpus asked for the input to
+/// be left out) and leave a result complete; the others are errors and make
+/// [`Bounded::is_complete`](crate::Bounded::is_complete) false. See
+/// [`SkipReason::is_error`].
+///
+/// # Example
+///
+/// ```
+/// use candor::SkipReason;
+/// assert!(!SkipReason::Binary.is_error());
+/// assert!(SkipReason::Unreadable.is_error());
+/// assert_eq!(SkipReason::TooLarge.as_str(), "too_large");
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[non_exhaustive]
+pub enum SkipReason {
+    /// The input holds a NUL byte and was taken as binary (policy).
+    Binary,
+    /// The input is over the caller's size limit (policy).
+    TooLarge,
+    /// A symbolic link leads back to a folder already being walked (policy:
+    /// its content is searched through the folder itself).
+    SymlinkLoop,
+    /// A symbolic link points outside the corpus root and was not followed
+    /// (policy: nothing outside the root is ever read).
+    OutsideRoot,
+    /// A symbolic link points at nothing (policy: there is no content to
+    /// search).
+    BrokenLink,
+    /// The input could not be read (error).
+    Unreadable,
+    /// The input disappeared between being listed and being read (error).
+    Vanished,
+    /// A reason named by another tool; counted as an error, since candor
+    /// cannot tell whether it was policy.
+    Other(String),
+}
+
+impl SkipReason {
+    /// Returns true when the input was skipped because of an error, so the
+    /// result cannot claim to be complete.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// assert!(candor::SkipReason::Vanished.is_error());
+    /// assert!(!candor::SkipReason::SymlinkLoop.is_error());
+    /// ```
+    #[must_use]
+    pub fn is_error(&self) -> bool {
+        match self {
+            SkipReason::Binary
+            | SkipReason::TooLarge
+            | SkipReason::SymlinkLoop
+            | SkipReason::OutsideRoot
+            | SkipReason::BrokenLink => false,
+            SkipReason::Unreadable | SkipReason::Vanished | SkipReason::Other(_) => true,
+        }
+    }
+
+    /// The wire name, such as `"binary"` or `"too_large"`.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// assert_eq!(candor::SkipReason::OutsideRoot.as_str(), "outside_root");
+    /// ```
+    #[must_use]
+    pub fn as_str(&self) -> &str {
+        match self {
+            SkipReason::Binary => "binary",
+            SkipReason::TooLarge => "too_large",
+            SkipReason::SymlinkLoop => "symlink_loop",
+            SkipReason::OutsideRoot => "outside_root",
+            SkipReason::BrokenLink => "broken_link",
+            SkipReason::Unreadable => "unreadable",
+            SkipReason::Vanished => "vanished",
+            SkipReason::Other(name) => name,
+        }
+    }
+
+    /// Parses a wire name; unknown names become [`SkipReason::Other`].
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use candor::SkipReason;
+    /// assert_eq!(SkipReason::from_wire("binary"), SkipReason::Binary);
+    /// assert_eq!(SkipReason::from_wire("locked"), SkipReason::Other("locked".into()));
+    /// ```
+    #[must_use]
+    pub fn from_wire(name: &str) -> SkipReason {
+        match name {
+            "binary" => SkipReason::Binary,
+            "too_large" => SkipReason::TooLarge,
+            "symlink_loop" => SkipReason::SymlinkLoop,
+            "outside_root" => SkipReason::OutsideRoot,
+            "broken_link" => SkipReason::BrokenLink,
+            "unreadable" => SkipReason::Unreadable,
+            "vanished" => SkipReason::Vanished,
+            other => SkipReason::Other(other.to_owned()),
+        }
+    }
+}
+
+impl fmt::Display for SkipReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// One skipped input, kept in the bounded sample of [`Skipped`].
+///
+/// # Example
+///
+/// ```
+/// use candor::{SkipReason, SkippedInput};
+/// let s = SkippedInput::new("img/logo.png", SkipReason::Binary);
+/// assert_eq!(s.path(), "img/logo.png");
+/// assert_eq!(s.reason(), &SkipReason::Binary);
+/// assert_eq!(s.detail(), None);
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct SkippedInput {
+    path: String,
+    reason: SkipReason,
+    detail: Option<String>,
+}
+
+impl SkippedInput {
+    /// Records that the input named `path` was skipped for `reason`.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let s = candor::SkippedInput::new("a.bin", candor::SkipReason::Binary);
+    /// assert_eq!(s.path(), "a.bin");
+    /// ```
+    #[must_use]
+    pub fn new(path: impl Into<String>, reason: SkipReason) -> Self {
+        SkippedInput {
+            path: path.into(),
+            reason,
+            detail: None,
+        }
+    }
+
+    /// Adds a short detail, such as the operating system's error message.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use candor::{SkipReason, SkippedInput};
+    /// let s = SkippedInput::new("a.txt", SkipReason::Unreadable).with_detail("permission denied");
+    /// assert_eq!(s.detail(), Some("permission denied"));
+    /// ```
+    #[must_use]
+    pub fn with_detail(mut self, detail: impl Into<String>) -> Self {
+        self.detail = Some(detail.into());
+        self
+    }
+
+    /// The input's name (for a directory corpus, its path relative to the
+    /// root, with `/` separators).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let s = candor::SkippedInput::new("a.bin", candor::SkipReason::Binary);
+    /// assert_eq!(s.path(), "a.bin");
+    /// ```
+    #[must_use]
+    pub fn path(&self) -> &str {
+        &self.path
+    }
+
+    /// Why it was skipped.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let s = candor::SkippedInput::new("a.bin", candor::SkipReason::Binary);
+    /// assert!(!s.reason().is_error());
+    /// ```
+    #[must_use]
+    pub fn reason(&self) -> &SkipReason {
+        &self.reason
+    }
+
+    /// A short detail, when one was recorded.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let s = candor::SkippedInput::new("a.bin", candor::SkipReason::Binary);
+    /// assert!(s.detail().is_none());
+    /// ```
+    #[must_use]
+    pub fn detail(&self) -> Option<&str> {
+        self.detail.as_deref()
+    }
+}
+
+/// What was not searched: every skipped input counted by reason, and a
+/// bounded sample of them by name.
+///
+/// # Example
+///
+/// ```
+/// use candor::{SkipReason, Skipped, SkippedInput};
+/// let mut skipped = Skipped::new();
+/// skipped.record(SkippedInput::new("logo.png", SkipReason::Binary));
+/// skipped.record(SkippedInput::new("dump.sql", SkipReason::TooLarge));
+/// assert_eq!(skipped.total(), 2);
+/// assert_eq!(skipped.count(&SkipReason::Binary), 1);
+/// assert!(!skipped.has_errors());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Skipped {
+    total: u64,
+    by_reason: BTreeMap<SkipReason, u64>,
+    sample: Vec<SkippedInput>,
+}
+
+impl Skipped {
+    /// An empty record.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// assert!(candor::Skipped::new().is_empty());
+    /// ```
+    #[must_use]
+    pub fn new() -> Self {
+        Skipped::default()
+    }
+
+    /// Counts one skipped input, keeping it in the sample while the sample
+    /// has room (the first [`SKIPPED_SAMPLE_LEN`] in the order recorded).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let mut s = candor::Skipped::new();
+    /// s.record(candor::SkippedInput::new("x", candor::SkipReason::Vanished));
+    /// assert!(s.has_errors());
+    /// ```
+    pub fn record(&mut self, input: SkippedInput) {
+        self.total = self.total.saturating_add(1);
+        *self.by_reason.entry(input.reason.clone()).or_insert(0) += 1;
+        if self.sample.len() < SKIPPED_SAMPLE_LEN {
+            self.sample.push(input);
+        }
+    }
+
+    /// Adds every count of `other` to this record, and its sample while
+    /// there is room.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use candor::{SkipReason, Skipped, SkippedInput};
+    /// let mut a = Skipped::new();
+    /// a.record(SkippedInput::new("x", SkipReason::Binary));
+    /// let mut b = Skipped::new();
+    /// b.record(SkippedInput::new("y", SkipReason::Binary));
+    /// a.absorb(b);
+    /// assert_eq!(a.count(&SkipReason::Binary), 2);
+    /// ```
+    pub fn absorb(&mut self, other: Skipped) {
+        self.total = self.total.saturating_add(other.total);
+        for (reason, n) in other.by_reason {
+            let slot = self.by_reason.entry(reason).or_insert(0);
+            *slot = slot.saturating_add(n);
+        }
+        let room = SKIPPED_SAMPLE_LEN.saturating_sub(self.sample.len());
+        self.sample.extend(other.sample.into_iter().take(room));
+    }
+
+    /// How many inputs were skipped, for every reason.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// assert_eq!(candor::Skipped::new().total(), 0);
+    /// ```
+    #[must_use]
+    pub fn total(&self) -> u64 {
+        self.total
+    }
+
+    /// How many inputs were skipped for `reason`.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// assert_eq!(candor::Skipped::new().count(&candor::SkipReason::Binary), 0);
+    /// ```
+    #[must_use]
+    pub fn count(&self, reason: &SkipReason) -> u64 {
+        self.by_reason.get(reason).copied().unwrap_or(0)
+    }
+
+    /// The counts by reason, in a fixed order.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// assert_eq!(candor::Skipped::new().by_reason().count(), 0);
+    /// ```
+    pub fn by_reason(&self) -> impl Iterator<Item = (&SkipReason, u64)> {
+        self.by_reason.iter().map(|(r, n)| (r, *n))
+    }
+
+    /// A bounded sample of the skipped inputs, at most
+    /// [`SKIPPED_SAMPLE_LEN`].
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// assert!(candor::Skipped::new().sample().is_empty());
+    /// ```
+    #[must_use]
+    pub fn sample(&self) -> &[SkippedInput] {
+        &self.sample
+    }
+
+    /// Returns true when nothing was skipped.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// assert!(candor::Skipped::new().is_empty());
+    /// ```
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.total == 0
+    }
+
+    /// Returns true when an input was skipped because of an error.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// assert!(!candor::Skipped::new().has_errors());
+    /// ```
+    #[must_use]
+    pub fn has_errors(&self) -> bool {
+        self.by_reason.keys().any(SkipReason::is_error)
+    }
+
+    /// Rebuilds a record from its parts (used when decoding the wire shape).
+    pub(crate) fn from_parts(
+        total: u64,
+        by_reason: BTreeMap<SkipReason, u64>,
+        sample: Vec<SkippedInput>,
+    ) -> Self {
+        Skipped {
+            total,
+            by_reason,
+            sample,
+        }
+    }
+}

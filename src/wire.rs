@@ -1,0 +1,556 @@
+//! The wire shape: serde for `Bounded<T>`, its JSON Schema, and the texts
+//! written for the reader (an LLM, often) of a truncated answer.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use serde::de::{self, Deserializer};
+use serde::ser::{SerializeMap, SerializeStruct, Serializer};
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+use crate::{
+    Bounded, Budget, BudgetKind, Completeness, Cursor, SkipReason, Skipped, SkippedInput, Total,
+};
+
+/// A short text that explains the wire shape's fields to an LLM client, to
+/// put in a tool's description.
+///
+/// # Example
+///
+/// ```
+/// assert!(candor::LLM_GUIDE.contains("complete"));
+/// assert!(candor::LLM_GUIDE.contains("next_cursor"));
+/// ```
+pub const LLM_GUIDE: &str = "Results are bounded and say so. `complete` is true only when `items` \
+holds the whole answer and nothing was left unsearched because of an error; when it is false, \
+never describe the items as all of them. `count` is the number of items in this response, never \
+the total. `total.value` is how many items the full answer holds: exact when `total.relation` is \
+\"eq\", a lower bound when it is \"gte\". `truncation` (present only when something is missing) \
+says what stopped the result (`by`: \"limit\" or \"budget\") and its `note` says how to get the \
+rest. `next_cursor`, when present, fetches the next page: pass it back unchanged with the same \
+query. `skipped` counts inputs that were not searched, by reason.";
+
+/// The JSON Schema (draft 2020-12) of the wire shape, with `item_schema`
+/// as the schema of each item. Suits an MCP tool's `outputSchema`.
+///
+/// # Example
+///
+/// ```
+/// let schema = candor::envelope_schema(serde_json::json!({ "type": "integer" }));
+/// assert_eq!(schema["properties"]["items"]["items"]["type"], "integer");
+/// assert_eq!(schema["required"][0], "complete");
+/// ```
+#[must_use]
+pub fn envelope_schema(item_schema: Value) -> Value {
+    json!({
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "title": "Bounded result",
+        "description": "A result that discloses whether it is complete. Disclosure first, items last.",
+        "type": "object",
+        "required": ["complete", "count", "total", "items"],
+        "additionalProperties": false,
+        "properties": {
+            "complete": {
+                "type": "boolean",
+                "description": "True only when items hold the whole answer and no input was skipped because of an error."
+            },
+            "truncation": {
+                "description": "Present only when items of the full answer are missing: what stopped the result.",
+                "oneOf": [
+                    {
+                        "type": "object",
+                        "required": ["by", "limit", "note"],
+                        "additionalProperties": false,
+                        "properties": {
+                            "by": { "const": "limit" },
+                            "limit": { "type": "integer", "minimum": 0, "description": "The item limit applied." },
+                            "requested": { "type": "integer", "minimum": 0, "description": "The limit asked for, when it was clamped to the ceiling." },
+                            "note": { "type": "string" }
+                        }
+                    },
+                    {
+                        "type": "object",
+                        "required": ["by", "budget", "max", "used", "note"],
+                        "additionalProperties": false,
+                        "properties": {
+                            "by": { "const": "budget" },
+                            "budget": { "enum": ["output_bytes", "scanned_bytes", "files", "deadline"] },
+                            "max": { "type": "integer", "minimum": 0 },
+                            "used": { "type": "integer", "minimum": 0 },
+                            "note": { "type": "string" }
+                        }
+                    }
+                ]
+            },
+            "count": {
+                "type": "integer",
+                "minimum": 0,
+                "description": "The number of items in this response. Never the total."
+            },
+            "total": {
+                "type": "object",
+                "required": ["value", "relation"],
+                "additionalProperties": false,
+                "description": "How many items the full answer holds.",
+                "properties": {
+                    "value": { "type": "integer", "minimum": 0 },
+                    "relation": { "enum": ["eq", "gte"], "description": "eq: exact; gte: a lower bound." }
+                }
+            },
+            "next_cursor": {
+                "type": "string",
+                "description": "Pass back unchanged, with the same query, to get the next page. Absent when there is none."
+            },
+            "skipped": {
+                "type": "object",
+                "required": ["total", "by_reason", "sample"],
+                "additionalProperties": false,
+                "description": "Inputs that were not searched, counted by reason.",
+                "properties": {
+                    "total": { "type": "integer", "minimum": 0 },
+                    "by_reason": { "type": "object", "additionalProperties": { "type": "integer", "minimum": 0 } },
+                    "sample": {
+                        "type": "array",
+                        "items": {
+                            "type": "object",
+                            "required": ["path", "reason"],
+                            "additionalProperties": false,
+                            "properties": {
+                                "path": { "type": "string" },
+                                "reason": { "type": "string" },
+                                "detail": { "type": "string" }
+                            }
+                        }
+                    }
+                }
+            },
+            "items": { "type": "array", "items": item_schema }
+        }
+    })
+}
+
+/// The sentence in `truncation.note`: what the numbers mean, how to get
+/// the rest, and what will not help.
+pub(crate) fn truncation_note(completeness: &Completeness, has_cursor: bool) -> String {
+    let resume = if has_cursor {
+        "resume with next_cursor"
+    } else {
+        "run the query again"
+    };
+    match completeness {
+        Completeness::Exact => String::new(),
+        Completeness::TruncatedByLimit {
+            limit,
+            requested: Some(requested),
+        } => format!(
+            "Stopped at the limit of {limit} items (the {requested} asked for is above this server's ceiling) and more exist: {resume}, or narrow the query; asking for a larger limit will not help."
+        ),
+        Completeness::TruncatedByLimit {
+            limit,
+            requested: None,
+        } => {
+            if has_cursor {
+                format!(
+                    "Stopped at the limit of {limit} items and more exist: resume with next_cursor, raise the limit, or narrow the query."
+                )
+            } else {
+                format!(
+                    "Stopped at the limit of {limit} items and more exist: raise the limit or narrow the query to see the rest."
+                )
+            }
+        }
+        Completeness::TruncatedByBudget { budget } => {
+            let max = budget.max();
+            let used = budget.used();
+            match budget.kind() {
+                BudgetKind::OutputBytes => format!(
+                    "Stopped because the response may not exceed {max} bytes (this one is {used}) and more items exist: {resume}, raise max_bytes, or narrow the query; a larger limit will not help."
+                ),
+                BudgetKind::ScannedBytes => format!(
+                    "Stopped after scanning {used} bytes of input (budget {max}) before the search finished, so more items may exist: {resume}, raise the scan budget, or narrow the query; a larger limit will not help."
+                ),
+                BudgetKind::Files => format!(
+                    "Stopped after searching {used} files (budget {max}) before the search finished, so more items may exist: {resume}, raise the file budget, or narrow the query; a larger limit will not help."
+                ),
+                BudgetKind::Deadline => format!(
+                    "Stopped after {used} ms by the {max} ms deadline before the search finished, so more items may exist: {resume}, allow more time, or narrow the query; a larger limit will not help."
+                ),
+            }
+        }
+    }
+}
+
+pub(crate) fn disclosure_line<T>(bounded: &Bounded<T>, noun: &str) -> String {
+    let (completeness, total, cursor, skipped) = bounded.parts_ref();
+    disclosure_of(bounded.len(), completeness, total, cursor, skipped, noun)
+}
+
+pub(crate) fn disclosure_of(
+    len: usize,
+    completeness: &Completeness,
+    total: Total,
+    cursor: Option<&Cursor>,
+    skipped: &Skipped,
+    noun: &str,
+) -> String {
+    let mut line = String::new();
+    match completeness {
+        Completeness::Exact if !skipped.has_errors() => {
+            let _ = write!(line, "Complete: {len} {noun}.");
+        }
+        Completeness::Exact => {
+            let _ = write!(
+                line,
+                "Incomplete: {len} {noun} found, but {} could not be searched because of errors ({}).",
+                plural(error_skips(skipped), "input"),
+                reasons(skipped, true)
+            );
+        }
+        Completeness::TruncatedByLimit { limit, requested } => {
+            let _ = write!(line, "Incomplete: {len} of {total} {noun} (limit {limit}");
+            if let Some(requested) = requested {
+                let _ = write!(line, "; {requested} requested, above the ceiling");
+            }
+            line.push_str(").");
+        }
+        Completeness::TruncatedByBudget { budget } => {
+            let _ = write!(
+                line,
+                "Incomplete: {len} of {total} {noun} ({} budget of {} {} ran out).",
+                budget.kind(),
+                budget.max(),
+                budget.kind().unit()
+            );
+        }
+    }
+    if completeness.is_truncated() {
+        if cursor.is_some() {
+            line.push_str(" Resume with next_cursor.");
+        } else if matches!(
+            completeness,
+            Completeness::TruncatedByLimit {
+                requested: Some(_),
+                ..
+            }
+        ) {
+            line.push_str(" Narrow the query to see the rest.");
+        } else {
+            line.push_str(" Raise the limit or narrow the query to see the rest.");
+        }
+    }
+    let policy = skipped.total() - error_skips(skipped);
+    if policy > 0 {
+        let _ = write!(
+            line,
+            " {} skipped by policy ({}).",
+            plural(policy, "input"),
+            reasons(skipped, false)
+        );
+    }
+    if completeness.is_truncated() && skipped.has_errors() {
+        let _ = write!(
+            line,
+            " {} could not be searched because of errors ({}).",
+            plural(error_skips(skipped), "input"),
+            reasons(skipped, true)
+        );
+    }
+    line
+}
+
+fn error_skips(skipped: &Skipped) -> u64 {
+    skipped
+        .by_reason()
+        .filter(|(r, _)| r.is_error())
+        .map(|(_, n)| n)
+        .sum()
+}
+
+fn reasons(skipped: &Skipped, errors: bool) -> String {
+    skipped
+        .by_reason()
+        .filter(|(r, _)| r.is_error() == errors)
+        .map(|(r, n)| format!("{r}: {n}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn plural(n: u64, word: &str) -> String {
+    if n == 1 {
+        format!("1 {word}")
+    } else {
+        format!("{n} {word}s")
+    }
+}
+
+/// The envelope of a result, with `items` standing for whatever serializes
+/// the item list: the real items, or an empty list when only the envelope's
+/// size is wanted.
+pub(crate) struct Envelope<'a, I> {
+    pub(crate) completeness: &'a Completeness,
+    pub(crate) count: usize,
+    pub(crate) total: Total,
+    pub(crate) next_cursor: Option<&'a Cursor>,
+    pub(crate) skipped: &'a Skipped,
+    pub(crate) items: I,
+}
+
+impl<I: Serialize> Serialize for Envelope<'_, I> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let complete = self.completeness.is_exact() && !self.skipped.has_errors();
+        let mut s = serializer.serialize_struct("Bounded", 7)?;
+        s.serialize_field("complete", &complete)?;
+        if self.completeness.is_truncated() {
+            s.serialize_field(
+                "truncation",
+                &TruncationOut {
+                    completeness: self.completeness,
+                    has_cursor: self.next_cursor.is_some(),
+                },
+            )?;
+        } else {
+            s.skip_field("truncation")?;
+        }
+        s.serialize_field("count", &self.count)?;
+        s.serialize_field("total", &TotalOut(self.total))?;
+        match self.next_cursor {
+            Some(cursor) => s.serialize_field("next_cursor", cursor)?,
+            None => s.skip_field("next_cursor")?,
+        }
+        if self.skipped.is_empty() {
+            s.skip_field("skipped")?;
+        } else {
+            s.serialize_field("skipped", &SkippedOut(self.skipped))?;
+        }
+        s.serialize_field("items", &self.items)?;
+        s.end()
+    }
+}
+
+/// Serializes as `[]`: the item list when only the envelope is measured.
+pub(crate) struct NoItems;
+
+impl Serialize for NoItems {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(std::iter::empty::<()>())
+    }
+}
+
+struct TruncationOut<'a> {
+    completeness: &'a Completeness,
+    has_cursor: bool,
+}
+
+impl Serialize for TruncationOut<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut m = serializer.serialize_map(None)?;
+        match self.completeness {
+            Completeness::Exact => {}
+            Completeness::TruncatedByLimit { limit, requested } => {
+                m.serialize_entry("by", "limit")?;
+                m.serialize_entry("limit", limit)?;
+                if let Some(requested) = requested {
+                    m.serialize_entry("requested", requested)?;
+                }
+            }
+            Completeness::TruncatedByBudget { budget } => {
+                m.serialize_entry("by", "budget")?;
+                m.serialize_entry("budget", budget.kind().as_str())?;
+                m.serialize_entry("max", &budget.max())?;
+                m.serialize_entry("used", &budget.used())?;
+            }
+        }
+        m.serialize_entry("note", &truncation_note(self.completeness, self.has_cursor))?;
+        m.end()
+    }
+}
+
+struct TotalOut(Total);
+
+impl Serialize for TotalOut {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut s = serializer.serialize_struct("Total", 2)?;
+        s.serialize_field("value", &self.0.value())?;
+        s.serialize_field("relation", self.0.relation())?;
+        s.end()
+    }
+}
+
+struct SkippedOut<'a>(&'a Skipped);
+
+impl Serialize for SkippedOut<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        struct ByReason<'a>(&'a Skipped);
+        impl Serialize for ByReason<'_> {
+            fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                serializer.collect_map(self.0.by_reason().map(|(r, n)| (r.as_str(), n)))
+            }
+        }
+        struct Sample<'a>(&'a SkippedInput);
+        impl Serialize for Sample<'_> {
+            fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                let mut m = serializer.serialize_map(None)?;
+                m.serialize_entry("path", self.0.path())?;
+                m.serialize_entry("reason", self.0.reason().as_str())?;
+                if let Some(detail) = self.0.detail() {
+                    m.serialize_entry("detail", detail)?;
+                }
+                m.end()
+            }
+        }
+        let mut s = serializer.serialize_struct("Skipped", 3)?;
+        s.serialize_field("total", &self.0.total())?;
+        s.serialize_field("by_reason", &ByReason(self.0))?;
+        s.serialize_field(
+            "sample",
+            &self.0.sample().iter().map(Sample).collect::<Vec<_>>(),
+        )?;
+        s.end()
+    }
+}
+
+impl<T: Serialize> Serialize for Bounded<T> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let (completeness, total, next_cursor, skipped) = self.parts_ref();
+        Envelope {
+            completeness,
+            count: self.len(),
+            total,
+            next_cursor,
+            skipped,
+            items: self.items(),
+        }
+        .serialize(serializer)
+    }
+}
+
+#[derive(Deserialize)]
+struct BoundedIn<T> {
+    complete: bool,
+    #[serde(default)]
+    truncation: Option<TruncationIn>,
+    count: usize,
+    total: TotalIn,
+    #[serde(default)]
+    next_cursor: Option<Cursor>,
+    #[serde(default)]
+    skipped: Option<SkippedIn>,
+    items: Vec<T>,
+}
+
+#[derive(Deserialize)]
+#[serde(tag = "by", rename_all = "snake_case")]
+enum TruncationIn {
+    Limit {
+        limit: usize,
+        #[serde(default)]
+        requested: Option<usize>,
+    },
+    Budget {
+        budget: String,
+        max: u64,
+        used: u64,
+    },
+}
+
+#[derive(Deserialize)]
+struct TotalIn {
+    value: u64,
+    relation: String,
+}
+
+#[derive(Deserialize)]
+struct SkippedIn {
+    total: u64,
+    by_reason: BTreeMap<String, u64>,
+    #[serde(default)]
+    sample: Vec<SampleIn>,
+}
+
+#[derive(Deserialize)]
+struct SampleIn {
+    path: String,
+    reason: String,
+    #[serde(default)]
+    detail: Option<String>,
+}
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for Bounded<T> {
+    /// Decodes the wire shape and checks that its disclosure is consistent:
+    /// `count` is the number of items, `complete` agrees with the rest, and
+    /// an exact result's total is its count.
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let wire = BoundedIn::<T>::deserialize(deserializer)?;
+        if wire.count != wire.items.len() {
+            return Err(de::Error::custom(format!(
+                "count is {} but {} items were sent",
+                wire.count,
+                wire.items.len()
+            )));
+        }
+        let completeness = match wire.truncation {
+            None => Completeness::Exact,
+            Some(TruncationIn::Limit { limit, requested }) => {
+                Completeness::TruncatedByLimit { limit, requested }
+            }
+            Some(TruncationIn::Budget { budget, max, used }) => {
+                let kind = budget.parse::<BudgetKind>().map_err(de::Error::custom)?;
+                Completeness::TruncatedByBudget {
+                    budget: Budget::new(kind, max, used),
+                }
+            }
+        };
+        let total = match wire.total.relation.as_str() {
+            "eq" => Total::Exact(wire.total.value),
+            "gte" => Total::AtLeast(wire.total.value),
+            other => {
+                return Err(de::Error::custom(format!(
+                    "total relation {other:?} is neither \"eq\" nor \"gte\""
+                )));
+            }
+        };
+        if completeness.is_exact() && total != Total::Exact(wire.items.len() as u64) {
+            return Err(de::Error::custom(
+                "a result without truncation must have an exact total equal to its count",
+            ));
+        }
+        if total.value() < wire.items.len() as u64 {
+            return Err(de::Error::custom("total is below count"));
+        }
+        let skipped = match wire.skipped {
+            None => Skipped::new(),
+            Some(s) => Skipped::from_parts(
+                s.total,
+                s.by_reason
+                    .into_iter()
+                    .map(|(r, n)| (SkipReason::from_wire(&r), n))
+                    .collect(),
+                s.sample
+                    .into_iter()
+                    .map(|x| {
+                        let input = SkippedInput::new(x.path, SkipReason::from_wire(&x.reason));
+                        match x.detail {
+                            Some(d) => input.with_detail(d),
+                            None => input,
+                        }
+                    })
+                    .collect(),
+            ),
+        };
+        let complete = completeness.is_exact() && !skipped.has_errors();
+        if complete != wire.complete {
+            return Err(de::Error::custom(format!(
+                "complete is {} but the disclosure says {}",
+                wire.complete, complete
+            )));
+        }
+        Ok(Bounded::from_parts(
+            wire.items,
+            completeness,
+            total,
+            wire.next_cursor,
+            skipped,
+        ))
+    }
+}

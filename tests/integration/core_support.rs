@@ -1,0 +1,182 @@
+//! Helpers shared by the core tests: a key-order probe for JSON objects, a
+//! small structural validator for `envelope_schema`, and a base64url encoder
+//! for hand-made cursor tokens.
+
+use std::fmt;
+
+use serde::Deserialize;
+use serde::de::{self, Deserializer, IgnoredAny, MapAccess, Visitor};
+use serde_json::Value;
+
+/// The keys of a JSON object, in the order they appear on the wire.
+///
+/// `serde_json::Value` sorts keys (no `preserve_order`), so the order is
+/// read with a visitor instead.
+#[derive(Debug, PartialEq, Eq)]
+pub struct KeyOrder(pub Vec<String>);
+
+impl<'de> Deserialize<'de> for KeyOrder {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Keys;
+        impl<'de> Visitor<'de> for Keys {
+            type Value = KeyOrder;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a JSON object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<KeyOrder, A::Error> {
+                let mut keys = Vec::new();
+                while let Some(key) = map.next_key::<String>()? {
+                    map.next_value::<IgnoredAny>()?;
+                    keys.push(key);
+                }
+                Ok(KeyOrder(keys))
+            }
+        }
+        deserializer.deserialize_map(Keys)
+    }
+}
+
+/// The top-level keys of `json`, in wire order.
+pub fn top_keys(json: &str) -> Vec<String> {
+    serde_json::from_str::<KeyOrder>(json)
+        .expect("a JSON object")
+        .0
+}
+
+/// The only order the envelope's keys may take (each one optional here;
+/// which are present is checked separately).
+pub const KEY_ORDER: [&str; 7] = [
+    "complete",
+    "truncation",
+    "count",
+    "total",
+    "next_cursor",
+    "skipped",
+    "items",
+];
+
+/// Checks that the keys of `json` follow [`KEY_ORDER`], with `items` last.
+pub fn check_key_order(json: &str) -> Result<(), String> {
+    let keys = top_keys(json);
+    let ranks: Vec<usize> = keys
+        .iter()
+        .map(|k| {
+            KEY_ORDER
+                .iter()
+                .position(|known| known == k)
+                .ok_or_else(|| format!("unknown key {k:?} in {json}"))
+        })
+        .collect::<Result<_, _>>()?;
+    if !ranks.windows(2).all(|w| w[0] < w[1]) {
+        return Err(format!("keys out of order: {keys:?}"));
+    }
+    if keys.last().map(String::as_str) != Some("items") {
+        return Err(format!("items is not last: {keys:?}"));
+    }
+    Ok(())
+}
+
+/// Validates `instance` against the subset of JSON Schema that
+/// `envelope_schema` uses: type, required, properties,
+/// additionalProperties (false or a schema), const, enum, minimum, items
+/// and oneOf. Returns the first violation.
+pub fn validate(schema: &Value, instance: &Value, at: &str) -> Result<(), String> {
+    let fail = |what: String| Err(format!("{at}: {what}"));
+    if let Some(branches) = schema.get("oneOf").and_then(Value::as_array) {
+        let passing = branches
+            .iter()
+            .filter(|b| validate(b, instance, at).is_ok())
+            .count();
+        if passing != 1 {
+            return fail(format!("{passing} oneOf branches match {instance}"));
+        }
+    }
+    if let Some(expected) = schema.get("const") {
+        if expected != instance {
+            return fail(format!("{instance} is not the const {expected}"));
+        }
+    }
+    if let Some(options) = schema.get("enum").and_then(Value::as_array) {
+        if !options.contains(instance) {
+            return fail(format!("{instance} is not one of {options:?}"));
+        }
+    }
+    if let Some(ty) = schema.get("type").and_then(Value::as_str) {
+        let ok = match ty {
+            "object" => instance.is_object(),
+            "array" => instance.is_array(),
+            "string" => instance.is_string(),
+            "boolean" => instance.is_boolean(),
+            "integer" => instance.is_u64() || instance.is_i64(),
+            "number" => instance.is_number(),
+            "null" => instance.is_null(),
+            other => return fail(format!("validator does not know type {other:?}")),
+        };
+        if !ok {
+            return fail(format!("{instance} is not of type {ty}"));
+        }
+    }
+    if let Some(min) = schema.get("minimum").and_then(Value::as_f64) {
+        if instance.as_f64().is_some_and(|v| v < min) {
+            return fail(format!("{instance} is below the minimum {min}"));
+        }
+    }
+    if let Some(object) = instance.as_object() {
+        if let Some(required) = schema.get("required").and_then(Value::as_array) {
+            for key in required {
+                let key = key.as_str().expect("required holds names");
+                if !object.contains_key(key) {
+                    return fail(format!("required key {key:?} is missing"));
+                }
+            }
+        }
+        let properties = schema.get("properties").and_then(Value::as_object);
+        for (key, value) in object {
+            let sub_at = format!("{at}.{key}");
+            match properties.and_then(|p| p.get(key)) {
+                Some(sub) => validate(sub, value, &sub_at)?,
+                None => match schema.get("additionalProperties") {
+                    Some(Value::Bool(false)) => {
+                        return fail(format!("key {key:?} is not allowed"));
+                    }
+                    Some(sub @ Value::Object(_)) => validate(sub, value, &sub_at)?,
+                    _ => {}
+                },
+            }
+        }
+    }
+    if let (Some(items), Some(array)) = (schema.get("items"), instance.as_array()) {
+        for (i, item) in array.iter().enumerate() {
+            validate(items, item, &format!("{at}[{i}]"))?;
+        }
+    }
+    Ok(())
+}
+
+/// URL-safe base64 without padding, as candor writes cursor tokens.
+pub fn base64url(raw: &[u8]) -> String {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    let mut out = String::new();
+    for chunk in raw.chunks(3) {
+        let n = chunk
+            .iter()
+            .enumerate()
+            .fold(0u32, |n, (i, &b)| n | (u32::from(b) << (16 - 8 * i)));
+        for i in 0..=chunk.len() {
+            out.push(ALPHABET[((n >> (18 - 6 * i)) & 0x3f) as usize] as char);
+        }
+    }
+    out
+}
+
+/// The cursor token alphabet.
+pub const TOKEN_ALPHABET: &str = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+
+/// Deserialization error message of `json` as a `Bounded<T>`; panics if it
+/// was accepted.
+pub fn rejection<T: de::DeserializeOwned + fmt::Debug>(json: &str) -> String {
+    match serde_json::from_str::<candor::Bounded<T>>(json) {
+        Ok(b) => panic!("accepted an inconsistent envelope {json}: {b:?}"),
+        Err(e) => e.to_string(),
+    }
+}

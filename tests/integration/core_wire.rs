@@ -1,0 +1,868 @@
+//! The wire shape: golden JSON, field order and omissions, decoding into
+//! test-only structs (so that format drift fails here), the refusal of
+//! inconsistent envelopes, the JSON Schema, the LLM guide and the one-line
+//! disclosure.
+
+use std::time::Duration;
+
+use candor::{
+    Bounded, BudgetKind, Completeness, Fingerprint, Limits, ManualClock, Scope, SkipReason, Total,
+};
+use proptest::prelude::*;
+use serde::Deserialize;
+use serde_json::json;
+
+use crate::core_support::{check_key_order, rejection, top_keys, validate};
+
+// ---------------------------------------------------------------------------
+// Test-only mirror of the wire shape: any new, renamed or missing field
+// fails to decode.
+
+#[derive(Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Wire<T> {
+    complete: bool,
+    #[serde(default)]
+    truncation: Option<WireTruncation>,
+    count: usize,
+    total: WireTotal,
+    #[serde(default)]
+    next_cursor: Option<String>,
+    #[serde(default)]
+    skipped: Option<WireSkipped>,
+    items: Vec<T>,
+}
+
+#[derive(Debug, PartialEq, Deserialize)]
+#[serde(tag = "by", rename_all = "snake_case", deny_unknown_fields)]
+enum WireTruncation {
+    Limit {
+        limit: usize,
+        #[serde(default)]
+        requested: Option<usize>,
+        note: String,
+    },
+    Budget {
+        budget: String,
+        max: u64,
+        used: u64,
+        note: String,
+    },
+}
+
+#[derive(Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct WireTotal {
+    value: u64,
+    relation: String,
+}
+
+#[derive(Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct WireSkipped {
+    total: u64,
+    by_reason: std::collections::BTreeMap<String, u64>,
+    sample: Vec<WireSample>,
+}
+
+#[derive(Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct WireSample {
+    path: String,
+    reason: String,
+    #[serde(default)]
+    detail: Option<String>,
+}
+
+fn decode<T: serde::de::DeserializeOwned>(json: &str) -> Wire<T> {
+    serde_json::from_str(json).unwrap_or_else(|e| panic!("format drift: {e}: {json}"))
+}
+
+fn eq_total(value: u64) -> WireTotal {
+    WireTotal {
+        value,
+        relation: "eq".into(),
+    }
+}
+
+fn gte_total(value: u64) -> WireTotal {
+    WireTotal {
+        value,
+        relation: "gte".into(),
+    }
+}
+
+/// The token `Limits::page` issues to resume after 3 items of the query
+/// fingerprinted "q". Pinned: a change voids every cursor handed out.
+const TOKEN_Q_3: &str = "AQDZVnK1B8nRCAEDzfmnOtGYaC8";
+
+// ---------------------------------------------------------------------------
+// Golden JSON
+
+#[test]
+fn golden_exact_result_is_small_and_plain() {
+    let b = Bounded::exact(vec![1u32, 2, 3]);
+    let json = serde_json::to_string(&b).unwrap();
+    assert_eq!(
+        json,
+        r#"{"complete":true,"count":3,"total":{"value":3,"relation":"eq"},"items":[1,2,3]}"#
+    );
+    assert_eq!(top_keys(&json), ["complete", "count", "total", "items"]);
+    assert_eq!(
+        decode::<u32>(&json),
+        Wire {
+            complete: true,
+            truncation: None,
+            count: 3,
+            total: eq_total(3),
+            next_cursor: None,
+            skipped: None,
+            items: vec![1, 2, 3],
+        }
+    );
+}
+
+#[test]
+fn golden_empty_exact_result() {
+    let b = Limits::new().collect(Vec::<String>::new()).unwrap();
+    assert_eq!(
+        b.to_json().unwrap(),
+        r#"{"complete":true,"count":0,"total":{"value":0,"relation":"eq"},"items":[]}"#
+    );
+}
+
+#[test]
+fn golden_limit_truncation_with_clamp() {
+    let b = Limits::new()
+        .ceiling(5)
+        .limit(100)
+        .collect(0..50u32)
+        .unwrap();
+    let json = serde_json::to_string(&b).unwrap();
+    assert_eq!(
+        json,
+        concat!(
+            r#"{"complete":false,"truncation":{"by":"limit","limit":5,"requested":100,"#,
+            r#""note":"Stopped at the limit of 5 items (the 100 asked for is above this server's ceiling) "#,
+            r#"and more exist: run the query again, or narrow the query; asking for a larger limit will not help."},"#,
+            r#""count":5,"total":{"value":6,"relation":"gte"},"items":[0,1,2,3,4]}"#
+        )
+    );
+    let wire = decode::<u32>(&json);
+    assert!(!wire.complete);
+    assert_eq!(wire.count, 5);
+    assert_eq!(wire.total, gte_total(6));
+    assert!(matches!(
+        wire.truncation,
+        Some(WireTruncation::Limit {
+            limit: 5,
+            requested: Some(100),
+            ..
+        })
+    ));
+}
+
+#[test]
+fn golden_limit_truncation_without_clamp_omits_requested() {
+    let b = Limits::new().limit(3).collect(0..50u32).unwrap();
+    let json = b.to_json().unwrap();
+    assert_eq!(
+        json,
+        concat!(
+            r#"{"complete":false,"truncation":{"by":"limit","limit":3,"#,
+            r#""note":"Stopped at the limit of 3 items and more exist: raise the limit or narrow the query to see the rest."},"#,
+            r#""count":3,"total":{"value":4,"relation":"gte"},"items":[0,1,2]}"#
+        )
+    );
+    // A ceiling that does not cut is not a clamp.
+    let b = Limits::new()
+        .ceiling(10)
+        .limit(3)
+        .collect(0..50u32)
+        .unwrap();
+    assert_eq!(b.to_json().unwrap(), json);
+}
+
+#[test]
+fn golden_page_with_cursor() {
+    let scope = Scope::new(Fingerprint::of("q"));
+    let b = Limits::new().limit(3).page(&scope, None, 0..50u32).unwrap();
+    let json = b.to_json().unwrap();
+    assert_eq!(
+        json,
+        concat!(
+            r#"{"complete":false,"truncation":{"by":"limit","limit":3,"#,
+            r#""note":"Stopped at the limit of 3 items and more exist: resume with next_cursor, raise the limit, or narrow the query."},"#,
+            r#""count":3,"total":{"value":4,"relation":"gte"},"next_cursor":"AQDZVnK1B8nRCAEDzfmnOtGYaC8","items":[0,1,2]}"#
+        )
+    );
+    assert_eq!(
+        top_keys(&json),
+        [
+            "complete",
+            "truncation",
+            "count",
+            "total",
+            "next_cursor",
+            "items"
+        ]
+    );
+    assert_eq!(decode::<u32>(&json).next_cursor.as_deref(), Some(TOKEN_Q_3));
+}
+
+#[test]
+fn golden_output_bytes_budget() {
+    let b = Limits::new()
+        .max_bytes(400)
+        .collect((0..50u32).map(|n| format!("item {n}")))
+        .unwrap();
+    let json = b.to_json().unwrap();
+    assert_eq!(
+        json,
+        concat!(
+            r#"{"complete":false,"truncation":{"by":"budget","budget":"output_bytes","max":400,"used":396,"#,
+            r#""note":"Stopped because the response may not exceed 400 bytes (this one is 396) and more items exist: "#,
+            r#"run the query again, raise max_bytes, or narrow the query; a larger limit will not help."},"#,
+            r#""count":6,"total":{"value":34,"relation":"gte"},"#,
+            r#""items":["item 0","item 1","item 2","item 3","item 4","item 5"]}"#
+        )
+    );
+    assert_eq!(json.len(), 396, "used is the response's own length");
+    let wire = decode::<String>(&json);
+    match wire.truncation {
+        Some(WireTruncation::Budget {
+            budget, max, used, ..
+        }) => assert_eq!((budget.as_str(), max, used), ("output_bytes", 400, 396)),
+        other => panic!("expected a budget truncation, got {other:?}"),
+    }
+}
+
+#[test]
+fn golden_deadline_budget() {
+    let clock = ManualClock::new().auto_advance(Duration::from_millis(10));
+    let b = Limits::new()
+        .deadline(Duration::from_millis(25))
+        .clock(clock)
+        .collect(0..50u32)
+        .unwrap();
+    assert_eq!(
+        b.to_json().unwrap(),
+        concat!(
+            r#"{"complete":false,"truncation":{"by":"budget","budget":"deadline","max":25,"used":30,"#,
+            r#""note":"Stopped after 30 ms by the 25 ms deadline before the search finished, so more items may exist: "#,
+            r#"run the query again, allow more time, or narrow the query; a larger limit will not help."},"#,
+            r#""count":3,"total":{"value":3,"relation":"gte"},"items":[0,1,2]}"#
+        )
+    );
+}
+
+#[test]
+fn count_total_gives_an_exact_total_beside_a_truncation() {
+    let b = Limits::new()
+        .limit(2)
+        .count_total(true)
+        .collect(0..7u32)
+        .unwrap();
+    let wire = decode::<u32>(&b.to_json().unwrap());
+    assert_eq!(wire.total, eq_total(7));
+    assert_eq!(wire.count, 2);
+    assert!(wire.truncation.is_some());
+}
+
+/// DESIGN.md's example shape (with a real cursor token and a short item
+/// list), as a Rust client of a tool would receive it.
+fn design_example() -> String {
+    json!({
+        "complete": false,
+        "truncation": { "by": "limit", "limit": 3, "requested": 100000 },
+        "count": 3,
+        "total": { "value": 1001, "relation": "gte" },
+        "next_cursor": TOKEN_Q_3,
+        "skipped": { "total": 4, "by_reason": { "binary": 3, "too_large": 1 },
+                     "sample": [ { "path": "img/logo.png", "reason": "binary" } ] },
+        "items": [0, 1, 2]
+    })
+    .to_string()
+}
+
+#[test]
+fn golden_design_example_with_skipped_decodes_and_reencodes() {
+    let b: Bounded<u32> = serde_json::from_str(&design_example()).unwrap();
+    assert_eq!(
+        b.completeness(),
+        &Completeness::TruncatedByLimit {
+            limit: 3,
+            requested: Some(100000)
+        }
+    );
+    assert_eq!(b.total(), Total::AtLeast(1001));
+    assert_eq!(b.next_cursor().map(|c| c.as_str()), Some(TOKEN_Q_3));
+    assert_eq!(b.skipped().total(), 4);
+    assert_eq!(b.skipped().count(&SkipReason::Binary), 3);
+    assert_eq!(b.skipped().count(&SkipReason::TooLarge), 1);
+    assert_eq!(b.skipped().sample()[0].path(), "img/logo.png");
+    assert!(!b.skipped().has_errors());
+    assert_eq!(b.items(), &[0, 1, 2]);
+
+    let json = b.to_json().unwrap();
+    assert_eq!(
+        json,
+        concat!(
+            r#"{"complete":false,"truncation":{"by":"limit","limit":3,"requested":100000,"#,
+            r#""note":"Stopped at the limit of 3 items (the 100000 asked for is above this server's ceiling) "#,
+            r#"and more exist: resume with next_cursor, or narrow the query; asking for a larger limit will not help."},"#,
+            r#""count":3,"total":{"value":1001,"relation":"gte"},"next_cursor":"AQDZVnK1B8nRCAEDzfmnOtGYaC8","#,
+            r#""skipped":{"total":4,"by_reason":{"binary":3,"too_large":1},"sample":[{"path":"img/logo.png","reason":"binary"}]},"#,
+            r#""items":[0,1,2]}"#
+        )
+    );
+    assert_eq!(top_keys(&json), crate::core_support::KEY_ORDER);
+    let wire = decode::<u32>(&json);
+    assert_eq!(
+        wire.skipped,
+        Some(WireSkipped {
+            total: 4,
+            by_reason: [("binary".to_owned(), 3), ("too_large".to_owned(), 1)].into(),
+            sample: vec![WireSample {
+                path: "img/logo.png".into(),
+                reason: "binary".into(),
+                detail: None,
+            }],
+        })
+    );
+    // And decoding what it wrote gives the same value back.
+    assert_eq!(serde_json::from_str::<Bounded<u32>>(&json).unwrap(), b);
+}
+
+#[test]
+fn policy_skips_leave_an_exact_result_complete_and_error_skips_do_not() {
+    let policy = r#"{"complete":true,"count":1,"total":{"value":1,"relation":"eq"},
+        "skipped":{"total":1,"by_reason":{"binary":1},"sample":[{"path":"a.png","reason":"binary"}]},
+        "items":["x"]}"#;
+    let b: Bounded<String> = serde_json::from_str(policy).unwrap();
+    assert!(b.is_complete());
+    assert!(b.into_exact().is_ok());
+
+    let errors = r#"{"complete":false,"count":1,"total":{"value":1,"relation":"eq"},
+        "skipped":{"total":1,"by_reason":{"unreadable":1},
+                   "sample":[{"path":"secret.txt","reason":"unreadable","detail":"permission denied"}]},
+        "items":["x"]}"#;
+    let b: Bounded<String> = serde_json::from_str(errors).unwrap();
+    assert!(b.completeness().is_exact());
+    assert!(
+        !b.is_complete(),
+        "an error skip makes the result incomplete"
+    );
+    assert_eq!(b.skipped().sample()[0].detail(), Some("permission denied"));
+    let json = b.to_json().unwrap();
+    assert_eq!(
+        json,
+        concat!(
+            r#"{"complete":false,"count":1,"total":{"value":1,"relation":"eq"},"#,
+            r#""skipped":{"total":1,"by_reason":{"unreadable":1},"#,
+            r#""sample":[{"path":"secret.txt","reason":"unreadable","detail":"permission denied"}]},"items":["x"]}"#
+        )
+    );
+    assert!(b.into_exact().is_err());
+}
+
+#[test]
+fn field_order_is_fixed_and_empty_fields_are_omitted() {
+    let scope = Scope::new(Fingerprint::of("order"));
+    let cases: Vec<(&str, String, Vec<&str>)> = vec![
+        (
+            "exact",
+            Bounded::exact(vec![1u8]).to_json().unwrap(),
+            vec!["complete", "count", "total", "items"],
+        ),
+        (
+            "limit without cursor",
+            Limits::new()
+                .limit(1)
+                .collect(0..3u8)
+                .unwrap()
+                .to_json()
+                .unwrap(),
+            vec!["complete", "truncation", "count", "total", "items"],
+        ),
+        (
+            "limit with cursor",
+            Limits::new()
+                .limit(1)
+                .page(&scope, None, 0..3u8)
+                .unwrap()
+                .to_json()
+                .unwrap(),
+            vec![
+                "complete",
+                "truncation",
+                "count",
+                "total",
+                "next_cursor",
+                "items",
+            ],
+        ),
+        (
+            "last page",
+            {
+                let first = Limits::new().limit(2).page(&scope, None, 0..3u8).unwrap();
+                Limits::new()
+                    .limit(2)
+                    .page(&scope, first.next_cursor(), 0..3u8)
+                    .unwrap()
+                    .to_json()
+                    .unwrap()
+            },
+            vec!["complete", "count", "total", "items"],
+        ),
+        (
+            "skipped",
+            serde_json::from_str::<Bounded<u32>>(&design_example())
+                .unwrap()
+                .to_json()
+                .unwrap(),
+            crate::core_support::KEY_ORDER.to_vec(),
+        ),
+    ];
+    let mut names: Vec<&str> = cases.iter().map(|c| c.0).collect();
+    names.sort_unstable();
+    names.dedup();
+    assert_eq!(names.len(), cases.len(), "case names are unique");
+    for (name, json, keys) in cases {
+        assert_eq!(top_keys(&json), keys, "{name}");
+        check_key_order(&json).unwrap_or_else(|e| panic!("{name}: {e}"));
+    }
+}
+
+#[test]
+fn truncation_note_is_present_on_every_kind_of_stop() {
+    let scope = Scope::new(Fingerprint::of("notes"));
+    let results = [
+        Limits::new().limit(1).collect(0..3u32).unwrap(),
+        Limits::new().limit(1).page(&scope, None, 0..3u32).unwrap(),
+        Limits::new().ceiling(1).limit(9).collect(0..3u32).unwrap(),
+        Limits::new().max_bytes(300).collect(0..300u32).unwrap(),
+    ];
+    for b in results {
+        let wire = decode::<u32>(&b.to_json().unwrap());
+        let note = match wire.truncation.expect("truncated") {
+            WireTruncation::Limit { note, .. } | WireTruncation::Budget { note, .. } => note,
+        };
+        assert!(note.starts_with("Stopped"), "{note}");
+        assert!(note.ends_with('.'), "{note}");
+        assert_eq!(
+            note.contains("next_cursor"),
+            b.next_cursor().is_some(),
+            "the note mentions the cursor exactly when there is one: {note}"
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Decoding refuses inconsistent envelopes
+
+#[test]
+fn deserialization_rejects_inconsistent_envelopes() {
+    let cases: &[(&str, &str, &str)] = &[
+        (
+            "count is not the number of items",
+            r#"{"complete":true,"count":2,"total":{"value":3,"relation":"eq"},"items":[1,2,3]}"#,
+            "count is 2 but 3 items",
+        ),
+        (
+            "complete with a truncation",
+            r#"{"complete":true,"truncation":{"by":"limit","limit":1},"count":1,"total":{"value":2,"relation":"gte"},"items":[1]}"#,
+            "complete is true",
+        ),
+        (
+            "incomplete without a reason",
+            r#"{"complete":false,"count":1,"total":{"value":1,"relation":"eq"},"items":[1]}"#,
+            "complete is false",
+        ),
+        (
+            "exact with a lower-bound total",
+            r#"{"complete":true,"count":1,"total":{"value":1,"relation":"gte"},"items":[1]}"#,
+            "exact total",
+        ),
+        (
+            "exact with a total other than the count",
+            r#"{"complete":true,"count":1,"total":{"value":5,"relation":"eq"},"items":[1]}"#,
+            "exact total",
+        ),
+        (
+            "unknown relation",
+            r#"{"complete":false,"truncation":{"by":"limit","limit":1},"count":1,"total":{"value":2,"relation":"lt"},"items":[1]}"#,
+            "\"lt\"",
+        ),
+        (
+            "unknown budget",
+            r#"{"complete":false,"truncation":{"by":"budget","budget":"memory","max":1,"used":2},"count":1,"total":{"value":2,"relation":"gte"},"items":[1]}"#,
+            "memory",
+        ),
+        (
+            "unknown stop",
+            r#"{"complete":false,"truncation":{"by":"magic"},"count":1,"total":{"value":2,"relation":"gte"},"items":[1]}"#,
+            "magic",
+        ),
+        (
+            "total below count",
+            r#"{"complete":false,"truncation":{"by":"limit","limit":3},"count":3,"total":{"value":1,"relation":"gte"},"items":[1,2,3]}"#,
+            "below count",
+        ),
+        (
+            "complete despite an error skip",
+            r#"{"complete":true,"count":0,"total":{"value":0,"relation":"eq"},"skipped":{"total":1,"by_reason":{"vanished":1},"sample":[]},"items":[]}"#,
+            "complete is true",
+        ),
+        (
+            "tampered cursor",
+            r#"{"complete":false,"truncation":{"by":"limit","limit":1},"count":1,"total":{"value":2,"relation":"gte"},"next_cursor":"AQDZVnK1B8nRCAEDzfmnOtGYaC9","items":[1]}"#,
+            "cursor",
+        ),
+        (
+            "missing count",
+            r#"{"complete":true,"total":{"value":0,"relation":"eq"},"items":[]}"#,
+            "count",
+        ),
+        (
+            "missing items",
+            r#"{"complete":true,"count":0,"total":{"value":0,"relation":"eq"}}"#,
+            "items",
+        ),
+        (
+            "negative count",
+            r#"{"complete":true,"count":-1,"total":{"value":0,"relation":"eq"},"items":[]}"#,
+            "-1",
+        ),
+        ("not an object", r#"[1,2,3]"#, ""),
+        (
+            "item of the wrong type",
+            r#"{"complete":true,"count":1,"total":{"value":1,"relation":"eq"},"items":["one"]}"#,
+            "",
+        ),
+    ];
+    let mut names: Vec<&str> = cases.iter().map(|c| c.0).collect();
+    names.sort_unstable();
+    names.dedup();
+    assert_eq!(names.len(), cases.len(), "case names are unique");
+    for (name, json, needle) in cases {
+        let message = rejection::<u32>(json);
+        assert!(
+            message.contains(needle),
+            "{name}: message {message:?} does not mention {needle:?}"
+        );
+    }
+}
+
+/// Envelopes that a `Bounded` built by candor can never have, since they
+/// break rule 3 (a truncated result's total is at least `count + 1`, or the
+/// exact figure) or the cursor rule (a cursor only when more exist).
+#[test]
+#[ignore = "bug: Bounded deserialization accepts envelopes that break DESIGN rules 3/4/6 (see report)"]
+fn deserialization_rejects_envelopes_that_break_the_rules() {
+    let cases: &[(&str, &str)] = &[
+        (
+            "limit truncation whose total says nothing is missing",
+            r#"{"complete":false,"truncation":{"by":"limit","limit":2},"count":2,"total":{"value":2,"relation":"gte"},"items":[1,2]}"#,
+        ),
+        (
+            "truncation with an exact total equal to the count",
+            r#"{"complete":false,"truncation":{"by":"limit","limit":2},"count":2,"total":{"value":2,"relation":"eq"},"items":[1,2]}"#,
+        ),
+        (
+            "more items than the limit",
+            r#"{"complete":false,"truncation":{"by":"limit","limit":1},"count":2,"total":{"value":3,"relation":"gte"},"items":[1,2]}"#,
+        ),
+        (
+            "requested is not above the limit",
+            r#"{"complete":false,"truncation":{"by":"limit","limit":2,"requested":2},"count":2,"total":{"value":3,"relation":"gte"},"items":[1,2]}"#,
+        ),
+        (
+            "exact result with a cursor",
+            r#"{"complete":true,"count":1,"total":{"value":1,"relation":"eq"},"next_cursor":"AQDZVnK1B8nRCAEDzfmnOtGYaC8","items":[1]}"#,
+        ),
+        (
+            "output budget used above its max",
+            r#"{"complete":false,"truncation":{"by":"budget","budget":"output_bytes","max":10,"used":200},"count":1,"total":{"value":2,"relation":"gte"},"items":[1]}"#,
+        ),
+    ];
+    let accepted: Vec<&str> = cases
+        .iter()
+        .filter(|(_, json)| serde_json::from_str::<Bounded<u32>>(json).is_ok())
+        .map(|(name, _)| *name)
+        .collect();
+    assert!(accepted.is_empty(), "accepted: {accepted:#?}");
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, failure_persistence: None, ..ProptestConfig::default() })]
+
+    /// Decoding never panics, whatever bytes arrive; what it accepts obeys
+    /// rule 1 and round-trips.
+    #[test]
+    fn decoding_mangled_envelopes_never_panics(
+        which in 0..4usize,
+        cut in any::<prop::sample::Index>(),
+        byte in any::<u8>(),
+        replace in any::<bool>(),
+    ) {
+        let scope = Scope::new(Fingerprint::of("mangle"));
+        let sources = [
+            Bounded::exact(vec![1u32, 20, 300]).to_json().unwrap(),
+            Limits::new().limit(2).page(&scope, None, 0..9u32).unwrap().to_json().unwrap(),
+            Limits::new().max_bytes(320).collect(0..99u32).unwrap().to_json().unwrap(),
+            serde_json::from_str::<Bounded<u32>>(&design_example()).unwrap().to_json().unwrap(),
+        ];
+        let mut bytes = sources[which].clone().into_bytes();
+        let i = cut.index(bytes.len());
+        if replace {
+            bytes[i] = byte;
+        } else {
+            bytes.remove(i);
+        }
+        let Ok(text) = String::from_utf8(bytes) else { return Ok(()) };
+        if let Ok(b) = serde_json::from_str::<Bounded<u32>>(&text) {
+            if b.completeness().is_exact() {
+                prop_assert_eq!(b.total(), Total::Exact(b.len() as u64));
+            }
+            prop_assert!(b.total().value() >= b.len() as u64);
+            let again: Bounded<u32> = serde_json::from_str(&b.to_json().unwrap()).unwrap();
+            prop_assert_eq!(again, b);
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Schema and guide
+
+#[test]
+fn envelope_schema_is_structurally_sound() {
+    let item = json!({ "type": "string", "minLength": 1 });
+    let schema = candor::envelope_schema(item.clone());
+    assert_eq!(
+        schema["$schema"],
+        "https://json-schema.org/draft/2020-12/schema"
+    );
+    assert_eq!(schema["type"], "object");
+    assert_eq!(schema["additionalProperties"], false);
+    assert_eq!(
+        schema["required"],
+        json!(["complete", "count", "total", "items"])
+    );
+    let properties: Vec<&str> = schema["properties"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    let mut expected = crate::core_support::KEY_ORDER.to_vec();
+    expected.sort_unstable();
+    let mut found = properties.clone();
+    found.sort_unstable();
+    assert_eq!(found, expected, "the schema names exactly the wire fields");
+    // The item schema is substituted, not wrapped or copied partly.
+    assert_eq!(schema["properties"]["items"]["type"], "array");
+    assert_eq!(schema["properties"]["items"]["items"], item);
+    assert_eq!(
+        schema["properties"]["total"]["properties"]["relation"]["enum"],
+        json!(["eq", "gte"])
+    );
+    let branches = schema["properties"]["truncation"]["oneOf"]
+        .as_array()
+        .unwrap();
+    assert_eq!(branches.len(), 2);
+    let budgets = &branches[1]["properties"]["budget"]["enum"];
+    for kind in [
+        BudgetKind::OutputBytes,
+        BudgetKind::ScannedBytes,
+        BudgetKind::Files,
+        BudgetKind::Deadline,
+    ] {
+        assert!(
+            budgets.as_array().unwrap().contains(&json!(kind.as_str())),
+            "{kind} missing from the schema"
+        );
+    }
+}
+
+#[test]
+fn envelope_schema_accepts_real_results_and_refuses_broken_ones() {
+    let schema = candor::envelope_schema(json!({ "type": "integer" }));
+    let scope = Scope::new(Fingerprint::of("schema"));
+    let good = [
+        Bounded::exact(vec![1u32]).to_json().unwrap(),
+        Limits::new()
+            .limit(1)
+            .page(&scope, None, 0..3u32)
+            .unwrap()
+            .to_json()
+            .unwrap(),
+        Limits::new()
+            .ceiling(1)
+            .limit(5)
+            .collect(0..3u32)
+            .unwrap()
+            .to_json()
+            .unwrap(),
+        Limits::new()
+            .max_bytes(300)
+            .collect(0..300u32)
+            .unwrap()
+            .to_json()
+            .unwrap(),
+        serde_json::from_str::<Bounded<u32>>(&design_example())
+            .unwrap()
+            .to_json()
+            .unwrap(),
+    ];
+    for json in &good {
+        let value: serde_json::Value = serde_json::from_str(json).unwrap();
+        validate(&schema, &value, "$").unwrap_or_else(|e| panic!("{e}: {json}"));
+    }
+    let bad = [
+        json!({ "complete": true, "total": { "value": 0, "relation": "eq" }, "items": [] }),
+        json!({ "complete": true, "count": 0, "total": { "value": 0, "relation": "lt" }, "items": [] }),
+        json!({ "complete": true, "count": 0, "total": { "value": 0, "relation": "eq" }, "items": [], "extra": 1 }),
+        json!({ "complete": true, "count": 1, "total": { "value": 1, "relation": "eq" }, "items": ["x"] }),
+        json!({ "complete": false, "truncation": { "by": "budget", "budget": "memory", "max": 1, "used": 1, "note": "" },
+                "count": 0, "total": { "value": 1, "relation": "gte" }, "items": [] }),
+    ];
+    for value in &bad {
+        assert!(validate(&schema, value, "$").is_err(), "accepted {value}");
+    }
+}
+
+#[test]
+fn llm_guide_explains_the_fields_an_agent_must_read() {
+    for word in [
+        "complete",
+        "total",
+        "next_cursor",
+        "truncation",
+        "count",
+        "\"gte\"",
+        "\"eq\"",
+        "skipped",
+    ] {
+        assert!(candor::LLM_GUIDE.contains(word), "LLM_GUIDE lacks {word}");
+    }
+}
+
+// ---------------------------------------------------------------------------
+// The one-line disclosure
+
+#[test]
+fn disclosure_lines() {
+    let scope = Scope::new(Fingerprint::of("q"));
+    let cases: Vec<(&str, String, &str)> = vec![
+        (
+            "exact",
+            Bounded::exact(vec![1u32, 2, 3]).disclosure("matches"),
+            "Complete: 3 matches.",
+        ),
+        (
+            "limit",
+            Limits::new()
+                .limit(1000)
+                .collect(0..5000u32)
+                .unwrap()
+                .disclosure("matches"),
+            "Incomplete: 1000 of at least 1001 matches (limit 1000). Raise the limit or narrow the query to see the rest.",
+        ),
+        (
+            "limit with cursor (DESIGN.md's line)",
+            Limits::new()
+                .limit(1000)
+                .page(&scope, None, 0..5000u32)
+                .unwrap()
+                .disclosure("matches"),
+            "Incomplete: 1000 of at least 1001 matches (limit 1000). Resume with next_cursor.",
+        ),
+        (
+            "clamped limit",
+            Limits::new()
+                .ceiling(5)
+                .limit(100)
+                .collect(0..50u32)
+                .unwrap()
+                .disclosure("matches"),
+            "Incomplete: 5 of at least 6 matches (limit 5; 100 requested, above the ceiling). Narrow the query to see the rest.",
+        ),
+        (
+            "counted total",
+            Limits::new()
+                .limit(2)
+                .count_total(true)
+                .collect(0..7u32)
+                .unwrap()
+                .disclosure("callers"),
+            "Incomplete: 2 of 7 callers (limit 2). Raise the limit or narrow the query to see the rest.",
+        ),
+        (
+            "skipped by policy",
+            serde_json::from_str::<Bounded<u32>>(&design_example())
+                .unwrap()
+                .disclosure("matches"),
+            "Incomplete: 3 of at least 1001 matches (limit 3; 100000 requested, above the ceiling). Resume with next_cursor. 4 inputs skipped by policy (binary: 3, too_large: 1).",
+        ),
+        (
+            "skipped for an error",
+            serde_json::from_str::<Bounded<u32>>(
+                r#"{"complete":false,"count":2,"total":{"value":2,"relation":"eq"},
+                    "skipped":{"total":1,"by_reason":{"unreadable":1},"sample":[]},"items":[4,5]}"#,
+            )
+            .unwrap()
+            .disclosure("matches"),
+            "Incomplete: 2 matches found, but 1 input could not be searched because of errors (unreadable: 1).",
+        ),
+    ];
+    for (name, line, expected) in cases {
+        assert_eq!(line, expected, "{name}");
+    }
+    let budget = Limits::new()
+        .max_bytes(400)
+        .collect((0..50u32).map(|n| format!("item {n}")))
+        .unwrap()
+        .disclosure("matches");
+    assert!(
+        budget.starts_with(
+            "Incomplete: 6 of at least 34 matches (output_bytes budget of 400 bytes ran out)."
+        ),
+        "{budget}"
+    );
+}
+
+/// The wire note of a budget stop says "a larger limit will not help"; the
+/// text line must not advise the opposite.
+#[test]
+#[ignore = "bug: disclosure() advises \"Raise the limit\" for budget (output_bytes, deadline) stops without a cursor, contradicting the wire note"]
+fn budget_disclosure_does_not_advise_raising_the_limit() {
+    let bytes = Limits::new()
+        .max_bytes(400)
+        .collect((0..50u32).map(|n| format!("item {n}")))
+        .unwrap();
+    let clock = ManualClock::new().auto_advance(Duration::from_millis(10));
+    let deadline = Limits::new()
+        .deadline(Duration::from_millis(25))
+        .clock(clock)
+        .collect(0..50u32)
+        .unwrap();
+    for b in [bytes, deadline] {
+        let line = b.disclosure("matches");
+        assert!(!line.contains("Raise the limit"), "{line}");
+    }
+}
+
+#[test]
+fn bounded_iterates_by_reference() {
+    let b = Limits::new().limit(3).collect(10..20u32).unwrap();
+    let mut seen: Vec<&u32> = Vec::new();
+    for item in &b {
+        seen.push(item);
+    }
+    assert_eq!(seen, [&10, &11, &12]);
+    assert_eq!((&b).into_iter().sum::<u32>(), 33);
+    assert_eq!(b.iter().count(), b.len());
+    // The result is still there, disclosure and all.
+    assert!(b.is_truncated());
+}
