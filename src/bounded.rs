@@ -31,7 +31,7 @@ use crate::{Completeness, Cursor, Skipped, Total};
 /// assert!(!b.is_complete());
 /// assert!(matches!(b.completeness(), Completeness::TruncatedByLimit { .. }));
 /// assert_eq!(b.total(), Total::AtLeast(11));
-/// assert_eq!(b.iter().sum::<u32>(), (0..10).sum());
+/// assert_eq!(b.iter().sum::<u32>(), (0..10u32).sum::<u32>());
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[must_use = "a result may be truncated; check `is_complete()`"]

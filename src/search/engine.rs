@@ -16,7 +16,6 @@ use serde::Serialize;
 use crate::collect::Collector;
 use crate::error::Error;
 use crate::search::matcher::Matcher;
-use crate::search::path::cmp_paths;
 use crate::search::{FileCount, LineCut, Match, Span};
 use crate::{
     Budget, BudgetKind, Completeness, Cursor, Limits, Scope, SkipReason, SkippedInput, Total,

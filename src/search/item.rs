@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 /// # Example
 ///
 /// ```
-/// use candor::{Documents, Limits, Query};
+/// use candor::{Corpus, Documents, Limits, Query};
 /// let docs = Documents::new().with("a.txt", "one\ntwo fish\n");
 /// let b = docs.search(&Query::literal("fish"), &Limits::new(), None)?;
 /// let m = &b.items()[0];
@@ -47,7 +47,7 @@ impl Match {
     /// # Example
     ///
     /// ```
-    /// use candor::{Documents, Limits, Query};
+    /// use candor::{Corpus, Documents, Limits, Query};
     /// let long = format!("{}needle{}", "x".repeat(5000), "y".repeat(5000));
     /// let docs = Documents::new().with("long.txt", long);
     /// let b = docs.search(&Query::literal("needle").max_columns(100), &Limits::new(), None)?;
@@ -125,7 +125,7 @@ pub struct LineCut {
 /// # Example
 ///
 /// ```
-/// use candor::{Documents, Limits, Query};
+/// use candor::{Corpus, Documents, Limits, Query};
 /// let docs = Documents::new().with("a.txt", "fish\nfish fish\nno\n");
 /// let b = docs.count(&Query::literal("fish"), &Limits::new(), None)?;
 /// assert_eq!(b.items()[0].count, 2); // lines, not occurrences
@@ -146,9 +146,9 @@ pub struct FileCount {
 /// # Example
 ///
 /// ```
-/// use candor::{Documents, Limits};
+/// use candor::{Corpus, Documents, Excerpt, Limits};
 /// let docs = Documents::new().with("a.txt", "one\ntwo\nthree\n");
-/// let b = docs.excerpt("a.txt", 2..=3, &Limits::new(), None)?;
+/// let b = docs.excerpt(&Excerpt::new("a.txt", 2..=3), &Limits::new(), None)?;
 /// assert_eq!(b.items()[0].line, "two");
 /// assert_eq!(b.items()[1].line_number, 3);
 /// # Ok::<(), Box<dyn std::error::Error>>(())

@@ -37,7 +37,7 @@ pub enum PatternKind {
 /// # Example
 ///
 /// ```
-/// use candor::{Documents, Limits, Query};
+/// use candor::{Corpus, Documents, Limits, Query};
 ///
 /// let docs = Documents::new().with("src/app.ts", "export const Typography = 1;\n");
 /// let query = Query::regex(r"\w+Typography\w*").case_insensitive(true);
@@ -138,7 +138,7 @@ impl Query {
     /// # Example
     ///
     /// ```
-    /// use candor::{Documents, Limits, Query};
+    /// use candor::{Corpus, Documents, Limits, Query};
     /// let docs = Documents::new().with("a.rs", "let cat = concat;\n");
     /// let b = docs.search(&Query::literal("cat").whole_word(true), &Limits::new(), None)?;
     /// assert_eq!(b.items()[0].matches.len(), 1);
@@ -176,7 +176,7 @@ impl Query {
     /// # Example
     ///
     /// ```
-    /// use candor::{Documents, Limits, Query};
+    /// use candor::{Corpus, Documents, Limits, Query};
     /// let docs = Documents::new().with("src/a.rs", "x\n").with("tests/b.rs", "x\n");
     /// let b = docs.search(&Query::literal("x").paths(["src"]), &Limits::new(), None)?;
     /// assert_eq!(b.len(), 1);

@@ -657,3 +657,94 @@ impl Corpus for Tree {
         excerpt_impl(self, excerpt, limits, cursor)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Corpus, Limits, Query};
+
+    fn tree_with(files: &[(&str, &str)]) -> (tempfile::TempDir, Tree) {
+        let dir = tempfile::tempdir().unwrap();
+        for (name, text) in files {
+            let path = dir.path().join(name);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        }
+        let tree = Tree::new(dir.path()).unwrap();
+        (dir, tree)
+    }
+
+    #[test]
+    fn a_file_deleted_between_walk_and_read_is_counted_as_vanished() {
+        for threads in [1, 3] {
+            let (_dir, mut tree) = tree_with(&[("a.txt", "x\n"), ("b.txt", "x\n"), ("c.txt", "x\n")]);
+            tree.threads = threads;
+            tree.before_read = Some(Hook(Arc::new(|path: &Path| {
+                if path.ends_with("b.txt") {
+                    let _ = std::fs::remove_file(path);
+                }
+            })));
+            let found = tree.search(&Query::literal("x"), &Limits::new(), None).unwrap();
+            let paths: Vec<&str> = found.iter().map(|m| m.path.as_str()).collect();
+            assert_eq!(paths, ["a.txt", "c.txt"]);
+            assert_eq!(found.skipped().count(&SkipReason::Vanished), 1);
+            assert_eq!(found.skipped().sample()[0].path(), "b.txt");
+            // The answer may be missing b.txt's lines: it must not claim to be complete.
+            assert!(found.completeness().is_exact());
+            assert!(!found.is_complete());
+        }
+    }
+
+    #[test]
+    fn an_unreadable_file_is_counted_and_the_search_goes_on() {
+        // Tests run as root, where permissions do not stop reads: replace the
+        // file by a folder between walk and read, which open-for-read refuses.
+        let (_dir, mut tree) = tree_with(&[("a.txt", "x\n"), ("b.txt", "x\n")]);
+        tree.threads = 2;
+        tree.before_read = Some(Hook(Arc::new(|path: &Path| {
+            if path.ends_with("a.txt") && path.is_file() {
+                std::fs::remove_file(path).unwrap();
+                std::fs::create_dir(path).unwrap();
+            }
+        })));
+        let found = tree.search(&Query::literal("x"), &Limits::new(), None).unwrap();
+        assert_eq!(found.len(), 1);
+        assert_eq!(found.items()[0].path, "b.txt");
+        assert_eq!(found.skipped().count(&SkipReason::Unreadable), 1);
+        assert!(found.skipped().sample()[0].detail().is_some());
+        assert!(!found.is_complete());
+        let json = serde_json::to_value(&found).unwrap();
+        assert_eq!(json["complete"], false);
+        assert_eq!(json["skipped"]["by_reason"]["unreadable"], 1);
+    }
+
+    #[test]
+    fn a_capped_search_stops_early_and_keeps_path_order() {
+        let files: Vec<(String, String)> = (0..300)
+            .map(|i| (format!("d{}/f{:03}.txt", i % 7, i), "hit\n".repeat(3)))
+            .collect();
+        let refs: Vec<(&str, &str)> = files.iter().map(|(a, b)| (a.as_str(), b.as_str())).collect();
+        let (_dir, tree) = tree_with(&refs);
+        let read = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let mut first = None;
+        for threads in [1, 2, 8] {
+            let counter = Arc::clone(&read);
+            counter.store(0, AtomicOrdering::SeqCst);
+            let mut tree = tree.clone().threads(threads);
+            tree.before_read = Some(Hook(Arc::new(move |_: &Path| {
+                counter.fetch_add(1, AtomicOrdering::SeqCst);
+            })));
+            let found = tree.search(&Query::literal("hit"), &Limits::new().limit(10), None).unwrap();
+            assert_eq!(found.len(), 10);
+            assert!(found.completeness().is_truncated_by_limit());
+            // 4 files hold the first 11 lines; the rest is what was in flight.
+            let files_read = read.load(AtomicOrdering::SeqCst);
+            assert!(files_read < 300, "read {files_read} files for 11 lines");
+            let items = found.items().to_vec();
+            match &first {
+                None => first = Some(items),
+                Some(f) => assert_eq!(f, &items, "threads {threads}"),
+            }
+        }
+    }
+}

@@ -1,0 +1,128 @@
+//! Text-search benchmarks on a generated corpus.
+//!
+//! The corpus is about 16 MiB of Rust-like source in 800 documents, made
+//! from a fixed seed, so runs are comparable. Each matcher kind (one
+//! literal, several literals, regex with a literal prefix, regex with a
+//! leading repetition, case-insensitive) is measured on a rare and a common
+//! query, listing every match ("full") and capped at 100 ("limit100"); and
+//! the cheap counting path (`count_total`) against building every item.
+//! The same corpus is also written to a temporary folder and searched as a
+//! `Tree`, with 1 and 2 threads.
+//!
+//! Run: `cargo bench --bench search` (add `-- --quick` for a short run).
+
+use std::hint::black_box;
+
+use candor::{Corpus, Documents, Limits, Query, Tree};
+use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+
+const WORDS: &[&str] = &[
+    "fn", "let", "mut", "self", "impl", "struct", "pub", "match", "return", "value", "result",
+    "parse", "buffer", "index", "render", "state", "config", "error", "Some", "None", "Ok",
+    "Err", "String", "Vec", "usize", "u64", "iter", "map", "collect", "into",
+];
+
+/// A deterministic xorshift generator: the corpus is the same on every run.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+fn corpus() -> Vec<(String, String)> {
+    let mut rng = Rng(0x5eed_cafe_f00d_1234);
+    (0..800)
+        .map(|i| {
+            let mut text = String::new();
+            while text.len() < 20_000 {
+                let indent = rng.below(4) * 4;
+                text.extend(std::iter::repeat_n(' ', indent));
+                for w in 0..(3 + rng.below(9)) {
+                    if w > 0 {
+                        text.push(' ');
+                    }
+                    text.push_str(WORDS[rng.below(WORDS.len())]);
+                    if rng.below(1000) == 0 {
+                        text.push_str("Typography");
+                    }
+                }
+                text.push_str(";\n");
+            }
+            (format!("crate{:02}/src/module{:03}.rs", i % 40, i), text)
+        })
+        .collect()
+}
+
+fn queries() -> Vec<(&'static str, Query)> {
+    vec![
+        ("literal_rare", Query::literal("Typography")),
+        ("literal_common", Query::literal("result")),
+        ("literals3_common", Query::literals(["parse", "render", "config"])),
+        ("regex_prefix", Query::regex(r"fn\s+\w+")),
+        ("regex_leading_repetition", Query::regex(r"\w+Typography\w*")),
+        ("case_insensitive", Query::literal("typography").case_insensitive(true)),
+        ("whole_word", Query::literal("map").whole_word(true)),
+    ]
+}
+
+fn documents(c: &mut Criterion) {
+    let files = corpus();
+    let bytes: usize = files.iter().map(|(_, t)| t.len()).sum();
+    let docs: Documents<'_> = files.iter().map(|(n, t)| (n.as_str(), t.as_str())).collect();
+    let mut group = c.benchmark_group("documents");
+    group.throughput(Throughput::Bytes(bytes as u64));
+    for (name, query) in queries() {
+        group.bench_with_input(BenchmarkId::new("full", name), &query, |b, q| {
+            b.iter(|| black_box(docs.search(q, &Limits::new(), None).unwrap().len()))
+        });
+        group.bench_with_input(BenchmarkId::new("limit100", name), &query, |b, q| {
+            b.iter(|| black_box(docs.search(q, &Limits::new().limit(100), None).unwrap().len()))
+        });
+    }
+    let common = Query::literal("result");
+    group.bench_function("count_total_limit100/literal_common", |b| {
+        b.iter(|| {
+            let limits = Limits::new().limit(100).count_total(true);
+            black_box(docs.search(&common, &limits, None).unwrap().total())
+        })
+    });
+    group.bench_function("count/literal_common", |b| {
+        b.iter(|| black_box(docs.count(&common, &Limits::new(), None).unwrap().len()))
+    });
+    group.finish();
+}
+
+fn tree(c: &mut Criterion) {
+    let files = corpus();
+    let dir = tempfile::tempdir().unwrap();
+    for (name, text) in &files {
+        let path = dir.path().join(name);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+    let mut group = c.benchmark_group("tree");
+    group.sample_size(20);
+    let common = Query::literal("result");
+    for threads in [1, 2] {
+        let tree = Tree::new(dir.path()).unwrap().threads(threads);
+        group.bench_function(BenchmarkId::new("full/literal_common", threads), |b| {
+            b.iter(|| black_box(tree.search(&common, &Limits::new(), None).unwrap().len()))
+        });
+        group.bench_function(BenchmarkId::new("limit100/literal_common", threads), |b| {
+            b.iter(|| black_box(tree.search(&common, &Limits::new().limit(100), None).unwrap().len()))
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, documents, tree);
+criterion_main!(benches);
