@@ -478,6 +478,7 @@ pub struct Streamed {
 }
 
 impl Streamed {
+    #[cfg_attr(not(feature = "search"), allow(dead_code))] // used by the search engine
     pub(crate) fn new(
         count: usize,
         completeness: Completeness,

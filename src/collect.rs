@@ -78,6 +78,7 @@ pub(crate) struct Collector<T> {
 }
 
 /// A finished collection, before it becomes a `Bounded` or a stream's end.
+#[cfg_attr(not(feature = "search"), allow(dead_code))] // used by the search engine
 pub(crate) struct Finished<T> {
     pub(crate) items: Vec<T>,
     pub(crate) kept: usize,
@@ -110,6 +111,7 @@ impl<T: Serialize> Collector<T> {
         }
     }
 
+    #[cfg_attr(not(feature = "search"), allow(dead_code))] // used by the search engine
     /// A collector for streaming: items are handed on as they are kept and
     /// only the last is retained (for the cursor). No byte budget.
     pub(crate) fn streaming(limits: &Limits) -> Collector<T> {
@@ -165,6 +167,7 @@ impl<T: Serialize> Collector<T> {
     }
 
     /// The item just kept by `offer`, for a stream to hand on.
+    #[cfg_attr(not(feature = "search"), allow(dead_code))] // used by the search engine
     pub(crate) fn last(&self) -> Option<&T> {
         self.items.last()
     }
@@ -199,6 +202,7 @@ impl<T: Serialize> Collector<T> {
         }
     }
 
+    #[cfg_attr(not(feature = "search"), allow(dead_code))] // used by the search engine
     pub(crate) fn is_stopped(&self) -> bool {
         self.stop.is_some()
     }
@@ -213,6 +217,7 @@ impl<T: Serialize> Collector<T> {
         self.seen
     }
 
+    #[cfg_attr(not(feature = "search"), allow(dead_code))] // used by the search engine
     pub(crate) fn skip(&mut self, input: SkippedInput) {
         self.skipped.record(input);
     }

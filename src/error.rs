@@ -207,6 +207,7 @@ impl Error {
         }))
     }
 
+    #[cfg_attr(not(feature = "search"), allow(dead_code))] // used by the search engine
     pub(crate) fn incomplete_stream(streamed: crate::Streamed) -> Error {
         let summary =
             incomplete_summary(streamed.completeness(), streamed.count(), streamed.total());
@@ -318,11 +319,11 @@ impl std::error::Error for Error {
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Debug, Clone, PartialEq)]
-pub struct Incomplete<T>(Bounded<T>);
+pub struct Incomplete<T>(Box<Bounded<T>>);
 
 impl<T> Incomplete<T> {
     pub(crate) fn new(bounded: Bounded<T>) -> Self {
-        Incomplete(bounded)
+        Incomplete(Box::new(bounded))
     }
 
     /// The incomplete result.
@@ -334,7 +335,6 @@ impl<T> Incomplete<T> {
     /// assert_eq!(err.bounded().items(), &[0]);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    #[must_use]
     pub fn bounded(&self) -> &Bounded<T> {
         &self.0
     }
@@ -348,9 +348,8 @@ impl<T> Incomplete<T> {
     /// assert_eq!(err.into_bounded().total(), candor::Total::AtLeast(2));
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    #[must_use = "the result may be truncated; check `is_complete()`"]
     pub fn into_bounded(self) -> Bounded<T> {
-        self.0
+        *self.0
     }
 }
 
@@ -369,6 +368,6 @@ impl<T: fmt::Debug> std::error::Error for Incomplete<T> {}
 
 impl<T: Send + Sync + 'static> From<Incomplete<T>> for Error {
     fn from(incomplete: Incomplete<T>) -> Error {
-        Error::incomplete(incomplete.0)
+        Error::incomplete(*incomplete.0)
     }
 }

@@ -130,55 +130,118 @@ pub fn envelope_schema(item_schema: Value) -> Value {
     })
 }
 
-/// The sentence in `truncation.note`: what the numbers mean, how to get
-/// the rest, and what will not help.
-pub(crate) fn truncation_note(completeness: &Completeness, has_cursor: bool) -> String {
-    let resume = if has_cursor {
-        "resume with next_cursor"
-    } else {
-        "run the query again"
-    };
+/// What stopped a result, in words, without the advice.
+fn what_happened(completeness: &Completeness) -> String {
     match completeness {
         Completeness::Exact => String::new(),
         Completeness::TruncatedByLimit {
             limit,
             requested: Some(requested),
         } => format!(
-            "Stopped at the limit of {limit} items (the {requested} asked for is above this server's ceiling) and more exist: {resume}, or narrow the query; asking for a larger limit will not help."
+            "Stopped at the limit of {limit} items (the {requested} asked for is above this server's ceiling) and more exist"
         ),
         Completeness::TruncatedByLimit {
             limit,
             requested: None,
-        } => {
-            if has_cursor {
-                format!(
-                    "Stopped at the limit of {limit} items and more exist: resume with next_cursor, raise the limit, or narrow the query."
-                )
-            } else {
-                format!(
-                    "Stopped at the limit of {limit} items and more exist: raise the limit or narrow the query to see the rest."
-                )
-            }
-        }
+        } => format!("Stopped at the limit of {limit} items and more exist"),
         Completeness::TruncatedByBudget { budget } => {
-            let max = budget.max();
-            let used = budget.used();
+            let (max, used) = (budget.max(), budget.used());
             match budget.kind() {
                 BudgetKind::OutputBytes => format!(
-                    "Stopped because the response may not exceed {max} bytes (this one is {used}) and more items exist: {resume}, raise max_bytes, or narrow the query; a larger limit will not help."
+                    "Stopped because the response may not exceed {max} bytes (this one is {used}) and more items exist"
                 ),
                 BudgetKind::ScannedBytes => format!(
-                    "Stopped after scanning {used} bytes of input (budget {max}) before the search finished, so more items may exist: {resume}, raise the scan budget, or narrow the query; a larger limit will not help."
+                    "Stopped after scanning {used} bytes of input (budget {max}) before the search finished, so more items may exist"
                 ),
                 BudgetKind::Files => format!(
-                    "Stopped after searching {used} files (budget {max}) before the search finished, so more items may exist: {resume}, raise the file budget, or narrow the query; a larger limit will not help."
+                    "Stopped after searching {used} files (budget {max}) before the search finished, so more items may exist"
                 ),
                 BudgetKind::Deadline => format!(
-                    "Stopped after {used} ms by the {max} ms deadline before the search finished, so more items may exist: {resume}, allow more time, or narrow the query; a larger limit will not help."
+                    "Stopped after {used} ms by the {max} ms deadline before the search finished, so more items may exist"
                 ),
             }
         }
     }
+}
+
+/// The ways to get the rest of a truncated result, best first.
+fn remedies(completeness: &Completeness, has_cursor: bool) -> Vec<&'static str> {
+    let mut options = Vec::new();
+    if has_cursor {
+        options.push("resume with next_cursor");
+    }
+    match completeness {
+        Completeness::Exact => return Vec::new(),
+        Completeness::TruncatedByLimit {
+            requested: Some(_), ..
+        } => {}
+        Completeness::TruncatedByLimit {
+            requested: None, ..
+        } => options.push("raise the limit"),
+        Completeness::TruncatedByBudget { budget } => options.push(match budget.kind() {
+            BudgetKind::OutputBytes => "raise max_bytes",
+            BudgetKind::ScannedBytes => "raise the scan budget",
+            BudgetKind::Files => "raise the file budget",
+            BudgetKind::Deadline => "allow more time",
+        }),
+    }
+    options.push("narrow the query");
+    options
+}
+
+/// What will not help, when a reader might think it would.
+fn futile(completeness: &Completeness) -> Option<&'static str> {
+    match completeness {
+        Completeness::Exact => None,
+        Completeness::TruncatedByLimit {
+            requested: Some(_), ..
+        } => Some("asking for a larger limit will not help"),
+        Completeness::TruncatedByLimit {
+            requested: None, ..
+        } => None,
+        Completeness::TruncatedByBudget { .. } => Some("a larger limit will not help"),
+    }
+}
+
+/// Joins options as "a, b or c".
+fn either(options: &[&str]) -> String {
+    match options {
+        [] => String::new(),
+        [one] => (*one).to_owned(),
+        [init @ .., last] => format!("{} or {last}", init.join(", ")),
+    }
+}
+
+/// The sentence in `truncation.note`: what the numbers mean, how to get
+/// the rest, and what will not help.
+pub(crate) fn truncation_note(completeness: &Completeness, has_cursor: bool) -> String {
+    if completeness.is_exact() {
+        return String::new();
+    }
+    let mut note = format!(
+        "{}: {}",
+        what_happened(completeness),
+        either(&remedies(completeness, has_cursor))
+    );
+    if let Some(futile) = futile(completeness) {
+        note.push_str("; ");
+        note.push_str(futile);
+    }
+    note.push('.');
+    note
+}
+
+/// `noun` (a plural) for a count of `n`: naively singular for 1.
+fn noun_for(n: u64, noun: &str) -> String {
+    if n != 1 {
+        return noun.to_owned();
+    }
+    for suffix in ["ches", "shes", "sses", "xes"] {
+        if noun.ends_with(suffix) {
+            return noun[..noun.len() - 2].to_owned();
+        }
+    }
+    noun.strip_suffix('s').unwrap_or(noun).to_owned()
 }
 
 pub(crate) fn disclosure_line<T>(bounded: &Bounded<T>, noun: &str) -> String {
@@ -195,20 +258,25 @@ pub(crate) fn disclosure_of(
     noun: &str,
 ) -> String {
     let mut line = String::new();
+    let of_total = noun_for(total.value(), noun);
     match completeness {
         Completeness::Exact if !skipped.has_errors() => {
-            let _ = write!(line, "Complete: {len} {noun}.");
+            let _ = write!(line, "Complete: {len} {}.", noun_for(len as u64, noun));
         }
         Completeness::Exact => {
             let _ = write!(
                 line,
-                "Incomplete: {len} {noun} found, but {} could not be searched because of errors ({}).",
+                "Incomplete: {len} {} found, but {} could not be searched because of errors ({}).",
+                noun_for(len as u64, noun),
                 plural(error_skips(skipped), "input"),
                 reasons(skipped, true)
             );
         }
         Completeness::TruncatedByLimit { limit, requested } => {
-            let _ = write!(line, "Incomplete: {len} of {total} {noun} (limit {limit}");
+            let _ = write!(
+                line,
+                "Incomplete: {len} of {total} {of_total} (limit {limit}"
+            );
             if let Some(requested) = requested {
                 let _ = write!(line, "; {requested} requested, above the ceiling");
             }
@@ -217,7 +285,7 @@ pub(crate) fn disclosure_of(
         Completeness::TruncatedByBudget { budget } => {
             let _ = write!(
                 line,
-                "Incomplete: {len} of {total} {noun} ({} budget of {} {} ran out).",
+                "Incomplete: {len} of {total} {of_total} ({} budget of {} {} ran out).",
                 budget.kind(),
                 budget.max(),
                 budget.kind().unit()
@@ -227,16 +295,17 @@ pub(crate) fn disclosure_of(
     if completeness.is_truncated() {
         if cursor.is_some() {
             line.push_str(" Resume with next_cursor.");
-        } else if matches!(
-            completeness,
-            Completeness::TruncatedByLimit {
-                requested: Some(_),
-                ..
-            }
-        ) {
-            line.push_str(" Narrow the query to see the rest.");
         } else {
-            line.push_str(" Raise the limit or narrow the query to see the rest.");
+            let options = either(&remedies(completeness, false));
+            let mut chars = options.chars();
+            if let Some(first) = chars.next() {
+                let _ = write!(
+                    line,
+                    " {}{} to see the rest.",
+                    first.to_uppercase(),
+                    chars.as_str()
+                );
+            }
         }
     }
     let policy = skipped.total() - error_skips(skipped);

@@ -275,6 +275,10 @@ pub(crate) fn to_lossy(bytes: &[u8], spans: Vec<Span>) -> (String, Vec<Span>) {
     (text, spans)
 }
 
+/// Turns one file's hits into items, each with the offset to resume
+/// after it.
+pub(crate) type ToItems<T> = fn(&str, Hits) -> Vec<(T, u64)>;
+
 /// An item a query produces, with the path that orders it.
 pub(crate) trait Item: Serialize + Send + Sync + 'static {
     fn path(&self) -> &str;
@@ -358,7 +362,7 @@ impl<'l, T: Item> Ordered<'l, T> {
         &mut self,
         plan: &Plan<'_>,
         outcome: FileOutcome,
-        to_items: &dyn Fn(&str, Hits) -> Vec<(T, u64)>,
+        to_items: ToItems<T>,
     ) -> ControlFlow<()> {
         if self.collector.is_stopped() {
             return self.count(outcome);

@@ -36,13 +36,13 @@ pub(crate) struct Matcher {
 }
 
 enum Engine {
-    Literal(memmem::Finder<'static>),
+    Literal(Box<memmem::Finder<'static>>),
     Set(AhoCorasick),
     Regex(Regex),
 }
 
 enum Finder {
-    One(memmem::Finder<'static>),
+    One(Box<memmem::Finder<'static>>),
     Many(AhoCorasick),
 }
 
@@ -116,7 +116,7 @@ impl Matcher {
                     return Self::regex(query, &alternation);
                 }
                 if literals.len() == 1 && !query.is_case_insensitive() {
-                    let finder = memmem::Finder::new(literals[0].as_bytes()).into_owned();
+                    let finder = Box::new(memmem::Finder::new(literals[0].as_bytes()).into_owned());
                     return Ok(Matcher {
                         engine: Engine::Literal(finder),
                         required: None,
@@ -170,7 +170,7 @@ impl Matcher {
                 })
                 .map(|set| {
                     if set.len() == 1 {
-                        Finder::One(memmem::Finder::new(&set[0]).into_owned())
+                        Finder::One(Box::new(memmem::Finder::new(&set[0]).into_owned()))
                     } else {
                         Finder::Many(
                             AhoCorasickBuilder::new()

@@ -23,7 +23,7 @@ pub use query::{PatternKind, Query};
 #[cfg(feature = "tree")]
 pub use tree::Tree;
 
-use engine::{FileOutcome, Hits, Item, Mode, Ordered, Plan};
+use engine::{FileOutcome, Hits, Item, Mode, Ordered, Plan, ToItems};
 use matcher::Matcher;
 
 mod sealed {
@@ -327,17 +327,49 @@ fn scope_of(source: &impl Source, fingerprint: crate::Fingerprint) -> Scope {
     }
 }
 
+/// One kind of query: its name (part of its cursors' fingerprint), what it
+/// asks of each file, and how a file's hits become items.
+struct Operation<T> {
+    name: &'static str,
+    mode: Mode,
+    to_items: ToItems<T>,
+}
+
+const SEARCH: Operation<Match> = Operation {
+    name: "search",
+    mode: Mode::Lines,
+    to_items: lines_items,
+};
+const FIND_IN_FILE: Operation<Match> = Operation {
+    name: "find_in_file",
+    mode: Mode::Lines,
+    to_items: lines_items,
+};
+const COUNT: Operation<FileCount> = Operation {
+    name: "count",
+    mode: Mode::Count,
+    to_items: count_items,
+};
+const FILES: Operation<String> = Operation {
+    name: "files",
+    mode: Mode::Any,
+    to_items: file_items,
+};
+
 /// Runs one query over `source`.
 fn run_query<S: Source, T: Item>(
     source: &S,
-    operation: &str,
+    operation: Operation<T>,
     query: &Query,
     limits: &Limits,
     cursor: Option<&Cursor>,
-    mode: Mode,
-    to_items: &dyn Fn(&str, Hits) -> Vec<(T, u64)>,
     stream: Option<&mut dyn FnMut(&T)>,
 ) -> Result<Outcome<T>, Error> {
+    let Operation {
+        name: operation,
+        mode,
+        to_items,
+    } = operation;
     let matcher = Matcher::new(query)?;
     let mut filters = query
         .path_filter()
@@ -480,17 +512,7 @@ fn search_impl(
     limits: &Limits,
     cursor: Option<&Cursor>,
 ) -> Result<Bounded<Match>, Error> {
-    run_query(
-        source,
-        "search",
-        query,
-        limits,
-        cursor,
-        Mode::Lines,
-        &lines_items,
-        None,
-    )
-    .map(Outcome::collected)
+    run_query(source, SEARCH, query, limits, cursor, None).map(Outcome::collected)
 }
 
 fn search_each_impl(
@@ -501,17 +523,7 @@ fn search_each_impl(
     on_match: &mut dyn FnMut(&Match),
 ) -> Result<Streamed, Error> {
     // A stream resumes with the same cursors as the collected form.
-    run_query(
-        source,
-        "search",
-        query,
-        limits,
-        cursor,
-        Mode::Lines,
-        &lines_items,
-        Some(on_match),
-    )
-    .map(Outcome::streamed)
+    run_query(source, SEARCH, query, limits, cursor, Some(on_match)).map(Outcome::streamed)
 }
 
 fn count_impl(
@@ -520,17 +532,7 @@ fn count_impl(
     limits: &Limits,
     cursor: Option<&Cursor>,
 ) -> Result<Bounded<FileCount>, Error> {
-    run_query(
-        source,
-        "count",
-        query,
-        limits,
-        cursor,
-        Mode::Count,
-        &count_items,
-        None,
-    )
-    .map(Outcome::collected)
+    run_query(source, COUNT, query, limits, cursor, None).map(Outcome::collected)
 }
 
 fn files_impl(
@@ -539,17 +541,7 @@ fn files_impl(
     limits: &Limits,
     cursor: Option<&Cursor>,
 ) -> Result<Bounded<String>, Error> {
-    run_query(
-        source,
-        "files",
-        query,
-        limits,
-        cursor,
-        Mode::Any,
-        &file_items,
-        None,
-    )
-    .map(Outcome::collected)
+    run_query(source, FILES, query, limits, cursor, None).map(Outcome::collected)
 }
 
 fn find_in_file_impl(
@@ -567,17 +559,7 @@ fn find_in_file_impl(
         .into());
     }
     let query = query.clone().paths([resolved.path]);
-    run_query(
-        source,
-        "find_in_file",
-        &query,
-        limits,
-        cursor,
-        Mode::Lines,
-        &lines_items,
-        None,
-    )
-    .map(Outcome::collected)
+    run_query(source, FIND_IN_FILE, &query, limits, cursor, None).map(Outcome::collected)
 }
 
 fn excerpt_impl(

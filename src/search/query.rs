@@ -39,7 +39,7 @@ pub enum PatternKind {
 /// ```
 /// use candor::{Corpus, Documents, Limits, Query};
 ///
-/// let docs = Documents::new().with("src/app.ts", "export const Typography = 1;\n");
+/// let docs = Documents::new().with("src/app.ts", "export const BaseTypographyProps = 1;\n");
 /// let query = Query::regex(r"\w+Typography\w*").case_insensitive(true);
 /// let found = docs.search(&query, &Limits::new().limit(100), None)?;
 /// assert_eq!(found.items()[0].line_number, 1);

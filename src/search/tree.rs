@@ -240,10 +240,7 @@ impl Tree {
 
     /// Builds the walker for one run, and the log its entry filter writes
     /// skipped links to.
-    fn walker(
-        &self,
-        plan: &Plan<'_>,
-    ) -> Result<(ignore::Walk, Arc<Mutex<Vec<SkippedInput>>>), Error> {
+    fn walker(&self, plan: &Plan<'_>) -> Result<(ignore::Walk, SkipLog), Error> {
         let mut builder = WalkBuilder::new(&self.root);
         builder
             .hidden(!self.hidden)
@@ -449,6 +446,9 @@ fn relative_to(root: &Path, path: &Path) -> String {
         rel.replace(std::path::MAIN_SEPARATOR, "/")
     }
 }
+
+/// Where the walk's entry filter records the links it refused.
+type SkipLog = Arc<Mutex<Vec<SkippedInput>>>;
 
 enum Job {
     File { rel: String, abs: PathBuf },
@@ -677,14 +677,17 @@ mod tests {
     #[test]
     fn a_file_deleted_between_walk_and_read_is_counted_as_vanished() {
         for threads in [1, 3] {
-            let (_dir, mut tree) = tree_with(&[("a.txt", "x\n"), ("b.txt", "x\n"), ("c.txt", "x\n")]);
+            let (_dir, mut tree) =
+                tree_with(&[("a.txt", "x\n"), ("b.txt", "x\n"), ("c.txt", "x\n")]);
             tree.threads = threads;
             tree.before_read = Some(Hook(Arc::new(|path: &Path| {
                 if path.ends_with("b.txt") {
                     let _ = std::fs::remove_file(path);
                 }
             })));
-            let found = tree.search(&Query::literal("x"), &Limits::new(), None).unwrap();
+            let found = tree
+                .search(&Query::literal("x"), &Limits::new(), None)
+                .unwrap();
             let paths: Vec<&str> = found.iter().map(|m| m.path.as_str()).collect();
             assert_eq!(paths, ["a.txt", "c.txt"]);
             assert_eq!(found.skipped().count(&SkipReason::Vanished), 1);
@@ -707,7 +710,9 @@ mod tests {
                 std::fs::create_dir(path).unwrap();
             }
         })));
-        let found = tree.search(&Query::literal("x"), &Limits::new(), None).unwrap();
+        let found = tree
+            .search(&Query::literal("x"), &Limits::new(), None)
+            .unwrap();
         assert_eq!(found.len(), 1);
         assert_eq!(found.items()[0].path, "b.txt");
         assert_eq!(found.skipped().count(&SkipReason::Unreadable), 1);
@@ -723,7 +728,10 @@ mod tests {
         let files: Vec<(String, String)> = (0..300)
             .map(|i| (format!("d{}/f{:03}.txt", i % 7, i), "hit\n".repeat(3)))
             .collect();
-        let refs: Vec<(&str, &str)> = files.iter().map(|(a, b)| (a.as_str(), b.as_str())).collect();
+        let refs: Vec<(&str, &str)> = files
+            .iter()
+            .map(|(a, b)| (a.as_str(), b.as_str()))
+            .collect();
         let (_dir, tree) = tree_with(&refs);
         let read = Arc::new(std::sync::atomic::AtomicUsize::new(0));
         let mut first = None;
@@ -734,7 +742,9 @@ mod tests {
             tree.before_read = Some(Hook(Arc::new(move |_: &Path| {
                 counter.fetch_add(1, AtomicOrdering::SeqCst);
             })));
-            let found = tree.search(&Query::literal("hit"), &Limits::new().limit(10), None).unwrap();
+            let found = tree
+                .search(&Query::literal("hit"), &Limits::new().limit(10), None)
+                .unwrap();
             assert_eq!(found.len(), 10);
             assert!(found.completeness().is_truncated_by_limit());
             // 4 files hold the first 11 lines; the rest is what was in flight.

@@ -1,0 +1,439 @@
+//! A small grep built on candor, with ripgrep's conventions where they apply.
+//!
+//! ```text
+//! cargo run --release --example grep -- [OPTIONS] PATTERN [PATH ...]
+//! cargo run --release --example grep -- --limit 20 -w -F Typography src
+//! cargo run --release --example grep -- --json --limit 5 'fn \w+' .
+//! ```
+//!
+//! Human output is `path:line:text` on standard output, then one last line
+//! on standard error that says whether the answer is complete, and if not,
+//! why, how many there are (exactly, or at least), and the `--cursor` flag
+//! that resumes it. `--json` prints the wire shape instead: one JSON object,
+//! disclosure first, the matches last.
+//!
+//! Exit status: 0 when something matched, 1 when nothing did, 2 on an error.
+
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Duration;
+
+use candor::{Corpus, Cursor, Limits, Match, Query, Tree};
+use clap::{CommandFactory, Parser};
+
+/// Search a directory tree for PATTERN, and say whether the answer is
+/// complete.
+///
+/// PATTERN is a regular expression (Rust `regex` syntax) unless -F is given.
+/// The last line on standard error tells whether the output holds every
+/// match, and if not, the --cursor flag that resumes it.
+#[derive(Debug, Parser)]
+#[command(name = "grep", version, max_term_width = 100)]
+struct Args {
+    /// The pattern to look for (omit it when -e is given: then every
+    /// positional argument is a PATH).
+    #[arg(value_name = "PATTERN")]
+    pattern: Option<String>,
+
+    /// Files or folders to search. Default: the current folder.
+    #[arg(value_name = "PATH")]
+    paths: Vec<PathBuf>,
+
+    /// A pattern to look for; repeat to match any of them.
+    #[arg(short = 'e', long = "regexp", value_name = "PATTERN")]
+    regexps: Vec<String>,
+
+    /// Treat the patterns as literal strings, not regular expressions.
+    #[arg(short = 'F', long = "fixed-strings")]
+    fixed_strings: bool,
+
+    /// Match case-insensitively.
+    #[arg(short = 'i', long = "ignore-case")]
+    ignore_case: bool,
+
+    /// Match whole words only.
+    #[arg(short = 'w', long = "word-regexp")]
+    word_regexp: bool,
+
+    /// Return at most N matching lines. Default: no limit.
+    #[arg(long, value_name = "N")]
+    limit: Option<usize>,
+
+    /// Keep the JSON response (the wire shape, envelope included) within N
+    /// bytes. Default: no budget.
+    #[arg(long, value_name = "N")]
+    max_bytes: Option<usize>,
+
+    /// Cut matched lines longer than N bytes around their first match (the
+    /// cut is marked). Default: no cut.
+    #[arg(long, value_name = "N")]
+    max_columns: Option<usize>,
+
+    /// Skip files larger than SIZE (bytes, or with a K, M or G suffix); they
+    /// are counted as skipped.
+    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    max_filesize: Option<u64>,
+
+    /// Stop after N milliseconds; the answer then says it was cut short.
+    #[arg(long, value_name = "N")]
+    deadline_ms: Option<u64>,
+
+    /// Keep counting past the limit so that the total is exact.
+    #[arg(long)]
+    count_total: bool,
+
+    /// Resume where an earlier run of the same command stopped.
+    #[arg(long, value_name = "TOKEN")]
+    cursor: Option<String>,
+
+    /// The number of threads that search. Default: one per CPU.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    threads: Option<u16>,
+
+    /// Search hidden files and folders too.
+    #[arg(long)]
+    hidden: bool,
+
+    /// Do not respect .gitignore and .ignore files.
+    #[arg(long)]
+    no_ignore: bool,
+
+    /// Include (or, with a leading `!`, exclude) files whose path matches
+    /// GLOB; repeatable.
+    #[arg(short = 'g', long = "glob", value_name = "GLOB")]
+    globs: Vec<String>,
+
+    /// Print the result as one JSON object in candor's wire shape.
+    #[arg(long)]
+    json: bool,
+}
+
+/// Parses `1234`, `50K`, `8M` or `1G` (powers of 1024).
+fn parse_size(text: &str) -> Result<u64, String> {
+    let text = text.trim();
+    let (digits, unit) = match text.char_indices().last() {
+        Some((i, c)) if c.is_ascii_alphabetic() => (&text[..i], c.to_ascii_uppercase()),
+        _ => (text, 'B'),
+    };
+    let shift = match unit {
+        'B' => 0,
+        'K' => 10,
+        'M' => 20,
+        'G' => 30,
+        other => return Err(format!("unknown size suffix {other:?}; use K, M or G")),
+    };
+    let n: u64 = digits
+        .parse()
+        .map_err(|_| format!("{text:?} is not a size such as 4096, 50K, 8M or 1G"))?;
+    n.checked_mul(1 << shift)
+        .ok_or_else(|| format!("{text:?} is too large"))
+}
+
+/// What went wrong, for the message on standard error.
+struct Failure(String);
+
+impl From<candor::Error> for Failure {
+    fn from(e: candor::Error) -> Failure {
+        Failure(chain(&e))
+    }
+}
+
+/// The error and its causes, joined: "cannot read x: No such file".
+fn chain(e: &dyn std::error::Error) -> String {
+    let mut text = e.to_string();
+    let mut cause = e.source();
+    while let Some(c) = cause {
+        text.push_str(": ");
+        text.push_str(&c.to_string());
+        cause = c.source();
+    }
+    text
+}
+
+/// Where the search runs: one root folder, the paths under it to confine
+/// the search to, and how to show the root in front of each result path.
+struct Target {
+    root: PathBuf,
+    filters: Vec<String>,
+    display_prefix: String,
+}
+
+/// Maps the PATH arguments onto one tree. A single folder becomes the root
+/// (so the JSON paths are relative to it, as the library returns them);
+/// otherwise the root is the folder the paths share, and the paths become
+/// the query's path filter.
+fn target(paths: &[PathBuf]) -> Result<Target, Failure> {
+    let given_default = paths.is_empty();
+    let paths: Vec<PathBuf> = if given_default {
+        vec![PathBuf::from(".")]
+    } else {
+        paths.to_vec()
+    };
+    let canonical = paths
+        .iter()
+        .map(|p| {
+            p.canonicalize()
+                .map_err(|e| Failure(format!("{}: {e}", p.display())))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+
+    if let [only] = canonical.as_slice() {
+        if only.is_dir() {
+            let display_prefix = if given_default {
+                String::new()
+            } else {
+                let text = paths[0].to_string_lossy();
+                let trimmed = text.trim_end_matches('/');
+                if trimmed.is_empty() { "/" } else { trimmed }.to_owned()
+            };
+            return Ok(Target {
+                root: only.clone(),
+                filters: Vec::new(),
+                display_prefix,
+            });
+        }
+    }
+
+    let folder_of = |p: &Path| -> PathBuf {
+        if p.is_dir() {
+            p.to_owned()
+        } else {
+            p.parent().map_or_else(|| p.to_owned(), Path::to_owned)
+        }
+    };
+    let mut root = folder_of(&canonical[0]);
+    for p in &canonical[1..] {
+        while !p.starts_with(&root) {
+            if !root.pop() {
+                break;
+            }
+        }
+    }
+    let filters = canonical
+        .iter()
+        .map(|p| {
+            p.strip_prefix(&root)
+                .unwrap_or(p)
+                .to_string_lossy()
+                .replace(std::path::MAIN_SEPARATOR, "/")
+        })
+        .collect();
+    let cwd = std::env::current_dir().and_then(|d| d.canonicalize()).ok();
+    let display_prefix = match cwd.as_deref().and_then(|cwd| root.strip_prefix(cwd).ok()) {
+        Some(rel) => rel.to_string_lossy().into_owned(),
+        None => root.to_string_lossy().into_owned(),
+    };
+    Ok(Target {
+        root,
+        filters,
+        display_prefix,
+    })
+}
+
+fn build_query(args: &Args, patterns: Vec<String>, filters: Vec<String>) -> Query {
+    let query = if args.fixed_strings {
+        match <[String; 1]>::try_from(patterns) {
+            Ok([one]) => Query::literal(one),
+            Err(many) => Query::literals(many),
+        }
+    } else {
+        match <[String; 1]>::try_from(patterns) {
+            Ok([one]) => Query::regex(one),
+            // Any of several regexes: one alternation, each kept whole.
+            Err(many) => Query::regex(
+                many.iter()
+                    .map(|p| format!("(?:{p})"))
+                    .collect::<Vec<_>>()
+                    .join("|"),
+            ),
+        }
+    };
+    let query = query
+        .case_insensitive(args.ignore_case)
+        .whole_word(args.word_regexp)
+        .paths(filters);
+    match args.max_columns {
+        Some(n) => query.max_columns(n),
+        None => query,
+    }
+}
+
+fn build_limits(args: &Args) -> Limits {
+    let mut limits = Limits::new().count_total(args.count_total);
+    if let Some(n) = args.limit {
+        limits = limits.limit(n);
+    }
+    if let Some(n) = args.max_bytes {
+        limits = limits.max_bytes(n);
+    }
+    if let Some(ms) = args.deadline_ms {
+        limits = limits.deadline(Duration::from_millis(ms));
+    }
+    limits
+}
+
+fn build_tree(args: &Args, root: &Path) -> Result<Tree, Failure> {
+    let mut tree = Tree::new(root)?
+        .hidden(args.hidden)
+        .gitignore(!args.no_ignore)
+        .globs(args.globs.iter().cloned());
+    if let Some(max) = args.max_filesize {
+        tree = tree.max_file_size(max);
+    }
+    if let Some(n) = args.threads {
+        tree = tree.threads(usize::from(n));
+    }
+    Ok(tree)
+}
+
+/// One `path:line:text` line; a cut line says where it was cut.
+fn write_match(out: &mut impl Write, prefix: &str, m: &Match) -> io::Result<()> {
+    if prefix.is_empty() {
+        write!(out, "{}:{}:{}", m.path, m.line_number, m.line)?;
+    } else {
+        write!(out, "{prefix}/{}:{}:{}", m.path, m.line_number, m.line)?;
+    }
+    if let Some(cut) = &m.line_cut {
+        write!(
+            out,
+            " [line cut: {} bytes shown from byte {} of {}]",
+            m.line.len(),
+            cut.kept_from,
+            cut.original_bytes
+        )?;
+    }
+    writeln!(out)
+}
+
+/// The last line on standard error: the library's disclosure, with the
+/// wire's "next_cursor" turned into the flag that resumes this command.
+fn status_line(disclosure: String, next: Option<&Cursor>, resumed: bool) -> String {
+    let mut line = disclosure;
+    if let Some(next) = next {
+        let flag = format!("Resume with --cursor {next} (same command and arguments).");
+        if line.contains("Resume with next_cursor.") {
+            line = line.replace("Resume with next_cursor.", &flag);
+        } else {
+            line.push(' ');
+            line.push_str(&flag);
+        }
+    }
+    if resumed {
+        line.push_str(" (Counted from the resume point on.)");
+    }
+    line
+}
+
+fn run(args: &Args) -> Result<bool, Failure> {
+    let mut patterns = args.regexps.clone();
+    let mut paths = args.paths.clone();
+    if patterns.is_empty() {
+        match &args.pattern {
+            Some(p) => patterns.push(p.clone()),
+            None => {
+                Args::command()
+                    .error(
+                        clap::error::ErrorKind::MissingRequiredArgument,
+                        "a PATTERN is required (as the first argument, or with -e)",
+                    )
+                    .exit();
+            }
+        }
+    } else if let Some(p) = &args.pattern {
+        // With -e, the first positional argument is a path, as in ripgrep.
+        paths.insert(0, PathBuf::from(p));
+    }
+    let cursor = args
+        .cursor
+        .as_deref()
+        .map(Cursor::parse)
+        .transpose()
+        .map_err(|e| Failure(format!("--cursor: {}", chain(&e))))?;
+    let target = target(&paths)?;
+    let tree = build_tree(args, &target.root)?;
+    let query = build_query(args, patterns, target.filters);
+    let limits = build_limits(args);
+
+    let stdout = io::stdout();
+    let mut out = io::BufWriter::new(stdout.lock());
+    let matched;
+    let status;
+    if args.json {
+        let result = tree.search(&query, &limits, cursor.as_ref())?;
+        matched = !result.is_empty() || result.total().value() > 0;
+        let json = result.to_json()?;
+        ignore_broken_pipe(writeln!(out, "{json}").and_then(|()| out.flush()))?;
+        return Ok(matched);
+    } else if args.max_bytes.is_some() {
+        // The byte budget bounds a collected response; a stream has none.
+        let result = tree.search(&query, &limits, cursor.as_ref())?;
+        let mut written = Ok(());
+        for m in result.iter() {
+            written = written.and_then(|()| write_match(&mut out, &target.display_prefix, m));
+        }
+        ignore_broken_pipe(written.and_then(|()| out.flush()))?;
+        matched = !result.is_empty() || result.total().value() > 0;
+        status = status_line(
+            result.disclosure("matches"),
+            result.next_cursor(),
+            cursor.is_some(),
+        );
+    } else {
+        // Print each match as soon as its place in the order is certain.
+        let mut written = Ok(());
+        let end = tree.search_each(&query, &limits, cursor.as_ref(), &mut |m| {
+            if written.is_ok() {
+                written = write_match(&mut out, &target.display_prefix, m);
+            }
+        })?;
+        ignore_broken_pipe(written.and_then(|()| out.flush()))?;
+        matched = end.count() > 0 || end.total().value() > 0;
+        status = status_line(
+            end.disclosure("matches"),
+            end.next_cursor(),
+            cursor.is_some(),
+        );
+    }
+    eprintln!("{status}");
+    Ok(matched)
+}
+
+/// A reader that went away (`grep ... | head`) is not an error.
+fn ignore_broken_pipe(result: io::Result<()>) -> Result<(), Failure> {
+    match result {
+        Err(e) if e.kind() != io::ErrorKind::BrokenPipe => {
+            Err(Failure(format!("cannot write the output: {e}")))
+        }
+        _ => Ok(()),
+    }
+}
+
+fn main() -> ExitCode {
+    let args = match Args::try_parse() {
+        Ok(args) => args,
+        // --help and --version go to standard output, with status 0.
+        Err(e) if !e.use_stderr() => e.exit(),
+        Err(e) => {
+            // Every bad flag gets the usage, not only some kinds of error.
+            let mut message = e.render().to_string();
+            if !message.contains("Usage:") {
+                let usage = format!("{}\n\n", Args::command().render_usage());
+                let at = message
+                    .find("For more information")
+                    .unwrap_or(message.len());
+                message.insert_str(at, &usage);
+            }
+            eprint!("{message}");
+            return ExitCode::from(2);
+        }
+    };
+    match run(&args) {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::from(1),
+        Err(Failure(message)) => {
+            eprintln!("grep: {message}");
+            ExitCode::from(2)
+        }
+    }
+}

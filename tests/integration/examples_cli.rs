@@ -1,0 +1,435 @@
+//! The `grep` example run as a process: its `--json` is the library's own
+//! answer, its exit codes follow grep's, and the resume flag it prints on
+//! standard error really resumes.
+//!
+//! Also holds [`example`], which builds the example binaries once for this
+//! module and `examples_mcp`.
+#![cfg(feature = "tree")]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::OnceLock;
+
+use candor::{Corpus, Limits, Match, Query, Tree};
+use serde_json::Value;
+
+/// The path of an example binary, built (once per test run) with the
+/// profile and target directory of this test binary.
+pub(crate) fn example(name: &str) -> PathBuf {
+    static EXAMPLES: OnceLock<PathBuf> = OnceLock::new();
+    let dir = EXAMPLES.get_or_init(|| {
+        // This binary is <target>/<profile>/deps/integration-<hash>.
+        let exe = std::env::current_exe().expect("the test binary's path");
+        let profile_dir = exe
+            .parent()
+            .and_then(Path::parent)
+            .expect("the test binary sits in <target>/<profile>/deps");
+        let target_dir = profile_dir.parent().expect("a target directory");
+        let profile = match profile_dir.file_name().and_then(|n| n.to_str()) {
+            Some("debug") => "dev",
+            Some(other) => other,
+            None => panic!("no profile directory in {}", exe.display()),
+        };
+        let output = Command::new(env!("CARGO"))
+            .args([
+                "build",
+                "--quiet",
+                "--example",
+                "grep",
+                "--example",
+                "mcp_server",
+            ])
+            .args(["--profile", profile])
+            .arg("--target-dir")
+            .arg(target_dir)
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .output()
+            .expect("cargo runs");
+        assert!(
+            output.status.success(),
+            "building the examples failed:\n{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        profile_dir.join("examples")
+    });
+    dir.join(format!("{name}{}", std::env::consts::EXE_SUFFIX))
+}
+
+/// A small tree: matches in several files and folders, a hidden file and a
+/// binary file (both left out by default).
+pub(crate) fn sample_tree() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let files: &[(&str, &str)] = &[
+        (
+            "a/one.rs",
+            "fn alpha() {}\nlet fish = 1;\nfn beta() { alpha() }\n// Fish and chips\n",
+        ),
+        (
+            "a/two.rs",
+            "struct Fish;\nfn gamma() -> Fish { Fish }\nfn delta() {}\n",
+        ),
+        (
+            "b/three.txt",
+            "one fish\ntwo fish\nred fish\nblue fish\nselfish\n",
+        ),
+        ("b/deep/four.txt", "fn in a text file\nfishing\n"),
+        ("c.txt", "no match here\nFISH\nfn last\n"),
+        (".hidden/secret.txt", "fish in hiding\nfn hidden\n"),
+    ];
+    for (path, text) in files {
+        let full = dir.path().join(path);
+        std::fs::create_dir_all(full.parent().expect("a parent")).expect("mkdir");
+        std::fs::write(full, text).expect("write");
+    }
+    std::fs::write(dir.path().join("b/blob.bin"), b"fish\0fish\n").expect("write");
+    dir
+}
+
+fn grep(dir: &Path, args: &[&str]) -> Output {
+    Command::new(example("grep"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("the grep example runs")
+}
+
+fn stdout(output: &Output) -> String {
+    String::from_utf8(output.stdout.clone()).expect("UTF-8 output")
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8(output.stderr.clone()).expect("UTF-8 output")
+}
+
+fn json_of(output: &Output) -> Value {
+    assert!(
+        output.status.code() == Some(0) || output.status.code() == Some(1),
+        "grep failed: {}",
+        stderr(output)
+    );
+    let text = stdout(output);
+    assert_eq!(text.lines().count(), 1, "one JSON object on one line");
+    serde_json::from_str(&text).expect("valid JSON")
+}
+
+fn library(dir: &Path, query: &Query, limits: &Limits) -> Value {
+    let tree = Tree::new(dir).expect("a tree");
+    let answer = tree.search(query, limits, None).expect("the search runs");
+    serde_json::to_value(&answer).expect("serializes")
+}
+
+#[test]
+fn json_is_the_librarys_answer() {
+    let tmp = sample_tree();
+    let dir = tmp.path();
+    let root = dir.to_str().expect("a UTF-8 path");
+    let cases: Vec<(&str, Vec<&str>, Query, Limits)> = vec![
+        (
+            "regex, all",
+            vec!["--json", r"fn \w+", root],
+            Query::regex(r"fn \w+"),
+            Limits::new(),
+        ),
+        (
+            "regex, limit",
+            vec!["--json", "--limit", "3", r"fn \w+", root],
+            Query::regex(r"fn \w+"),
+            Limits::new().limit(3),
+        ),
+        (
+            "literal, case-insensitive, whole word, exact total",
+            vec![
+                "--json",
+                "-F",
+                "-i",
+                "-w",
+                "--limit",
+                "2",
+                "--count-total",
+                "fish",
+                root,
+            ],
+            Query::literal("fish")
+                .case_insensitive(true)
+                .whole_word(true),
+            Limits::new().limit(2).count_total(true),
+        ),
+        (
+            "several literals with -e",
+            vec!["--json", "-F", "-e", "alpha", "-e", "red", root],
+            Query::literals(["alpha", "red"]),
+            Limits::new(),
+        ),
+        (
+            "byte budget and column cut",
+            vec![
+                "--json",
+                "--max-bytes",
+                "700",
+                "--max-columns",
+                "6",
+                "fish",
+                root,
+            ],
+            Query::regex("fish").max_columns(6),
+            Limits::new().max_bytes(700),
+        ),
+        (
+            "zero limit",
+            vec!["--json", "--limit", "0", "fish", root],
+            Query::regex("fish"),
+            Limits::new().limit(0),
+        ),
+        (
+            "no match",
+            vec!["--json", "zebra", root],
+            Query::regex("zebra"),
+            Limits::new(),
+        ),
+    ];
+    for (name, args, query, limits) in cases {
+        let cli = json_of(&grep(dir, &args));
+        assert_eq!(cli, library(dir, &query, &limits), "case {name:?}");
+    }
+}
+
+#[test]
+fn json_with_several_paths_searches_them_under_their_common_folder() {
+    let tmp = sample_tree();
+    let dir = tmp.path();
+    let output = grep(dir, &["--json", "-F", "fish", "b", "c.txt"]);
+    let expected = library(
+        dir,
+        &Query::literal("fish").paths(["b", "c.txt"]),
+        &Limits::new(),
+    );
+    assert_eq!(json_of(&output), expected);
+    // Only b/three.txt and b/deep/four.txt hold "fish" there (c.txt has "FISH").
+    let paths: Vec<&str> = expected["items"]
+        .as_array()
+        .expect("items")
+        .iter()
+        .map(|m| m["path"].as_str().expect("a path"))
+        .collect();
+    assert!(paths.iter().all(|p| p.starts_with("b/")), "{paths:?}");
+}
+
+#[test]
+fn json_pages_resume_with_the_cursor() {
+    let tmp = sample_tree();
+    let dir = tmp.path();
+    let full = library(dir, &Query::regex("fish"), &Limits::new());
+    let mut items = Vec::new();
+    let mut cursor: Option<String> = None;
+    for _ in 0..100 {
+        let mut args = vec!["--json", "--limit", "2", "fish"];
+        if let Some(c) = &cursor {
+            args.extend(["--cursor", c.as_str()]);
+        }
+        let page = json_of(&grep(dir, &args));
+        items.extend(page["items"].as_array().expect("items").iter().cloned());
+        match page.get("next_cursor") {
+            Some(next) => cursor = Some(next.as_str().expect("a token").to_owned()),
+            None => {
+                assert_eq!(page["complete"], Value::Bool(true));
+                break;
+            }
+        }
+    }
+    assert_eq!(Value::Array(items), full["items"]);
+}
+
+#[test]
+fn exit_status_is_0_on_a_match_1_on_none_2_on_an_error() {
+    let tmp = sample_tree();
+    let dir = tmp.path();
+
+    let found = grep(dir, &["fish"]);
+    assert_eq!(found.status.code(), Some(0), "{}", stderr(&found));
+    // A cut answer still matched.
+    assert_eq!(grep(dir, &["--limit", "0", "fish"]).status.code(), Some(0));
+
+    let none = grep(dir, &["zebra"]);
+    assert_eq!(none.status.code(), Some(1));
+    assert!(stdout(&none).is_empty());
+    assert!(
+        stderr(&none).contains("Complete: 0 matches"),
+        "{}",
+        stderr(&none)
+    );
+
+    let bad_regex = grep(dir, &["fish("]);
+    assert_eq!(bad_regex.status.code(), Some(2));
+    assert!(
+        stderr(&bad_regex).contains("invalid pattern"),
+        "{}",
+        stderr(&bad_regex)
+    );
+
+    let missing = grep(dir, &["fish", "no/such/folder"]);
+    assert_eq!(missing.status.code(), Some(2));
+    assert!(
+        stderr(&missing).contains("no/such/folder"),
+        "{}",
+        stderr(&missing)
+    );
+
+    let bad_cursor = grep(dir, &["--cursor", "not-a-cursor", "fish"]);
+    assert_eq!(bad_cursor.status.code(), Some(2));
+    assert!(
+        stderr(&bad_cursor).contains("cursor"),
+        "{}",
+        stderr(&bad_cursor)
+    );
+
+    // A cursor of another query is refused, not silently restarted.
+    let other = grep(dir, &["--json", "--limit", "1", "fn"]);
+    let token = json_of(&other)["next_cursor"]
+        .as_str()
+        .expect("a cursor")
+        .to_owned();
+    let foreign = grep(dir, &["--cursor", &token, "fish"]);
+    assert_eq!(foreign.status.code(), Some(2));
+    assert!(
+        stderr(&foreign).contains("another query"),
+        "{}",
+        stderr(&foreign)
+    );
+}
+
+#[test]
+fn bad_flags_exit_2_with_usage() {
+    let tmp = sample_tree();
+    let dir = tmp.path();
+    for args in [
+        &["--no-such-flag", "fish"][..],
+        &["--limit", "many", "fish"],
+        &["--max-filesize", "12Q", "fish"],
+        &["--threads", "0", "fish"],
+        &[],
+    ] {
+        let output = grep(dir, args);
+        assert_eq!(output.status.code(), Some(2), "{args:?}");
+        assert!(
+            stderr(&output).contains("Usage:"),
+            "{args:?}: {}",
+            stderr(&output)
+        );
+        assert!(stdout(&output).is_empty(), "{args:?}");
+    }
+}
+
+#[test]
+fn human_output_is_path_line_text_and_the_last_line_discloses() {
+    let tmp = sample_tree();
+    let dir = tmp.path();
+    let output = grep(dir, &["-F", "red fish"]);
+    assert_eq!(stdout(&output), "b/three.txt:3:red fish\n");
+    let last = stderr(&output)
+        .lines()
+        .last()
+        .expect("a status line")
+        .to_owned();
+    assert!(last.starts_with("Complete: 1 match."), "{last}");
+    assert!(
+        last.contains("binary: 1"),
+        "the binary file is disclosed: {last}"
+    );
+
+    // A PATH given is shown in front of each path, as ripgrep does.
+    let output = grep(dir, &["-F", "red fish", "b"]);
+    assert_eq!(stdout(&output), "b/three.txt:3:red fish\n");
+    let output = grep(dir, &["-F", "red fish", "b/"]);
+    assert_eq!(stdout(&output), "b/three.txt:3:red fish\n");
+
+    // Policy skips are disclosed, and --hidden brings hidden files in.
+    let output = grep(dir, &["-F", "fish in hiding"]);
+    assert_eq!(output.status.code(), Some(1));
+    let output = grep(dir, &["--hidden", "-F", "fish in hiding"]);
+    assert_eq!(stdout(&output), ".hidden/secret.txt:1:fish in hiding\n");
+
+    let cut = grep(dir, &["--limit", "2", "fish"]);
+    let last = stderr(&cut)
+        .lines()
+        .last()
+        .expect("a status line")
+        .to_owned();
+    assert!(last.starts_with("Incomplete: 2 of at least"), "{last}");
+    assert!(last.contains("(limit 2)"), "{last}");
+    assert!(last.contains("--cursor "), "{last}");
+
+    let counted = grep(dir, &["--limit", "2", "--count-total", "-i", "fish"]);
+    let last = stderr(&counted)
+        .lines()
+        .last()
+        .expect("a status line")
+        .to_owned();
+    let expected_total = library(
+        dir,
+        &Query::regex("fish").case_insensitive(true),
+        &Limits::new(),
+    )["count"]
+        .as_u64()
+        .expect("a count");
+    assert!(
+        last.starts_with(&format!("Incomplete: 2 of {expected_total} matches")),
+        "{last}"
+    );
+}
+
+/// The token after `--cursor ` in the status line, if any.
+fn resume_token(status_line: &str) -> Option<String> {
+    let (_, rest) = status_line.split_once("--cursor ")?;
+    Some(rest.split_whitespace().next()?.to_owned())
+}
+
+#[test]
+fn the_printed_resume_flag_resumes_without_gap_or_duplicate() {
+    let tmp = sample_tree();
+    let dir = tmp.path();
+    let full = Tree::new(dir)
+        .expect("a tree")
+        .search(&Query::regex("fish|fn"), &Limits::new(), None)
+        .expect("the search runs");
+    let expected: Vec<String> = full
+        .iter()
+        .map(|m: &Match| format!("{}:{}:{}", m.path, m.line_number, m.line))
+        .collect();
+    assert!(expected.len() > 9, "the sample needs several pages");
+
+    for extra in [
+        &[][..],
+        &["--max-bytes", "4000"][..],
+        &["--threads", "1"][..],
+    ] {
+        let mut lines = Vec::new();
+        let mut cursor: Option<String> = None;
+        let mut pages = 0;
+        loop {
+            pages += 1;
+            assert!(pages <= expected.len() + 1, "paging does not end");
+            let mut args = vec!["--limit", "3"];
+            args.extend_from_slice(extra);
+            if let Some(c) = &cursor {
+                args.extend(["--cursor", c.as_str()]);
+            }
+            args.push("fish|fn");
+            let output = grep(dir, &args);
+            assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+            lines.extend(stdout(&output).lines().map(str::to_owned));
+            let status = stderr(&output);
+            let last = status.lines().last().expect("a status line");
+            match resume_token(last) {
+                Some(token) => {
+                    assert!(last.starts_with("Incomplete:"), "{last}");
+                    cursor = Some(token);
+                }
+                None => {
+                    assert!(last.starts_with("Complete:"), "{last}");
+                    break;
+                }
+            }
+        }
+        assert_eq!(lines, expected, "pages with {extra:?}");
+    }
+}

@@ -1,0 +1,588 @@
+//! The `mcp_server` example driven over stdio by rmcp's client: its tools
+//! describe the contract, answer in the wire shape with a disclosure line,
+//! page without gap or duplicate, and turn bad input into tool errors while
+//! they keep serving.
+#![cfg(feature = "tree")]
+
+use std::path::Path;
+use std::time::Duration;
+
+use candor::{Bounded, Corpus, Excerpt, FileCount, Limits, Match, Query, Tree};
+use rmcp::model::{CallToolRequestParams, CallToolResult};
+use rmcp::service::RunningService;
+use rmcp::transport::TokioChildProcess;
+use rmcp::{RoleClient, ServiceExt};
+use serde_json::{Value, json};
+
+use crate::examples_cli::{example, sample_tree};
+
+type Client = RunningService<RoleClient, ()>;
+
+/// Guards against a hung server: a failure message instead of a test that
+/// never ends. Not a timing assertion.
+const HANG_GUARD: Duration = Duration::from_secs(60);
+
+async fn connect(root: &Path, extra: &[&str]) -> Client {
+    let binary = example("mcp_server");
+    let mut command = tokio::process::Command::new(binary);
+    command.arg("--root").arg(root).args(extra);
+    let transport = TokioChildProcess::new(command).expect("the server starts");
+    tokio::time::timeout(HANG_GUARD, ().serve(transport))
+        .await
+        .expect("the server answers initialize")
+        .expect("the MCP handshake succeeds")
+}
+
+async fn call(client: &Client, tool: &str, arguments: Value) -> CallToolResult {
+    let Value::Object(arguments) = arguments else {
+        panic!("arguments must be an object");
+    };
+    let params = CallToolRequestParams::new(tool.to_owned()).with_arguments(arguments);
+    tokio::time::timeout(HANG_GUARD, client.call_tool(params))
+        .await
+        .expect("the server answers")
+        .expect("a tool result, not a protocol error")
+}
+
+fn text(result: &CallToolResult) -> String {
+    result
+        .content
+        .iter()
+        .filter_map(|c| c.as_text())
+        .map(|t| t.text.clone())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn is_error(result: &CallToolResult) -> bool {
+    result.is_error == Some(true)
+}
+
+/// Checks a successful result's two channels against each other and
+/// returns the structured wire shape.
+fn wire<T>(result: &CallToolResult, noun: &str) -> Value
+where
+    T: serde::de::DeserializeOwned,
+{
+    assert!(!is_error(result), "unexpected tool error: {}", text(result));
+    let structured = result
+        .structured_content
+        .clone()
+        .expect("structuredContent");
+    let text = text(result);
+    let (first, json) = text.split_once('\n').expect("a disclosure line, then JSON");
+    let from_text: Value = serde_json::from_str(json).expect("the text holds the JSON");
+    assert_eq!(
+        from_text, structured,
+        "the text duplicates structuredContent"
+    );
+    let bounded: Bounded<T> = serde_json::from_value(structured.clone()).expect("the wire shape");
+    assert_eq!(
+        first,
+        bounded.disclosure(noun),
+        "the text opens with the disclosure"
+    );
+    structured
+}
+
+fn items(page: &Value) -> Vec<Value> {
+    page["items"].as_array().expect("items").clone()
+}
+
+fn tree(root: &Path) -> Tree {
+    Tree::new(root).expect("a tree")
+}
+
+/// A tree with enough matches for several pages.
+fn many_matches() -> tempfile::TempDir {
+    let dir = sample_tree();
+    std::fs::create_dir_all(dir.path().join("many")).expect("mkdir");
+    for f in 0..6 {
+        let body: String = (0..7)
+            .map(|l| format!("line {l} of file {f}: needle {}\n", l * f))
+            .collect();
+        std::fs::write(dir.path().join(format!("many/file{f}.txt")), body).expect("write");
+    }
+    dir
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn tools_are_listed_with_output_schemas_and_the_guide() {
+    let tmp = sample_tree();
+    let client = connect(tmp.path(), &[]).await;
+    let tools = tokio::time::timeout(HANG_GUARD, client.list_all_tools())
+        .await
+        .expect("the server answers")
+        .expect("tools/list");
+    let mut names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
+    names.sort_unstable();
+    assert_eq!(
+        names,
+        [
+            "count_matches",
+            "excerpt",
+            "files_with_matches",
+            "search_text"
+        ]
+    );
+    for tool in &tools {
+        let description = tool.description.as_deref().unwrap_or_default();
+        for word in ["complete", "truncation", "total", "next_cursor", "never"] {
+            assert!(
+                description.contains(word),
+                "{} description lacks {word:?}",
+                tool.name
+            );
+        }
+        assert!(description.contains(candor::LLM_GUIDE), "{}", tool.name);
+        assert!(description.contains("100"), "the default limit is stated");
+        let output = tool.output_schema.as_ref().expect("an outputSchema");
+        let properties = output["properties"].as_object().expect("properties");
+        for key in [
+            "complete",
+            "truncation",
+            "count",
+            "total",
+            "next_cursor",
+            "items",
+        ] {
+            assert!(
+                properties.contains_key(key),
+                "{} outputSchema lacks {key}",
+                tool.name
+            );
+        }
+        let input = tool.input_schema["properties"]
+            .as_object()
+            .expect("input properties");
+        for key in ["limit", "max_bytes", "cursor"] {
+            assert!(input.contains_key(key), "{} takes {key}", tool.name);
+        }
+    }
+    let search = tools
+        .iter()
+        .find(|t| t.name == "search_text")
+        .expect("search_text");
+    let input = search.input_schema["properties"]
+        .as_object()
+        .expect("props");
+    for key in [
+        "query",
+        "mode",
+        "case_insensitive",
+        "whole_word",
+        "path",
+        "count_total",
+        "strict",
+    ] {
+        assert!(input.contains_key(key), "search_text takes {key}");
+    }
+    client.cancel().await.expect("shutdown");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn every_tool_answers_like_the_library() {
+    let tmp = sample_tree();
+    let root = tmp.path();
+    let client = connect(root, &[]).await;
+    let tree = tree(root);
+
+    let search = call(&client, "search_text", json!({ "query": "fish" })).await;
+    let page = wire::<Match>(&search, "matches");
+    let expected = tree
+        .search(
+            &Query::literal("fish").max_columns(500),
+            &Limits::new().limit(100),
+            None,
+        )
+        .expect("search");
+    assert_eq!(page, serde_json::to_value(&expected).expect("json"));
+    assert!(text(&search).starts_with("Complete: "), "{}", text(&search));
+
+    let regex = call(
+        &client,
+        "search_text",
+        json!({ "query": r"fn \w+", "mode": "regex", "path": "a", "whole_word": true }),
+    )
+    .await;
+    let expected = tree
+        .search(
+            &Query::regex(r"fn \w+")
+                .whole_word(true)
+                .paths(["a"])
+                .max_columns(500),
+            &Limits::new(),
+            None,
+        )
+        .expect("search");
+    assert_eq!(
+        items(&wire::<Match>(&regex, "matches")).len(),
+        expected.len()
+    );
+    assert!(
+        items(&wire::<Match>(&regex, "matches"))
+            .iter()
+            .all(|m| m["path"].as_str().is_some_and(|p| p.starts_with("a/")))
+    );
+
+    let counts = call(
+        &client,
+        "count_matches",
+        json!({ "query": "FISH", "case_insensitive": true }),
+    )
+    .await;
+    let expected = tree
+        .count(
+            &Query::literal("FISH").case_insensitive(true),
+            &Limits::new(),
+            None,
+        )
+        .expect("count");
+    assert_eq!(
+        items(&wire::<FileCount>(&counts, "files with matches")),
+        items(&serde_json::to_value(&expected).expect("json"))
+    );
+
+    let files = call(&client, "files_with_matches", json!({ "query": "fn" })).await;
+    let expected = tree
+        .files_with_matches(&Query::literal("fn"), &Limits::new(), None)
+        .expect("files");
+    assert_eq!(
+        items(&wire::<String>(&files, "files")),
+        items(&serde_json::to_value(&expected).expect("json"))
+    );
+
+    let excerpt = call(
+        &client,
+        "excerpt",
+        json!({ "path": "b/three.txt", "start_line": 2, "end_line": 4 }),
+    )
+    .await;
+    let lines: Vec<String> = items(&wire::<candor::Line>(&excerpt, "lines"))
+        .iter()
+        .map(|l| l["line"].as_str().expect("a line").to_owned())
+        .collect();
+    assert_eq!(lines, ["two fish", "red fish", "blue fish"]);
+    let expected = tree
+        .excerpt(&Excerpt::new("b/three.txt", 2..=4), &Limits::new(), None)
+        .expect("excerpt");
+    assert_eq!(lines.len(), expected.len());
+
+    // Without end_line, the excerpt runs to the end of the file.
+    let rest = call(
+        &client,
+        "excerpt",
+        json!({ "path": "b/three.txt", "start_line": 4 }),
+    )
+    .await;
+    assert_eq!(items(&wire::<candor::Line>(&rest, "lines")).len(), 2);
+    client.cancel().await.expect("shutdown");
+}
+
+/// Follows `next_cursor` to the end and returns every item once.
+async fn all_pages(client: &Client, tool: &str, arguments: Value, noun: &str) -> Vec<Value> {
+    let mut all = Vec::new();
+    let mut cursor: Option<String> = None;
+    for _ in 0..1000 {
+        let mut args = arguments.clone();
+        if let Some(c) = &cursor {
+            args["cursor"] = Value::String(c.clone());
+        }
+        let result = call(client, tool, args).await;
+        let page = match tool {
+            "count_matches" => wire::<FileCount>(&result, noun),
+            "files_with_matches" => wire::<String>(&result, noun),
+            "excerpt" => wire::<candor::Line>(&result, noun),
+            _ => wire::<Match>(&result, noun),
+        };
+        all.extend(items(&page));
+        match page.get("next_cursor").and_then(Value::as_str) {
+            Some(next) => {
+                assert_eq!(page["complete"], Value::Bool(false), "a page with a cursor");
+                assert!(text(&result).starts_with("Incomplete: "));
+                cursor = Some(next.to_owned());
+            }
+            None => return all,
+        }
+    }
+    panic!("paging did not end");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn following_next_cursor_yields_every_match_exactly_once() {
+    let tmp = many_matches();
+    let root = tmp.path();
+    let client = connect(root, &[]).await;
+    let tree = tree(root);
+
+    let full = tree
+        .search(&Query::literal("needle"), &Limits::new(), None)
+        .expect("search");
+    assert!(full.len() > 30);
+    let full = items(&serde_json::to_value(&full).expect("json"));
+
+    let by_limit = all_pages(
+        &client,
+        "search_text",
+        json!({ "query": "needle", "limit": 7 }),
+        "matches",
+    )
+    .await;
+    assert_eq!(by_limit, full);
+
+    // The byte budget cuts pages too, and each page keeps to it.
+    let first = call(
+        &client,
+        "search_text",
+        json!({ "query": "needle", "max_bytes": 1500 }),
+    )
+    .await;
+    let json_text = text(&first)
+        .split_once('\n')
+        .expect("disclosure, then JSON")
+        .1
+        .to_owned();
+    assert!(json_text.len() <= 1500, "{} bytes", json_text.len());
+    let page = wire::<Match>(&first, "matches");
+    assert_eq!(page["truncation"]["by"], "budget");
+    assert_eq!(page["truncation"]["budget"], "output_bytes");
+    let by_bytes = all_pages(
+        &client,
+        "search_text",
+        json!({ "query": "needle", "max_bytes": 1500 }),
+        "matches",
+    )
+    .await;
+    assert_eq!(by_bytes, full);
+
+    let files = all_pages(
+        &client,
+        "files_with_matches",
+        json!({ "query": "needle", "limit": 2 }),
+        "files",
+    )
+    .await;
+    let expected = tree
+        .files_with_matches(&Query::literal("needle"), &Limits::new(), None)
+        .expect("files");
+    assert_eq!(
+        files,
+        items(&serde_json::to_value(&expected).expect("json"))
+    );
+
+    let counts = all_pages(
+        &client,
+        "count_matches",
+        json!({ "query": "needle", "limit": 4 }),
+        "files with matches",
+    )
+    .await;
+    let expected = tree
+        .count(&Query::literal("needle"), &Limits::new(), None)
+        .expect("count");
+    assert_eq!(
+        counts,
+        items(&serde_json::to_value(&expected).expect("json"))
+    );
+
+    let lines = all_pages(
+        &client,
+        "excerpt",
+        json!({ "path": "many/file3.txt", "limit": 3 }),
+        "lines",
+    )
+    .await;
+    assert_eq!(lines.len(), 7);
+    client.cancel().await.expect("shutdown");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_limit_above_the_ceiling_is_clamped_and_disclosed() {
+    let tmp = many_matches();
+    let client = connect(tmp.path(), &["--ceiling", "5"]).await;
+    let result = call(
+        &client,
+        "search_text",
+        json!({ "query": "needle", "limit": 50, "count_total": true }),
+    )
+    .await;
+    let page = wire::<Match>(&result, "matches");
+    assert_eq!(page["count"], 5);
+    assert_eq!(page["truncation"]["by"], "limit");
+    assert_eq!(page["truncation"]["limit"], 5);
+    assert_eq!(page["truncation"]["requested"], 50);
+    assert_eq!(page["total"]["relation"], "eq");
+    let first = text(&result).lines().next().unwrap_or_default().to_owned();
+    assert!(first.starts_with("Incomplete: 5 of 42 matches"), "{first}");
+    assert!(first.contains("50 requested"), "{first}");
+
+    // The server's default limit is not a request: no clamp to disclose.
+    let result = call(&client, "search_text", json!({ "query": "needle" })).await;
+    let page = wire::<Match>(&result, "matches");
+    assert_eq!(page["truncation"]["limit"], 5);
+    assert!(page["truncation"].get("requested").is_none(), "{page}");
+    client.cancel().await.expect("shutdown");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn bad_input_is_a_tool_error_and_the_server_keeps_serving() {
+    let tmp = sample_tree();
+    let root = tmp.path();
+    let elsewhere = tempfile::tempdir().expect("another folder");
+    std::fs::write(elsewhere.path().join("x.txt"), "fish\n").expect("write");
+    let client = connect(root, &[]).await;
+
+    let count_page = call(
+        &client,
+        "count_matches",
+        json!({ "query": "fish", "limit": 1 }),
+    )
+    .await;
+    let foreign = wire::<FileCount>(&count_page, "files with matches")["next_cursor"]
+        .as_str()
+        .expect("a cursor")
+        .to_owned();
+    let outside = elsewhere.path().to_str().expect("UTF-8").to_owned();
+    let outside_file = elsewhere
+        .path()
+        .join("x.txt")
+        .to_str()
+        .expect("UTF-8")
+        .to_owned();
+
+    let cases: Vec<(&str, &str, Value, &str)> = vec![
+        (
+            "bad regex",
+            "search_text",
+            json!({ "query": "fish(", "mode": "regex" }),
+            "invalid pattern",
+        ),
+        (
+            "unknown mode",
+            "search_text",
+            json!({ "query": "fish", "mode": "glob" }),
+            "mode",
+        ),
+        (
+            "garbage cursor",
+            "search_text",
+            json!({ "query": "fish", "cursor": "garbage!" }),
+            "cursor",
+        ),
+        (
+            "cursor of another tool",
+            "search_text",
+            json!({ "query": "fish", "cursor": foreign }),
+            "another query",
+        ),
+        (
+            "parent escape",
+            "search_text",
+            json!({ "query": "fish", "path": "../" }),
+            "outside",
+        ),
+        (
+            "nested parent escape",
+            "files_with_matches",
+            json!({ "query": "fish", "path": "a/../../x" }),
+            "outside",
+        ),
+        (
+            "absolute path elsewhere",
+            "count_matches",
+            json!({ "query": "fish", "path": outside }),
+            "outside",
+        ),
+        (
+            "excerpt outside",
+            "excerpt",
+            json!({ "path": outside_file }),
+            "outside",
+        ),
+        (
+            "excerpt escape",
+            "excerpt",
+            json!({ "path": "../x.txt" }),
+            "outside",
+        ),
+        (
+            "excerpt of a missing file",
+            "excerpt",
+            json!({ "path": "nope.txt" }),
+            "nope.txt",
+        ),
+        (
+            "missing query",
+            "search_text",
+            json!({ "limit": 3 }),
+            "query",
+        ),
+        (
+            "wrong type",
+            "search_text",
+            json!({ "query": "fish", "limit": "ten" }),
+            "limit",
+        ),
+        (
+            "unknown argument",
+            "search_text",
+            json!({ "query": "fish", "max_results": 3 }),
+            "max_results",
+        ),
+        (
+            "budget too small",
+            "search_text",
+            json!({ "query": "fish", "max_bytes": 5 }),
+            "max_bytes",
+        ),
+        (
+            "strict mode, incomplete",
+            "search_text",
+            json!({ "query": "fish", "limit": 1, "strict": true }),
+            "incomplete",
+        ),
+    ];
+    for (name, tool, arguments, needle) in cases {
+        let result = call(&client, tool, arguments).await;
+        assert!(is_error(&result), "{name}: expected a tool error");
+        let message = text(&result);
+        assert!(
+            message.to_lowercase().contains(needle),
+            "{name}: {message:?} does not mention {needle:?}"
+        );
+        // Still serving.
+        let next = call(&client, "files_with_matches", json!({ "query": "red" })).await;
+        let files = wire::<String>(&next, "files");
+        assert_eq!(items(&files), [json!("b/three.txt")], "after {name}");
+    }
+
+    // Strict mode's error carries what was found, marked as partial.
+    let strict = call(
+        &client,
+        "search_text",
+        json!({ "query": "fish", "limit": 1, "strict": true }),
+    )
+    .await;
+    let message = text(&strict);
+    let json_start = message
+        .find("{\"complete\":false")
+        .expect("the partial JSON");
+    let partial: Bounded<Match> =
+        serde_json::from_str(&message[json_start..]).expect("the wire shape");
+    assert_eq!(partial.len(), 1);
+    assert!(!partial.is_complete());
+
+    // An absolute path inside the root is fine.
+    let inside = root.join("b").to_str().expect("UTF-8").to_owned();
+    let result = call(
+        &client,
+        "files_with_matches",
+        json!({ "query": "red", "path": inside }),
+    )
+    .await;
+    assert_eq!(
+        items(&wire::<String>(&result, "files")),
+        [json!("b/three.txt")]
+    );
+    client.cancel().await.expect("shutdown");
+}
