@@ -67,8 +67,10 @@ pub(crate) struct Collector<T> {
     /// Items known to exist: kept, plus the probe that proved truncation.
     seen: u64,
     skipped: Skipped,
-    clock: Arc<dyn Clock>,
-    started: Instant,
+    /// The deadline's clock; `None` without a deadline.
+    clock: Option<Arc<dyn Clock>>,
+    /// When the query started; read only when there is a deadline.
+    started: Option<Instant>,
     deadline: Option<Duration>,
     error: Option<Error>,
     /// Items kept so far; with `discard`, only the last stays in `items`.
@@ -102,8 +104,8 @@ impl<T: Serialize> Collector<T> {
             stop: None,
             seen: 0,
             skipped: Skipped::new(),
-            started: limits.clock.now(),
-            clock: Arc::clone(&limits.clock),
+            started: limits.deadline.map(|_| limits.clock.now()),
+            clock: limits.deadline.map(|_| Arc::clone(&limits.clock)),
             deadline: limits.deadline,
             error: None,
             kept: 0,
@@ -172,6 +174,34 @@ impl<T: Serialize> Collector<T> {
         self.items.last()
     }
 
+    /// Takes items in bulk when only the item limit applies (no byte
+    /// budget, no deadline, not streaming): one `extend`, then the probe.
+    /// Returns false, taking nothing, when per-item checks are needed.
+    pub(crate) fn take_bulk(&mut self, iter: &mut impl Iterator<Item = T>) -> bool {
+        if self.max_bytes.is_some() || self.discard || self.stop.is_some() {
+            return false;
+        }
+        let room = self
+            .limit
+            .map_or(usize::MAX, |l| l.saturating_sub(self.kept));
+        let before = self.items.len();
+        self.items.extend(iter.by_ref().take(room));
+        let added = self.items.len() - before;
+        self.kept += added;
+        self.seen += added as u64;
+        if let Some(limit) = self.limit {
+            if added == room && iter.next().is_some() {
+                // Item `limit + 1` exists: the answer really is cut short.
+                self.seen += 1;
+                self.stop = Some(Completeness::TruncatedByLimit {
+                    limit,
+                    requested: self.requested,
+                });
+            }
+        }
+        true
+    }
+
     /// Stops when the deadline has passed.
     pub(crate) fn check_deadline(&mut self) -> ControlFlow<()> {
         if self.stop.is_some() {
@@ -189,7 +219,11 @@ impl<T: Serialize> Collector<T> {
     /// The deadline's record if it has passed.
     pub(crate) fn deadline_passed(&self) -> Option<Budget> {
         let deadline = self.deadline?;
-        let elapsed = self.clock.now().saturating_duration_since(self.started);
+        let elapsed = self
+            .clock
+            .as_ref()?
+            .now()
+            .saturating_duration_since(self.started?);
         (elapsed >= deadline)
             .then(|| Budget::new(BudgetKind::Deadline, millis(deadline), millis(elapsed)))
     }
@@ -421,13 +455,10 @@ fn drive<T: Serialize>(
     limits: &Limits,
 ) -> Option<Total> {
     let has_deadline = limits.deadline.is_some();
-    for item in iter.by_ref() {
-        if collector.offer(item).is_break() {
-            break;
-        }
-        if has_deadline && collector.check_deadline().is_break() {
-            break;
-        }
+    if !has_deadline && collector.take_bulk(iter) {
+        // Done without per-item checks: nothing but the limit applies.
+    } else {
+        drive_each(collector, iter, has_deadline);
     }
     if !(limits.count_total && collector.stop_proves_more()) {
         return None;
@@ -435,7 +466,12 @@ fn drive<T: Serialize>(
     let mut counted = collector.seen();
     loop {
         if limits.max_count.is_some_and(|max| counted >= max) {
-            return Some(Total::AtLeast(counted));
+            // The count budget is spent; one more pull tells whether the
+            // count happens to be complete.
+            return Some(match iter.next() {
+                None => Total::Exact(counted),
+                Some(_) => Total::AtLeast(counted),
+            });
         }
         if has_deadline && collector.deadline_passed().is_some() {
             return Some(Total::AtLeast(counted));
@@ -443,6 +479,21 @@ fn drive<T: Serialize>(
         match iter.next() {
             Some(_) => counted += 1,
             None => return Some(Total::Exact(counted)),
+        }
+    }
+}
+
+fn drive_each<T: Serialize>(
+    collector: &mut Collector<T>,
+    iter: &mut impl Iterator<Item = T>,
+    has_deadline: bool,
+) {
+    for item in iter.by_ref() {
+        if collector.offer(item).is_break() {
+            break;
+        }
+        if has_deadline && collector.check_deadline().is_break() {
+            break;
         }
     }
 }

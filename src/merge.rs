@@ -103,8 +103,11 @@ impl Limits {
     /// an exact total; skipped inputs add up. Only the prefix that is
     /// certain is kept: a truncated part's missing items come after its
     /// last item, so the merge stops there. The global limit and byte
-    /// budget then apply as in [`collect`](Self::collect). The merged
-    /// result has no cursor (see [`merge_by_key`](Self::merge_by_key)).
+    /// budget then apply as in [`collect`](Self::collect). When a part was
+    /// cut at its own limit, and that limit is below the global one, the
+    /// merge applies the part's limit: the result never holds more items
+    /// than the limit it reports. The merged result has no cursor (see
+    /// [`merge_by_key`](Self::merge_by_key)).
     ///
     /// # Errors
     ///
@@ -196,7 +199,28 @@ impl Limits {
             total,
             skipped,
         } = merged;
-        let mut collector = Collector::new(self);
+        // A part cut at its own limit bounds the merge too: apply the
+        // smallest limit in force, so the result never holds more items
+        // than the limit it reports.
+        let part_limit = match &upstream {
+            Some(Completeness::TruncatedByLimit { limit, .. })
+                if self.applied_limit().0.is_none_or(|global| *limit < global) =>
+            {
+                Some(*limit)
+            }
+            _ => None,
+        };
+        let narrowed;
+        let limits = match part_limit {
+            Some(limit) => {
+                let mut l = self.clone().limit(limit);
+                l.ceiling = None;
+                narrowed = l;
+                &narrowed
+            }
+            None => self,
+        };
+        let mut collector = Collector::new(limits);
         collector.absorb_skipped(skipped);
         let mut broke = false;
         for item in items {

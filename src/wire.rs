@@ -587,6 +587,39 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for Bounded<T> {
         if total.value() < wire.items.len() as u64 {
             return Err(de::Error::custom("total is below count"));
         }
+        if completeness.proves_more() && total.value() <= wire.items.len() as u64 {
+            return Err(de::Error::custom(
+                "a result cut by its limit or output budget must have a total above its count",
+            ));
+        }
+        match &completeness {
+            Completeness::TruncatedByLimit { limit, requested } => {
+                if wire.items.len() > *limit {
+                    return Err(de::Error::custom(format!(
+                        "count {} is above the limit {limit}",
+                        wire.items.len()
+                    )));
+                }
+                if requested.is_some_and(|r| r <= *limit) {
+                    return Err(de::Error::custom(
+                        "requested is only present when it is above the limit applied",
+                    ));
+                }
+            }
+            Completeness::TruncatedByBudget { budget }
+                if budget.kind() == BudgetKind::OutputBytes && budget.used() > budget.max() =>
+            {
+                return Err(de::Error::custom(
+                    "an output-bytes budget cannot have used more than its max",
+                ));
+            }
+            _ => {}
+        }
+        if completeness.is_exact() && wire.next_cursor.is_some() {
+            return Err(de::Error::custom(
+                "an exact result has no next_cursor: nothing is left to resume",
+            ));
+        }
         let skipped = match wire.skipped {
             None => Skipped::new(),
             Some(s) => Skipped::from_parts(

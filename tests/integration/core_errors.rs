@@ -1,1 +1,642 @@
+//! Errors of the core: each kind is distinct and names the value at fault;
+//! cursors that are malformed, tampered with, foreign, stale or out of range
+//! are refused (never accepted, never a panic); strict mode and
+//! `into_exact` keep the partial result; a limit of 0; `Send + Sync`.
 
+use candor::{
+    Bounded, Budget, BudgetKind, Completeness, Cursor, Disclosure, Error, ErrorKind, Fingerprint,
+    Incomplete, Limits, ManualClock, Scope, SkipReason, Skipped, SkippedInput, Total,
+};
+
+use crate::core_support::{TOKEN_ALPHABET, base64url};
+
+fn scope() -> Scope {
+    Scope::new(Fingerprint::of("core error tests"))
+}
+
+/// A valid page cursor of `scope()`: resumes after 3 items.
+fn page_cursor() -> Cursor {
+    let page = Limits::new()
+        .limit(3)
+        .page(&scope(), None, 0..10u32)
+        .unwrap();
+    page.next_cursor().expect("more items").clone()
+}
+
+fn kind_name(e: &Error) -> &'static str {
+    match e.kind() {
+        ErrorKind::InvalidPattern { .. } => "InvalidPattern",
+        ErrorKind::InvalidArgument { .. } => "InvalidArgument",
+        ErrorKind::MalformedCursor { .. } => "MalformedCursor",
+        ErrorKind::TamperedCursor => "TamperedCursor",
+        ErrorKind::ForeignCursor { .. } => "ForeignCursor",
+        ErrorKind::StaleCursor { .. } => "StaleCursor",
+        ErrorKind::CursorOutOfRange { .. } => "CursorOutOfRange",
+        ErrorKind::BudgetTooSmall { .. } => "BudgetTooSmall",
+        ErrorKind::Incomplete { .. } => "Incomplete",
+        ErrorKind::Serialize { .. } => "Serialize",
+        _ => "other",
+    }
+}
+
+/// STYLE.md: messages are lowercase and have no trailing period.
+fn assert_message_style(e: &Error) {
+    let message = e.to_string();
+    assert!(
+        message.chars().next().is_some_and(|c| !c.is_uppercase()),
+        "message starts uppercase: {message}"
+    );
+    assert!(
+        !message.ends_with('.'),
+        "message ends with a period: {message}"
+    );
+}
+
+// ---------------------------------------------------------------------------
+// Cursors
+
+#[test]
+fn malformed_cursors_are_refused_with_the_reason() {
+    let too_long = "A".repeat(8193);
+    // Version 2, no flags, a fingerprint, a one-byte key, and a checksum
+    // that is never looked at because the version is checked first.
+    let mut raw = vec![2u8, 0];
+    raw.extend_from_slice(&7u64.to_le_bytes());
+    raw.extend_from_slice(&[1, 3]);
+    raw.extend_from_slice(&[0; 8]);
+    let wrong_version = base64url(&raw);
+    let cases: &[(&str, &str, &str)] = &[
+        ("garbage", "not a cursor!", "alphabet"),
+        ("empty", "", "empty"),
+        ("too long", &too_long, "8193"),
+        ("too short", "AAAA", "too short"),
+        ("impossible length", "AAAAA", "alphabet"),
+        ("padding", "AQDZVnK1B8nRCAEDzfmnOtGYaC8=", "alphabet"),
+        (
+            "standard base64",
+            "AQDZVnK1B8nRCAEDzfmnOtGYaC+/",
+            "alphabet",
+        ),
+        ("wrong version", &wrong_version, "version 2"),
+    ];
+    for (name, token, needle) in cases {
+        let err = Cursor::parse(token).expect_err(name);
+        assert!(
+            matches!(err.kind(), ErrorKind::MalformedCursor { .. }),
+            "{name}: {err:?}"
+        );
+        let message = err.to_string();
+        assert!(
+            message.starts_with("malformed cursor: "),
+            "{name}: {message}"
+        );
+        assert!(
+            message.contains(needle),
+            "{name}: {message:?} lacks {needle:?}"
+        );
+        assert_message_style(&err);
+        // FromStr and serde go the same way.
+        assert!(token.parse::<Cursor>().is_err());
+        assert!(serde_json::from_value::<Cursor>(serde_json::json!(token)).is_err());
+    }
+}
+
+/// Every one-character change of a valid token, at every position, is
+/// refused as tampered or malformed: never accepted, never a panic. So is
+/// every cut and every extension.
+#[test]
+fn tampered_cursors_are_refused_at_every_position() {
+    let generation_scope = scope().generation(42);
+    let tokens = [
+        page_cursor().to_string(),
+        generation_scope
+            .cursor(&(String::from("src/lib.rs"), 120u64))
+            .to_string(),
+        scope().cursor(&u64::MAX).to_string(),
+    ];
+    for token in &tokens {
+        assert!(Cursor::parse(token).is_ok(), "the original is valid");
+        let mut variants = 0;
+        for (i, original) in token.char_indices() {
+            for c in TOKEN_ALPHABET.chars().filter(|&c| c != original) {
+                let mut altered = token.clone();
+                altered.replace_range(i..i + 1, c.encode_utf8(&mut [0; 4]));
+                let err = Cursor::parse(&altered).expect_err(&altered);
+                assert!(
+                    matches!(
+                        err.kind(),
+                        ErrorKind::TamperedCursor | ErrorKind::MalformedCursor { .. }
+                    ),
+                    "{altered}: {err:?}"
+                );
+                variants += 1;
+            }
+        }
+        assert_eq!(variants, token.len() * 63);
+        for cut in 0..token.len() {
+            assert!(
+                Cursor::parse(&token[..cut]).is_err(),
+                "prefix of {cut} accepted"
+            );
+        }
+        for c in TOKEN_ALPHABET.chars() {
+            assert!(
+                Cursor::parse(&format!("{token}{c}")).is_err(),
+                "extension accepted"
+            );
+        }
+    }
+    let err = {
+        let token = &tokens[0];
+        let mut altered = token.clone().into_bytes();
+        let i = altered.len() / 2;
+        altered[i] = if altered[i] == b'A' { b'B' } else { b'A' };
+        Cursor::parse(std::str::from_utf8(&altered).unwrap()).unwrap_err()
+    };
+    if matches!(err.kind(), ErrorKind::TamperedCursor) {
+        assert_eq!(
+            err.to_string(),
+            "cursor failed its integrity check (altered or truncated token)"
+        );
+    }
+}
+
+#[test]
+fn foreign_cursor_names_both_fingerprints() {
+    let other = Scope::new(Fingerprint::of("another query"));
+    let cursor = page_cursor();
+    let err = Limits::new()
+        .limit(3)
+        .page(&other, Some(&cursor), 0..10u32)
+        .unwrap_err();
+    let ErrorKind::ForeignCursor { expected, found } = *err.kind() else {
+        panic!("expected ForeignCursor, got {err:?}");
+    };
+    assert_eq!(expected, other.fingerprint().as_u64());
+    assert_eq!(found, scope().fingerprint().as_u64());
+    let message = err.to_string();
+    assert!(message.contains(&format!("{expected:016x}")), "{message}");
+    assert!(message.contains(&format!("{found:016x}")), "{message}");
+    assert_message_style(&err);
+    // page_by_key refuses it as well.
+    let err = Limits::new()
+        .page_by_key(&other, Some(&cursor), |_: Option<u64>| 0..10u64, |n| *n)
+        .unwrap_err();
+    assert!(matches!(err.kind(), ErrorKind::ForeignCursor { .. }));
+}
+
+#[test]
+fn stale_cursor_names_both_generations() {
+    let old = scope().generation(3);
+    let new = scope().generation(4);
+    let page = Limits::new().limit(2).page(&old, None, 0..10u32).unwrap();
+    let cursor = page.next_cursor().unwrap();
+    let err = Limits::new()
+        .limit(2)
+        .page(&new, Some(cursor), 0..10u32)
+        .unwrap_err();
+    assert!(
+        matches!(
+            err.kind(),
+            ErrorKind::StaleCursor {
+                cursor_generation: 3,
+                current_generation: 4
+            }
+        ),
+        "{err:?}"
+    );
+    let message = err.to_string();
+    assert!(
+        message.contains("generation 3") && message.contains('4'),
+        "{message}"
+    );
+    assert_message_style(&err);
+    // Not silently restarted on a source without generations either.
+    let err = scope().resume::<u64>(cursor).unwrap_err();
+    assert!(
+        matches!(err.kind(), ErrorKind::MalformedCursor { .. }),
+        "{err:?}"
+    );
+    let err = old.resume::<u64>(&scope().cursor(&1u64)).unwrap_err();
+    assert!(
+        matches!(err.kind(), ErrorKind::MalformedCursor { .. }),
+        "{err:?}"
+    );
+}
+
+#[test]
+fn cursor_with_a_key_of_another_type_is_malformed() {
+    let s = scope();
+    let err = s.resume::<u64>(&s.cursor("a string key")).unwrap_err();
+    assert!(
+        matches!(err.kind(), ErrorKind::MalformedCursor { .. }),
+        "{err:?}"
+    );
+    let err = s.resume::<u32>(&s.cursor(&u64::MAX)).unwrap_err();
+    assert!(
+        matches!(err.kind(), ErrorKind::MalformedCursor { .. }),
+        "{err:?}"
+    );
+    let err = s.resume::<u64>(&s.cursor(&(1u64, 2u64))).unwrap_err();
+    assert!(
+        matches!(err.kind(), ErrorKind::MalformedCursor { .. }),
+        "{err:?}"
+    );
+    assert!(err.to_string().contains("trailing bytes"), "{err}");
+}
+
+#[test]
+fn cursor_past_the_end_of_a_shorter_source_is_out_of_range() {
+    let s = scope();
+    let page = Limits::new().limit(10).page(&s, None, 0..100u32).unwrap();
+    let cursor = page.next_cursor().unwrap();
+    let err = Limits::new()
+        .limit(10)
+        .page(&s, Some(cursor), 0..4u32)
+        .unwrap_err();
+    assert!(
+        matches!(err.kind(), ErrorKind::CursorOutOfRange { .. }),
+        "{err:?}"
+    );
+    let message = err.to_string();
+    assert!(message.contains("10") && message.contains('4'), "{message}");
+    assert_message_style(&err);
+    // A cursor at exactly the end is not out of range: the rest is empty.
+    let rest = Limits::new()
+        .limit(10)
+        .page(&s, Some(cursor), 0..10u32)
+        .unwrap();
+    assert!(rest.is_complete() && rest.is_empty() && rest.next_cursor().is_none());
+}
+
+#[test]
+fn cursor_survives_a_trip_through_text_and_json() {
+    let cursor = page_cursor();
+    let parsed: Cursor = cursor.as_str().parse().unwrap();
+    assert_eq!(parsed, cursor);
+    let json = serde_json::to_string(&cursor).unwrap();
+    assert_eq!(json, format!("\"{cursor}\""));
+    let decoded: Cursor = serde_json::from_str(&json).unwrap();
+    let page = Limits::new()
+        .limit(3)
+        .page(&scope(), Some(&decoded), 0..10u32)
+        .unwrap();
+    assert_eq!(page.items(), &[3, 4, 5]);
+}
+
+// ---------------------------------------------------------------------------
+// Budgets, strict mode, into_exact
+
+#[test]
+fn budget_too_small_names_the_budget_and_the_need() {
+    let err = Limits::new().max_bytes(10).collect(0..5u32).unwrap_err();
+    let ErrorKind::BudgetTooSmall { max_bytes, needed } = *err.kind() else {
+        panic!("expected BudgetTooSmall, got {err:?}");
+    };
+    assert_eq!(max_bytes, 10);
+    assert!(needed > 10);
+    assert_eq!(
+        err.to_string(),
+        format!("max_bytes 10 is too small: the smallest response needs {needed} bytes")
+    );
+    assert!(!err.has_partial());
+    assert_message_style(&err);
+    // An empty answer needs only the plain envelope.
+    let err = Limits::new()
+        .max_bytes(10)
+        .collect(Vec::<u32>::new())
+        .unwrap_err();
+    let empty = Bounded::<u32>::exact(vec![]).to_json().unwrap();
+    assert!(
+        matches!(*err.kind(), ErrorKind::BudgetTooSmall { needed, .. } if needed == empty.len()),
+        "{err:?}"
+    );
+    assert!(
+        Limits::new()
+            .max_bytes(empty.len())
+            .collect(Vec::<u32>::new())
+            .unwrap()
+            .is_complete()
+    );
+}
+
+#[test]
+fn strict_mode_fails_with_the_partial_result() {
+    let err = Limits::new()
+        .limit(2)
+        .strict(true)
+        .collect(0..5u32)
+        .unwrap_err();
+    assert!(matches!(err.kind(), ErrorKind::Incomplete { .. }));
+    assert!(err.has_partial());
+    assert_eq!(
+        err.to_string(),
+        "incomplete result in strict mode: 2 of at least 3 items (limit 2)"
+    );
+    assert_message_style(&err);
+    // The wrong item type gives the error back, partial and all.
+    let err = err.into_partial::<String>().unwrap_err();
+    assert!(err.has_partial());
+    let partial = err.into_partial::<u32>().unwrap();
+    assert_eq!(partial.items(), &[0, 1]);
+    assert_eq!(partial.total(), Total::AtLeast(3));
+    assert!(partial.is_truncated());
+
+    // A complete answer passes strict mode untouched.
+    let b = Limits::new()
+        .limit(5)
+        .strict(true)
+        .collect(0..5u32)
+        .unwrap();
+    assert!(b.is_complete());
+
+    // Strict paging keeps the cursor in the partial result.
+    let err = Limits::new()
+        .limit(2)
+        .strict(true)
+        .page(&scope(), None, 0..5u32)
+        .unwrap_err();
+    let partial = err.into_partial::<u32>().unwrap();
+    assert!(partial.next_cursor().is_some());
+
+    // Budget stops are named in the summary.
+    let err = Limits::new()
+        .max_bytes(400)
+        .strict(true)
+        .collect(0..500u32)
+        .unwrap_err();
+    let message = err.to_string();
+    assert!(
+        message.contains("output_bytes budget of 400 bytes"),
+        "{message}"
+    );
+}
+
+#[test]
+fn into_partial_of_an_error_without_one_gives_it_back() {
+    let err = Cursor::parse("").unwrap_err();
+    assert!(!err.has_partial());
+    let err = err.into_partial::<u32>().unwrap_err();
+    assert!(matches!(err.kind(), ErrorKind::MalformedCursor { .. }));
+}
+
+fn all_callers(limits: &Limits) -> Result<Vec<u32>, Error> {
+    // `?` turns into_exact's Incomplete into candor's Error.
+    let callers = limits.collect(0..5u32)?.into_exact()?;
+    Ok(callers)
+}
+
+#[test]
+fn into_exact_converts_into_error_with_question_mark() {
+    assert_eq!(all_callers(&Limits::new()).unwrap(), vec![0, 1, 2, 3, 4]);
+    let err = all_callers(&Limits::new().limit(3)).unwrap_err();
+    assert!(
+        matches!(err.kind(), ErrorKind::Incomplete { .. }),
+        "{err:?}"
+    );
+    let partial = err.into_partial::<u32>().unwrap();
+    assert_eq!(partial.items(), &[0, 1, 2]);
+
+    let incomplete: Incomplete<u32> = Limits::new()
+        .limit(1)
+        .collect(0..3u32)
+        .unwrap()
+        .into_exact()
+        .unwrap_err();
+    assert_eq!(
+        incomplete.to_string(),
+        "incomplete result: 1 of at least 2 items (limit 1)"
+    );
+    assert_eq!(incomplete.bounded().items(), &[0]);
+    // Boxing into a std error works too.
+    let boxed: Box<dyn std::error::Error> = Box::new(incomplete);
+    assert!(boxed.to_string().starts_with("incomplete result"));
+}
+
+#[test]
+fn page_by_key_rejects_an_unsorted_or_repeating_source() {
+    let limits = Limits::new().limit(10);
+    for (name, source) in [
+        ("unsorted", vec![1u64, 3, 2]),
+        ("repeated", vec![1u64, 2, 2, 3]),
+    ] {
+        let err = limits
+            .page_by_key(&scope(), None, |_: Option<u64>| source.clone(), |n| *n)
+            .unwrap_err();
+        assert!(
+            matches!(
+                err.kind(),
+                ErrorKind::InvalidArgument { name: "source", .. }
+            ),
+            "{name}: {err:?}"
+        );
+        assert!(
+            err.to_string().starts_with("invalid argument source: "),
+            "{err}"
+        );
+        assert_message_style(&err);
+    }
+    // A source that ignores the cursor and starts over is caught too.
+    let first = Limits::new()
+        .limit(2)
+        .page_by_key(&scope(), None, |_: Option<u64>| 0..10u64, |n| *n)
+        .unwrap();
+    let err = Limits::new()
+        .limit(2)
+        .page_by_key(
+            &scope(),
+            first.next_cursor(),
+            |_: Option<u64>| 0..10u64,
+            |n| *n,
+        )
+        .unwrap_err();
+    assert!(
+        matches!(err.kind(), ErrorKind::InvalidArgument { .. }),
+        "{err:?}"
+    );
+}
+
+#[test]
+fn merge_rejects_unsorted_parts_and_shared_keys() {
+    let unsorted = vec![Bounded::exact(vec![1u32, 2]), Bounded::exact(vec![5u32, 4])];
+    let err = Limits::new()
+        .merge(unsorted, |a: &u32, b: &u32| a.cmp(b))
+        .unwrap_err();
+    assert!(
+        matches!(err.kind(), ErrorKind::InvalidArgument { name: "parts", .. }),
+        "{err:?}"
+    );
+    assert!(err.to_string().contains("part 1"), "{err}");
+    let shared = vec![Bounded::exact(vec![1u32, 2]), Bounded::exact(vec![2u32, 3])];
+    let err = Limits::new()
+        .merge_by_key(&scope(), shared, |n: &u32| u64::from(*n))
+        .unwrap_err();
+    assert!(
+        matches!(err.kind(), ErrorKind::InvalidArgument { name: "parts", .. }),
+        "{err:?}"
+    );
+}
+
+#[test]
+fn serialize_failures_are_their_own_kind() {
+    // JSON object keys must be strings: a map keyed by a tuple fails.
+    let item = || std::collections::BTreeMap::from([((1u8, 2u8), 3u8)]);
+    let b = Limits::new().collect(vec![item()]).unwrap();
+    let err = b.to_json().unwrap_err();
+    assert!(matches!(err.kind(), ErrorKind::Serialize { .. }), "{err:?}");
+    assert!(
+        std::error::Error::source(&err).is_some(),
+        "the cause is the source"
+    );
+    assert_message_style(&err);
+    // With a byte budget the size of each item is measured, so it fails
+    // while collecting.
+    let err = Limits::new()
+        .max_bytes(1000)
+        .collect(vec![item()])
+        .unwrap_err();
+    assert!(matches!(err.kind(), ErrorKind::Serialize { .. }), "{err:?}");
+}
+
+#[test]
+fn error_kinds_are_distinct_and_messages_name_the_value() {
+    let s = scope();
+    let errors: Vec<(Error, &str)> = vec![
+        (Cursor::parse("not a cursor!").unwrap_err(), "cursor"),
+        (
+            Cursor::parse(&{
+                // Change a character of the checksum that carries six whole
+                // bits, so the token still decodes and only the check fails.
+                let t = page_cursor().to_string();
+                let i = t.len() - 2;
+                let new = if &t[i..i + 1] == "A" { "B" } else { "A" };
+                let mut u = t.clone();
+                u.replace_range(i..i + 1, new);
+                u
+            })
+            .unwrap_err(),
+            "cursor",
+        ),
+        (
+            Scope::new(Fingerprint::from_u64(0xabc))
+                .resume::<u64>(&page_cursor())
+                .unwrap_err(),
+            "0000000000000abc",
+        ),
+        (
+            s.generation(8)
+                .resume::<u64>(&s.generation(7).cursor(&1u64))
+                .unwrap_err(),
+            "generation 7",
+        ),
+        (
+            Limits::new()
+                .page(&s, Some(&s.cursor(&50u64)), 0..4u32)
+                .unwrap_err(),
+            "50",
+        ),
+        (
+            Limits::new().max_bytes(3).collect(0..2u8).unwrap_err(),
+            "max_bytes 3",
+        ),
+        (
+            Limits::new()
+                .limit(1)
+                .strict(true)
+                .collect(0..2u8)
+                .unwrap_err(),
+            "limit 1",
+        ),
+        (
+            Limits::new()
+                .page_by_key(&s, None, |_: Option<u64>| vec![2u64, 1], |n| *n)
+                .unwrap_err(),
+            "source",
+        ),
+    ];
+    let mut kinds: Vec<&str> = Vec::new();
+    for (err, needle) in &errors {
+        assert_message_style(err);
+        let message = err.to_string();
+        assert!(message.contains(needle), "{message:?} lacks {needle:?}");
+        let kind = kind_name(err);
+        assert!(!kinds.contains(&kind), "{kind} twice");
+        kinds.push(kind);
+    }
+    let mut messages: Vec<String> = errors.iter().map(|(e, _)| e.to_string()).collect();
+    messages.sort();
+    messages.dedup();
+    assert_eq!(messages.len(), errors.len(), "messages are distinct");
+    assert!(kinds.contains(&"TamperedCursor"), "{kinds:?}");
+}
+
+// ---------------------------------------------------------------------------
+// Limit of 0, and Send + Sync
+
+#[test]
+fn limit_zero_returns_nothing_and_still_says_whether_anything_exists() {
+    let empty = Limits::new().limit(0).collect(Vec::<u32>::new()).unwrap();
+    assert!(empty.is_complete());
+    assert_eq!(empty.total(), Total::Exact(0));
+
+    let some = Limits::new().limit(0).collect(0..3u32).unwrap();
+    assert!(some.is_empty());
+    assert_eq!(
+        some.completeness(),
+        &Completeness::TruncatedByLimit {
+            limit: 0,
+            requested: None
+        }
+    );
+    assert_eq!(some.total(), Total::AtLeast(1));
+
+    let counted = Limits::new()
+        .limit(0)
+        .count_total(true)
+        .collect(0..3u32)
+        .unwrap();
+    assert!(counted.is_empty());
+    assert_eq!(counted.total(), Total::Exact(3));
+
+    // A page of 0 items has no cursor: it could not advance.
+    let page = Limits::new()
+        .limit(0)
+        .page(&scope(), None, 0..3u32)
+        .unwrap();
+    assert!(page.is_truncated());
+    assert!(page.next_cursor().is_none());
+
+    // A ceiling of 0 clamps any limit, and says so.
+    let clamped = Limits::new().ceiling(0).limit(5).collect(0..3u32).unwrap();
+    assert_eq!(
+        clamped.completeness(),
+        &Completeness::TruncatedByLimit {
+            limit: 0,
+            requested: Some(5)
+        }
+    );
+}
+
+#[test]
+fn public_types_are_send_and_sync() {
+    fn assert_send_sync<T: Send + Sync>() {}
+    assert_send_sync::<Bounded<u32>>();
+    assert_send_sync::<Bounded<String>>();
+    assert_send_sync::<Disclosure>();
+    assert_send_sync::<Limits>();
+    assert_send_sync::<Cursor>();
+    assert_send_sync::<Scope>();
+    assert_send_sync::<Fingerprint>();
+    assert_send_sync::<Error>();
+    assert_send_sync::<ErrorKind>();
+    assert_send_sync::<Incomplete<u32>>();
+    assert_send_sync::<Skipped>();
+    assert_send_sync::<SkippedInput>();
+    assert_send_sync::<SkipReason>();
+    assert_send_sync::<Completeness>();
+    assert_send_sync::<Budget>();
+    assert_send_sync::<BudgetKind>();
+    assert_send_sync::<Total>();
+    assert_send_sync::<ManualClock>();
+    assert_send_sync::<candor::SystemClock>();
+}

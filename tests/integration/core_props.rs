@@ -364,8 +364,12 @@ fn check_collect<T: Item>(input: &[T], picks: &KnobPicks) -> Result<(), TestCase
                 needed,
                 max_bytes
             );
+            // The exact answer would fit, so a budget this size is enough,
+            // unless the answer is cut (by the limit or a deadline) and the
+            // cut must be disclosed, which takes more room than the items.
+            let deadline_cut = deadline_items.is_some_and(|k| k <= n);
             prop_assert!(
-                !fits_bytes,
+                !(fits_bytes && fits_limit) || deadline_cut,
                 "the exact answer ({} bytes) fits in {}",
                 full.len(),
                 max_bytes
@@ -426,7 +430,10 @@ fn check_collect<T: Item>(input: &[T], picks: &KnobPicks) -> Result<(), TestCase
             BudgetKind::Deadline => {
                 let (deadline, _) = knobs.deadline.expect("a deadline was set");
                 let k = deadline_items.expect("a deadline was set");
-                prop_assert!(b.len() >= 1, "at least one item is taken before a deadline");
+                prop_assert!(
+                    !b.is_empty(),
+                    "at least one item is taken before a deadline"
+                );
                 prop_assert!(b.len() <= k, "{} items, deadline after {}", b.len(), k);
                 if knobs.max_bytes.is_none() {
                     prop_assert_eq!(b.len(), k);
@@ -450,11 +457,18 @@ fn check_collect<T: Item>(input: &[T], picks: &KnobPicks) -> Result<(), TestCase
             (true, None) => prop_assert_eq!(b.total(), Total::Exact(n as u64)),
             (true, Some(m)) if (n as u64) < m => prop_assert_eq!(b.total(), Total::Exact(n as u64)),
             (true, Some(m)) if (n as u64) > m => {
-                prop_assert!(b.total().is_lower_bound(), "counting past max_count {}", m);
-                prop_assert!(b.total().value() >= m);
-                if knobs.max_bytes.is_none() {
-                    let probe = b.len() as u64 + 1;
-                    prop_assert_eq!(b.total(), Total::AtLeast(m.max(probe)));
+                // The count budget is spent; the total is a lower bound of at
+                // least max_count, unless what was already seen (kept items
+                // and the probe) turned out to be everything.
+                match b.total() {
+                    Total::Exact(t) => prop_assert_eq!(t, n as u64),
+                    Total::AtLeast(t) => {
+                        prop_assert!(t >= m, "counting past max_count {}", m);
+                        if knobs.max_bytes.is_none() {
+                            let probe = b.len() as u64 + 1;
+                            prop_assert_eq!(t, m.max(probe));
+                        }
+                    }
                 }
             }
             // n == max_count: see `count_total_ending_at_max_count_is_exact`.
@@ -827,7 +841,10 @@ proptest! {
                 prop_assert!(b.is_truncated());
                 check_any(&input, &b, Some(full.len() - 1))?;
             }
-            Err(e) => prop_assert!(matches!(e.kind(), ErrorKind::BudgetTooSmall { .. })),
+            Err(e) => {
+                let too_small = matches!(e.kind(), ErrorKind::BudgetTooSmall { .. });
+                prop_assert!(too_small, "unexpected error {}", e);
+            }
         }
     }
 
@@ -979,6 +996,48 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(config())]
+
+    /// Rule 4 after a merge: a limit truncation names the limit that was
+    /// applied to this result, so it never holds more items than that limit.
+    #[test]
+    fn merged_limit_truncation_names_the_applied_limit(
+        input in numbers(),
+        sharding in sharding(48),
+        global_limit in prop::option::weighted(0.6, 0..50usize),
+    ) {
+        let mut sorted = input;
+        sorted.sort_unstable();
+        let parts = sharding.parts(&sharding.split(&sorted), 0);
+        let mut limits = Limits::new();
+        if let Some(l) = global_limit {
+            limits = limits.limit(l);
+        }
+        let merged = limits.merge(parts, |a: &u32, b: &u32| a.cmp(b)).unwrap();
+        if let Completeness::TruncatedByLimit { limit, .. } = merged.completeness() {
+            prop_assert!(merged.len() <= *limit, "{} items, limit {}: {:?}", merged.len(), limit, merged);
+        }
+    }
+}
+
+/// The minimal case of `merged_limit_truncation_names_the_applied_limit`.
+#[test]
+fn merged_limit_truncation_minimal_case() {
+    let a = Bounded::exact(vec![1u32, 4, 9]);
+    let b = Limits::new().limit(2).collect(vec![2u32, 3, 5, 7]).unwrap();
+    let merged = Limits::new()
+        .limit(10)
+        .merge(vec![a, b], |x: &u32, y: &u32| x.cmp(y))
+        .unwrap();
+    // b's limit of 2 is in force: the merge stops at it, a prefix.
+    assert_eq!(merged.items(), &[1, 2]);
+    assert_eq!(
+        merged.completeness(),
+        &Completeness::TruncatedByLimit { limit: 2, requested: None }
+    );
+}
+
 /// The wire form of a `skipped` block with one sample per reason (up to
 /// five).
 fn skipped_json(reasons: &[&str]) -> serde_json::Value {
@@ -1003,7 +1062,6 @@ fn skipped_json(reasons: &[&str]) -> serde_json::Value {
 /// source ran out, counting finished within its budget and the total is
 /// exact. (Found by `collect_*_obeys_the_contract`; excluded there.)
 #[test]
-#[ignore = "bug: count_total stops at max_count without probing for one more item, so an answer of exactly max_count items reports total gte instead of eq"]
 fn count_total_ending_at_max_count_is_exact() {
     let b = Limits::new()
         .limit(2)

@@ -144,7 +144,7 @@ fn golden_limit_truncation_with_clamp() {
         concat!(
             r#"{"complete":false,"truncation":{"by":"limit","limit":5,"requested":100,"#,
             r#""note":"Stopped at the limit of 5 items (the 100 asked for is above this server's ceiling) "#,
-            r#"and more exist: run the query again, or narrow the query; asking for a larger limit will not help."},"#,
+            r#"and more exist: narrow the query; asking for a larger limit will not help."},"#,
             r#""count":5,"total":{"value":6,"relation":"gte"},"items":[0,1,2,3,4]}"#
         )
     );
@@ -170,7 +170,7 @@ fn golden_limit_truncation_without_clamp_omits_requested() {
         json,
         concat!(
             r#"{"complete":false,"truncation":{"by":"limit","limit":3,"#,
-            r#""note":"Stopped at the limit of 3 items and more exist: raise the limit or narrow the query to see the rest."},"#,
+            r#""note":"Stopped at the limit of 3 items and more exist: raise the limit or narrow the query."},"#,
             r#""count":3,"total":{"value":4,"relation":"gte"},"items":[0,1,2]}"#
         )
     );
@@ -192,7 +192,7 @@ fn golden_page_with_cursor() {
         json,
         concat!(
             r#"{"complete":false,"truncation":{"by":"limit","limit":3,"#,
-            r#""note":"Stopped at the limit of 3 items and more exist: resume with next_cursor, raise the limit, or narrow the query."},"#,
+            r#""note":"Stopped at the limit of 3 items and more exist: resume with next_cursor, raise the limit or narrow the query."},"#,
             r#""count":3,"total":{"value":4,"relation":"gte"},"next_cursor":"AQDZVnK1B8nRCAEDzfmnOtGYaC8","items":[0,1,2]}"#
         )
     );
@@ -220,19 +220,19 @@ fn golden_output_bytes_budget() {
     assert_eq!(
         json,
         concat!(
-            r#"{"complete":false,"truncation":{"by":"budget","budget":"output_bytes","max":400,"used":396,"#,
-            r#""note":"Stopped because the response may not exceed 400 bytes (this one is 396) and more items exist: "#,
-            r#"run the query again, raise max_bytes, or narrow the query; a larger limit will not help."},"#,
-            r#""count":6,"total":{"value":34,"relation":"gte"},"#,
-            r#""items":["item 0","item 1","item 2","item 3","item 4","item 5"]}"#
+            r#"{"complete":false,"truncation":{"by":"budget","budget":"output_bytes","max":400,"used":392,"#,
+            r#""note":"Stopped because the response may not exceed 400 bytes (this one is 392) and more items exist: "#,
+            r#"raise max_bytes or narrow the query; a larger limit will not help."},"#,
+            r#""count":8,"total":{"value":34,"relation":"gte"},"#,
+            r#""items":["item 0","item 1","item 2","item 3","item 4","item 5","item 6","item 7"]}"#
         )
     );
-    assert_eq!(json.len(), 396, "used is the response's own length");
+    assert_eq!(json.len(), 392, "used is the response's own length");
     let wire = decode::<String>(&json);
     match wire.truncation {
         Some(WireTruncation::Budget {
             budget, max, used, ..
-        }) => assert_eq!((budget.as_str(), max, used), ("output_bytes", 400, 396)),
+        }) => assert_eq!((budget.as_str(), max, used), ("output_bytes", 400, 392)),
         other => panic!("expected a budget truncation, got {other:?}"),
     }
 }
@@ -250,7 +250,7 @@ fn golden_deadline_budget() {
         concat!(
             r#"{"complete":false,"truncation":{"by":"budget","budget":"deadline","max":25,"used":30,"#,
             r#""note":"Stopped after 30 ms by the 25 ms deadline before the search finished, so more items may exist: "#,
-            r#"run the query again, allow more time, or narrow the query; a larger limit will not help."},"#,
+            r#"allow more time or narrow the query; a larger limit will not help."},"#,
             r#""count":3,"total":{"value":3,"relation":"gte"},"items":[0,1,2]}"#
         )
     );
@@ -310,7 +310,7 @@ fn golden_design_example_with_skipped_decodes_and_reencodes() {
         concat!(
             r#"{"complete":false,"truncation":{"by":"limit","limit":3,"requested":100000,"#,
             r#""note":"Stopped at the limit of 3 items (the 100000 asked for is above this server's ceiling) "#,
-            r#"and more exist: resume with next_cursor, or narrow the query; asking for a larger limit will not help."},"#,
+            r#"and more exist: resume with next_cursor or narrow the query; asking for a larger limit will not help."},"#,
             r#""count":3,"total":{"value":1001,"relation":"gte"},"next_cursor":"AQDZVnK1B8nRCAEDzfmnOtGYaC8","#,
             r#""skipped":{"total":4,"by_reason":{"binary":3,"too_large":1},"sample":[{"path":"img/logo.png","reason":"binary"}]},"#,
             r#""items":[0,1,2]}"#
@@ -441,7 +441,7 @@ fn truncation_note_is_present_on_every_kind_of_stop() {
         Limits::new().limit(1).collect(0..3u32).unwrap(),
         Limits::new().limit(1).page(&scope, None, 0..3u32).unwrap(),
         Limits::new().ceiling(1).limit(9).collect(0..3u32).unwrap(),
-        Limits::new().max_bytes(300).collect(0..300u32).unwrap(),
+        Limits::new().max_bytes(400).collect(0..300u32).unwrap(),
     ];
     for b in results {
         let wire = decode::<u32>(&b.to_json().unwrap());
@@ -558,7 +558,6 @@ fn deserialization_rejects_inconsistent_envelopes() {
 /// break rule 3 (a truncated result's total is at least `count + 1`, or the
 /// exact figure) or the cursor rule (a cursor only when more exist).
 #[test]
-#[ignore = "bug: Bounded deserialization accepts envelopes that break DESIGN rules 3/4/6 (see report)"]
 fn deserialization_rejects_envelopes_that_break_the_rules() {
     let cases: &[(&str, &str)] = &[
         (
@@ -610,7 +609,7 @@ proptest! {
         let sources = [
             Bounded::exact(vec![1u32, 20, 300]).to_json().unwrap(),
             Limits::new().limit(2).page(&scope, None, 0..9u32).unwrap().to_json().unwrap(),
-            Limits::new().max_bytes(320).collect(0..99u32).unwrap().to_json().unwrap(),
+            Limits::new().max_bytes(420).collect(0..99u32).unwrap().to_json().unwrap(),
             serde_json::from_str::<Bounded<u32>>(&design_example()).unwrap().to_json().unwrap(),
         ];
         let mut bytes = sources[which].clone().into_bytes();
@@ -705,7 +704,7 @@ fn envelope_schema_accepts_real_results_and_refuses_broken_ones() {
             .to_json()
             .unwrap(),
         Limits::new()
-            .max_bytes(300)
+            .max_bytes(400)
             .collect(0..300u32)
             .unwrap()
             .to_json()
@@ -759,6 +758,21 @@ fn disclosure_lines() {
             "exact",
             Bounded::exact(vec![1u32, 2, 3]).disclosure("matches"),
             "Complete: 3 matches.",
+        ),
+        (
+            "exact, one item",
+            Bounded::exact(vec![7u32]).disclosure("matches"),
+            "Complete: 1 match.",
+        ),
+        (
+            "deadline",
+            Limits::new()
+                .deadline(Duration::from_millis(25))
+                .clock(ManualClock::new().auto_advance(Duration::from_millis(10)))
+                .collect(0..50u32)
+                .unwrap()
+                .disclosure("matches"),
+            "Incomplete: 3 of at least 3 matches (deadline budget of 25 ms ran out). Allow more time or narrow the query to see the rest.",
         ),
         (
             "limit",
@@ -826,7 +840,7 @@ fn disclosure_lines() {
         .disclosure("matches");
     assert!(
         budget.starts_with(
-            "Incomplete: 6 of at least 34 matches (output_bytes budget of 400 bytes ran out)."
+            "Incomplete: 8 of at least 34 matches (output_bytes budget of 400 bytes ran out). Raise max_bytes or narrow the query to see the rest."
         ),
         "{budget}"
     );
@@ -835,7 +849,6 @@ fn disclosure_lines() {
 /// The wire note of a budget stop says "a larger limit will not help"; the
 /// text line must not advise the opposite.
 #[test]
-#[ignore = "bug: disclosure() advises \"Raise the limit\" for budget (output_bytes, deadline) stops without a cursor, contradicting the wire note"]
 fn budget_disclosure_does_not_advise_raising_the_limit() {
     let bytes = Limits::new()
         .max_bytes(400)
@@ -845,7 +858,7 @@ fn budget_disclosure_does_not_advise_raising_the_limit() {
     let deadline = Limits::new()
         .deadline(Duration::from_millis(25))
         .clock(clock)
-        .collect(0..50u32)
+        .collect((0..50u32).map(|n| n.to_string()))
         .unwrap();
     for b in [bytes, deadline] {
         let line = b.disclosure("matches");
