@@ -99,7 +99,14 @@ pub(crate) fn search_file(plan: &Plan<'_>, path: &str, haystack: &[u8], start: u
         haystack.len()
     } else {
         match usize::try_from(start) {
-            Ok(s) if s <= haystack.len() && (s == 0 || haystack[s - 1] == b'\n') => s,
+            // A line start, or the end of the file (after a last line
+            // without a final newline).
+            Ok(s)
+                if s == haystack.len()
+                    || (s < haystack.len() && (s == 0 || haystack[s - 1] == b'\n')) =>
+            {
+                s
+            }
             _ => {
                 return FileOutcome::Failed(Error::cursor_out_of_range(format!(
                     "offset {start} is not the start of a line of {path:?} ({} bytes)",
@@ -110,10 +117,11 @@ pub(crate) fn search_file(plan: &Plan<'_>, path: &str, haystack: &[u8], start: u
     };
     let scanned = (haystack.len() - start) as u64;
     let counting_only = plan.counting_only.load(Ordering::Relaxed);
+    let scan = plan.matcher.prepare(haystack);
     let hits = match plan.mode {
-        Mode::Lines if !counting_only => lines(plan, path, haystack, start),
-        Mode::Any => Hits::Count(u64::from(plan.matcher.next_line(haystack, start).is_some())),
-        Mode::Lines | Mode::Count => Hits::Count(count_lines(plan.matcher, haystack, start)),
+        Mode::Lines if !counting_only => lines(plan, path, &scan, haystack, start),
+        Mode::Any => Hits::Count(u64::from(plan.matcher.next_line(&scan, start).is_some())),
+        Mode::Lines | Mode::Count => Hits::Count(count_lines(plan.matcher, &scan, start)),
     };
     FileOutcome::Searched {
         path: path.to_owned(),
@@ -124,14 +132,19 @@ pub(crate) fn search_file(plan: &Plan<'_>, path: &str, haystack: &[u8], start: u
 
 fn count_lines(matcher: &Matcher, haystack: &[u8], mut at: usize) -> u64 {
     let mut n = 0;
-    while let Some((_, end)) = matcher.next_line(haystack, at) {
+    while let Some(hit) = matcher.next_line(haystack, at) {
         n += 1;
-        at = end + 1;
+        if hit.next >= haystack.len() {
+            break;
+        }
+        at = hit.next;
     }
     n
 }
 
-fn lines(plan: &Plan<'_>, path: &str, haystack: &[u8], start: usize) -> Hits {
+/// Lists the matching lines: matched in `haystack` (as the matcher reads
+/// it), shown from `original`.
+fn lines(plan: &Plan<'_>, path: &str, haystack: &[u8], original: &[u8], start: usize) -> Hits {
     let mut items = Vec::new();
     let mut spans = Vec::new();
     let mut at = start;
@@ -139,11 +152,15 @@ fn lines(plan: &Plan<'_>, path: &str, haystack: &[u8], start: usize) -> Hits {
     let mut counted_to = start;
     let mut rest = 0;
     let mut exact = true;
-    while let Some((line_start, line_end)) = plan.matcher.next_line(haystack, at) {
-        at = line_end + 1;
+    while let Some(hit) = plan.matcher.next_line(haystack, at) {
+        let last = hit.next >= haystack.len();
+        at = hit.next;
         if plan.cap.is_some_and(|cap| items.len() >= cap) {
             if plan.count_rest {
                 rest += 1;
+                if last {
+                    break;
+                }
                 continue;
             }
             // One more line proves there is more; the rest is not needed.
@@ -151,28 +168,24 @@ fn lines(plan: &Plan<'_>, path: &str, haystack: &[u8], start: usize) -> Hits {
             exact = false;
             break;
         }
-        line_number += memchr::memchr_iter(b'\n', &haystack[counted_to..line_start]).count() as u64;
-        counted_to = line_start;
-        let line = &haystack[line_start..line_end];
-        plan.matcher.spans(line, &mut spans);
-        let next = (line_end + 1).min(haystack.len()) as u64;
+        line_number += memchr::memchr_iter(b'\n', &haystack[counted_to..hit.start]).count() as u64;
+        counted_to = hit.start;
+        plan.matcher
+            .spans(&haystack[hit.start..hit.content_end], &mut spans);
+        let line = &original[hit.start..hit.content_end];
         items.push((
-            build_match(
-                path,
-                line,
-                line_start,
-                line_number,
-                &spans,
-                plan.max_columns,
-            ),
-            next,
+            build_match(path, line, hit.start, line_number, &spans, plan.max_columns),
+            hit.next as u64,
         ));
+        if last {
+            break;
+        }
     }
     Hits::Lines { items, rest, exact }
 }
 
-/// Builds the item for one matching line: strips the `\r` of a CRLF
-/// ending, cuts the line at the column limit around its first match, and
+/// Builds the item for one matching line (its content, without the line
+/// ending): cuts it at the column limit around its first match, and
 /// converts it to (lossy) UTF-8 with the spans moved to match.
 pub(crate) fn build_match(
     path: &str,
@@ -182,7 +195,7 @@ pub(crate) fn build_match(
     spans: &[Span],
     max_columns: Option<usize>,
 ) -> Match {
-    let shown = raw.strip_suffix(b"\r").unwrap_or(raw);
+    let shown = raw;
     let len = shown.len();
     let (from, to) = match max_columns {
         Some(max) if len > max => {
@@ -191,8 +204,10 @@ pub(crate) fn build_match(
             let first_len = first.end.min(len) - first_start;
             let margin = max.saturating_sub(first_len) / 2;
             let mut from = first_start.saturating_sub(margin).min(len - max);
-            while from > 0 && is_continuation(shown[from]) {
-                from -= 1;
+            // Move forward to a character boundary: the window stays within
+            // `max` bytes and still starts at or before the match.
+            while from < first_start && is_continuation(shown[from]) {
+                from += 1;
             }
             let mut to = (from + max).min(len);
             while to < len && to > from && is_continuation(shown[to]) {
@@ -267,9 +282,15 @@ pub(crate) fn to_lossy(bytes: &[u8], spans: Vec<Span>) -> (String, Vec<Span>) {
     };
     let spans = spans
         .into_iter()
-        .map(|s| Span {
-            start: map(s.start, false),
-            end: map(s.end, true).max(map(s.start, false)),
+        .map(|s| {
+            let start = map(s.start, false);
+            // An empty match stays empty wherever it falls.
+            let end = if s.is_empty() {
+                start
+            } else {
+                map(s.end, true).max(start)
+            };
+            Span { start, end }
         })
         .collect();
     (text, spans)

@@ -28,33 +28,51 @@ pub(crate) const MAX_LITERALS: usize = 100_000;
 const REGEX_SIZE_LIMIT: usize = 64 << 20;
 
 pub(crate) struct Matcher {
-    engine: Engine,
-    /// For regexes without a literal prefix: literals every match
-    /// contains, found first so that the regex runs only on candidate
-    /// lines.
-    required: Option<Finder>,
+    /// Finds candidate matches in the whole buffer.
+    candidates: Candidates,
+    /// Confirms a candidate line and finds its matches.
+    verify: Verify,
+    /// Whole words: bytes that are not UTF-8 are read as NUL, a non-word
+    /// character, so that a word beside them is whole (see `sanitize`).
+    nul_for_invalid: bool,
 }
 
-enum Engine {
+/// A buffer-wide finder: every line with a match holds a candidate.
+enum Candidates {
     Literal(Box<memmem::Finder<'static>>),
     Set(AhoCorasick),
+    /// A regex compiled for the whole buffer (`$` also before `\r\n`).
     Regex(Regex),
 }
 
-enum Finder {
-    One(Box<memmem::Finder<'static>>),
-    Many(AhoCorasick),
-}
-
-impl Finder {
+impl Candidates {
     fn find(&self, haystack: &[u8], start: usize) -> Option<usize> {
         match self {
-            Finder::One(f) => f.find(&haystack[start..]).map(|i| start + i),
-            Finder::Many(ac) => ac
+            Candidates::Literal(f) => f.find(&haystack[start..]).map(|i| start + i),
+            Candidates::Set(ac) => ac
                 .find(aho_corasick::Input::new(haystack).range(start..))
                 .map(|m| m.start()),
+            Candidates::Regex(re) => re.find_at(haystack, start).map(|m| m.start()),
         }
     }
+}
+
+/// How a candidate line is confirmed, and where its matches come from.
+enum Verify {
+    /// The candidate engine itself: a candidate is a match, except on a
+    /// line ending in `\r\n`, where the match may lie in the `\r`.
+    Same,
+    /// A regex compiled for one line's content.
+    Regex(Regex),
+}
+
+/// A matching line: where it starts, where its content ends (before a
+/// `\r\n` or `\n`), and where the next line starts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct LineHit {
+    pub(crate) start: usize,
+    pub(crate) content_end: usize,
+    pub(crate) next: usize,
 }
 
 fn invalid(query_pattern: &str, reason: impl Into<String>) -> Error {
@@ -63,6 +81,39 @@ fn invalid(query_pattern: &str, reason: impl Into<String>) -> Error {
         reason: reason.into(),
     }
     .into()
+}
+
+/// Parses `pattern` into a line-local HIR (see the module docs). With
+/// `crlf`, the line anchors also match around a `\r` (for the buffer-wide
+/// search, which must find a superset of the lines); classes such as `.`
+/// still match a `\r` either way.
+fn parse(query: &Query, pattern: &str, crlf: bool) -> Result<Hir, Error> {
+    let shown = query.pattern_text();
+    let hir = regex_syntax::ParserBuilder::new()
+        .case_insensitive(query.is_case_insensitive())
+        .multi_line(true)
+        .utf8(false)
+        .build()
+        .parse(pattern)
+        .map_err(|e| invalid(&shown, one_line(&e.to_string())))?;
+    line_local(hir, crlf).map_err(|reason| invalid(&shown, reason))
+}
+
+fn compile(query: &Query, hir: &Hir) -> Result<Regex, Error> {
+    RegexBuilder::new(&hir.to_string())
+        .unicode(true)
+        .size_limit(REGEX_SIZE_LIMIT)
+        .dfa_size_limit(REGEX_SIZE_LIMIT)
+        .build()
+        .map_err(|e| invalid(&query.pattern_text(), one_line(&e.to_string())))
+}
+
+fn whole_word(hir: Hir) -> Hir {
+    Hir::concat(vec![
+        Hir::look(Look::WordStartHalfUnicode),
+        hir,
+        Hir::look(Look::WordEndHalfUnicode),
+    ])
 }
 
 impl Matcher {
@@ -77,187 +128,209 @@ impl Matcher {
         }
         match query.kind() {
             PatternKind::Regex => Self::regex(query, &query.patterns()[0]),
-            PatternKind::Literal | PatternKind::Literals => {
-                let literals = query.patterns();
-                if literals.is_empty() {
-                    return Err(invalid("", "no literal given"));
-                }
-                if literals.len() > MAX_LITERALS {
-                    return Err(invalid(
-                        &shown,
-                        format!(
-                            "{} literals given, the most is {MAX_LITERALS}",
-                            literals.len()
-                        ),
-                    ));
-                }
-                for lit in literals {
-                    if lit.is_empty() {
-                        return Err(invalid(
-                            lit,
-                            "an empty literal matches everywhere; use the regex ^ to list every line",
-                        ));
-                    }
-                    if lit.contains('\n') {
-                        return Err(invalid(
-                            lit,
-                            "a literal cannot contain a line terminator (\\n): matches are within single lines",
-                        ));
-                    }
-                }
-                let simple_case = !query.is_case_insensitive()
-                    || literals.iter().all(|l| ascii_fold_is_unicode_fold(l));
-                if query.is_whole_word() || !simple_case {
-                    let alternation = literals
-                        .iter()
-                        .map(|l| regex_syntax::escape(l))
-                        .collect::<Vec<_>>()
-                        .join("|");
-                    return Self::regex(query, &alternation);
-                }
-                if literals.len() == 1 && !query.is_case_insensitive() {
-                    let finder = Box::new(memmem::Finder::new(literals[0].as_bytes()).into_owned());
-                    return Ok(Matcher {
-                        engine: Engine::Literal(finder),
-                        required: None,
-                    });
-                }
-                let ac = AhoCorasickBuilder::new()
+            PatternKind::Literal | PatternKind::Literals => Self::literals(query),
+        }
+    }
+
+    fn literals(query: &Query) -> Result<Matcher, Error> {
+        let shown = query.pattern_text();
+        let literals = query.patterns();
+        if literals.is_empty() {
+            return Err(invalid("", "no literal given"));
+        }
+        if literals.len() > MAX_LITERALS {
+            return Err(invalid(
+                &shown,
+                format!(
+                    "{} literals given, the most is {MAX_LITERALS}",
+                    literals.len()
+                ),
+            ));
+        }
+        for lit in literals {
+            if lit.is_empty() {
+                return Err(invalid(
+                    lit,
+                    "an empty literal matches everywhere; use the regex ^ to list every line",
+                ));
+            }
+            if lit.contains('\n') {
+                return Err(invalid(
+                    lit,
+                    "a literal cannot contain a line terminator (\\n): matches are within single lines",
+                ));
+            }
+        }
+        let simple_case =
+            !query.is_case_insensitive() || literals.iter().all(|l| ascii_fold_is_unicode_fold(l));
+        if !simple_case {
+            // Unicode case folding (the Kelvin sign, the long s, non-ASCII
+            // letters) needs the regex engine.
+            let alternation = literals
+                .iter()
+                .map(|l| regex_syntax::escape(l))
+                .collect::<Vec<_>>()
+                .join("|");
+            return Self::regex(query, &alternation);
+        }
+        let candidates = if literals.len() == 1 && !query.is_case_insensitive() {
+            Candidates::Literal(Box::new(
+                memmem::Finder::new(literals[0].as_bytes()).into_owned(),
+            ))
+        } else {
+            Candidates::Set(
+                AhoCorasickBuilder::new()
                     .match_kind(MatchKind::LeftmostFirst)
                     .ascii_case_insensitive(query.is_case_insensitive())
                     .build(literals)
-                    .map_err(|e| invalid(&shown, e.to_string()))?;
-                Ok(Matcher {
-                    engine: Engine::Set(ac),
-                    required: None,
-                })
-            }
-        }
-    }
-
-    fn regex(query: &Query, pattern: &str) -> Result<Matcher, Error> {
-        let shown = query.pattern_text();
-        let hir = regex_syntax::ParserBuilder::new()
-            .case_insensitive(query.is_case_insensitive())
-            .multi_line(true)
-            .crlf(true)
-            .utf8(false)
-            .build()
-            .parse(pattern)
-            .map_err(|e| invalid(&shown, one_line(&e.to_string())))?;
-        let hir = line_local(hir).map_err(|reason| invalid(&shown, reason))?;
-        let hir = if query.is_whole_word() {
-            Hir::concat(vec![
-                Hir::look(Look::WordStartHalfUnicode),
-                hir,
-                Hir::look(Look::WordEndHalfUnicode),
-            ])
-        } else {
-            hir
+                    .map_err(|e| invalid(&shown, e.to_string()))?,
+            )
         };
-        let regex = RegexBuilder::new(&hir.to_string())
-            .unicode(true)
-            .size_limit(REGEX_SIZE_LIMIT)
-            .dfa_size_limit(REGEX_SIZE_LIMIT)
-            .build()
-            .map_err(|e| invalid(&shown, one_line(&e.to_string())))?;
-        let required = if has_literal_prefix(&hir) {
-            None
+        let verify = if query.is_whole_word() {
+            let alternation = literals
+                .iter()
+                .map(|l| regex_syntax::escape(l))
+                .collect::<Vec<_>>()
+                .join("|");
+            let hir = whole_word(parse(query, &alternation, false)?);
+            Verify::Regex(compile(query, &hir)?)
         } else {
-            required_literals(&hir)
-                .filter(|set| {
-                    set.len() <= 64 && set.iter().all(|l| l.len() >= 2) && !set.is_empty()
-                })
-                .map(|set| {
-                    if set.len() == 1 {
-                        Finder::One(Box::new(memmem::Finder::new(&set[0]).into_owned()))
-                    } else {
-                        Finder::Many(
-                            AhoCorasickBuilder::new()
-                                .match_kind(MatchKind::LeftmostFirst)
-                                .build(&set)
-                                .expect("a small literal set always builds"),
-                        )
-                    }
-                })
+            Verify::Same
         };
         Ok(Matcher {
-            engine: Engine::Regex(regex),
-            required,
+            candidates,
+            verify,
+            nul_for_invalid: query.is_whole_word(),
         })
     }
 
-    /// The start of the leftmost match at or after `start`, in the whole
-    /// buffer. With a required-literal finder this is only a candidate.
-    fn candidate(&self, haystack: &[u8], start: usize) -> Option<usize> {
-        if let Some(required) = &self.required {
-            return required.find(haystack, start);
-        }
-        match &self.engine {
-            Engine::Literal(f) => f.find(&haystack[start..]).map(|i| start + i),
-            Engine::Set(ac) => ac
-                .find(aho_corasick::Input::new(haystack).range(start..))
-                .map(|m| m.start()),
-            Engine::Regex(re) => re.find_at(haystack, start).map(|m| m.start()),
-        }
-    }
-
-    /// Returns true when the engine's candidates are always matches, so a
-    /// line needs no second look to be counted.
-    fn candidates_are_matches(&self) -> bool {
-        self.required.is_none()
+    fn regex(query: &Query, pattern: &str) -> Result<Matcher, Error> {
+        // The buffer-wide regex runs in CRLF mode, so `$` also matches
+        // before a `\r\n` (and a lone `\r`): it finds a superset of the
+        // lines, which the line regex, run on each line's content alone,
+        // then confirms.
+        let buffer_hir = parse(query, pattern, true)?;
+        let line_hir = parse(query, pattern, false)?;
+        let line_hir = if query.is_whole_word() {
+            whole_word(line_hir)
+        } else {
+            line_hir
+        };
+        let required = if has_literal_prefix(&buffer_hir) {
+            None
+        } else {
+            required_literals(&buffer_hir).filter(|set| {
+                !set.is_empty() && set.len() <= 64 && set.iter().all(|l| l.len() >= 2)
+            })
+        };
+        let candidates = match required {
+            Some(set) if set.len() == 1 => {
+                Candidates::Literal(Box::new(memmem::Finder::new(&set[0]).into_owned()))
+            }
+            Some(set) => Candidates::Set(
+                AhoCorasickBuilder::new()
+                    .match_kind(MatchKind::LeftmostFirst)
+                    .build(&set)
+                    .map_err(|e| invalid(&query.pattern_text(), e.to_string()))?,
+            ),
+            None => Candidates::Regex(compile(query, &buffer_hir)?),
+        };
+        Ok(Matcher {
+            candidates,
+            verify: Verify::Regex(compile(query, &line_hir)?),
+            nul_for_invalid: query.is_whole_word(),
+        })
     }
 
     /// Finds the next line, starting at or after `start` (a line start),
-    /// that holds a match, as `start..end` without its `\n`.
-    pub(crate) fn next_line(&self, haystack: &[u8], mut start: usize) -> Option<(usize, usize)> {
-        while start < haystack.len() {
-            let at = self.candidate(haystack, start)?;
-            if at >= haystack.len() {
-                // An empty match at the very end: past the last line.
-                return None;
-            }
+    /// that holds a match.
+    pub(crate) fn next_line(&self, haystack: &[u8], mut start: usize) -> Option<LineHit> {
+        let len = haystack.len();
+        while start < len {
+            let at = self.candidates.find(haystack, start)?.min(len);
             let line_start =
                 memchr::memrchr(b'\n', &haystack[start..at]).map_or(start, |i| start + i + 1);
-            let line_end =
-                memchr::memchr(b'\n', &haystack[at..]).map_or(haystack.len(), |i| at + i);
-            if self.candidates_are_matches() || self.is_match(&haystack[line_start..line_end]) {
-                return Some((line_start, line_end));
+            if line_start == len {
+                // An empty match after the final newline: no line is there.
+                return None;
+            }
+            let line_end = memchr::memchr(b'\n', &haystack[at..]).map_or(len, |i| at + i);
+            let content_end = if line_end > line_start && haystack[line_end - 1] == b'\r' {
+                line_end - 1
+            } else {
+                line_end
+            };
+            let hit = LineHit {
+                start: line_start,
+                content_end,
+                next: (line_end + 1).min(len),
+            };
+            if self.confirms(&haystack[line_start..content_end], content_end == line_end) {
+                return Some(hit);
+            }
+            if line_end >= len {
+                return None;
             }
             start = line_end + 1;
         }
         None
     }
 
-    fn is_match(&self, line: &[u8]) -> bool {
-        match &self.engine {
-            Engine::Literal(f) => f.find(line).is_some(),
-            Engine::Set(ac) => ac.is_match(line),
-            Engine::Regex(re) => re.is_match(line),
+    /// Returns true when the line `content` holds a match. `plain` says
+    /// the line had no `\r\n` ending, so a candidate there is a match.
+    fn confirms(&self, content: &[u8], plain: bool) -> bool {
+        match &self.verify {
+            Verify::Same if plain => true,
+            Verify::Same => match &self.candidates {
+                Candidates::Literal(f) => f.find(content).is_some(),
+                Candidates::Set(ac) => ac.is_match(content),
+                Candidates::Regex(re) => re.is_match(content),
+            },
+            Verify::Regex(regex) => regex.is_match(content),
         }
     }
 
-    /// Every match within `line` (without its terminator), leftmost first,
-    /// not overlapping.
-    pub(crate) fn spans(&self, line: &[u8], out: &mut Vec<Span>) {
+    /// Every match within a line's `content`, leftmost first, not
+    /// overlapping.
+    pub(crate) fn spans(&self, content: &[u8], out: &mut Vec<Span>) {
         out.clear();
-        match &self.engine {
-            Engine::Literal(f) => {
-                let n = f.needle().len();
-                out.extend(f.find_iter(line).map(|s| Span {
-                    start: s,
-                    end: s + n,
-                }));
+        let span = |start: usize, end: usize| Span { start, end };
+        match &self.verify {
+            Verify::Regex(regex) => {
+                out.extend(regex.find_iter(content).map(|m| span(m.start(), m.end())));
             }
-            Engine::Set(ac) => out.extend(ac.find_iter(line).map(|m| Span {
-                start: m.start(),
-                end: m.end(),
-            })),
-            Engine::Regex(re) => out.extend(re.find_iter(line).map(|m| Span {
-                start: m.start(),
-                end: m.end(),
-            })),
+            Verify::Same => match &self.candidates {
+                Candidates::Literal(f) => {
+                    let n = f.needle().len();
+                    out.extend(f.find_iter(content).map(|s| span(s, s + n)));
+                }
+                Candidates::Set(ac) => {
+                    out.extend(ac.find_iter(content).map(|m| span(m.start(), m.end())))
+                }
+                Candidates::Regex(re) => {
+                    out.extend(re.find_iter(content).map(|m| span(m.start(), m.end())))
+                }
+            },
         }
+    }
+}
+
+impl Matcher {
+    /// The bytes this matcher searches for `haystack`: the haystack
+    /// itself, or, for whole words in a file that is not all UTF-8, a copy
+    /// with every byte of an invalid sequence read as NUL (a non-word
+    /// character; NUL itself never occurs, since a file holding one is
+    /// binary and not searched). Offsets are unchanged.
+    pub(crate) fn prepare<'h>(&self, haystack: &'h [u8]) -> std::borrow::Cow<'h, [u8]> {
+        if !self.nul_for_invalid || std::str::from_utf8(haystack).is_ok() {
+            return std::borrow::Cow::Borrowed(haystack);
+        }
+        let mut clean = Vec::with_capacity(haystack.len());
+        for chunk in haystack.utf8_chunks() {
+            clean.extend_from_slice(chunk.valid().as_bytes());
+            clean.extend(std::iter::repeat_n(0u8, chunk.invalid().len()));
+        }
+        std::borrow::Cow::Owned(clean)
     }
 }
 
@@ -287,7 +360,7 @@ fn one_line(message: &str) -> String {
 /// Rewrites `hir` so it can match only within a line: removes `\n` from
 /// every class, refuses a literal `\n`, and turns text anchors into line
 /// anchors.
-fn line_local(hir: Hir) -> Result<Hir, String> {
+fn line_local(hir: Hir, crlf: bool) -> Result<Hir, String> {
     Ok(match hir.into_kind() {
         HirKind::Empty => Hir::empty(),
         HirKind::Literal(lit) => {
@@ -308,26 +381,28 @@ fn line_local(hir: Hir) -> Result<Hir, String> {
             Hir::class(Class::Bytes(class))
         }
         HirKind::Look(look) => Hir::look(match look {
-            Look::Start => Look::StartCRLF,
-            Look::End => Look::EndCRLF,
+            Look::Start | Look::StartLF | Look::StartCRLF if crlf => Look::StartCRLF,
+            Look::End | Look::EndLF | Look::EndCRLF if crlf => Look::EndCRLF,
+            Look::Start | Look::StartLF | Look::StartCRLF => Look::StartLF,
+            Look::End | Look::EndLF | Look::EndCRLF => Look::EndLF,
             other => other,
         }),
         HirKind::Repetition(mut rep) => {
-            rep.sub = Box::new(line_local(*rep.sub)?);
+            rep.sub = Box::new(line_local(*rep.sub, crlf)?);
             Hir::repetition(rep)
         }
         HirKind::Capture(mut cap) => {
-            cap.sub = Box::new(line_local(*cap.sub)?);
+            cap.sub = Box::new(line_local(*cap.sub, crlf)?);
             Hir::capture(cap)
         }
         HirKind::Concat(subs) => Hir::concat(
             subs.into_iter()
-                .map(line_local)
+                .map(|h| line_local(h, crlf))
                 .collect::<Result<Vec<_>, _>>()?,
         ),
         HirKind::Alternation(subs) => Hir::alternation(
             subs.into_iter()
-                .map(line_local)
+                .map(|h| line_local(h, crlf))
                 .collect::<Result<Vec<_>, _>>()?,
         ),
     })

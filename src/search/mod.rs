@@ -41,8 +41,9 @@ mod sealed {
 /// and with any number of threads.
 ///
 /// A file holding a NUL byte is binary: it is not searched, and is counted
-/// in `skipped` (policy). Lines end at `\n`; a `\r` before it is not part
-/// of the line returned.
+/// in `skipped` (policy). Lines end at `\n`; a `\r` at the end of a line
+/// is not part of it (it cannot be matched and is not returned), while a
+/// `\r` elsewhere is an ordinary character.
 ///
 /// This trait is sealed: candor implements it for its corpora.
 pub trait Corpus: sealed::Sealed {
@@ -627,9 +628,15 @@ fn excerpt_impl(
             line_number += 1;
             let end = memchr::memchr(b'\n', &bytes[at..]).map_or(bytes.len(), |i| at + i);
             if line_number >= begin {
+                // The line's content: without the `\r` of a `\r\n` ending.
+                let content_end = if end > at && bytes[end - 1] == b'\r' {
+                    end - 1
+                } else {
+                    end
+                };
                 let m = engine::build_match(
                     &resolved.path,
-                    &bytes[at..end],
+                    &bytes[at..content_end],
                     at,
                     line_number,
                     &[],

@@ -132,8 +132,10 @@ impl Query {
     }
 
     /// Matches only whole words: the character before a match and the one
-    /// after it are not word characters (letters, digits, `_`), or are the
-    /// line's edge. Default: false.
+    /// after it are not word characters (Unicode letters, digits, `_`), or
+    /// are the line's edge. Bytes that are not valid UTF-8 count as
+    /// non-word characters (the pattern sees each as a NUL). Default:
+    /// false.
     ///
     /// # Example
     ///

@@ -1034,7 +1034,10 @@ fn merged_limit_truncation_minimal_case() {
     assert_eq!(merged.items(), &[1, 2]);
     assert_eq!(
         merged.completeness(),
-        &Completeness::TruncatedByLimit { limit: 2, requested: None }
+        &Completeness::TruncatedByLimit {
+            limit: 2,
+            requested: None
+        }
     );
 }
 

@@ -5,3 +5,7 @@ mod core_errors;
 mod core_props;
 mod core_support;
 mod core_wire;
+mod examples_cli;
+mod examples_mcp;
+mod search_props;
+mod search_tree;
