@@ -26,6 +26,12 @@ pub const SKIPPED_SAMPLE_LEN: usize = 5;
 pub enum SkipReason {
     /// The input holds a NUL byte and was taken as binary (policy).
     Binary,
+    /// A file or folder left out by an ignore file such as `.gitignore`
+    /// (policy).
+    Ignored,
+    /// A hidden file or folder (its name starts with `.`), left out unless
+    /// asked for (policy).
+    Hidden,
     /// The input is over the caller's size limit (policy).
     TooLarge,
     /// A symbolic link leads back to a folder already being walked (policy:
@@ -60,6 +66,8 @@ impl SkipReason {
     pub fn is_error(&self) -> bool {
         match self {
             SkipReason::Binary
+            | SkipReason::Ignored
+            | SkipReason::Hidden
             | SkipReason::TooLarge
             | SkipReason::SymlinkLoop
             | SkipReason::OutsideRoot
@@ -79,6 +87,8 @@ impl SkipReason {
     pub fn as_str(&self) -> &str {
         match self {
             SkipReason::Binary => "binary",
+            SkipReason::Ignored => "ignored",
+            SkipReason::Hidden => "hidden",
             SkipReason::TooLarge => "too_large",
             SkipReason::SymlinkLoop => "symlink_loop",
             SkipReason::OutsideRoot => "outside_root",
@@ -102,6 +112,8 @@ impl SkipReason {
     pub fn from_wire(name: &str) -> SkipReason {
         match name {
             "binary" => SkipReason::Binary,
+            "ignored" => SkipReason::Ignored,
+            "hidden" => SkipReason::Hidden,
             "too_large" => SkipReason::TooLarge,
             "symlink_loop" => SkipReason::SymlinkLoop,
             "outside_root" => SkipReason::OutsideRoot,

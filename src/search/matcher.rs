@@ -33,8 +33,12 @@ pub(crate) struct Matcher {
     /// Confirms a candidate line and finds its matches.
     verify: Verify,
     /// Whole words: bytes that are not UTF-8 are read as NUL, a non-word
-    /// character, so that a word beside them is whole (see `sanitize`).
+    /// character, so that a word beside them is whole (see `prepare`).
     nul_for_invalid: bool,
+    /// The candidates come from the buffer-wide form of the very regex
+    /// that confirms them: on a line without `\r`, where the two agree, a
+    /// candidate needs no second look.
+    candidates_confirm: bool,
 }
 
 /// A buffer-wide finder: every line with a match holds a candidate.
@@ -201,6 +205,7 @@ impl Matcher {
             candidates,
             verify,
             nul_for_invalid: query.is_whole_word(),
+            candidates_confirm: false,
         })
     }
 
@@ -235,10 +240,13 @@ impl Matcher {
             ),
             None => Candidates::Regex(compile(query, &buffer_hir)?),
         };
+        let candidates_confirm =
+            matches!(candidates, Candidates::Regex(_)) && !query.is_whole_word();
         Ok(Matcher {
             candidates,
             verify: Verify::Regex(compile(query, &line_hir)?),
             nul_for_invalid: query.is_whole_word(),
+            candidates_confirm,
         })
     }
 
@@ -286,6 +294,11 @@ impl Matcher {
                 Candidates::Set(ac) => ac.is_match(content),
                 Candidates::Regex(re) => re.is_match(content),
             },
+            Verify::Regex(_)
+                if self.candidates_confirm && plain && memchr::memchr(b'\r', content).is_none() =>
+            {
+                true
+            }
             Verify::Regex(regex) => regex.is_match(content),
         }
     }

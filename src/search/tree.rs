@@ -13,7 +13,7 @@ use std::fs::File;
 use std::io::{self, Read};
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::Ordering as AtomicOrdering;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering as AtomicOrdering};
 use std::sync::mpsc;
 use std::sync::{Arc, Condvar, Mutex};
 
@@ -38,7 +38,10 @@ const WINDOW: u64 = 256;
 /// Walks with the `ignore` crate: `.gitignore`, `.ignore` and
 /// `.git/info/exclude` are respected (in a git repository or not), hidden
 /// files and folders are left out, and include/exclude globs apply, each
-/// configurable. Symbolic links are followed only while they stay inside
+/// configurable. What the ignore files and the hidden-file rule leave out
+/// is counted in `skipped` as `ignored` and `hidden` (policy: the result
+/// stays complete), a folder counting once; what the caller's globs and
+/// path filters leave out is the query's scope and is not counted. Symbolic links are followed only while they stay inside
 /// the root; a link out of the root, a broken link and a link loop are
 /// counted in `skipped`. Nothing outside the root is ever read.
 ///
@@ -241,17 +244,28 @@ impl Tree {
     /// Builds the walker for one run, and the log its entry filter writes
     /// skipped links to.
     fn walker(&self, plan: &Plan<'_>) -> Result<(ignore::Walk, SkipLog), Error> {
+        // The walk itself applies only the globs; hidden files and ignore
+        // files are checked in the entry filter below, so that what they
+        // leave out is counted in `skipped`.
         let mut builder = WalkBuilder::new(&self.root);
         builder
-            .hidden(!self.hidden)
-            .ignore(self.gitignore)
-            .git_ignore(self.gitignore)
-            .git_exclude(self.gitignore)
-            .git_global(false)
-            .parents(self.gitignore)
-            .require_git(false)
+            .standard_filters(false)
             .follow_links(true)
             .sort_by_file_name(|a, b| a.cmp(b));
+        let ignore_rules = if self.gitignore {
+            let mut rules = WalkBuilder::new(&self.root);
+            rules
+                .standard_filters(false)
+                .ignore(true)
+                .git_ignore(true)
+                .git_exclude(true)
+                .parents(true)
+                .require_git(false);
+            rules.build_matchers().pop().map(Mutex::new)
+        } else {
+            None
+        };
+        let hidden = self.hidden;
         if !self.globs.is_empty() {
             let mut overrides = OverrideBuilder::new(&self.root);
             for glob in &self.globs {
@@ -290,6 +304,26 @@ impl Tree {
             } else if !filters.is_empty() && !filters.iter().any(|f| is_within(&rel, f)) {
                 return false;
             }
+            let policy = if !hidden && entry.file_name().as_encoded_bytes().starts_with(b".") {
+                Some(SkipReason::Hidden)
+            } else if ignore_rules.as_ref().is_some_and(|rules| {
+                rules
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .matched(Path::new(&rel), is_dir)
+                    .is_ignore()
+            }) {
+                Some(SkipReason::Ignored)
+            } else {
+                None
+            };
+            if let Some(reason) = policy {
+                filter_log
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .push(SkippedInput::new(rel, reason));
+                return false;
+            }
             if entry.path_is_symlink() {
                 let reason = match entry.path().canonicalize() {
                     Ok(target) if target.starts_with(&root) => None,
@@ -321,19 +355,26 @@ impl Tree {
         let (walk, log) = self.walker(plan)?;
         let mut pending: std::collections::VecDeque<Job> = std::collections::VecDeque::new();
         let mut walk = walk;
+        let mut done = false;
         Ok(std::iter::from_fn(move || {
             loop {
                 if let Some(job) = pending.pop_front() {
                     return Some(job);
                 }
-                if plan.is_stopped() {
+                if done || plan.is_stopped() {
                     return None;
                 }
                 let next = walk.next();
                 for input in log.lock().unwrap_or_else(|p| p.into_inner()).drain(..) {
                     pending.push_back(Job::Skip(input));
                 }
-                match next? {
+                // The last entries may have been filtered out by the very
+                // call that ended the walk: hand their skips on first.
+                let Some(next) = next else {
+                    done = true;
+                    continue;
+                };
+                match next {
                     Ok(entry) => {
                         if entry.file_type().is_some_and(|t| t.is_file()) {
                             let rel = self.relative(entry.path());
@@ -411,30 +452,54 @@ impl Tree {
             }
             Err(e) => return skip(SkipReason::Unreadable, Some(&e)),
         };
-        buffer.clear();
-        let read = match self.max_file_size {
-            Some(max) => {
-                match file.metadata() {
-                    Ok(m) if m.len() > max => return skip(SkipReason::TooLarge, None),
-                    Ok(_) => {}
-                    Err(e) => return skip(SkipReason::Unreadable, Some(&e)),
-                }
-                // The file may grow between the check and the read.
-                let read = file.take(max.saturating_add(1)).read_to_end(buffer);
-                if buffer.len() as u64 > max {
-                    return skip(SkipReason::TooLarge, None);
-                }
-                read
+        if let Some(max) = self.max_file_size {
+            match file.metadata() {
+                Ok(m) if m.len() > max => return skip(SkipReason::TooLarge, None),
+                Ok(_) => {}
+                Err(e) => return skip(SkipReason::Unreadable, Some(&e)),
             }
-            None => {
-                let mut file = file;
-                file.read_to_end(buffer)
-            }
-        };
-        if let Err(e) = read {
-            return skip(SkipReason::Unreadable, Some(&e));
         }
-        search_file(plan, rel, buffer, plan.offset_in(rel))
+        let filled = match read_all(file, buffer, self.max_file_size) {
+            Ok(filled) => filled,
+            Err(e) => return skip(SkipReason::Unreadable, Some(&e)),
+        };
+        // The file may have grown between the size check and the read.
+        if self.max_file_size.is_some_and(|max| filled as u64 > max) {
+            return skip(SkipReason::TooLarge, None);
+        }
+        search_file(plan, rel, &buffer[..filled], plan.offset_in(rel))
+    }
+}
+
+/// Reads all of `file` (or, with `max`, up to `max + 1` bytes) into the
+/// front of `buffer`, and returns how many bytes were read.
+///
+/// The buffer is reused from file to file and kept initialized, so a read
+/// costs the `read` calls alone: `File::read_to_end` would also ask for the
+/// file's size and position, two more system calls per file.
+fn read_all(mut file: File, buffer: &mut Vec<u8>, max: Option<u64>) -> io::Result<usize> {
+    let cap = max.map_or(usize::MAX, |m| {
+        usize::try_from(m.saturating_add(1)).unwrap_or(usize::MAX)
+    });
+    if buffer.is_empty() {
+        buffer.resize(64 * 1024, 0);
+    }
+    let mut filled = 0;
+    loop {
+        if filled == buffer.len() {
+            let grown = buffer.len().saturating_mul(2);
+            buffer.resize(grown, 0);
+        }
+        let end = buffer.len().min(cap);
+        if filled >= end {
+            return Ok(filled);
+        }
+        match file.read(&mut buffer[filled..end]) {
+            Ok(0) => return Ok(filled),
+            Ok(n) => filled += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
     }
 }
 
@@ -457,23 +522,48 @@ enum Job {
 
 /// Lets the walker run at most `WINDOW` files ahead of the release point.
 struct Window {
-    released: Mutex<u64>,
+    released: AtomicU64,
+    waiting: AtomicBool,
+    lock: Mutex<()>,
     moved: Condvar,
 }
 
 impl Window {
-    fn wait_for(&self, seq: u64, plan: &Plan<'_>) {
-        let mut released = self.released.lock().unwrap_or_else(|p| p.into_inner());
-        while seq >= *released + WINDOW && !plan.is_stopped() {
-            released = self.moved.wait(released).unwrap_or_else(|p| p.into_inner());
+    fn new() -> Window {
+        Window {
+            released: AtomicU64::new(0),
+            waiting: AtomicBool::new(false),
+            lock: Mutex::new(()),
+            moved: Condvar::new(),
         }
     }
 
+    fn wait_for(&self, seq: u64, plan: &Plan<'_>) {
+        if seq < self.released.load(AtomicOrdering::Acquire) + WINDOW {
+            return;
+        }
+        let mut guard = self.lock.lock().unwrap_or_else(|p| p.into_inner());
+        self.waiting.store(true, AtomicOrdering::SeqCst);
+        while seq >= self.released.load(AtomicOrdering::SeqCst) + WINDOW && !plan.is_stopped() {
+            guard = self.moved.wait(guard).unwrap_or_else(|p| p.into_inner());
+        }
+        self.waiting.store(false, AtomicOrdering::SeqCst);
+    }
+
     fn release(&self, next: u64) {
-        *self.released.lock().unwrap_or_else(|p| p.into_inner()) = next;
-        self.moved.notify_all();
+        self.released.store(next, AtomicOrdering::SeqCst);
+        // Waking costs a system call: only when the walker waits.
+        if self.waiting.load(AtomicOrdering::SeqCst) {
+            let _guard = self.lock.lock().unwrap_or_else(|p| p.into_inner());
+            self.moved.notify_all();
+        }
     }
 }
+
+/// The most files handed to a worker at once. Chunks start at one file
+/// and double, so the first results come at once, and later ones cost
+/// few hand-offs between threads.
+const MAX_CHUNK: usize = 32;
 
 impl Source for Tree {
     fn fingerprint(&self) -> u64 {
@@ -538,21 +628,28 @@ impl Source for Tree {
             }
             return Ok(());
         }
-        let window = Window {
-            released: Mutex::new(0),
-            moved: Condvar::new(),
-        };
-        let (job_tx, job_rx) = mpsc::sync_channel::<(u64, Job)>(workers * 8);
+        let window = Window::new();
+        let (job_tx, job_rx) = mpsc::sync_channel::<(u64, Vec<Job>)>(workers * 2);
         let job_rx = Mutex::new(job_rx);
-        let (out_tx, out_rx) = mpsc::channel::<(u64, FileOutcome)>();
+        let (out_tx, out_rx) = mpsc::channel::<(u64, Vec<FileOutcome>)>();
         std::thread::scope(|scope| {
             let window = &window;
             scope.spawn(move || {
-                for (seq, job) in (0u64..).zip(jobs) {
+                let mut jobs = jobs.peekable();
+                let mut seq = 0u64;
+                let mut size = 1usize;
+                while jobs.peek().is_some() {
                     window.wait_for(seq, plan);
-                    if plan.is_stopped() || job_tx.send((seq, job)).is_err() {
+                    if plan.is_stopped() {
                         break;
                     }
+                    let chunk: Vec<Job> = jobs.by_ref().take(size).collect();
+                    let n = chunk.len() as u64;
+                    if job_tx.send((seq, chunk)).is_err() {
+                        break;
+                    }
+                    seq += n;
+                    size = (size * 2).min(MAX_CHUNK);
                 }
             });
             for _ in 0..workers {
@@ -562,37 +659,50 @@ impl Source for Tree {
                     let mut buffer = Vec::new();
                     loop {
                         let next = job_rx.lock().unwrap_or_else(|p| p.into_inner()).recv();
-                        let Ok((seq, job)) = next else { break };
+                        let Ok((seq, chunk)) = next else { break };
                         if plan.is_stopped() {
                             continue;
                         }
-                        let outcome = match job {
-                            Job::File { rel, abs } => self.process(plan, &rel, &abs, &mut buffer),
-                            Job::Skip(input) => FileOutcome::Skipped(input),
-                        };
-                        if out_tx.send((seq, outcome)).is_err() {
+                        let outcomes = chunk
+                            .into_iter()
+                            .map(|job| match job {
+                                Job::File { rel, abs } if !plan.is_stopped() => {
+                                    self.process(plan, &rel, &abs, &mut buffer)
+                                }
+                                Job::File { rel, .. } => {
+                                    // Stopped: nobody reads this outcome.
+                                    FileOutcome::Skipped(SkippedInput::new(
+                                        rel,
+                                        SkipReason::Vanished,
+                                    ))
+                                }
+                                Job::Skip(input) => FileOutcome::Skipped(input),
+                            })
+                            .collect();
+                        if out_tx.send((seq, outcomes)).is_err() {
                             break;
                         }
                     }
                 });
             }
             drop(out_tx);
-            let mut held: BTreeMap<u64, FileOutcome> = BTreeMap::new();
+            let mut held: BTreeMap<u64, Vec<FileOutcome>> = BTreeMap::new();
             let mut next = 0u64;
-            'receive: for (seq, outcome) in out_rx.iter() {
-                held.insert(seq, outcome);
-                while let Some(outcome) = held.remove(&next) {
-                    next += 1;
+            'receive: for (seq, outcomes) in out_rx.iter() {
+                held.insert(seq, outcomes);
+                while let Some(outcomes) = held.remove(&next) {
+                    next += outcomes.len() as u64;
                     window.release(next);
-                    if take(outcome).is_break() {
-                        plan.stop.store(true, AtomicOrdering::Relaxed);
-                        window.release(next);
-                        break 'receive;
+                    for outcome in outcomes {
+                        if take(outcome).is_break() {
+                            plan.stop.store(true, AtomicOrdering::Relaxed);
+                            break 'receive;
+                        }
                     }
                 }
             }
             plan.stop.store(true, AtomicOrdering::Relaxed);
-            window.release(next);
+            window.release(u64::MAX - WINDOW);
         });
         Ok(())
     }

@@ -498,26 +498,42 @@ fn line_matcher(q: &Q) -> LineMatcher {
 
 /// The line as lossy UTF-8, with raw spans moved to its offsets.
 fn lossy(line: &[u8], spans: &[(usize, usize)]) -> (String, Vec<(usize, usize)>) {
-    let mut map = vec![0usize; line.len() + 1];
+    // Where each raw offset lands in the lossy text, as a start and as an
+    // end: an offset inside an invalid sequence starts at its U+FFFD and
+    // ends after it, so a non-empty match never shrinks to nothing.
+    let mut starts = vec![0usize; line.len() + 1];
+    let mut ends = vec![0usize; line.len() + 1];
     let (mut raw, mut out) = (0usize, 0usize);
     for chunk in line.utf8_chunks() {
         for _ in chunk.valid().bytes() {
-            map[raw] = out;
+            starts[raw] = out;
+            ends[raw] = out;
             raw += 1;
             out += 1;
         }
         let invalid = chunk.invalid().len();
-        for k in 0..invalid {
-            map[raw + k] = out;
-        }
         if invalid > 0 {
+            let after = out + '\u{FFFD}'.len_utf8();
+            for k in 0..invalid {
+                starts[raw + k] = out;
+                ends[raw + k] = if k == 0 { out } else { after };
+            }
             raw += invalid;
-            out += '\u{FFFD}'.len_utf8();
+            out = after;
         }
     }
-    map[raw] = out;
+    starts[raw] = out;
+    ends[raw] = out;
     let text = String::from_utf8_lossy(line).into_owned();
-    (text, spans.iter().map(|&(s, e)| (map[s], map[e])).collect())
+    let spans = spans
+        .iter()
+        .map(|&(s, e)| {
+            let start = starts[s];
+            let end = if s == e { start } else { ends[e].max(start) };
+            (start, end)
+        })
+        .collect();
+    (text, spans)
 }
 
 /// The oracle's full answer for `q` on `corpus` within `filters` (empty:

@@ -1972,3 +1972,63 @@ fn a_match_that_fits_the_columns_is_kept_whole() {
         }
     }
 }
+
+/// What ignore files and the hidden-file rule leave out is counted in
+/// `skipped` (policy: the result stays complete), a folder once; what the
+/// caller's globs leave out is the query's scope and is not counted.
+#[test]
+fn ignored_and_hidden_inputs_are_counted_not_silent() {
+    let dir = write_files(&[
+        (".gitignore", b"target/\n*.log\n"),
+        ("src/a.rs", b"needle\n"),
+        ("target/debug/x.rs", b"needle\n"),
+        ("target/debug/y.rs", b"needle\n"),
+        ("build.log", b"needle\n"),
+        (".env", b"needle\n"),
+        ("notes.md", b"needle\n"),
+    ]);
+    let q = Query::literal("needle");
+    for threads in [1, 4] {
+        let t = Tree::new(dir.path()).unwrap().threads(threads);
+        let b = t.search(&q, &Limits::new(), None).unwrap();
+        let paths: Vec<&str> = b.iter().map(|m| m.path.as_str()).collect();
+        assert_eq!(paths, ["notes.md", "src/a.rs"]);
+        assert!(b.is_complete(), "policy skips keep a result complete");
+        assert_eq!(
+            b.skipped().count(&SkipReason::Ignored),
+            2,
+            "{:?}",
+            b.skipped()
+        );
+        assert_eq!(
+            b.skipped().count(&SkipReason::Hidden),
+            2,
+            "{:?}",
+            b.skipped()
+        );
+        let sample: Vec<&str> = b.skipped().sample().iter().map(|s| s.path()).collect();
+        assert_eq!(sample, [".env", ".gitignore", "build.log", "target"]);
+        let json = serde_json::to_value(&b).unwrap();
+        assert_eq!(json["complete"], true);
+        assert_eq!(json["skipped"]["by_reason"]["ignored"], 2);
+
+        // Turned off, nothing is left out and nothing is counted.
+        let all = t
+            .clone()
+            .hidden(true)
+            .gitignore(false)
+            .search(&q, &Limits::new(), None)
+            .unwrap();
+        assert_eq!(all.len(), 6);
+        assert!(all.skipped().is_empty(), "{:?}", all.skipped());
+
+        // Globs narrow the query: what they leave out is not a skip.
+        let rs = t
+            .clone()
+            .globs(["*.rs"])
+            .search(&q, &Limits::new(), None)
+            .unwrap();
+        assert_eq!(rs.len(), 1);
+        assert_eq!(rs.skipped().count(&SkipReason::Ignored), 1, "target only");
+    }
+}
