@@ -232,13 +232,7 @@ impl Tree {
     }
 
     fn relative(&self, path: &Path) -> String {
-        let rel = path.strip_prefix(&self.root).unwrap_or(path);
-        let text = rel.to_string_lossy();
-        if std::path::MAIN_SEPARATOR == '/' {
-            text.into_owned()
-        } else {
-            text.replace(std::path::MAIN_SEPARATOR, "/")
-        }
+        relative_to(&self.root, path)
     }
 
     /// Builds the walker for one run, and the log its entry filter writes
@@ -504,11 +498,21 @@ fn read_all(mut file: File, buffer: &mut Vec<u8>, max: Option<u64>) -> io::Resul
 }
 
 fn relative_to(root: &Path, path: &Path) -> String {
-    let rel = path.strip_prefix(root).unwrap_or(path).to_string_lossy();
+    // The walk yields paths that extend the root: slicing off its bytes is
+    // much cheaper than comparing components, once per file.
+    let root_bytes = root.as_os_str().as_encoded_bytes();
+    let bytes = path.as_os_str().as_encoded_bytes();
+    let rel = match bytes.strip_prefix(root_bytes) {
+        Some(rest) => rest
+            .strip_prefix(std::path::MAIN_SEPARATOR_STR.as_bytes())
+            .unwrap_or(rest),
+        None => bytes,
+    };
+    let text = String::from_utf8_lossy(rel);
     if std::path::MAIN_SEPARATOR == '/' {
-        rel.into_owned()
+        text.into_owned()
     } else {
-        rel.replace(std::path::MAIN_SEPARATOR, "/")
+        text.replace(std::path::MAIN_SEPARATOR, "/")
     }
 }
 
@@ -628,10 +632,29 @@ impl Source for Tree {
             }
             return Ok(());
         }
+        // The calling thread releases outcomes in order and, while the next
+        // one is not ready, searches chunks itself: it is one of the
+        // `threads` searchers, beside `threads - 1` workers and the walker.
+        let workers = workers - 1;
         let window = Window::new();
-        let (job_tx, job_rx) = mpsc::sync_channel::<(u64, Vec<Job>)>(workers * 2);
+        let (job_tx, job_rx) = mpsc::sync_channel::<(u64, Vec<Job>)>(workers * 2 + 2);
         let job_rx = Mutex::new(job_rx);
         let (out_tx, out_rx) = mpsc::channel::<(u64, Vec<FileOutcome>)>();
+        let search_chunk = |chunk: Vec<Job>, buffer: &mut Vec<u8>| -> Vec<FileOutcome> {
+            chunk
+                .into_iter()
+                .map(|job| match job {
+                    Job::File { rel, abs } if !plan.is_stopped() => {
+                        self.process(plan, &rel, &abs, buffer)
+                    }
+                    // Stopped: nobody reads this outcome.
+                    Job::File { rel, .. } => {
+                        FileOutcome::Skipped(SkippedInput::new(rel, SkipReason::Vanished))
+                    }
+                    Job::Skip(input) => FileOutcome::Skipped(input),
+                })
+                .collect()
+        };
         std::thread::scope(|scope| {
             let window = &window;
             scope.spawn(move || {
@@ -655,6 +678,7 @@ impl Source for Tree {
             for _ in 0..workers {
                 let out_tx = out_tx.clone();
                 let job_rx = &job_rx;
+                let search_chunk = &search_chunk;
                 scope.spawn(move || {
                     let mut buffer = Vec::new();
                     loop {
@@ -663,23 +687,10 @@ impl Source for Tree {
                         if plan.is_stopped() {
                             continue;
                         }
-                        let outcomes = chunk
-                            .into_iter()
-                            .map(|job| match job {
-                                Job::File { rel, abs } if !plan.is_stopped() => {
-                                    self.process(plan, &rel, &abs, &mut buffer)
-                                }
-                                Job::File { rel, .. } => {
-                                    // Stopped: nobody reads this outcome.
-                                    FileOutcome::Skipped(SkippedInput::new(
-                                        rel,
-                                        SkipReason::Vanished,
-                                    ))
-                                }
-                                Job::Skip(input) => FileOutcome::Skipped(input),
-                            })
-                            .collect();
-                        if out_tx.send((seq, outcomes)).is_err() {
+                        if out_tx
+                            .send((seq, search_chunk(chunk, &mut buffer)))
+                            .is_err()
+                        {
                             break;
                         }
                     }
@@ -688,8 +699,9 @@ impl Source for Tree {
             drop(out_tx);
             let mut held: BTreeMap<u64, Vec<FileOutcome>> = BTreeMap::new();
             let mut next = 0u64;
-            'receive: for (seq, outcomes) in out_rx.iter() {
-                held.insert(seq, outcomes);
+            let mut buffer = Vec::new();
+            let mut jobs_open = true;
+            'receive: loop {
                 while let Some(outcomes) = held.remove(&next) {
                     next += outcomes.len() as u64;
                     window.release(next);
@@ -697,6 +709,54 @@ impl Source for Tree {
                         if take(outcome).is_break() {
                             plan.stop.store(true, AtomicOrdering::Relaxed);
                             break 'receive;
+                        }
+                    }
+                }
+                match out_rx.try_recv() {
+                    Ok((seq, outcomes)) => {
+                        held.insert(seq, outcomes);
+                        continue;
+                    }
+                    Err(mpsc::TryRecvError::Disconnected) if !jobs_open || workers == 0 => {
+                        // Workers are done; the queue may still hold chunks
+                        // when there are none.
+                    }
+                    Err(_) => {}
+                }
+                if jobs_open {
+                    let job = job_rx.try_lock().ok().map(|rx| rx.try_recv());
+                    match job {
+                        Some(Ok((seq, chunk))) => {
+                            held.insert(seq, search_chunk(chunk, &mut buffer));
+                            continue;
+                        }
+                        Some(Err(mpsc::TryRecvError::Disconnected)) => jobs_open = false,
+                        Some(Err(mpsc::TryRecvError::Empty)) | None => {}
+                    }
+                }
+                if workers == 0 {
+                    if !jobs_open {
+                        break;
+                    }
+                    // Alone: wait for the walker's next chunk.
+                    let job = job_rx.lock().unwrap_or_else(|p| p.into_inner()).recv();
+                    match job {
+                        Ok((seq, chunk)) => {
+                            held.insert(seq, search_chunk(chunk, &mut buffer));
+                        }
+                        Err(_) => jobs_open = false,
+                    }
+                    continue;
+                }
+                match out_rx.recv() {
+                    Ok((seq, outcomes)) => {
+                        held.insert(seq, outcomes);
+                    }
+                    Err(_) => {
+                        // Every worker has ended, so every chunk was taken;
+                        // what is held is all that remains.
+                        if held.is_empty() || !held.contains_key(&next) {
+                            break;
                         }
                     }
                 }
