@@ -119,12 +119,19 @@ impl Limits {
     ///
     /// ```
     /// use candor::{Bounded, Limits, Total};
-    /// let a = Bounded::exact(vec![1, 4, 9]);
-    /// let b = Limits::new().limit(2).collect(vec![2, 3, 5, 7])?; // truncated after 3
-    /// let merged = Limits::new().limit(10).merge(vec![a, b], |x: &i32, y: &i32| x.cmp(y))?;
-    /// assert_eq!(merged.items(), &[1, 2, 3]); // 4 and 9 wait until b's rest is known
-    /// assert!(merged.is_truncated());
-    /// assert_eq!(merged.total(), Total::AtLeast(6));
+    /// // Each shard answers the query with the global limit of 3.
+    /// let limits = Limits::new().limit(3);
+    /// let a = limits.collect(vec![1, 4, 9])?; // all of it
+    /// let b = limits.collect(vec![2, 3, 5, 7])?; // 2, 3, 5: cut before 7
+    /// let merged = limits.merge(vec![a, b], |x: &i32, y: &i32| x.cmp(y))?;
+    /// assert_eq!(merged.items(), &[1, 2, 3]);
+    /// assert!(merged.completeness().is_truncated_by_limit());
+    /// assert_eq!(merged.total(), Total::AtLeast(7)); // 3 + at least 4
+    ///
+    /// // Without a global limit, the shards' own limit of 3 is in force.
+    /// let (a, b) = (limits.collect(vec![1, 4, 9])?, limits.collect(vec![2, 3, 5, 7])?);
+    /// let merged = Limits::new().merge(vec![a, b], |x: &i32, y: &i32| x.cmp(y))?;
+    /// assert_eq!(merged.items(), &[1, 2, 3]);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn merge<T, F>(&self, parts: Vec<Bounded<T>>, compare: F) -> Result<Bounded<T>, Error>
