@@ -4,14 +4,11 @@ use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::ops::ControlFlow;
 
+use crate::Fingerprint;
 use crate::error::{Error, ErrorKind};
 use crate::search::engine::{FileOutcome, Plan, search_file};
 use crate::search::path::{cmp_paths, is_within, normalize};
-use crate::search::{
-    Corpus, Excerpt, FileCount, Line, Match, Query, Resolved, Source, count_impl, excerpt_impl,
-    files_impl, find_in_file_impl, sealed, search_each_impl, search_impl,
-};
-use crate::{Bounded, Cursor, Fingerprint, Limits, Streamed};
+use crate::search::{Resolved, Source};
 
 /// A document's bytes, owned or borrowed; built from `&str`, `String`,
 /// `&[u8]` or `Vec<u8>`.
@@ -297,62 +294,4 @@ impl Source for Documents<'_> {
     }
 }
 
-impl sealed::Sealed for Documents<'_> {}
-
-impl Corpus for Documents<'_> {
-    fn search(
-        &self,
-        query: &Query,
-        limits: &Limits,
-        cursor: Option<&Cursor>,
-    ) -> Result<Bounded<Match>, Error> {
-        search_impl(self, query, limits, cursor)
-    }
-
-    fn search_each(
-        &self,
-        query: &Query,
-        limits: &Limits,
-        cursor: Option<&Cursor>,
-        on_match: &mut dyn FnMut(&Match),
-    ) -> Result<Streamed, Error> {
-        search_each_impl(self, query, limits, cursor, on_match)
-    }
-
-    fn count(
-        &self,
-        query: &Query,
-        limits: &Limits,
-        cursor: Option<&Cursor>,
-    ) -> Result<Bounded<FileCount>, Error> {
-        count_impl(self, query, limits, cursor)
-    }
-
-    fn files_with_matches(
-        &self,
-        query: &Query,
-        limits: &Limits,
-        cursor: Option<&Cursor>,
-    ) -> Result<Bounded<String>, Error> {
-        files_impl(self, query, limits, cursor)
-    }
-
-    fn find_in_file(
-        &self,
-        path: &str,
-        query: &Query,
-        limits: &Limits,
-        cursor: Option<&Cursor>,
-    ) -> Result<Bounded<Match>, Error> {
-        find_in_file_impl(self, path, query, limits, cursor)
-    }
-
-    fn excerpt(
-        &self,
-        excerpt: &Excerpt,
-        limits: &Limits,
-        cursor: Option<&Cursor>,
-    ) -> Result<Bounded<Line>, Error> {
-        excerpt_impl(self, excerpt, limits, cursor)
-    }
-}
+crate::search::impl_corpus!(Documents<'_>);

@@ -13,7 +13,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use serde::Serialize;
 
-use crate::collect::Collector;
+use crate::collect::{Collector, Finished};
 use crate::error::Error;
 use crate::search::matcher::Matcher;
 use crate::search::{FileCount, LineCut, Match, Span};
@@ -513,9 +513,11 @@ impl<'l, T: Item> Ordered<'l, T> {
         })
     }
 
-    /// Builds the result.
-    pub(crate) fn finish(self, scope: &Scope) -> Result<crate::Bounded<T>, Error> {
+    /// Finishes the collection: the items kept and their disclosure, and
+    /// whether strict mode is on.
+    fn finish_parts(self, scope: &Scope) -> Result<(Finished<T>, bool), Error> {
         let hint = self.total_hint();
+        let streaming = self.stream.is_some();
         let Ordered {
             collector,
             limits,
@@ -523,7 +525,6 @@ impl<'l, T: Item> Ordered<'l, T> {
             scan_resume,
             began_at,
             error,
-            stream,
             ..
         } = self;
         if let Some(error) = error {
@@ -534,39 +535,30 @@ impl<'l, T: Item> Ordered<'l, T> {
             resume_offsets: &resume_offsets,
             scan_resume: scan_resume.as_ref(),
             began_at: began_at.as_ref(),
-            streaming: stream.is_some(),
+            streaming,
             seen: collector.seen(),
         };
-        collector.finish(|kept| cursor_for.cursor(kept), hint, limits.strict)
+        let finished = collector.finish_parts(|kept| cursor_for.cursor(kept), hint)?;
+        Ok((finished, limits.strict))
+    }
+
+    /// Builds the result.
+    pub(crate) fn finish(self, scope: &Scope) -> Result<crate::Bounded<T>, Error> {
+        let (f, strict) = self.finish_parts(scope)?;
+        let bounded =
+            crate::Bounded::from_parts(f.items, f.completeness, f.total, f.next_cursor, f.skipped);
+        if strict && !bounded.is_complete() {
+            return Err(Error::incomplete(bounded));
+        }
+        Ok(bounded)
     }
 
     /// Ends a stream: the same disclosure as `finish`, without the items.
     pub(crate) fn finish_stream(self, scope: &Scope) -> Result<crate::Streamed, Error> {
-        let hint = self.total_hint();
-        let Ordered {
-            collector,
-            limits,
-            resume_offsets,
-            scan_resume,
-            began_at,
-            error,
-            ..
-        } = self;
-        if let Some(error) = error {
-            return Err(error);
-        }
-        let cursor_for = CursorFor {
-            scope,
-            resume_offsets: &resume_offsets,
-            scan_resume: scan_resume.as_ref(),
-            began_at: began_at.as_ref(),
-            streaming: true,
-            seen: collector.seen(),
-        };
-        let f = collector.finish_parts(|kept| cursor_for.cursor(kept), hint)?;
+        let (f, strict) = self.finish_parts(scope)?;
         let streamed =
             crate::Streamed::new(f.kept, f.completeness, f.total, f.next_cursor, f.skipped);
-        if limits.strict && !streamed.is_complete() {
+        if strict && !streamed.is_complete() {
             return Err(Error::incomplete_stream(streamed));
         }
         Ok(streamed)

@@ -295,6 +295,73 @@ impl Excerpt {
     }
 }
 
+/// Implements [`Corpus`] for a [`Source`], each query by its shared
+/// implementation.
+macro_rules! impl_corpus {
+    ($corpus:ty) => {
+        impl $crate::search::sealed::Sealed for $corpus {}
+
+        impl $crate::search::Corpus for $corpus {
+            fn search(
+                &self,
+                query: &$crate::search::Query,
+                limits: &$crate::Limits,
+                cursor: Option<&$crate::Cursor>,
+            ) -> Result<$crate::Bounded<$crate::search::Match>, $crate::Error> {
+                $crate::search::search_impl(self, query, limits, cursor)
+            }
+
+            fn search_each(
+                &self,
+                query: &$crate::search::Query,
+                limits: &$crate::Limits,
+                cursor: Option<&$crate::Cursor>,
+                on_match: &mut dyn FnMut(&$crate::search::Match),
+            ) -> Result<$crate::Streamed, $crate::Error> {
+                $crate::search::search_each_impl(self, query, limits, cursor, on_match)
+            }
+
+            fn count(
+                &self,
+                query: &$crate::search::Query,
+                limits: &$crate::Limits,
+                cursor: Option<&$crate::Cursor>,
+            ) -> Result<$crate::Bounded<$crate::search::FileCount>, $crate::Error> {
+                $crate::search::count_impl(self, query, limits, cursor)
+            }
+
+            fn files_with_matches(
+                &self,
+                query: &$crate::search::Query,
+                limits: &$crate::Limits,
+                cursor: Option<&$crate::Cursor>,
+            ) -> Result<$crate::Bounded<String>, $crate::Error> {
+                $crate::search::files_impl(self, query, limits, cursor)
+            }
+
+            fn find_in_file(
+                &self,
+                path: &str,
+                query: &$crate::search::Query,
+                limits: &$crate::Limits,
+                cursor: Option<&$crate::Cursor>,
+            ) -> Result<$crate::Bounded<$crate::search::Match>, $crate::Error> {
+                $crate::search::find_in_file_impl(self, path, query, limits, cursor)
+            }
+
+            fn excerpt(
+                &self,
+                excerpt: &$crate::search::Excerpt,
+                limits: &$crate::Limits,
+                cursor: Option<&$crate::Cursor>,
+            ) -> Result<$crate::Bounded<$crate::search::Line>, $crate::Error> {
+                $crate::search::excerpt_impl(self, excerpt, limits, cursor)
+            }
+        }
+    };
+}
+pub(crate) use impl_corpus;
+
 /// What the engine needs of a corpus.
 pub(crate) trait Source: Sync {
     /// Identifies the corpus (its root and options), for cursors.

@@ -23,11 +23,8 @@ use ignore::{DirEntry, WalkBuilder};
 use crate::error::{Error, ErrorKind};
 use crate::search::engine::{FileOutcome, Plan, search_file};
 use crate::search::path::{cmp_paths, is_within, may_hold, normalize};
-use crate::search::{
-    Corpus, Excerpt, FileCount, Line, Match, Query, Resolved, Source, count_impl, excerpt_impl,
-    files_impl, find_in_file_impl, sealed, search_each_impl, search_impl,
-};
-use crate::{Bounded, Cursor, Fingerprint, Limits, SkipReason, SkippedInput, Streamed};
+use crate::search::{Resolved, Source};
+use crate::{Fingerprint, SkipReason, SkippedInput};
 
 /// How far ahead of the oldest unreleased file the walker may run, in
 /// files: bounds the outcomes held for reordering.
@@ -768,65 +765,7 @@ impl Source for Tree {
     }
 }
 
-impl sealed::Sealed for Tree {}
-
-impl Corpus for Tree {
-    fn search(
-        &self,
-        query: &Query,
-        limits: &Limits,
-        cursor: Option<&Cursor>,
-    ) -> Result<Bounded<Match>, Error> {
-        search_impl(self, query, limits, cursor)
-    }
-
-    fn search_each(
-        &self,
-        query: &Query,
-        limits: &Limits,
-        cursor: Option<&Cursor>,
-        on_match: &mut dyn FnMut(&Match),
-    ) -> Result<Streamed, Error> {
-        search_each_impl(self, query, limits, cursor, on_match)
-    }
-
-    fn count(
-        &self,
-        query: &Query,
-        limits: &Limits,
-        cursor: Option<&Cursor>,
-    ) -> Result<Bounded<FileCount>, Error> {
-        count_impl(self, query, limits, cursor)
-    }
-
-    fn files_with_matches(
-        &self,
-        query: &Query,
-        limits: &Limits,
-        cursor: Option<&Cursor>,
-    ) -> Result<Bounded<String>, Error> {
-        files_impl(self, query, limits, cursor)
-    }
-
-    fn find_in_file(
-        &self,
-        path: &str,
-        query: &Query,
-        limits: &Limits,
-        cursor: Option<&Cursor>,
-    ) -> Result<Bounded<Match>, Error> {
-        find_in_file_impl(self, path, query, limits, cursor)
-    }
-
-    fn excerpt(
-        &self,
-        excerpt: &Excerpt,
-        limits: &Limits,
-        cursor: Option<&Cursor>,
-    ) -> Result<Bounded<Line>, Error> {
-        excerpt_impl(self, excerpt, limits, cursor)
-    }
-}
+crate::search::impl_corpus!(Tree);
 
 #[cfg(test)]
 mod tests {
