@@ -13,6 +13,8 @@ use candor::{
     Bounded, BudgetKind, Completeness, ErrorKind, Fingerprint, Limits, ManualClock, Scope, Total,
 };
 use proptest::prelude::*;
+
+use crate::core_support::{Pick, pick_below};
 use proptest::test_runner::Config;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -70,37 +72,8 @@ fn strings() -> impl Strategy<Value = Vec<String>> {
     prop::collection::vec(item_string(), 0..40)
 }
 
-/// A number chosen relative to the input's length, so that the boundaries
-/// (0, len - 1, len, len + 1) come up often.
-#[derive(Debug, Clone, Copy)]
-enum Pick {
-    Zero,
-    LenMinusOne,
-    Len,
-    LenPlusOne,
-    Any(usize),
-}
-
-impl Pick {
-    fn resolve(self, len: usize) -> usize {
-        match self {
-            Pick::Zero => 0,
-            Pick::LenMinusOne => len.saturating_sub(1),
-            Pick::Len => len,
-            Pick::LenPlusOne => len + 1,
-            Pick::Any(n) => n,
-        }
-    }
-}
-
 fn pick() -> impl Strategy<Value = Pick> {
-    prop_oneof![
-        Just(Pick::Zero),
-        Just(Pick::LenMinusOne),
-        Just(Pick::Len),
-        Just(Pick::LenPlusOne),
-        (0..60usize).prop_map(Pick::Any),
-    ]
+    pick_below(60)
 }
 
 /// A byte budget chosen relative to the exact full answer's size.

@@ -180,3 +180,38 @@ pub fn rejection<T: de::DeserializeOwned + fmt::Debug>(json: &str) -> String {
         Err(e) => e.to_string(),
     }
 }
+
+/// A number chosen relative to the full answer's length, so that the
+/// boundaries (0, len - 1, len, len + 1) come up often.
+#[derive(Debug, Clone, Copy)]
+pub enum Pick {
+    Zero,
+    LenMinusOne,
+    Len,
+    LenPlusOne,
+    Any(usize),
+}
+
+impl Pick {
+    pub fn resolve(self, len: usize) -> usize {
+        match self {
+            Pick::Zero => 0,
+            Pick::LenMinusOne => len.saturating_sub(1),
+            Pick::Len => len,
+            Pick::LenPlusOne => len + 1,
+            Pick::Any(n) => n,
+        }
+    }
+}
+
+/// Picks a `Pick`, with `Any` below `bound`.
+pub fn pick_below(bound: usize) -> impl proptest::strategy::Strategy<Value = Pick> {
+    use proptest::prelude::*;
+    prop_oneof![
+        Just(Pick::Zero),
+        Just(Pick::LenMinusOne),
+        Just(Pick::Len),
+        Just(Pick::LenPlusOne),
+        (0..bound).prop_map(Pick::Any),
+    ]
+}

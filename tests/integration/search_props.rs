@@ -27,6 +27,8 @@ use candor::{
     Match, Query, SkipReason, Total, Tree,
 };
 use proptest::prelude::*;
+
+use crate::core_support::{Pick, pick_below};
 use proptest::sample::Index;
 use proptest::test_runner::Config;
 use tempfile::TempDir;
@@ -747,37 +749,8 @@ proptest! {
     }
 }
 
-/// A number chosen relative to the full answer's length, so that the
-/// boundaries (0, len - 1, len, len + 1) come up often.
-#[derive(Debug, Clone, Copy)]
-enum Pick {
-    Zero,
-    LenMinusOne,
-    Len,
-    LenPlusOne,
-    Any(usize),
-}
-
-impl Pick {
-    fn resolve(self, len: usize) -> usize {
-        match self {
-            Pick::Zero => 0,
-            Pick::LenMinusOne => len.saturating_sub(1),
-            Pick::Len => len,
-            Pick::LenPlusOne => len + 1,
-            Pick::Any(n) => n,
-        }
-    }
-}
-
 fn pick() -> impl Strategy<Value = Pick> {
-    prop_oneof![
-        Just(Pick::Zero),
-        Just(Pick::LenMinusOne),
-        Just(Pick::Len),
-        Just(Pick::LenPlusOne),
-        (0..30usize).prop_map(Pick::Any),
-    ]
+    pick_below(30)
 }
 
 /// A byte budget relative to the exact answer's JSON size.
