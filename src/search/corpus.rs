@@ -285,7 +285,13 @@ impl Source for Documents<'_> {
             if !plan.filters.is_empty() && !plan.filters.iter().any(|f| is_within(&name.0, f)) {
                 continue;
             }
-            let outcome = search_file(plan, &name.0, bytes.as_bytes(), plan.offset_in(&name.0));
+            let outcome = search_file(
+                plan,
+                plan.matcher,
+                &name.0,
+                bytes.as_bytes(),
+                plan.offset_in(&name.0),
+            );
             if take(outcome).is_break() {
                 break;
             }

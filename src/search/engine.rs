@@ -91,7 +91,15 @@ pub(crate) enum FileOutcome {
 }
 
 /// Searches one file's bytes, from `start` (a line start).
-pub(crate) fn search_file(plan: &Plan<'_>, path: &str, haystack: &[u8], start: u64) -> FileOutcome {
+/// `matcher` is the plan's, or a clone of it: each thread searching with
+/// its own clone avoids contention on the regex engine's shared caches.
+pub(crate) fn search_file(
+    plan: &Plan<'_>,
+    matcher: &Matcher,
+    path: &str,
+    haystack: &[u8],
+    start: u64,
+) -> FileOutcome {
     if memchr::memchr(0, haystack).is_some() {
         return FileOutcome::Skipped(SkippedInput::new(path, SkipReason::Binary));
     }
@@ -117,11 +125,11 @@ pub(crate) fn search_file(plan: &Plan<'_>, path: &str, haystack: &[u8], start: u
     };
     let scanned = (haystack.len() - start) as u64;
     let counting_only = plan.counting_only.load(Ordering::Relaxed);
-    let scan = plan.matcher.prepare(haystack);
+    let scan = matcher.prepare(haystack);
     let hits = match plan.mode {
-        Mode::Lines if !counting_only => lines(plan, path, &scan, haystack, start),
-        Mode::Any => Hits::Count(u64::from(plan.matcher.next_line(&scan, start).is_some())),
-        Mode::Lines | Mode::Count => Hits::Count(count_lines(plan.matcher, &scan, start)),
+        Mode::Lines if !counting_only => lines(plan, matcher, path, &scan, haystack, start),
+        Mode::Any => Hits::Count(u64::from(matcher.next_line(&scan, start).is_some())),
+        Mode::Lines | Mode::Count => Hits::Count(count_lines(matcher, &scan, start)),
     };
     FileOutcome::Searched {
         path: path.to_owned(),
@@ -144,7 +152,14 @@ fn count_lines(matcher: &Matcher, haystack: &[u8], mut at: usize) -> u64 {
 
 /// Lists the matching lines: matched in `haystack` (as the matcher reads
 /// it), shown from `original`.
-fn lines(plan: &Plan<'_>, path: &str, haystack: &[u8], original: &[u8], start: usize) -> Hits {
+fn lines(
+    plan: &Plan<'_>,
+    matcher: &Matcher,
+    path: &str,
+    haystack: &[u8],
+    original: &[u8],
+    start: usize,
+) -> Hits {
     let mut items = Vec::new();
     let mut spans = Vec::new();
     let mut at = start;
@@ -152,7 +167,7 @@ fn lines(plan: &Plan<'_>, path: &str, haystack: &[u8], original: &[u8], start: u
     let mut counted_to = start;
     let mut rest = 0;
     let mut exact = true;
-    while let Some(hit) = plan.matcher.next_line(haystack, at) {
+    while let Some(hit) = matcher.next_line(haystack, at) {
         let last = hit.next >= haystack.len();
         at = hit.next;
         if plan.cap.is_some_and(|cap| items.len() >= cap) {
@@ -170,8 +185,7 @@ fn lines(plan: &Plan<'_>, path: &str, haystack: &[u8], original: &[u8], start: u
         }
         line_number += memchr::memchr_iter(b'\n', &haystack[counted_to..hit.start]).count() as u64;
         counted_to = hit.start;
-        plan.matcher
-            .spans(&haystack[hit.start..hit.content_end], &mut spans);
+        matcher.spans(&haystack[hit.start..hit.content_end], &mut spans);
         let line = &original[hit.start..hit.content_end];
         items.push((
             build_match(path, line, hit.start, line_number, &spans, plan.max_columns),

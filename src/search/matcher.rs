@@ -27,6 +27,7 @@ pub(crate) const MAX_LITERALS: usize = 100_000;
 /// The compiled size limit for a regex.
 const REGEX_SIZE_LIMIT: usize = 64 << 20;
 
+#[derive(Clone)]
 pub(crate) struct Matcher {
     /// Finds candidate matches in the whole buffer.
     candidates: Candidates,
@@ -42,6 +43,7 @@ pub(crate) struct Matcher {
 }
 
 /// A buffer-wide finder: every line with a match holds a candidate.
+#[derive(Clone)]
 enum Candidates {
     Literal(Box<memmem::Finder<'static>>),
     Set(AhoCorasick),
@@ -50,18 +52,24 @@ enum Candidates {
 }
 
 impl Candidates {
+    /// A position within the first line, at or after `start`, that holds
+    /// a candidate (a match's start, or for a regex its end).
     fn find(&self, haystack: &[u8], start: usize) -> Option<usize> {
         match self {
             Candidates::Literal(f) => f.find(&haystack[start..]).map(|i| start + i),
             Candidates::Set(ac) => ac
                 .find(aho_corasick::Input::new(haystack).range(start..))
                 .map(|m| m.start()),
-            Candidates::Regex(re) => re.find_at(haystack, start).map(|m| m.start()),
+            // Only the line matters, so the end of the shortest match will
+            // do: it lies in the same line as the start (no match spans a
+            // line), and finding it takes one forward scan, no reverse one.
+            Candidates::Regex(re) => re.shortest_match_at(haystack, start),
         }
     }
 }
 
 /// How a candidate line is confirmed, and where its matches come from.
+#[derive(Clone)]
 enum Verify {
     /// The candidate engine itself: a candidate is a match, except on a
     /// line ending in `\r\n`, where the match may lie in the `\r`.

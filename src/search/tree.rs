@@ -22,6 +22,7 @@ use ignore::{DirEntry, WalkBuilder};
 
 use crate::error::{Error, ErrorKind};
 use crate::search::engine::{FileOutcome, Plan, search_file};
+use crate::search::matcher::Matcher;
 use crate::search::path::{cmp_paths, is_within, may_hold, normalize};
 use crate::search::{Resolved, Source};
 use crate::{Fingerprint, SkipReason, SkippedInput};
@@ -424,7 +425,14 @@ impl Tree {
     }
 
     /// Reads and searches one file.
-    fn process(&self, plan: &Plan<'_>, rel: &str, abs: &Path, buffer: &mut Vec<u8>) -> FileOutcome {
+    fn process(
+        &self,
+        plan: &Plan<'_>,
+        matcher: &Matcher,
+        rel: &str,
+        abs: &Path,
+        buffer: &mut Vec<u8>,
+    ) -> FileOutcome {
         #[cfg(test)]
         if let Some(Hook(hook)) = &self.before_read {
             hook(abs);
@@ -458,7 +466,7 @@ impl Tree {
         if self.max_file_size.is_some_and(|max| filled as u64 > max) {
             return skip(SkipReason::TooLarge, None);
         }
-        search_file(plan, rel, &buffer[..filled], plan.offset_in(rel))
+        search_file(plan, matcher, rel, &buffer[..filled], plan.offset_in(rel))
     }
 }
 
@@ -619,7 +627,9 @@ impl Source for Tree {
             let mut buffer = Vec::new();
             for job in jobs {
                 let outcome = match job {
-                    Job::File { rel, abs } => self.process(plan, &rel, &abs, &mut buffer),
+                    Job::File { rel, abs } => {
+                        self.process(plan, plan.matcher, &rel, &abs, &mut buffer)
+                    }
                     Job::Skip(input) => FileOutcome::Skipped(input),
                 };
                 if take(outcome).is_break() {
@@ -637,21 +647,22 @@ impl Source for Tree {
         let (job_tx, job_rx) = mpsc::sync_channel::<(u64, Vec<Job>)>(workers * 2 + 2);
         let job_rx = Mutex::new(job_rx);
         let (out_tx, out_rx) = mpsc::channel::<(u64, Vec<FileOutcome>)>();
-        let search_chunk = |chunk: Vec<Job>, buffer: &mut Vec<u8>| -> Vec<FileOutcome> {
-            chunk
-                .into_iter()
-                .map(|job| match job {
-                    Job::File { rel, abs } if !plan.is_stopped() => {
-                        self.process(plan, &rel, &abs, buffer)
-                    }
-                    // Stopped: nobody reads this outcome.
-                    Job::File { rel, .. } => {
-                        FileOutcome::Skipped(SkippedInput::new(rel, SkipReason::Vanished))
-                    }
-                    Job::Skip(input) => FileOutcome::Skipped(input),
-                })
-                .collect()
-        };
+        let search_chunk =
+            |chunk: Vec<Job>, matcher: &Matcher, buffer: &mut Vec<u8>| -> Vec<FileOutcome> {
+                chunk
+                    .into_iter()
+                    .map(|job| match job {
+                        Job::File { rel, abs } if !plan.is_stopped() => {
+                            self.process(plan, matcher, &rel, &abs, buffer)
+                        }
+                        // Stopped: nobody reads this outcome.
+                        Job::File { rel, .. } => {
+                            FileOutcome::Skipped(SkippedInput::new(rel, SkipReason::Vanished))
+                        }
+                        Job::Skip(input) => FileOutcome::Skipped(input),
+                    })
+                    .collect()
+            };
         std::thread::scope(|scope| {
             let window = &window;
             scope.spawn(move || {
@@ -678,6 +689,7 @@ impl Source for Tree {
                 let search_chunk = &search_chunk;
                 scope.spawn(move || {
                     let mut buffer = Vec::new();
+                    let matcher = plan.matcher.clone();
                     loop {
                         let next = job_rx.lock().unwrap_or_else(|p| p.into_inner()).recv();
                         let Ok((seq, chunk)) = next else { break };
@@ -685,7 +697,7 @@ impl Source for Tree {
                             continue;
                         }
                         if out_tx
-                            .send((seq, search_chunk(chunk, &mut buffer)))
+                            .send((seq, search_chunk(chunk, &matcher, &mut buffer)))
                             .is_err()
                         {
                             break;
@@ -697,6 +709,7 @@ impl Source for Tree {
             let mut held: BTreeMap<u64, Vec<FileOutcome>> = BTreeMap::new();
             let mut next = 0u64;
             let mut buffer = Vec::new();
+            let matcher = plan.matcher;
             let mut jobs_open = true;
             'receive: loop {
                 while let Some(outcomes) = held.remove(&next) {
@@ -724,7 +737,7 @@ impl Source for Tree {
                     let job = job_rx.try_lock().ok().map(|rx| rx.try_recv());
                     match job {
                         Some(Ok((seq, chunk))) => {
-                            held.insert(seq, search_chunk(chunk, &mut buffer));
+                            held.insert(seq, search_chunk(chunk, &matcher, &mut buffer));
                             continue;
                         }
                         Some(Err(mpsc::TryRecvError::Disconnected)) => jobs_open = false,
@@ -739,7 +752,7 @@ impl Source for Tree {
                     let job = job_rx.lock().unwrap_or_else(|p| p.into_inner()).recv();
                     match job {
                         Ok((seq, chunk)) => {
-                            held.insert(seq, search_chunk(chunk, &mut buffer));
+                            held.insert(seq, search_chunk(chunk, &matcher, &mut buffer));
                         }
                         Err(_) => jobs_open = false,
                     }
