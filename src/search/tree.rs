@@ -737,7 +737,7 @@ impl Source for Tree {
                     let job = job_rx.try_lock().ok().map(|rx| rx.try_recv());
                     match job {
                         Some(Ok((seq, chunk))) => {
-                            held.insert(seq, search_chunk(chunk, &matcher, &mut buffer));
+                            held.insert(seq, search_chunk(chunk, matcher, &mut buffer));
                             continue;
                         }
                         Some(Err(mpsc::TryRecvError::Disconnected)) => jobs_open = false,
@@ -752,7 +752,7 @@ impl Source for Tree {
                     let job = job_rx.lock().unwrap_or_else(|p| p.into_inner()).recv();
                     match job {
                         Ok((seq, chunk)) => {
-                            held.insert(seq, search_chunk(chunk, &matcher, &mut buffer));
+                            held.insert(seq, search_chunk(chunk, matcher, &mut buffer));
                         }
                         Err(_) => jobs_open = false,
                     }
