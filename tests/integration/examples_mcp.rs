@@ -76,6 +76,26 @@ where
         from_text, structured,
         "the text duplicates structuredContent"
     );
+    // Disclosure first, items last, in both channels.
+    for keys in [
+        structured
+            .as_object()
+            .expect("an object")
+            .keys()
+            .collect::<Vec<_>>(),
+        from_text
+            .as_object()
+            .expect("an object")
+            .keys()
+            .collect::<Vec<_>>(),
+    ] {
+        assert_eq!(
+            keys.first().map(|k| k.as_str()),
+            Some("complete"),
+            "{keys:?}"
+        );
+        assert_eq!(keys.last().map(|k| k.as_str()), Some("items"), "{keys:?}");
+    }
     let bounded: Bounded<T> = serde_json::from_value(structured.clone()).expect("the wire shape");
     assert_eq!(
         first,
