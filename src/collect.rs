@@ -184,9 +184,15 @@ impl<T: Serialize> Collector<T> {
         let room = self
             .limit
             .map_or(usize::MAX, |l| l.saturating_sub(self.kept));
-        let before = self.items.len();
-        self.items.extend(iter.by_ref().take(room));
-        let added = self.items.len() - before;
+        // `collect` sizes and fills the vector in one go, faster than
+        // `extend` on an empty one.
+        let taken: Vec<T> = iter.by_ref().take(room).collect();
+        let added = taken.len();
+        if self.items.is_empty() {
+            self.items = taken;
+        } else {
+            self.items.extend(taken);
+        }
         self.kept += added;
         self.seen += added as u64;
         if let Some(limit) = self.limit {
