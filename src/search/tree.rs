@@ -17,6 +17,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering as AtomicOrdering};
 use std::sync::mpsc;
 use std::sync::{Arc, Condvar, Mutex};
 
+use ignore::gitignore::{Gitignore, GitignoreBuilder};
 use ignore::overrides::OverrideBuilder;
 use ignore::{DirEntry, WalkBuilder};
 
@@ -244,19 +245,9 @@ impl Tree {
             .standard_filters(false)
             .follow_links(true)
             .sort_by_file_name(|a, b| a.cmp(b));
-        let ignore_rules = if self.gitignore {
-            let mut rules = WalkBuilder::new(&self.root);
-            rules
-                .standard_filters(false)
-                .ignore(true)
-                .git_ignore(true)
-                .git_exclude(true)
-                .parents(true)
-                .require_git(false);
-            rules.build_matchers().pop().map(Mutex::new)
-        } else {
-            None
-        };
+        let ignore_rules = self
+            .gitignore
+            .then(|| Mutex::new(IgnoreRules::new(&self.root)));
         let hidden = self.hidden;
         if !self.globs.is_empty() {
             let mut overrides = OverrideBuilder::new(&self.root);
@@ -299,11 +290,11 @@ impl Tree {
             let policy = if !hidden && entry.file_name().as_encoded_bytes().starts_with(b".") {
                 Some(SkipReason::Hidden)
             } else if ignore_rules.as_ref().is_some_and(|rules| {
-                rules
-                    .lock()
-                    .unwrap_or_else(|p| p.into_inner())
-                    .matched(Path::new(&rel), is_dir)
-                    .is_ignore()
+                rules.lock().unwrap_or_else(|p| p.into_inner()).is_ignored(
+                    entry.path(),
+                    entry.depth(),
+                    is_dir,
+                )
             }) {
                 Some(SkipReason::Ignored)
             } else {
@@ -335,6 +326,14 @@ impl Tree {
                         .unwrap_or_else(|p| p.into_inner())
                         .push(input);
                     return false;
+                }
+            }
+            if is_dir {
+                if let Some(rules) = &ignore_rules {
+                    rules
+                        .lock()
+                        .unwrap_or_else(|p| p.into_inner())
+                        .enter(entry.path(), entry.depth());
                 }
             }
             true
@@ -519,6 +518,98 @@ fn relative_to(root: &Path, path: &Path) -> String {
     } else {
         text.replace(std::path::MAIN_SEPARATOR, "/")
     }
+}
+
+/// The ignore files in force along the walk's current path: those of the
+/// root and the folders above it (up to the repository's root), and one
+/// level for each folder the depth-first walk is in.
+///
+/// Checking an entry costs one match per ignore file in force, and nothing
+/// where there is none; the walk visits folders depth first, so the stack
+/// always holds exactly the entry's ancestors.
+struct IgnoreRules {
+    /// Above the walk: the root's folder and its parents, outermost first.
+    base: Vec<Gitignore>,
+    /// Inside the walk: (depth, rules) for each folder on the current path.
+    levels: Vec<(usize, Option<Gitignore>)>,
+}
+
+impl IgnoreRules {
+    fn new(root: &Path) -> IgnoreRules {
+        let mut base = Vec::new();
+        // The root and its parents, up to the first that holds a `.git`
+        // (the repository's root), or to the top when there is none.
+        for dir in root.ancestors() {
+            let is_repo = dir.join(".git").exists();
+            if let Some(rules) = rules_of(dir, is_repo) {
+                base.push(rules);
+            }
+            if is_repo {
+                break;
+            }
+        }
+        base.reverse();
+        IgnoreRules {
+            base,
+            levels: Vec::new(),
+        }
+    }
+
+    /// Records the rules of a folder the walk is about to enter.
+    fn enter(&mut self, dir: &Path, depth: usize) {
+        self.levels.retain(|(d, _)| *d < depth);
+        let is_repo = dir.join(".git").exists();
+        self.levels.push((depth, rules_of(dir, is_repo)));
+    }
+
+    /// Returns true when the entry at `path`, `depth` levels below the
+    /// root, is ignored: the rules of the nearest folder that has a say
+    /// decide (a `!` rule there lets it back in).
+    fn is_ignored(&mut self, path: &Path, depth: usize, is_dir: bool) -> bool {
+        while self.levels.last().is_some_and(|(d, _)| *d >= depth) {
+            self.levels.pop();
+        }
+        let inner = self
+            .levels
+            .iter()
+            .rev()
+            .filter_map(|(_, rules)| rules.as_ref());
+        for rules in inner.chain(self.base.iter().rev()) {
+            let verdict = rules.matched(path, is_dir);
+            if verdict.is_ignore() {
+                return true;
+            }
+            if verdict.is_whitelist() {
+                return false;
+            }
+        }
+        false
+    }
+}
+
+/// The rules of one folder's `.gitignore` and `.ignore` (the latter wins),
+/// and for a repository's root, `.git/info/exclude`; `None` when it has
+/// none.
+fn rules_of(dir: &Path, is_repo: bool) -> Option<Gitignore> {
+    let mut builder = GitignoreBuilder::new(dir);
+    let mut any = false;
+    let mut files = Vec::new();
+    if is_repo {
+        files.push(dir.join(".git").join("info").join("exclude"));
+    }
+    files.push(dir.join(".gitignore"));
+    files.push(dir.join(".ignore"));
+    for file in files {
+        if file.is_file() {
+            // A bad line is skipped; the rest of the file still applies.
+            let _ = builder.add(&file);
+            any = true;
+        }
+    }
+    if !any {
+        return None;
+    }
+    builder.build().ok()
 }
 
 /// Where the walk's entry filter records the links it refused.

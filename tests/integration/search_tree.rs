@@ -2032,3 +2032,45 @@ fn ignored_and_hidden_inputs_are_counted_not_silent() {
         assert_eq!(rs.skipped().count(&SkipReason::Ignored), 1, "target only");
     }
 }
+
+/// Ignore files nest as in git: the nearest folder with a say decides, a
+/// `!` rule lets a file back in, `.ignore` files count too, and the
+/// repository's ignore files above the root apply to a tree inside it.
+#[test]
+fn ignore_files_nest_like_git() {
+    let dir = write_files(&[
+        ("repo/.git/info/exclude", b"excluded.txt\n"),
+        ("repo/.gitignore", b"*.log\nsecret*\n"),
+        ("repo/a.log", b"needle\n"),
+        ("repo/excluded.txt", b"needle\n"),
+        ("repo/kept.txt", b"needle\n"),
+        ("repo/sub/.gitignore", b"!keep.log\n"),
+        ("repo/sub/keep.log", b"needle\n"),
+        ("repo/sub/other.log", b"needle\n"),
+        ("repo/sub/secret.txt", b"needle\n"),
+        ("repo/sub/deeper/.ignore", b"*.md\n"),
+        ("repo/sub/deeper/notes.md", b"needle\n"),
+        ("repo/sub/deeper/code.rs", b"needle\n"),
+    ]);
+    let q = Query::literal("needle");
+    for threads in [1, 3] {
+        let whole = Tree::new(dir.path().join("repo")).unwrap().threads(threads);
+        let b = whole.search(&q, &Limits::new(), None).unwrap();
+        let paths: Vec<&str> = b.iter().map(|m| m.path.as_str()).collect();
+        assert_eq!(paths, ["kept.txt", "sub/deeper/code.rs", "sub/keep.log"]);
+        assert_eq!(
+            b.skipped().count(&SkipReason::Ignored),
+            5,
+            "{:?}",
+            b.skipped()
+        );
+
+        // A tree rooted inside the repository still follows its rules.
+        let inner = Tree::new(dir.path().join("repo/sub"))
+            .unwrap()
+            .threads(threads);
+        let b = inner.search(&q, &Limits::new(), None).unwrap();
+        let paths: Vec<&str> = b.iter().map(|m| m.path.as_str()).collect();
+        assert_eq!(paths, ["deeper/code.rs", "keep.log"]);
+    }
+}
