@@ -167,7 +167,7 @@ fn lines(
     let mut counted_to = start;
     let mut rest = 0;
     let mut exact = true;
-    while let Some(hit) = matcher.next_line(haystack, at) {
+    while let Some(hit) = matcher.next_line_with(haystack, at, Some(&mut spans)) {
         let last = hit.next >= haystack.len();
         at = hit.next;
         if plan.cap.is_some_and(|cap| items.len() >= cap) {
@@ -185,7 +185,9 @@ fn lines(
         }
         line_number += memchr::memchr_iter(b'\n', &haystack[counted_to..hit.start]).count() as u64;
         counted_to = hit.start;
-        matcher.spans(&haystack[hit.start..hit.content_end], &mut spans);
+        if !hit.spans_ready {
+            matcher.spans(&haystack[hit.start..hit.content_end], &mut spans);
+        }
         let line = &original[hit.start..hit.content_end];
         items.push((
             build_match(path, line, hit.start, line_number, &spans, plan.max_columns),

@@ -85,6 +85,8 @@ pub(crate) struct LineHit {
     pub(crate) start: usize,
     pub(crate) content_end: usize,
     pub(crate) next: usize,
+    /// The line's matches were found while confirming it.
+    pub(crate) spans_ready: bool,
 }
 
 fn invalid(query_pattern: &str, reason: impl Into<String>) -> Error {
@@ -260,7 +262,19 @@ impl Matcher {
 
     /// Finds the next line, starting at or after `start` (a line start),
     /// that holds a match.
-    pub(crate) fn next_line(&self, haystack: &[u8], mut start: usize) -> Option<LineHit> {
+    pub(crate) fn next_line(&self, haystack: &[u8], start: usize) -> Option<LineHit> {
+        self.next_line_with(haystack, start, None)
+    }
+
+    /// Like `next_line`; with `spans`, a line that has to be confirmed by
+    /// the line regex gets its matches found in the same pass, and the hit
+    /// says so (`spans_ready`).
+    pub(crate) fn next_line_with(
+        &self,
+        haystack: &[u8],
+        mut start: usize,
+        mut spans: Option<&mut Vec<Span>>,
+    ) -> Option<LineHit> {
         let len = haystack.len();
         while start < len {
             let at = self.candidates.find(haystack, start)?.min(len);
@@ -276,12 +290,30 @@ impl Matcher {
             } else {
                 line_end
             };
-            let hit = LineHit {
+            let mut hit = LineHit {
                 start: line_start,
                 content_end,
                 next: (line_end + 1).min(len),
+                spans_ready: false,
             };
-            if self.confirms(&haystack[line_start..content_end], content_end == line_end) {
+            let content = &haystack[line_start..content_end];
+            let plain = content_end == line_end;
+            if let (Verify::Regex(_), Some(out)) = (&self.verify, spans.as_deref_mut()) {
+                if !self.confirmed_by_candidate(content, plain) {
+                    // Finding the matches confirms the line, or not.
+                    self.spans(content, out);
+                    if !out.is_empty() {
+                        hit.spans_ready = true;
+                        return Some(hit);
+                    }
+                    if line_end >= len {
+                        return None;
+                    }
+                    start = line_end + 1;
+                    continue;
+                }
+            }
+            if self.confirms(content, plain) {
                 return Some(hit);
             }
             if line_end >= len {
@@ -302,13 +334,16 @@ impl Matcher {
                 Candidates::Set(ac) => ac.is_match(content),
                 Candidates::Regex(re) => re.is_match(content),
             },
-            Verify::Regex(_)
-                if self.candidates_confirm && plain && memchr::memchr(b'\r', content).is_none() =>
-            {
-                true
-            }
+            Verify::Regex(_) if self.confirmed_by_candidate(content, plain) => true,
             Verify::Regex(regex) => regex.is_match(content),
         }
+    }
+
+    /// Returns true when the candidate found in this line is already a
+    /// match: it came from the buffer-wide form of the line regex, and the
+    /// line has no `\r` where the two forms could disagree.
+    fn confirmed_by_candidate(&self, content: &[u8], plain: bool) -> bool {
+        self.candidates_confirm && plain && memchr::memchr(b'\r', content).is_none()
     }
 
     /// Every match within a line's `content`, leftmost first, not
