@@ -15,7 +15,7 @@ use serde::Serialize;
 
 use crate::collect::{Collector, Finished};
 use crate::error::Error;
-use crate::search::matcher::Matcher;
+use crate::search::matcher::{MatchedLines, Matcher};
 use crate::search::{FileCount, LineCut, Match, Span};
 use crate::{
     Budget, BudgetKind, Completeness, Cursor, Limits, Scope, SkipReason, SkippedInput, Total,
@@ -161,15 +161,13 @@ fn lines(
     start: usize,
 ) -> Hits {
     let mut items = Vec::new();
-    let mut spans = Vec::new();
-    let mut at = start;
     let mut line_number = 1 + memchr::memchr_iter(b'\n', &haystack[..start]).count() as u64;
     let mut counted_to = start;
     let mut rest = 0;
     let mut exact = true;
-    while let Some(hit) = matcher.next_line_with(haystack, at, Some(&mut spans)) {
+    let mut lines = MatchedLines::new(matcher, haystack, start);
+    while let Some((hit, spans)) = lines.next_line() {
         let last = hit.next >= haystack.len();
-        at = hit.next;
         if plan.cap.is_some_and(|cap| items.len() >= cap) {
             if plan.count_rest {
                 rest += 1;
@@ -185,12 +183,9 @@ fn lines(
         }
         line_number += memchr::memchr_iter(b'\n', &haystack[counted_to..hit.start]).count() as u64;
         counted_to = hit.start;
-        if !hit.spans_ready {
-            matcher.spans(&haystack[hit.start..hit.content_end], &mut spans);
-        }
         let line = &original[hit.start..hit.content_end];
         items.push((
-            build_match(path, line, hit.start, line_number, &spans, plan.max_columns),
+            build_match(path, line, hit.start, line_number, spans, plan.max_columns),
             hit.next as u64,
         ));
         if last {

@@ -371,6 +371,118 @@ impl Matcher {
     }
 }
 
+/// The matching lines of a buffer, each with its matches.
+///
+/// For a regex whose buffer-wide form is the line regex (no whole words),
+/// one `find_iter` over the whole buffer yields every match, grouped here
+/// by line: no second search per line. Lines holding a `\r` are checked
+/// again with the line regex, where the two forms could disagree. Other
+/// matchers go line by line with `next_line_with`.
+pub(crate) struct MatchedLines<'m, 'h> {
+    matcher: &'m Matcher,
+    haystack: &'h [u8],
+    /// Where the next line starts.
+    at: usize,
+    /// The buffer-wide matches, from `base` on, when grouping them.
+    matches: Option<regex::bytes::Matches<'m, 'h>>,
+    base: usize,
+    /// The first match of the next line, already taken from `matches`.
+    pending: Option<(usize, usize)>,
+    spans: Vec<Span>,
+}
+
+impl<'m, 'h> MatchedLines<'m, 'h> {
+    pub(crate) fn new(matcher: &'m Matcher, haystack: &'h [u8], start: usize) -> Self {
+        let matches = match (&matcher.candidates, matcher.candidates_confirm) {
+            (Candidates::Regex(re), true) => Some(re.find_iter(&haystack[start..])),
+            _ => None,
+        };
+        MatchedLines {
+            matcher,
+            haystack,
+            at: start,
+            matches,
+            base: start,
+            pending: None,
+            spans: Vec::new(),
+        }
+    }
+
+    fn next_match(&mut self) -> Option<(usize, usize)> {
+        if let Some(m) = self.pending.take() {
+            return Some(m);
+        }
+        let m = self.matches.as_mut()?.next()?;
+        Some((self.base + m.start(), self.base + m.end()))
+    }
+
+    /// The next matching line and its matches (offsets within the line).
+    pub(crate) fn next_line(&mut self) -> Option<(LineHit, &[Span])> {
+        if self.matches.is_none() {
+            let hit = self
+                .matcher
+                .next_line_with(self.haystack, self.at, Some(&mut self.spans))?;
+            if !hit.spans_ready {
+                self.matcher
+                    .spans(&self.haystack[hit.start..hit.content_end], &mut self.spans);
+            }
+            self.at = hit.next;
+            return Some((hit, &self.spans));
+        }
+        let haystack = self.haystack;
+        let len = haystack.len();
+        loop {
+            let (first_start, first_end) = self.next_match()?;
+            let line_start = memchr::memrchr(b'\n', &haystack[self.at..first_start.min(len)])
+                .map_or(self.at, |i| self.at + i + 1);
+            if line_start >= len {
+                // An empty match after the final newline: no line is there.
+                return None;
+            }
+            let line_end = memchr::memchr(b'\n', &haystack[first_start.min(len)..])
+                .map_or(len, |i| first_start + i);
+            self.spans.clear();
+            self.spans.push(Span {
+                start: first_start - line_start,
+                end: first_end - line_start,
+            });
+            while let Some((start, end)) = self.next_match() {
+                if start > line_end {
+                    self.pending = Some((start, end));
+                    break;
+                }
+                self.spans.push(Span {
+                    start: start - line_start,
+                    end: end - line_start,
+                });
+            }
+            let content_end = if line_end > line_start && haystack[line_end - 1] == b'\r' {
+                line_end - 1
+            } else {
+                line_end
+            };
+            let content = &haystack[line_start..content_end];
+            self.at = (line_end + 1).min(len);
+            if content_end != line_end || memchr::memchr(b'\r', content).is_some() {
+                self.matcher.spans(content, &mut self.spans);
+                if self.spans.is_empty() {
+                    if self.at >= len || line_end >= len {
+                        return None;
+                    }
+                    continue;
+                }
+            }
+            let hit = LineHit {
+                start: line_start,
+                content_end,
+                next: self.at,
+                spans_ready: true,
+            };
+            return Some((hit, &self.spans));
+        }
+    }
+}
+
 impl Matcher {
     /// The bytes this matcher searches for `haystack`: the haystack
     /// itself, or, for whole words in a file that is not all UTF-8, a copy
