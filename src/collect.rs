@@ -90,6 +90,24 @@ pub(crate) struct Finished<T> {
     pub(crate) skipped: Skipped,
 }
 
+impl<T: Send + Sync + 'static> Finished<T> {
+    /// The result, or in strict mode an error holding it when it is not
+    /// complete.
+    pub(crate) fn into_bounded(self, strict: bool) -> Result<Bounded<T>, Error> {
+        let bounded = Bounded::from_parts(
+            self.items,
+            self.completeness,
+            self.total,
+            self.next_cursor,
+            self.skipped,
+        );
+        if strict && !bounded.is_complete() {
+            return Err(Error::incomplete(bounded));
+        }
+        Ok(bounded)
+    }
+}
+
 impl<T: Serialize> Collector<T> {
     pub(crate) fn new(limits: &Limits) -> Collector<T> {
         let (limit, requested) = limits.applied_limit();
@@ -304,13 +322,8 @@ impl<T: Serialize> Collector<T> {
     where
         T: Send + Sync + 'static,
     {
-        let f = self.finish_parts(cursor_for, total_hint)?;
-        let bounded =
-            Bounded::from_parts(f.items, f.completeness, f.total, f.next_cursor, f.skipped);
-        if strict && !bounded.is_complete() {
-            return Err(Error::incomplete(bounded));
-        }
-        Ok(bounded)
+        self.finish_parts(cursor_for, total_hint)?
+            .into_bounded(strict)
     }
 
     /// Like `finish`, without building the `Bounded` (streams use it).

@@ -555,13 +555,8 @@ impl<'l, T: Item> Ordered<'l, T> {
 
     /// Builds the result.
     pub(crate) fn finish(self, scope: &Scope) -> Result<crate::Bounded<T>, Error> {
-        let (f, strict) = self.finish_parts(scope)?;
-        let bounded =
-            crate::Bounded::from_parts(f.items, f.completeness, f.total, f.next_cursor, f.skipped);
-        if strict && !bounded.is_complete() {
-            return Err(Error::incomplete(bounded));
-        }
-        Ok(bounded)
+        let (finished, strict) = self.finish_parts(scope)?;
+        finished.into_bounded(strict)
     }
 
     /// Ends a stream: the same disclosure as `finish`, without the items.
