@@ -732,7 +732,8 @@ impl Source for Tree {
         }
         // The calling thread releases outcomes in order and, while the next
         // one is not ready, searches chunks itself: it is one of the
-        // `threads` searchers, beside `threads - 1` workers and the walker.
+        // `threads` searchers, beside `threads - 1` workers (at least one:
+        // one thread is handled above) and the walker.
         let workers = workers - 1;
         let window = Window::new();
         let (job_tx, job_rx) = mpsc::sync_channel::<(u64, Vec<Job>)>(workers * 2 + 2);
@@ -813,16 +814,9 @@ impl Source for Tree {
                         }
                     }
                 }
-                match out_rx.try_recv() {
-                    Ok((seq, outcomes)) => {
-                        held.insert(seq, outcomes);
-                        continue;
-                    }
-                    Err(mpsc::TryRecvError::Disconnected) if !jobs_open || workers == 0 => {
-                        // Workers are done; the queue may still hold chunks
-                        // when there are none.
-                    }
-                    Err(_) => {}
+                if let Ok((seq, outcomes)) = out_rx.try_recv() {
+                    held.insert(seq, outcomes);
+                    continue;
                 }
                 if jobs_open {
                     let job = job_rx.try_lock().ok().map(|rx| rx.try_recv());
@@ -834,20 +828,6 @@ impl Source for Tree {
                         Some(Err(mpsc::TryRecvError::Disconnected)) => jobs_open = false,
                         Some(Err(mpsc::TryRecvError::Empty)) | None => {}
                     }
-                }
-                if workers == 0 {
-                    if !jobs_open {
-                        break;
-                    }
-                    // Alone: wait for the walker's next chunk.
-                    let job = job_rx.lock().unwrap_or_else(|p| p.into_inner()).recv();
-                    match job {
-                        Ok((seq, chunk)) => {
-                            held.insert(seq, search_chunk(chunk, matcher, &mut buffer));
-                        }
-                        Err(_) => jobs_open = false,
-                    }
-                    continue;
                 }
                 match out_rx.recv() {
                     Ok((seq, outcomes)) => {
