@@ -1,19 +1,21 @@
 //! The directory-tree corpus: files on disk, walked with the `ignore`
 //! crate in path order and searched in parallel.
 //!
-//! One thread walks the tree depth-first with each folder's entries sorted
-//! by name (which is path order) and numbers the files; worker threads read
-//! and search them; the calling thread releases their outcomes by number,
-//! so the caller sees path order whatever the thread count. The moment the
-//! released prefix holds `limit + 1` items, every thread stops: the cost of
-//! a capped search is the work up to the cut, plus what was in flight.
+//! The walk goes depth-first with each folder's entries sorted by name
+//! (which is path order) and numbers the files. No thread is set aside
+//! for it: the searchers share it, and whichever needs work walks the next
+//! chunk of files, then reads and searches them. The calling thread, one
+//! of the searchers, releases their outcomes by number, so the caller sees
+//! path order whatever the thread count. The moment the released prefix
+//! holds `limit + 1` items, every thread stops: the cost of a capped
+//! search is the work up to the cut, plus what was in flight.
 
 use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::{self, Read};
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering as AtomicOrdering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering as AtomicOrdering};
 use std::sync::mpsc;
 use std::sync::{Arc, Condvar, Mutex};
 
@@ -28,7 +30,7 @@ use crate::search::path::{cmp_paths, is_within, may_hold, normalize};
 use crate::search::{Resolved, Source};
 use crate::{Fingerprint, SkipReason, SkippedInput};
 
-/// How far ahead of the oldest unreleased file the walker may run, in
+/// How far ahead of the oldest unreleased file the walk may run, in
 /// files: bounds the outcomes held for reordering.
 const WINDOW: u64 = 256;
 
@@ -620,10 +622,11 @@ enum Job {
     Skip(SkippedInput),
 }
 
-/// Lets the walker run at most `WINDOW` files ahead of the release point.
+/// Lets the walk run at most `WINDOW` files ahead of the release point.
 struct Window {
     released: AtomicU64,
-    waiting: AtomicBool,
+    /// How many searchers wait for the release point to move.
+    waiting: AtomicUsize,
     lock: Mutex<()>,
     moved: Condvar,
 }
@@ -632,28 +635,34 @@ impl Window {
     fn new() -> Window {
         Window {
             released: AtomicU64::new(0),
-            waiting: AtomicBool::new(false),
+            waiting: AtomicUsize::new(0),
             lock: Mutex::new(()),
             moved: Condvar::new(),
         }
     }
 
+    /// Returns true when file number `seq` may be taken now.
+    fn admits(&self, seq: u64) -> bool {
+        seq < self.released.load(AtomicOrdering::Acquire) + WINDOW
+    }
+
+    /// Blocks until file number `seq` may be taken, or the search stops.
     fn wait_for(&self, seq: u64, plan: &Plan<'_>) {
-        if seq < self.released.load(AtomicOrdering::Acquire) + WINDOW {
+        if self.admits(seq) {
             return;
         }
         let mut guard = self.lock.lock().unwrap_or_else(|p| p.into_inner());
-        self.waiting.store(true, AtomicOrdering::SeqCst);
+        self.waiting.fetch_add(1, AtomicOrdering::SeqCst);
         while seq >= self.released.load(AtomicOrdering::SeqCst) + WINDOW && !plan.is_stopped() {
             guard = self.moved.wait(guard).unwrap_or_else(|p| p.into_inner());
         }
-        self.waiting.store(false, AtomicOrdering::SeqCst);
+        self.waiting.fetch_sub(1, AtomicOrdering::SeqCst);
     }
 
     fn release(&self, next: u64) {
         self.released.store(next, AtomicOrdering::SeqCst);
-        // Waking costs a system call: only when the walker waits.
-        if self.waiting.load(AtomicOrdering::SeqCst) {
+        // Waking costs a system call: only when a searcher waits.
+        if self.waiting.load(AtomicOrdering::SeqCst) > 0 {
             let _guard = self.lock.lock().unwrap_or_else(|p| p.into_inner());
             self.moved.notify_all();
         }
@@ -730,68 +739,51 @@ impl Source for Tree {
             }
             return Ok(());
         }
-        // The calling thread releases outcomes in order and, while the next
-        // one is not ready, searches chunks itself: it is one of the
-        // `threads` searchers, beside `threads - 1` workers (at least one:
-        // one thread is handled above) and the walker.
+        // No thread is set aside for the walk: whichever searcher needs
+        // work walks the next chunk of files, under the feed's lock. The
+        // calling thread releases outcomes in order and, while the next one
+        // is not ready, searches chunks itself: it is one of the `threads`
+        // searchers, beside `threads - 1` workers (at least one: one thread
+        // is handled above).
         let workers = workers - 1;
         let window = Window::new();
-        let (job_tx, job_rx) = mpsc::sync_channel::<(u64, Vec<Job>)>(workers * 2 + 2);
-        let job_rx = Mutex::new(job_rx);
+        let feed = Mutex::new(Feed::new(jobs));
         let (out_tx, out_rx) = mpsc::channel::<(u64, Vec<FileOutcome>)>();
         let search_chunk =
             |chunk: Vec<Job>, matcher: &Matcher, buffer: &mut Vec<u8>| -> Vec<FileOutcome> {
-                chunk
-                    .into_iter()
-                    .map(|job| match job {
-                        Job::File { rel, abs } if !plan.is_stopped() => {
-                            self.process(plan, matcher, &rel, &abs, buffer)
-                        }
-                        // Stopped: nobody reads this outcome.
-                        Job::File { rel, .. } => {
-                            FileOutcome::Skipped(SkippedInput::new(rel, SkipReason::Vanished))
-                        }
-                        Job::Skip(input) => FileOutcome::Skipped(input),
-                    })
-                    .collect()
-            };
-        std::thread::scope(|scope| {
-            let window = &window;
-            scope.spawn(move || {
-                let mut jobs = jobs.peekable();
-                let mut seq = 0u64;
-                let mut size = 1usize;
-                while jobs.peek().is_some() {
-                    window.wait_for(seq, plan);
+                let mut outcomes = Vec::with_capacity(chunk.len());
+                for job in chunk {
+                    // Once stopped, nobody reads the rest of the chunk.
                     if plan.is_stopped() {
                         break;
                     }
-                    let chunk: Vec<Job> = jobs.by_ref().take(size).collect();
-                    let n = chunk.len() as u64;
-                    if job_tx.send((seq, chunk)).is_err() {
-                        break;
-                    }
-                    seq += n;
-                    size = (size * 2).min(MAX_CHUNK);
+                    outcomes.push(match job {
+                        Job::File { rel, abs } => self.process(plan, matcher, &rel, &abs, buffer),
+                        Job::Skip(input) => FileOutcome::Skipped(input),
+                    });
                 }
-            });
+                outcomes
+            };
+        std::thread::scope(|scope| {
+            let window = &window;
+            let feed = &feed;
             for _ in 0..workers {
                 let out_tx = out_tx.clone();
-                let job_rx = &job_rx;
                 let search_chunk = &search_chunk;
                 scope.spawn(move || {
                     let mut buffer = Vec::new();
                     let matcher = plan.matcher.clone();
                     loop {
-                        let next = job_rx.lock().unwrap_or_else(|p| p.into_inner()).recv();
-                        let Ok((seq, chunk)) = next else { break };
-                        if plan.is_stopped() {
-                            continue;
-                        }
-                        if out_tx
-                            .send((seq, search_chunk(chunk, &matcher, &mut buffer)))
-                            .is_err()
-                        {
+                        let (seq, chunk) = match next_chunk(feed, window, plan) {
+                            Next::Chunk(seq, chunk) => (seq, chunk),
+                            Next::Full(seq) => {
+                                window.wait_for(seq, plan);
+                                continue;
+                            }
+                            Next::Done => break,
+                        };
+                        let outcomes = search_chunk(chunk, &matcher, &mut buffer);
+                        if plan.is_stopped() || out_tx.send((seq, outcomes)).is_err() {
                             break;
                         }
                     }
@@ -802,7 +794,7 @@ impl Source for Tree {
             let mut next = 0u64;
             let mut buffer = Vec::new();
             let matcher = plan.matcher;
-            let mut jobs_open = true;
+            let mut feed_open = true;
             'receive: loop {
                 while let Some(outcomes) = held.remove(&next) {
                     next += outcomes.len() as u64;
@@ -818,28 +810,28 @@ impl Source for Tree {
                     held.insert(seq, outcomes);
                     continue;
                 }
-                if jobs_open {
-                    let job = job_rx.try_lock().ok().map(|rx| rx.try_recv());
-                    match job {
-                        Some(Ok((seq, chunk))) => {
+                if feed_open {
+                    match next_chunk(feed, window, plan) {
+                        Next::Chunk(seq, chunk) => {
                             held.insert(seq, search_chunk(chunk, matcher, &mut buffer));
                             continue;
                         }
-                        Some(Err(mpsc::TryRecvError::Disconnected)) => jobs_open = false,
-                        Some(Err(mpsc::TryRecvError::Empty)) | None => {}
+                        Next::Done => feed_open = false,
+                        // The window is full: the chunk it waits for is in
+                        // a worker's hands, and comes through the channel.
+                        Next::Full(_) => {}
                     }
                 }
                 match out_rx.recv() {
                     Ok((seq, outcomes)) => {
                         held.insert(seq, outcomes);
                     }
-                    Err(_) => {
-                        // Every worker has ended, so every chunk was taken;
-                        // what is held is all that remains.
-                        if held.is_empty() || !held.contains_key(&next) {
-                            break;
-                        }
-                    }
+                    // Every worker has ended. Whatever the feed still holds
+                    // is searched here; otherwise what is held is all that
+                    // remains.
+                    Err(_) if feed_open => {}
+                    Err(_) if held.contains_key(&next) => {}
+                    Err(_) => break,
                 }
             }
             plan.stop.store(true, AtomicOrdering::Relaxed);
@@ -847,6 +839,59 @@ impl Source for Tree {
         });
         Ok(())
     }
+}
+
+/// The walk, shared by the searchers: each takes its next chunk of files
+/// from it, numbered in path order.
+struct Feed<I: Iterator<Item = Job>> {
+    jobs: std::iter::Peekable<I>,
+    /// The number of the next file (or skip) the walk hands out.
+    seq: u64,
+    /// The next chunk's size: it starts at one file and doubles up to
+    /// `MAX_CHUNK`, so the first results come at once and later ones cost
+    /// few hand-offs.
+    size: usize,
+}
+
+impl<I: Iterator<Item = Job>> Feed<I> {
+    fn new(jobs: I) -> Feed<I> {
+        Feed {
+            jobs: jobs.peekable(),
+            seq: 0,
+            size: 1,
+        }
+    }
+}
+
+/// What a searcher gets when it asks the feed for work.
+enum Next {
+    /// The chunk's first number, and its jobs.
+    Chunk(u64, Vec<Job>),
+    /// The window is full: the next chunk, numbered `.0`, must wait for
+    /// the release point to move.
+    Full(u64),
+    /// The walk is over, or the search stopped.
+    Done,
+}
+
+fn next_chunk<I: Iterator<Item = Job>>(
+    feed: &Mutex<Feed<I>>,
+    window: &Window,
+    plan: &Plan<'_>,
+) -> Next {
+    let mut feed = feed.lock().unwrap_or_else(|p| p.into_inner());
+    if plan.is_stopped() || feed.jobs.peek().is_none() {
+        return Next::Done;
+    }
+    let seq = feed.seq;
+    if !window.admits(seq) {
+        return Next::Full(seq);
+    }
+    let size = feed.size;
+    let chunk: Vec<Job> = feed.jobs.by_ref().take(size).collect();
+    feed.seq += chunk.len() as u64;
+    feed.size = (size * 2).min(MAX_CHUNK);
+    Next::Chunk(seq, chunk)
 }
 
 crate::search::impl_corpus!(Tree);
