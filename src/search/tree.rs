@@ -12,7 +12,7 @@
 
 use std::collections::BTreeMap;
 use std::fs::File;
-use std::io::{self, Read};
+use std::io::{self, Read as _};
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering as AtomicOrdering};
@@ -460,7 +460,9 @@ impl Tree {
             }
         }
         let filled = match read_all(file, buffer, self.max_file_size) {
-            Ok(filled) => filled,
+            Ok(Read::Whole(filled)) => filled,
+            // The same verdict `search_file` gives on the whole file.
+            Ok(Read::Binary) => return skip(SkipReason::Binary, None),
             Err(e) => return skip(SkipReason::Unreadable, Some(&e)),
         };
         // The file may have grown between the size check and the read.
@@ -471,18 +473,32 @@ impl Tree {
     }
 }
 
+/// The size of a file's first read, and of a new read buffer.
+const FIRST_READ: usize = 64 * 1024;
+
+/// What [`read_all`] found.
+enum Read {
+    /// The file's bytes fill the front of the buffer, up to this length.
+    Whole(usize),
+    /// The file holds a NUL byte, so it is binary: reading stopped there.
+    Binary,
+}
+
 /// Reads all of `file` (or, with `max`, up to `max + 1` bytes) into the
-/// front of `buffer`, and returns how many bytes were read.
+/// front of `buffer`, unless it turns out to be binary.
 ///
 /// The buffer is reused from file to file and kept initialized, so a read
 /// costs the `read` calls alone: `File::read_to_end` would also ask for the
-/// file's size and position, two more system calls per file.
-fn read_all(mut file: File, buffer: &mut Vec<u8>, max: Option<u64>) -> io::Result<usize> {
+/// file's size and position, two more system calls per file. A NUL byte
+/// anywhere makes a file binary, and binary files are skipped: reading
+/// stops at the first block that holds one, which spares reading the rest
+/// of large archives and object files.
+fn read_all(mut file: File, buffer: &mut Vec<u8>, max: Option<u64>) -> io::Result<Read> {
     let cap = max.map_or(usize::MAX, |m| {
         usize::try_from(m.saturating_add(1)).unwrap_or(usize::MAX)
     });
     if buffer.is_empty() {
-        buffer.resize(64 * 1024, 0);
+        buffer.resize(FIRST_READ, 0);
     }
     let mut filled = 0;
     loop {
@@ -490,13 +506,22 @@ fn read_all(mut file: File, buffer: &mut Vec<u8>, max: Option<u64>) -> io::Resul
             let grown = buffer.len().saturating_mul(2);
             buffer.resize(grown, 0);
         }
-        let end = buffer.len().min(cap);
+        // The first read takes one block: a binary file shows its NUL
+        // there, before the rest of it is read. The rest comes in as few
+        // reads as the buffer allows.
+        let block = if filled == 0 { FIRST_READ } else { usize::MAX };
+        let end = buffer.len().min(cap).min(filled.saturating_add(block));
         if filled >= end {
-            return Ok(filled);
+            return Ok(Read::Whole(filled));
         }
         match file.read(&mut buffer[filled..end]) {
-            Ok(0) => return Ok(filled),
-            Ok(n) => filled += n,
+            Ok(0) => return Ok(Read::Whole(filled)),
+            Ok(n) => {
+                if memchr::memchr(0, &buffer[filled..filled + n]).is_some() {
+                    return Ok(Read::Binary);
+                }
+                filled += n;
+            }
             Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
             Err(e) => return Err(e),
         }

@@ -952,6 +952,41 @@ fn binary_files_are_skipped_and_counted_in_every_mode() {
 }
 
 #[test]
+fn a_nul_anywhere_makes_a_file_binary_however_it_is_read() {
+    // Reads come in blocks: the NUL may sit in the first block, just past
+    // it, or near the end of a large file, and the verdict is the same.
+    let text = |n: usize| b"needle\n".repeat(n / 7 + 1);
+    let at = |mut bytes: Vec<u8>, pos: usize| {
+        bytes[pos] = 0;
+        bytes
+    };
+    let files: Vec<(String, Vec<u8>)> = vec![
+        ("first.txt".into(), at(text(100), 3)),
+        ("second.txt".into(), at(text(200_000), 64 * 1024 + 1)),
+        ("last.txt".into(), at(text(1_000_000), 999_999)),
+        ("clean.txt".into(), text(300_000)),
+    ];
+    let borrowed: Vec<(&str, &[u8])> = files
+        .iter()
+        .map(|(name, bytes)| (name.as_str(), bytes.as_slice()))
+        .collect();
+    let dir = write_files(&borrowed);
+    for threads in [1, 2, 4] {
+        let t = tree(&dir).threads(threads);
+        let b = t
+            .files_with_matches(&Query::literal("needle"), &Limits::new(), None)
+            .unwrap();
+        let found: Vec<&str> = b.iter().map(String::as_str).collect();
+        assert_eq!(found, ["clean.txt"], "threads {threads}");
+        assert_eq!(
+            b.skipped().count(&SkipReason::Binary),
+            3,
+            "threads {threads}"
+        );
+    }
+}
+
+#[test]
 fn oversized_files_are_skipped_as_too_large() {
     let dir = write_files(&[
         ("big.txt", &[b"needle\n".as_slice(), &[b'x'; 100]].concat()),
