@@ -70,7 +70,7 @@ impl Plan<'_> {
 pub(crate) enum Hits {
     Lines {
         /// The matching lines, each with the offset to resume after it.
-        items: Vec<(Match, u64)>,
+        items: PackedLines,
         /// Matching lines past the cap: counted when `exact`, else a lower
         /// bound.
         rest: u64,
@@ -127,7 +127,7 @@ pub(crate) fn search_file(
     let counting_only = plan.counting_only.load(Ordering::Relaxed);
     let scan = matcher.prepare(haystack);
     let hits = match plan.mode {
-        Mode::Lines if !counting_only => lines(plan, matcher, path, &scan, haystack, start),
+        Mode::Lines if !counting_only => lines(plan, matcher, &scan, haystack, start),
         Mode::Any => Hits::Count(u64::from(matcher.next_line(&scan, start).is_some())),
         Mode::Lines | Mode::Count => Hits::Count(count_lines(matcher, &scan, start)),
     };
@@ -155,12 +155,11 @@ fn count_lines(matcher: &Matcher, haystack: &[u8], mut at: usize) -> u64 {
 fn lines(
     plan: &Plan<'_>,
     matcher: &Matcher,
-    path: &str,
     haystack: &[u8],
     original: &[u8],
     start: usize,
 ) -> Hits {
-    let mut items = Vec::new();
+    let mut items = PackedLines::default();
     let mut line_number = 1 + memchr::memchr_iter(b'\n', &haystack[..start]).count() as u64;
     let mut counted_to = start;
     let mut rest = 0;
@@ -183,11 +182,14 @@ fn lines(
         }
         line_number += memchr::memchr_iter(b'\n', &haystack[counted_to..hit.start]).count() as u64;
         counted_to = hit.start;
-        let line = &original[hit.start..hit.content_end];
-        items.push((
-            build_match(path, line, hit.start, line_number, spans, plan.max_columns),
+        items.push(
+            &original[hit.start..hit.content_end],
+            hit.start,
+            line_number,
+            spans,
+            plan.max_columns,
             hit.next as u64,
-        ));
+        );
         if last {
             break;
         }
@@ -195,19 +197,96 @@ fn lines(
     Hits::Lines { items, rest, exact }
 }
 
-/// Builds the item for one matching line (its content, without the line
-/// ending): cuts it at the column limit around its first match, and
-/// converts it to (lossy) UTF-8 with the spans moved to match.
-pub(crate) fn build_match(
-    path: &str,
-    raw: &[u8],
-    line_start: usize,
+/// The matching lines of one file, packed: one text buffer and one span
+/// list for all of them. A file costs a few allocations however many of
+/// its lines match, and the items are unpacked by the thread that takes
+/// them (so their memory is also freed there, not across threads).
+#[derive(Default)]
+pub(crate) struct PackedLines {
+    /// The lines' shown text, one after the other.
+    text: String,
+    /// The lines' match spans, relative to each line's text.
+    spans: Vec<Span>,
+    lines: Vec<PackedLine>,
+}
+
+struct PackedLine {
     line_number: u64,
+    byte_offset: u64,
+    /// Where the line's text ends in `text`: it starts where the previous
+    /// line's ends.
+    text_end: usize,
+    /// Where the line's spans end in `spans`.
+    spans_end: usize,
+    cut: Option<LineCut>,
+    /// The offset to resume after this line.
+    resume: u64,
+}
+
+impl PackedLines {
+    /// Adds one matching line (its content, without the line ending).
+    fn push(
+        &mut self,
+        raw: &[u8],
+        line_start: usize,
+        line_number: u64,
+        spans: &[Span],
+        max_columns: Option<usize>,
+        resume: u64,
+    ) {
+        let cut = show(raw, spans, max_columns, &mut self.text, &mut self.spans);
+        self.lines.push(PackedLine {
+            line_number,
+            byte_offset: line_start as u64,
+            text_end: self.text.len(),
+            spans_end: self.spans.len(),
+            cut,
+            resume,
+        });
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.lines.len()
+    }
+
+    pub(crate) fn is_empty(&self) -> bool {
+        self.lines.is_empty()
+    }
+
+    /// The items, each with the offset to resume after it.
+    pub(crate) fn into_matches(self, path: &str) -> Vec<(Match, u64)> {
+        let mut text_at = 0;
+        let mut spans_at = 0;
+        let mut items = Vec::with_capacity(self.lines.len());
+        for line in self.lines {
+            let m = Match {
+                path: path.to_owned(),
+                line_number: line.line_number,
+                byte_offset: line.byte_offset,
+                line: self.text[text_at..line.text_end].to_owned(),
+                matches: self.spans[spans_at..line.spans_end].to_vec(),
+                line_cut: line.cut,
+            };
+            text_at = line.text_end;
+            spans_at = line.spans_end;
+            items.push((m, line.resume));
+        }
+        items
+    }
+}
+
+/// Appends how a line (its content, without the line ending) is shown to
+/// `text`, and its spans, moved to match, to `out`: cut at the column
+/// limit around its first match, and converted to (lossy) UTF-8. Returns
+/// the cut, if any.
+pub(crate) fn show(
+    raw: &[u8],
     spans: &[Span],
     max_columns: Option<usize>,
-) -> Match {
-    let shown = raw;
-    let len = shown.len();
+    text: &mut String,
+    out: &mut Vec<Span>,
+) -> Option<LineCut> {
+    let len = raw.len();
     let (from, to) = match max_columns {
         Some(max) if len > max => {
             let first = spans.first().copied().unwrap_or(Span { start: 0, end: 0 });
@@ -217,69 +296,70 @@ pub(crate) fn build_match(
             let mut from = first_start.saturating_sub(margin).min(len - max);
             // Move forward to a character boundary: the window stays within
             // `max` bytes and still starts at or before the match.
-            while from < first_start && is_continuation(shown[from]) {
+            while from < first_start && is_continuation(raw[from]) {
                 from += 1;
             }
             let mut to = (from + max).min(len);
-            while to < len && to > from && is_continuation(shown[to]) {
+            while to < len && to > from && is_continuation(raw[to]) {
                 to -= 1;
             }
             (from, to)
         }
         _ => (0, len),
     };
-    let kept = &shown[from..to];
-    let clipped: Vec<Span> = spans
+    let clipped = spans
         .iter()
-        .filter(|s| s.start <= to && s.end >= from && (s.start < to || s.is_empty()))
-        .filter(|s| s.start >= from || s.end > from)
-        .map(|s| Span {
+        .filter(move |s| s.start <= to && s.end >= from && (s.start < to || s.is_empty()))
+        .filter(move |s| s.start >= from || s.end > from)
+        .map(move |s| Span {
             start: s.start.clamp(from, to) - from,
             end: s.end.clamp(from, to) - from,
-        })
-        .collect();
-    let (line, matches) = to_lossy(kept, clipped);
-    Match {
-        path: path.to_owned(),
-        line_number,
-        byte_offset: line_start as u64,
-        line,
-        matches,
-        line_cut: max_columns.filter(|&m| len > m).map(|_| LineCut {
-            original_bytes: len as u64,
-            kept_from: from as u64,
-        }),
-    }
+        });
+    append_lossy(&raw[from..to], clipped, text, out);
+    max_columns.filter(|&m| len > m).map(|_| LineCut {
+        original_bytes: len as u64,
+        kept_from: from as u64,
+    })
 }
 
 fn is_continuation(byte: u8) -> bool {
     byte & 0xC0 == 0x80
 }
 
-/// Converts `bytes` to a `String`, replacing invalid UTF-8 like
-/// `String::from_utf8_lossy`, and moves `spans` to the new offsets.
-pub(crate) fn to_lossy(bytes: &[u8], spans: Vec<Span>) -> (String, Vec<Span>) {
-    if let Ok(text) = std::str::from_utf8(bytes) {
-        return (text.to_owned(), spans);
+/// Appends `bytes` to `text`, replacing invalid UTF-8 like
+/// `String::from_utf8_lossy`, and appends `spans` (offsets in `bytes`)
+/// to `out`, moved to the matching offsets in the appended text.
+fn append_lossy(
+    bytes: &[u8],
+    spans: impl Iterator<Item = Span>,
+    text: &mut String,
+    out: &mut Vec<Span>,
+) {
+    if let Ok(valid) = std::str::from_utf8(bytes) {
+        text.push_str(valid);
+        out.extend(spans);
+        return;
     }
-    // (raw start, raw len, new start, new len, valid)
+    // (raw start, raw len, new start, new len, valid), new offsets from
+    // the start of the appended text.
     let mut segments: Vec<(usize, usize, usize, usize, bool)> = Vec::new();
-    let mut text = String::with_capacity(bytes.len() + 8);
+    let base = text.len();
     let mut raw = 0;
     for chunk in bytes.utf8_chunks() {
         let valid = chunk.valid();
         if !valid.is_empty() {
-            segments.push((raw, valid.len(), text.len(), valid.len(), true));
+            segments.push((raw, valid.len(), text.len() - base, valid.len(), true));
             text.push_str(valid);
             raw += valid.len();
         }
         let invalid = chunk.invalid();
         if !invalid.is_empty() {
-            segments.push((raw, invalid.len(), text.len(), 3, false));
+            segments.push((raw, invalid.len(), text.len() - base, 3, false));
             text.push('\u{FFFD}');
             raw += invalid.len();
         }
     }
+    let shown = text.len() - base;
     let map = |offset: usize, is_end: bool| -> usize {
         for &(rs, rl, ns, nl, valid) in &segments {
             if offset < rs + rl || (offset == rs + rl && is_end && offset > rs && !valid) {
@@ -289,22 +369,18 @@ pub(crate) fn to_lossy(bytes: &[u8], spans: Vec<Span>) -> (String, Vec<Span>) {
                 return if is_end && offset > rs { ns + nl } else { ns };
             }
         }
-        text.len()
+        shown
     };
-    let spans = spans
-        .into_iter()
-        .map(|s| {
-            let start = map(s.start, false);
-            // An empty match stays empty wherever it falls.
-            let end = if s.is_empty() {
-                start
-            } else {
-                map(s.end, true).max(start)
-            };
-            Span { start, end }
-        })
-        .collect();
-    (text, spans)
+    out.extend(spans.map(|s| {
+        let start = map(s.start, false);
+        // An empty match stays empty wherever it falls.
+        let end = if s.is_empty() {
+            start
+        } else {
+            map(s.end, true).max(start)
+        };
+        Span { start, end }
+    }));
 }
 
 /// Turns one file's hits into items, each with the offset to resume

@@ -538,9 +538,9 @@ fn resume_point(
     Ok((path, offset))
 }
 
-fn lines_items(_: &str, hits: Hits) -> Vec<(Match, u64)> {
+fn lines_items(path: &str, hits: Hits) -> Vec<(Match, u64)> {
     match hits {
-        Hits::Lines { items, .. } => items,
+        Hits::Lines { items, .. } => items.into_matches(path),
         Hits::Count(_) => Vec::new(),
     }
 }
@@ -701,19 +701,19 @@ fn excerpt_impl(
                 } else {
                     end
                 };
-                let m = engine::build_match(
-                    &resolved.path,
+                let mut text = String::new();
+                let line_cut = engine::show(
                     &bytes[at..content_end],
-                    at,
-                    line_number,
                     &[],
                     excerpt.max_columns,
+                    &mut text,
+                    &mut Vec::new(),
                 );
                 let line = Line {
                     line_number,
                     byte_offset: at as u64,
-                    line: m.line,
-                    line_cut: m.line_cut,
+                    line: text,
+                    line_cut,
                 };
                 if collector.offer(line).is_break() || collector.check_deadline().is_break() {
                     break;
