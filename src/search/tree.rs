@@ -10,14 +10,14 @@
 //! holds `limit + 1` items, every thread stops: the cost of a capped
 //! search is the work up to the cut, plus what was in flight.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, VecDeque};
 use std::fs::File;
 use std::io::{self, Read as _};
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering as AtomicOrdering};
 use std::sync::mpsc;
-use std::sync::{Arc, Condvar, Mutex};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
 use ignore::overrides::OverrideBuilder;
@@ -772,7 +772,7 @@ impl Source for Tree {
         // is handled above).
         let workers = workers - 1;
         let window = Window::new();
-        let feed = Mutex::new(Feed::new(jobs));
+        let feed = Feed::new(jobs);
         let (out_tx, out_rx) = mpsc::channel::<(u64, Vec<FileOutcome>)>();
         let search_chunk =
             |chunk: Vec<Job>, matcher: &Matcher, buffer: &mut Vec<u8>| -> Vec<FileOutcome> {
@@ -799,7 +799,7 @@ impl Source for Tree {
                     let mut buffer = Vec::new();
                     let matcher = plan.matcher.clone();
                     loop {
-                        let (seq, chunk) = match next_chunk(feed, window, plan) {
+                        let (seq, chunk) = match feed.next_chunk(window, plan) {
                             Next::Chunk(seq, chunk) => (seq, chunk),
                             Next::Full(seq) => {
                                 window.wait_for(seq, plan);
@@ -836,7 +836,7 @@ impl Source for Tree {
                     continue;
                 }
                 if feed_open {
-                    match next_chunk(feed, window, plan) {
+                    match feed.next_chunk(window, plan) {
                         Next::Chunk(seq, chunk) => {
                             held.insert(seq, search_chunk(chunk, matcher, &mut buffer));
                             continue;
@@ -867,23 +867,103 @@ impl Source for Tree {
 }
 
 /// The walk, shared by the searchers: each takes its next chunk of files
-/// from it, numbered in path order.
+/// from a queue, numbered in path order, and whichever finds the queue
+/// running low walks on to refill it. The walk has its own lock, so the
+/// others keep taking queued files while one walks.
 struct Feed<I: Iterator<Item = Job>> {
-    jobs: std::iter::Peekable<I>,
-    /// The number of the next file (or skip) the walk hands out.
+    queue: Mutex<Queue>,
+    walk: Mutex<I>,
+}
+
+struct Queue {
+    jobs: VecDeque<Job>,
+    /// The number of the queue's first job.
     seq: u64,
     /// The next chunk's size: it starts at one file and doubles up to
     /// `MAX_CHUNK`, so the first results come at once and later ones cost
     /// few hand-offs.
     size: usize,
+    /// The walk is over: what is queued is all that is left.
+    done: bool,
 }
+
+/// Below this many queued jobs, the searcher that takes a chunk walks on
+/// (if no other searcher is walking).
+const LOW_WATER: usize = 2 * MAX_CHUNK;
+
+/// How many jobs one refill walks.
+const REFILL: usize = 2 * MAX_CHUNK;
 
 impl<I: Iterator<Item = Job>> Feed<I> {
     fn new(jobs: I) -> Feed<I> {
         Feed {
-            jobs: jobs.peekable(),
-            seq: 0,
-            size: 1,
+            queue: Mutex::new(Queue {
+                jobs: VecDeque::new(),
+                seq: 0,
+                size: 1,
+                done: false,
+            }),
+            walk: Mutex::new(jobs),
+        }
+    }
+
+    fn queue(&self) -> MutexGuard<'_, Queue> {
+        self.queue.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Walks on while the queue runs low. The walk's lock is held until
+    /// the jobs are queued, so they are queued in walk order.
+    fn refill(&self, mut walk: MutexGuard<'_, I>, plan: &Plan<'_>) {
+        loop {
+            {
+                let queue = self.queue();
+                if queue.done || queue.jobs.len() >= LOW_WATER || plan.is_stopped() {
+                    return;
+                }
+            }
+            let mut batch = Vec::with_capacity(REFILL);
+            batch.extend(walk.by_ref().take(REFILL));
+            let mut queue = self.queue();
+            queue.done = batch.len() < REFILL;
+            queue.jobs.extend(batch);
+        }
+    }
+
+    /// The next chunk of jobs to search.
+    fn next_chunk(&self, window: &Window, plan: &Plan<'_>) -> Next {
+        loop {
+            if plan.is_stopped() {
+                return Next::Done;
+            }
+            {
+                let mut queue = self.queue();
+                if !queue.jobs.is_empty() {
+                    let seq = queue.seq;
+                    if !window.admits(seq) {
+                        return Next::Full(seq);
+                    }
+                    let n = queue.size.min(queue.jobs.len());
+                    let chunk: Vec<Job> = queue.jobs.drain(..n).collect();
+                    queue.seq += n as u64;
+                    queue.size = (queue.size * 2).min(MAX_CHUNK);
+                    let low = !queue.done && queue.jobs.len() < LOW_WATER;
+                    drop(queue);
+                    // Walk ahead now, so that the others find files queued;
+                    // not if another searcher is walking already.
+                    if low {
+                        if let Ok(walk) = self.walk.try_lock() {
+                            self.refill(walk, plan);
+                        }
+                    }
+                    return Next::Chunk(seq, chunk);
+                }
+                if queue.done {
+                    return Next::Done;
+                }
+            }
+            // Nothing queued: walk, or wait for the searcher that walks.
+            let walk = self.walk.lock().unwrap_or_else(|p| p.into_inner());
+            self.refill(walk, plan);
         }
     }
 }
@@ -897,26 +977,6 @@ enum Next {
     Full(u64),
     /// The walk is over, or the search stopped.
     Done,
-}
-
-fn next_chunk<I: Iterator<Item = Job>>(
-    feed: &Mutex<Feed<I>>,
-    window: &Window,
-    plan: &Plan<'_>,
-) -> Next {
-    let mut feed = feed.lock().unwrap_or_else(|p| p.into_inner());
-    if plan.is_stopped() || feed.jobs.peek().is_none() {
-        return Next::Done;
-    }
-    let seq = feed.seq;
-    if !window.admits(seq) {
-        return Next::Full(seq);
-    }
-    let size = feed.size;
-    let chunk: Vec<Job> = feed.jobs.by_ref().take(size).collect();
-    feed.seq += chunk.len() as u64;
-    feed.size = (size * 2).min(MAX_CHUNK);
-    Next::Chunk(seq, chunk)
 }
 
 crate::search::impl_corpus!(Tree);
