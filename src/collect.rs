@@ -144,6 +144,16 @@ impl<T: Serialize> Collector<T> {
     /// Offers the next item of the answer. `Break` means the collection is
     /// full: the item was not kept, and its existence proved truncation.
     pub(crate) fn offer(&mut self, item: T) -> ControlFlow<()> {
+        self.offer_recycling(item, None)
+    }
+
+    /// Like `offer`; a streaming collector moves the item it lets go of
+    /// (the one kept before) to `spares`, when given, for its memory.
+    pub(crate) fn offer_recycling(
+        &mut self,
+        item: T,
+        spares: Option<&mut Vec<T>>,
+    ) -> ControlFlow<()> {
         if self.stop.is_some() {
             return ControlFlow::Break(());
         }
@@ -179,7 +189,10 @@ impl<T: Serialize> Collector<T> {
             self.sizes.push(size);
         }
         if self.discard {
-            self.items.clear();
+            match (self.items.pop(), spares) {
+                (Some(old), Some(spares)) => spares.push(old),
+                _ => self.items.clear(),
+            }
         }
         self.items.push(item);
         self.kept += 1;

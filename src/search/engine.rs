@@ -253,19 +253,37 @@ impl PackedLines {
         self.lines.is_empty()
     }
 
-    /// The items, each with the offset to resume after it.
-    pub(crate) fn into_matches(self, path: &str) -> Vec<(Match, u64)> {
+    /// The items, each with the offset to resume after it. Items from
+    /// `spares` are reused (their strings and span lists keep their
+    /// memory), so a stream allocates next to nothing per line.
+    pub(crate) fn into_matches(self, path: &str, spares: &mut Vec<Match>) -> Vec<(Match, u64)> {
         let mut text_at = 0;
         let mut spans_at = 0;
         let mut items = Vec::with_capacity(self.lines.len());
         for line in self.lines {
-            let m = Match {
-                path: path.to_owned(),
-                line_number: line.line_number,
-                byte_offset: line.byte_offset,
-                line: self.text[text_at..line.text_end].to_owned(),
-                matches: self.spans[spans_at..line.spans_end].to_vec(),
-                line_cut: line.cut,
+            let text = &self.text[text_at..line.text_end];
+            let spans = &self.spans[spans_at..line.spans_end];
+            let m = match spares.pop() {
+                Some(mut m) => {
+                    m.path.clear();
+                    m.path.push_str(path);
+                    m.line.clear();
+                    m.line.push_str(text);
+                    m.matches.clear();
+                    m.matches.extend_from_slice(spans);
+                    m.line_number = line.line_number;
+                    m.byte_offset = line.byte_offset;
+                    m.line_cut = line.cut;
+                    m
+                }
+                None => Match {
+                    path: path.to_owned(),
+                    line_number: line.line_number,
+                    byte_offset: line.byte_offset,
+                    line: text.to_owned(),
+                    matches: spans.to_vec(),
+                    line_cut: line.cut,
+                },
             };
             text_at = line.text_end;
             spans_at = line.spans_end;
@@ -384,8 +402,9 @@ fn append_lossy(
 }
 
 /// Turns one file's hits into items, each with the offset to resume
-/// after it.
-pub(crate) type ToItems<T> = fn(&str, Hits) -> Vec<(T, u64)>;
+/// after it. The third argument holds items already handed on (by a
+/// stream), whose memory the new items may reuse.
+pub(crate) type ToItems<T> = fn(&str, Hits, &mut Vec<T>) -> Vec<(T, u64)>;
 
 /// An item a query produces, with the path that orders it.
 pub(crate) trait Item: Serialize + Send + Sync + 'static {
@@ -431,6 +450,8 @@ pub(crate) struct Ordered<'l, T: Item> {
     began_at: Option<(String, u64)>,
     error: Option<Error>,
     stream: Option<&'l mut dyn FnMut(&T)>,
+    /// Items a stream has handed on, kept for their memory.
+    spares: Vec<T>,
 }
 
 impl<'l, T: Item> Ordered<'l, T> {
@@ -449,6 +470,7 @@ impl<'l, T: Item> Ordered<'l, T> {
             began_at,
             error: None,
             stream: None,
+            spares: Vec::new(),
         }
     }
 
@@ -507,8 +529,9 @@ impl<'l, T: Item> Ordered<'l, T> {
                 let (n, exact) = contribution(self.mode, &hits);
                 self.answer += n;
                 self.answer_exact &= exact;
-                for (item, resume) in to_items(&path, hits) {
-                    if self.collector.offer(item).is_break() {
+                for (item, resume) in to_items(&path, hits, &mut self.spares) {
+                    let spares = self.stream.is_some().then_some(&mut self.spares);
+                    if self.collector.offer_recycling(item, spares).is_break() {
                         return self.after_stop(plan);
                     }
                     if let (Some(sink), Some(last)) = (self.stream.as_mut(), self.collector.last())

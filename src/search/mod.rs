@@ -538,14 +538,14 @@ fn resume_point(
     Ok((path, offset))
 }
 
-fn lines_items(path: &str, hits: Hits) -> Vec<(Match, u64)> {
+fn lines_items(path: &str, hits: Hits, spares: &mut Vec<Match>) -> Vec<(Match, u64)> {
     match hits {
-        Hits::Lines { items, .. } => items.into_matches(path),
+        Hits::Lines { items, .. } => items.into_matches(path, spares),
         Hits::Count(_) => Vec::new(),
     }
 }
 
-fn count_items(path: &str, hits: Hits) -> Vec<(FileCount, u64)> {
+fn count_items(path: &str, hits: Hits, _: &mut Vec<FileCount>) -> Vec<(FileCount, u64)> {
     let n = match hits {
         Hits::Count(n) => n,
         Hits::Lines { items, rest, .. } => items.len() as u64 + rest,
@@ -562,7 +562,7 @@ fn count_items(path: &str, hits: Hits) -> Vec<(FileCount, u64)> {
     )]
 }
 
-fn file_items(path: &str, hits: Hits) -> Vec<(String, u64)> {
+fn file_items(path: &str, hits: Hits, _: &mut Vec<String>) -> Vec<(String, u64)> {
     let any = match hits {
         Hits::Count(n) => n > 0,
         Hits::Lines { items, rest, .. } => !items.is_empty() || rest > 0,
