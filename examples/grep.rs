@@ -288,12 +288,19 @@ fn build_tree(args: &Args, root: &Path) -> Result<Tree, Failure> {
 }
 
 /// One `path:line:text` line; a cut line says where it was cut.
+///
+/// Written piece by piece rather than with one `write!`: this runs once
+/// per matching line, and formatting machinery shows in a large listing.
 fn write_match(out: &mut impl Write, prefix: &str, m: &Match) -> io::Result<()> {
-    if prefix.is_empty() {
-        write!(out, "{}:{}:{}", m.path, m.line_number, m.line)?;
-    } else {
-        write!(out, "{prefix}/{}:{}:{}", m.path, m.line_number, m.line)?;
+    if !prefix.is_empty() {
+        out.write_all(prefix.as_bytes())?;
+        out.write_all(b"/")?;
     }
+    out.write_all(m.path.as_bytes())?;
+    out.write_all(b":")?;
+    write_number(out, m.line_number)?;
+    out.write_all(b":")?;
+    out.write_all(m.line.as_bytes())?;
     if let Some(cut) = &m.line_cut {
         write!(
             out,
@@ -303,7 +310,22 @@ fn write_match(out: &mut impl Write, prefix: &str, m: &Match) -> io::Result<()> 
             cut.original_bytes
         )?;
     }
-    writeln!(out)
+    out.write_all(b"\n")
+}
+
+/// Writes `n` in decimal.
+fn write_number(out: &mut impl Write, mut n: u64) -> io::Result<()> {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    out.write_all(&digits[at..])
 }
 
 /// The last line on standard error: the library's disclosure, with the
@@ -356,7 +378,7 @@ fn run(args: &Args) -> Result<bool, Failure> {
     let limits = build_limits(args);
 
     let stdout = io::stdout();
-    let mut out = io::BufWriter::new(stdout.lock());
+    let mut out = io::BufWriter::with_capacity(64 * 1024, stdout.lock());
     let matched;
     let status;
     if args.json {

@@ -234,6 +234,13 @@ impl PackedLines {
         max_columns: Option<usize>,
         resume: u64,
     ) {
+        if self.lines.is_empty() {
+            // Room for a typical file's matching lines at once, rather
+            // than doubling up from nothing.
+            self.lines.reserve(16);
+            self.spans.reserve(16);
+            self.text.reserve(1024);
+        }
         let cut = show(raw, spans, max_columns, &mut self.text, &mut self.spans);
         self.lines.push(PackedLine {
             line_number,
