@@ -78,8 +78,9 @@
 //!
 //! - `search` (default): text search over in-memory documents, with
 //!   `memchr`, `aho-corasick` and `regex`.
-//! - `tree` (default): text search over directory trees, walked with the
-//!   `ignore` crate (.gitignore-aware) and searched in parallel.
+//! - `tree` (default): text search over directory trees, walked in path
+//!   order (.gitignore-aware, with the `ignore` crate's rule matching) and
+//!   searched in parallel.
 //!
 //! With `default-features = false` only the core types remain, for tools
 //! that wrap their own queries (references, callers, outlines).

@@ -16,6 +16,8 @@ mod path;
 mod query;
 #[cfg(feature = "tree")]
 mod tree;
+#[cfg(feature = "tree")]
+mod walk;
 
 pub use corpus::{DocBytes, Documents};
 pub use item::{FileCount, Line, LineCut, Match, Span};

@@ -1,5 +1,5 @@
-//! The directory-tree corpus: files on disk, walked with the `ignore`
-//! crate in path order and searched in parallel.
+//! The directory-tree corpus: files on disk, walked in path order (see
+//! `walk.rs`) and searched in parallel.
 //!
 //! The walk goes depth-first with each folder's entries sorted by name
 //! (which is path order) and numbers the files. No thread is set aside
@@ -17,16 +17,13 @@ use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering as AtomicOrdering};
 use std::sync::mpsc;
-use std::sync::{Arc, Condvar, Mutex, MutexGuard};
-
-use ignore::gitignore::{Gitignore, GitignoreBuilder};
-use ignore::overrides::OverrideBuilder;
-use ignore::{DirEntry, WalkBuilder};
+use std::sync::{Condvar, Mutex, MutexGuard};
 
 use crate::error::{Error, ErrorKind};
 use crate::search::engine::{FileOutcome, Plan, search_file};
 use crate::search::matcher::Matcher;
-use crate::search::path::{cmp_paths, is_within, may_hold, normalize};
+use crate::search::path::normalize;
+use crate::search::walk::{Job, Walk, WalkOptions};
 use crate::search::{Resolved, Source};
 use crate::{Fingerprint, SkipReason, SkippedInput};
 
@@ -36,15 +33,16 @@ const WINDOW: u64 = 256;
 
 /// A directory tree on disk, searched in parallel and in path order.
 ///
-/// Walks with the `ignore` crate: `.gitignore`, `.ignore` and
-/// `.git/info/exclude` are respected (in a git repository or not), hidden
+/// `.gitignore`, `.ignore` and `.git/info/exclude` are respected (in a git
+/// repository or not, with the `ignore` crate's rule matching), hidden
 /// files and folders are left out, and include/exclude globs apply, each
 /// configurable. What the ignore files and the hidden-file rule leave out
 /// is counted in `skipped` as `ignored` and `hidden` (policy: the result
 /// stays complete), a folder counting once; what the caller's globs and
-/// path filters leave out is the query's scope and is not counted. Symbolic links are followed only while they stay inside
-/// the root; a link out of the root, a broken link and a link loop are
-/// counted in `skipped`. Nothing outside the root is ever read.
+/// path filters leave out is the query's scope and is not counted.
+/// Symbolic links are followed only while they stay inside the root; a
+/// link out of the root, a broken link and a link loop are counted in
+/// `skipped`. Nothing outside the root is ever read.
 ///
 /// # Example
 ///
@@ -74,7 +72,7 @@ pub struct Tree {
 /// A test hook run before each file is read (to make it vanish, say).
 #[cfg(test)]
 #[derive(Clone)]
-struct Hook(Arc<dyn Fn(&Path) + Send + Sync>);
+struct Hook(std::sync::Arc<dyn Fn(&Path) + Send + Sync>);
 
 #[cfg(test)]
 impl std::fmt::Debug for Hook {
@@ -199,9 +197,9 @@ impl Tree {
         self
     }
 
-    /// Searches with `threads` threads reading and searching files (at
-    /// least 1), beside one that walks the tree. The results do not depend on it. Default: the
-    /// number of cores.
+    /// Searches with `threads` threads (at least 1), which share the walk
+    /// and read and search the files; the calling thread is one of them.
+    /// The results do not depend on it. Default: the number of cores.
     ///
     /// # Example
     ///
@@ -232,197 +230,18 @@ impl Tree {
         &self.root
     }
 
-    fn relative(&self, path: &Path) -> String {
-        relative_to(&self.root, path)
-    }
-
-    /// Builds the walker for one run, and the log its entry filter writes
-    /// skipped links to.
-    fn walker(&self, plan: &Plan<'_>) -> Result<(ignore::Walk, SkipLog), Error> {
-        // The walk itself applies only the globs; hidden files and ignore
-        // files are checked in the entry filter below, so that what they
-        // leave out is counted in `skipped`.
-        let mut builder = WalkBuilder::new(&self.root);
-        builder
-            .standard_filters(false)
-            .follow_links(true)
-            .sort_by_file_name(|a, b| a.cmp(b));
-        let ignore_rules = self
-            .gitignore
-            .then(|| Mutex::new(IgnoreRules::new(&self.root)));
-        let hidden = self.hidden;
-        if !self.globs.is_empty() {
-            let mut overrides = OverrideBuilder::new(&self.root);
-            for glob in &self.globs {
-                overrides.add(glob).map_err(|e| {
-                    Error::invalid_argument("globs", format!("bad glob {glob:?}: {e}"))
-                })?;
-            }
-            let overrides = overrides
-                .build()
-                .map_err(|e| Error::invalid_argument("globs", e.to_string()))?;
-            builder.overrides(overrides);
-        }
-        let log = Arc::new(Mutex::new(Vec::new()));
-        let filter_log = Arc::clone(&log);
-        let root = self.root.clone();
-        let filters = plan.filters.clone();
-        let start = plan.start.as_ref().map(|(p, _)| p.clone());
-        builder.filter_entry(move |entry: &DirEntry| {
-            if entry.depth() == 0 {
-                return true;
-            }
-            let rel = relative_to(&root, entry.path());
-            let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
-            // Prune what lies before the resume point or outside the filters.
-            if let Some(start) = &start {
-                if cmp_paths(&rel, start) == std::cmp::Ordering::Less
-                    && !(is_dir && is_within(start, &rel))
-                {
-                    return false;
-                }
-            }
-            if is_dir {
-                if !may_hold(&rel, &filters) {
-                    return false;
-                }
-            } else if !filters.is_empty() && !filters.iter().any(|f| is_within(&rel, f)) {
-                return false;
-            }
-            let policy = if !hidden && entry.file_name().as_encoded_bytes().starts_with(b".") {
-                Some(SkipReason::Hidden)
-            } else if ignore_rules.as_ref().is_some_and(|rules| {
-                rules.lock().unwrap_or_else(|p| p.into_inner()).is_ignored(
-                    entry.path(),
-                    entry.depth(),
-                    is_dir,
-                )
-            }) {
-                Some(SkipReason::Ignored)
-            } else {
-                None
-            };
-            if let Some(reason) = policy {
-                filter_log
-                    .lock()
-                    .unwrap_or_else(|p| p.into_inner())
-                    .push(SkippedInput::new(rel, reason));
-                return false;
-            }
-            if entry.path_is_symlink() {
-                let reason = match entry.path().canonicalize() {
-                    Ok(target) if target.starts_with(&root) => None,
-                    Ok(_) => Some((SkipReason::OutsideRoot, None)),
-                    Err(e) if e.kind() == io::ErrorKind::NotFound => {
-                        Some((SkipReason::BrokenLink, None))
-                    }
-                    Err(e) => Some((SkipReason::SymlinkLoop, Some(e.to_string()))),
-                };
-                if let Some((reason, detail)) = reason {
-                    let mut input = SkippedInput::new(rel, reason);
-                    if let Some(detail) = detail {
-                        input = input.with_detail(detail);
-                    }
-                    filter_log
-                        .lock()
-                        .unwrap_or_else(|p| p.into_inner())
-                        .push(input);
-                    return false;
-                }
-            }
-            if is_dir {
-                if let Some(rules) = &ignore_rules {
-                    rules
-                        .lock()
-                        .unwrap_or_else(|p| p.into_inner())
-                        .enter(entry.path(), entry.depth());
-                }
-            }
-            true
-        });
-        Ok((builder.build(), log))
-    }
-
-    /// The files to search, and the walk's skips, in path order.
+    /// The files to search, and the inputs the walk leaves out, in path
+    /// order.
     fn jobs<'p>(&'p self, plan: &'p Plan<'p>) -> Result<impl Iterator<Item = Job> + 'p, Error> {
-        let (walk, log) = self.walker(plan)?;
-        let mut pending: std::collections::VecDeque<Job> = std::collections::VecDeque::new();
-        let mut walk = walk;
-        let mut done = false;
-        Ok(std::iter::from_fn(move || {
-            loop {
-                if let Some(job) = pending.pop_front() {
-                    return Some(job);
-                }
-                if done || plan.is_stopped() {
-                    return None;
-                }
-                let next = walk.next();
-                for input in log.lock().unwrap_or_else(|p| p.into_inner()).drain(..) {
-                    pending.push_back(Job::Skip(input));
-                }
-                // The last entries may have been filtered out by the very
-                // call that ended the walk: hand their skips on first.
-                let Some(next) = next else {
-                    done = true;
-                    continue;
-                };
-                match next {
-                    Ok(entry) => {
-                        if entry.file_type().is_some_and(|t| t.is_file()) {
-                            let rel = self.relative(entry.path());
-                            pending.push_back(Job::File {
-                                rel,
-                                abs: entry.into_path(),
-                            });
-                        }
-                    }
-                    Err(err) => {
-                        if let Some(input) = self.classify(&err) {
-                            pending.push_back(Job::Skip(input));
-                        }
-                    }
-                }
-            }
-        }))
-    }
-
-    /// Turns a walk error into a skip record.
-    fn classify(&self, err: &ignore::Error) -> Option<SkippedInput> {
-        let mut path: Option<&Path> = None;
-        let mut e = err;
-        loop {
-            match e {
-                ignore::Error::WithPath { path: p, err } => {
-                    path = Some(p);
-                    e = err;
-                }
-                ignore::Error::WithDepth { err, .. }
-                | ignore::Error::WithLineNumber { err, .. } => e = err,
-                ignore::Error::Loop { child, .. } => {
-                    return Some(SkippedInput::new(
-                        self.relative(child),
-                        SkipReason::SymlinkLoop,
-                    ));
-                }
-                ignore::Error::Io(io) => {
-                    let p = path?;
-                    let rel = self.relative(p);
-                    let is_link = p
-                        .symlink_metadata()
-                        .is_ok_and(|m| m.file_type().is_symlink());
-                    let reason = match io.kind() {
-                        io::ErrorKind::NotFound if is_link => SkipReason::BrokenLink,
-                        io::ErrorKind::NotFound => SkipReason::Vanished,
-                        _ => SkipReason::Unreadable,
-                    };
-                    return Some(SkippedInput::new(rel, reason).with_detail(io.to_string()));
-                }
-                // Problems in ignore files themselves (bad globs, partial
-                // reads) do not leave any input unsearched.
-                _ => return None,
-            }
-        }
+        let walk = Walk::new(WalkOptions {
+            root: &self.root,
+            hidden: self.hidden,
+            gitignore: self.gitignore,
+            globs: &self.globs,
+            start: plan.start.as_ref().map(|(path, _)| path.as_str()),
+            filters: &plan.filters,
+        })?;
+        Ok(walk.take_while(move |_| !plan.is_stopped()))
     }
 
     /// Reads and searches one file.
@@ -526,125 +345,6 @@ fn read_all(mut file: File, buffer: &mut Vec<u8>, max: Option<u64>) -> io::Resul
             Err(e) => return Err(e),
         }
     }
-}
-
-fn relative_to(root: &Path, path: &Path) -> String {
-    // The walk yields paths that extend the root: slicing off its bytes is
-    // much cheaper than comparing components, once per file.
-    let root_bytes = root.as_os_str().as_encoded_bytes();
-    let bytes = path.as_os_str().as_encoded_bytes();
-    let rel = match bytes.strip_prefix(root_bytes) {
-        Some(rest) => rest
-            .strip_prefix(std::path::MAIN_SEPARATOR_STR.as_bytes())
-            .unwrap_or(rest),
-        None => bytes,
-    };
-    let text = String::from_utf8_lossy(rel);
-    if std::path::MAIN_SEPARATOR == '/' {
-        text.into_owned()
-    } else {
-        text.replace(std::path::MAIN_SEPARATOR, "/")
-    }
-}
-
-/// The ignore files in force along the walk's current path: those of the
-/// root and the folders above it (up to the repository's root), and one
-/// level for each folder the depth-first walk is in.
-///
-/// Checking an entry costs one match per ignore file in force, and nothing
-/// where there is none; the walk visits folders depth first, so the stack
-/// always holds exactly the entry's ancestors.
-struct IgnoreRules {
-    /// Above the walk: the root's folder and its parents, outermost first.
-    base: Vec<Gitignore>,
-    /// Inside the walk: (depth, rules) for each folder on the current path.
-    levels: Vec<(usize, Option<Gitignore>)>,
-}
-
-impl IgnoreRules {
-    fn new(root: &Path) -> IgnoreRules {
-        let mut base = Vec::new();
-        // The root and its parents, up to the first that holds a `.git`
-        // (the repository's root), or to the top when there is none.
-        for dir in root.ancestors() {
-            let is_repo = dir.join(".git").exists();
-            if let Some(rules) = rules_of(dir, is_repo) {
-                base.push(rules);
-            }
-            if is_repo {
-                break;
-            }
-        }
-        base.reverse();
-        IgnoreRules {
-            base,
-            levels: Vec::new(),
-        }
-    }
-
-    /// Records the rules of a folder the walk is about to enter.
-    fn enter(&mut self, dir: &Path, depth: usize) {
-        self.levels.retain(|(d, _)| *d < depth);
-        let is_repo = dir.join(".git").exists();
-        self.levels.push((depth, rules_of(dir, is_repo)));
-    }
-
-    /// Returns true when the entry at `path`, `depth` levels below the
-    /// root, is ignored: the rules of the nearest folder that has a say
-    /// decide (a `!` rule there lets it back in).
-    fn is_ignored(&mut self, path: &Path, depth: usize, is_dir: bool) -> bool {
-        while self.levels.last().is_some_and(|(d, _)| *d >= depth) {
-            self.levels.pop();
-        }
-        let inner = self
-            .levels
-            .iter()
-            .rev()
-            .filter_map(|(_, rules)| rules.as_ref());
-        for rules in inner.chain(self.base.iter().rev()) {
-            let verdict = rules.matched(path, is_dir);
-            if verdict.is_ignore() {
-                return true;
-            }
-            if verdict.is_whitelist() {
-                return false;
-            }
-        }
-        false
-    }
-}
-
-/// The rules of one folder's `.gitignore` and `.ignore` (the latter wins),
-/// and for a repository's root, `.git/info/exclude`; `None` when it has
-/// none.
-fn rules_of(dir: &Path, is_repo: bool) -> Option<Gitignore> {
-    let mut builder = GitignoreBuilder::new(dir);
-    let mut any = false;
-    let mut files = Vec::new();
-    if is_repo {
-        files.push(dir.join(".git").join("info").join("exclude"));
-    }
-    files.push(dir.join(".gitignore"));
-    files.push(dir.join(".ignore"));
-    for file in files {
-        if file.is_file() {
-            // A bad line is skipped; the rest of the file still applies.
-            let _ = builder.add(&file);
-            any = true;
-        }
-    }
-    if !any {
-        return None;
-    }
-    builder.build().ok()
-}
-
-/// Where the walk's entry filter records the links it refused.
-type SkipLog = Arc<Mutex<Vec<SkippedInput>>>;
-
-enum Job {
-    File { rel: String, abs: PathBuf },
-    Skip(SkippedInput),
 }
 
 /// Lets the walk run at most `WINDOW` files ahead of the release point.
@@ -984,6 +684,8 @@ crate::search::impl_corpus!(Tree);
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::sync::Arc;
+
     use crate::{Corpus, Limits, Query};
 
     fn tree_with(files: &[(&str, &str)]) -> (tempfile::TempDir, Tree) {

@@ -1138,6 +1138,28 @@ mod links {
     }
 
     #[test]
+    fn a_loop_of_links_is_a_loop_not_an_error() {
+        let root = write_files(&[("y.txt", b"needle\n")]);
+        symlink("self", root.path().join("self")).unwrap();
+        symlink("b", root.path().join("a")).unwrap();
+        symlink("a", root.path().join("b")).unwrap();
+        for threads in [1, 2] {
+            let b = tree(&root)
+                .threads(threads)
+                .search(&Query::literal("needle"), &Limits::new(), None)
+                .unwrap();
+            assert_eq!(paths_of(&b), ["y.txt"]);
+            assert_eq!(
+                b.skipped().count(&SkipReason::SymlinkLoop),
+                3,
+                "{:?}",
+                b.skipped()
+            );
+            assert!(b.is_complete(), "a loop of links holds nothing to search");
+        }
+    }
+
+    #[test]
     fn a_broken_link_is_counted() {
         let root = write_files(&[("y.txt", b"needle\n")]);
         symlink(root.path().join("gone.txt"), root.path().join("dangling")).unwrap();
