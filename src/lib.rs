@@ -85,6 +85,8 @@
 //! With `default-features = false` only the core types remain, for tools
 //! that wrap their own queries (references, callers, outlines).
 
+#![forbid(unsafe_code)]
+
 mod bounded;
 mod clock;
 mod collect;

@@ -1,0 +1,141 @@
+//! Peak heap of a directory search: bounded by the largest file and the
+//! result, not by the size of the corpus.
+//!
+//! This binary counts every allocation of the process, so it holds a
+//! single test (tests in one binary run in parallel and would count each
+//! other's memory).
+
+#![allow(unsafe_code)] // The counting allocator below, and nothing else.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use candor::{Corpus, Limits, Match, Query, Tree};
+
+/// The system allocator, counting the bytes in use and their peak.
+struct Counting;
+
+static IN_USE: AtomicUsize = AtomicUsize::new(0);
+static PEAK: AtomicUsize = AtomicUsize::new(0);
+
+// SAFETY: every call is passed to the system allocator unchanged; the
+// counters are plain atomics and allocate nothing.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        // SAFETY: the caller's contract is the system allocator's.
+        let ptr = unsafe { System.alloc(layout) };
+        if !ptr.is_null() {
+            let now = IN_USE.fetch_add(layout.size(), Ordering::Relaxed) + layout.size();
+            PEAK.fetch_max(now, Ordering::Relaxed);
+        }
+        ptr
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        IN_USE.fetch_sub(layout.size(), Ordering::Relaxed);
+        // SAFETY: as above.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        // SAFETY: as above.
+        let new = unsafe { System.realloc(ptr, layout, new_size) };
+        if !new.is_null() {
+            // Counted as the old and the new block both held, which a
+            // moving reallocation briefly does.
+            let now = IN_USE.fetch_add(new_size, Ordering::Relaxed) + new_size;
+            PEAK.fetch_max(now, Ordering::Relaxed);
+            IN_USE.fetch_sub(layout.size(), Ordering::Relaxed);
+        }
+        new
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: Counting = Counting;
+
+/// Writes `folders` folders of 50 files of about 8 KiB, where every
+/// 100th file mentions the needle, and one file of 1 MiB.
+fn write_tree(root: &Path, folders: usize) {
+    let line = "some ordinary text of a source file, nothing to find here\n";
+    let plain = line.repeat(8 * 1024 / line.len());
+    let mut n = 0;
+    for folder in 0..folders {
+        let dir = root.join(format!("d{folder:03}"));
+        std::fs::create_dir_all(&dir).unwrap();
+        for file in 0..50 {
+            let text = if n % 100 == 0 {
+                format!("{plain}the needle\n")
+            } else {
+                plain.clone()
+            };
+            std::fs::write(dir.join(format!("f{file:02}.txt")), text).unwrap();
+            n += 1;
+        }
+    }
+    std::fs::write(root.join("big.txt"), line.repeat((1 << 20) / line.len())).unwrap();
+}
+
+/// The peak heap, above what was in use before, while `run` runs.
+fn peak_of(run: impl FnOnce()) -> usize {
+    let before = IN_USE.load(Ordering::SeqCst);
+    PEAK.store(before, Ordering::SeqCst);
+    run();
+    PEAK.load(Ordering::SeqCst) - before
+}
+
+#[test]
+fn peak_memory_does_not_grow_with_the_corpus() {
+    const MIB: usize = 1 << 20;
+    let small = tempfile::tempdir().unwrap();
+    let large = tempfile::tempdir().unwrap();
+    write_tree(small.path(), 4); // 200 files, 1.6 MiB
+    write_tree(large.path(), 40); // 2,000 files, 16 MiB
+    let query = Query::literal("needle");
+    for threads in [1, 4] {
+        let stream = |dir: &Path| {
+            let tree = Tree::new(dir).unwrap().threads(threads);
+            let mut found = 0;
+            let peak = peak_of(|| {
+                let end = tree
+                    .search_each(&query, &Limits::new(), None, &mut |_: &Match| found += 1)
+                    .unwrap();
+                assert!(end.is_complete());
+            });
+            (peak, found)
+        };
+        let (small_peak, small_found) = stream(small.path());
+        let (large_peak, large_found) = stream(large.path());
+        assert_eq!((small_found, large_found), (2, 20));
+        // The largest file (1 MiB) is read whole: each searching thread's
+        // buffer grows past it once.
+        assert!(small_peak > MIB, "threads {threads}: {small_peak}");
+        assert!(
+            large_peak < 4 * MIB * threads,
+            "threads {threads}: {large_peak} bytes for a 17 MiB corpus"
+        );
+        // Ten times the corpus, the same peak give or take 64 KiB: what
+        // may grow is the root's listing (40 names instead of 4), and the
+        // walk's queue and the reordering window, both bounded. Holding
+        // even 100 bytes per file of the corpus would add 200 KB.
+        assert!(
+            large_peak < small_peak + 64 * 1024,
+            "threads {threads}: {small_peak} -> {large_peak} bytes"
+        );
+        eprintln!(
+            "threads {threads}: peak {small_peak} B (1.6 MiB corpus), {large_peak} B (17 MiB)"
+        );
+
+        // Collected, the result is the rest of the bound.
+        let tree = Tree::new(large.path()).unwrap().threads(threads);
+        let collected = peak_of(|| {
+            let b = tree.search(&query, &Limits::new(), None).unwrap();
+            assert_eq!(b.len(), 20);
+        });
+        assert!(
+            collected < large_peak + 64 * 1024,
+            "threads {threads}: {collected}"
+        );
+    }
+}
