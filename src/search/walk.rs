@@ -131,7 +131,9 @@ impl<'a> Walk<'a> {
             rel.push_str(&name_text);
             rel
         };
-        let abs = frame.abs.join(&name);
+        let mut abs = PathBuf::with_capacity(frame.abs.as_os_str().len() + 1 + name.len());
+        abs.push(&frame.abs);
+        abs.push(&name);
         let is_link = file_type.is_symlink();
         // A link is taken for what it points to.
         let (is_dir, is_file) = if is_link {
