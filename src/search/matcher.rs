@@ -373,28 +373,61 @@ impl Matcher {
 
 /// The matching lines of a buffer, each with its matches.
 ///
-/// For a regex whose buffer-wide form is the line regex (no whole words),
-/// one `find_iter` over the whole buffer yields every match, grouped here
-/// by line: no second search per line. Lines holding a `\r` are checked
-/// again with the line regex, where the two forms could disagree. Other
-/// matchers go line by line with `next_line_with`.
+/// For literals, and for a regex whose buffer-wide form is the line regex
+/// (neither with whole words), one `find_iter` over the whole buffer
+/// yields every match, grouped here by line: no second search per line.
+/// Lines holding a `\r` are checked again on their content alone, where
+/// the two could disagree. Whole words go line by line with
+/// `next_line_with`.
 pub(crate) struct MatchedLines<'m, 'h> {
     matcher: &'m Matcher,
     haystack: &'h [u8],
     /// Where the next line starts.
     at: usize,
     /// The buffer-wide matches, from `base` on, when grouping them.
-    matches: Option<regex::bytes::Matches<'m, 'h>>,
+    matches: Option<BufferMatches<'m, 'h>>,
     base: usize,
     /// The first match of the next line, already taken from `matches`.
     pending: Option<(usize, usize)>,
     spans: Vec<Span>,
 }
 
+/// Every match in a buffer, in order, from one of the matchers that can
+/// list a buffer's matches by line: no match spans a line.
+// One lives on the stack while a file is searched: its size costs nothing,
+// where boxing the large variant would cost an allocation per file.
+#[allow(clippy::large_enum_variant)]
+enum BufferMatches<'m, 'h> {
+    Literal(memmem::FindIter<'h, 'm>, usize),
+    Set(aho_corasick::FindIter<'m, 'h>),
+    Regex(regex::bytes::Matches<'m, 'h>),
+}
+
+impl Iterator for BufferMatches<'_, '_> {
+    type Item = (usize, usize);
+
+    fn next(&mut self) -> Option<(usize, usize)> {
+        match self {
+            BufferMatches::Literal(it, len) => it.next().map(|s| (s, s + *len)),
+            BufferMatches::Set(it) => it.next().map(|m| (m.start(), m.end())),
+            BufferMatches::Regex(it) => it.next().map(|m| (m.start(), m.end())),
+        }
+    }
+}
+
 impl<'m, 'h> MatchedLines<'m, 'h> {
     pub(crate) fn new(matcher: &'m Matcher, haystack: &'h [u8], start: usize) -> Self {
-        let matches = match (&matcher.candidates, matcher.candidates_confirm) {
-            (Candidates::Regex(re), true) => Some(re.find_iter(&haystack[start..])),
+        let rest = &haystack[start..];
+        // Literals never hold a `\n`, so their matches in the buffer are
+        // those of its lines (a line with a `\r` is checked again below).
+        let matches = match (&matcher.candidates, &matcher.verify) {
+            (Candidates::Regex(re), _) if matcher.candidates_confirm => {
+                Some(BufferMatches::Regex(re.find_iter(rest)))
+            }
+            (Candidates::Literal(f), Verify::Same) => {
+                Some(BufferMatches::Literal(f.find_iter(rest), f.needle().len()))
+            }
+            (Candidates::Set(ac), Verify::Same) => Some(BufferMatches::Set(ac.find_iter(rest))),
             _ => None,
         };
         MatchedLines {
@@ -412,8 +445,8 @@ impl<'m, 'h> MatchedLines<'m, 'h> {
         if let Some(m) = self.pending.take() {
             return Some(m);
         }
-        let m = self.matches.as_mut()?.next()?;
-        Some((self.base + m.start(), self.base + m.end()))
+        let (start, end) = self.matches.as_mut()?.next()?;
+        Some((self.base + start, self.base + end))
     }
 
     /// The next matching line and its matches (offsets within the line).

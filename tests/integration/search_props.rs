@@ -250,7 +250,9 @@ impl Q {
 
 fn needle() -> impl Strategy<Value = String> {
     prop::collection::vec(
-        prop::sample::select(vec!["a", "b", "ab", "s", "k", "K", "A", "é", " ", "_", "1"]),
+        prop::sample::select(vec![
+            "a", "b", "ab", "s", "k", "K", "A", "é", " ", "_", "1", "\r",
+        ]),
         1..4,
     )
     .prop_map(|parts| parts.concat())
