@@ -10,6 +10,7 @@
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
 
 use candor::{Corpus, Limits, Match, Query, Tree};
 
@@ -95,7 +96,10 @@ fn peak_memory_does_not_grow_with_the_corpus() {
     let query = Query::literal("needle");
     for threads in [1, 4] {
         let stream = |dir: &Path| {
-            let tree = Tree::new(dir).unwrap().threads(threads);
+            let tree = Tree::new(dir)
+                .unwrap()
+                .threads(threads)
+                .start_threads_after(Duration::ZERO);
             let mut found = 0;
             let peak = peak_of(|| {
                 let end = tree
@@ -128,7 +132,10 @@ fn peak_memory_does_not_grow_with_the_corpus() {
         );
 
         // Collected, the result is the rest of the bound.
-        let tree = Tree::new(large.path()).unwrap().threads(threads);
+        let tree = Tree::new(large.path())
+            .unwrap()
+            .threads(threads)
+            .start_threads_after(Duration::ZERO);
         let collected = peak_of(|| {
             let b = tree.search(&query, &Limits::new(), None).unwrap();
             assert_eq!(b.len(), 20);

@@ -18,6 +18,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering as AtomicOrdering};
 use std::sync::mpsc;
 use std::sync::{Condvar, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
 
 use crate::error::{Error, ErrorKind};
 use crate::search::engine::{FileOutcome, Plan, search_file};
@@ -65,6 +66,7 @@ pub struct Tree {
     globs: Vec<String>,
     max_file_size: Option<u64>,
     threads: usize,
+    solo: Duration,
     #[cfg(test)]
     before_read: Option<Hook>,
 }
@@ -120,6 +122,7 @@ impl Tree {
             globs: Vec::new(),
             max_file_size: None,
             threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            solo: SOLO,
             #[cfg(test)]
             before_read: None,
         })
@@ -198,8 +201,10 @@ impl Tree {
     }
 
     /// Searches with `threads` threads (at least 1), which share the walk
-    /// and read and search the files; the calling thread is one of them.
-    /// The results do not depend on it. Default: the number of cores.
+    /// and read and search the files; the calling thread is one of them,
+    /// and starts the others once the search has run for a moment (see
+    /// [`Tree::start_threads_after`]). The results do not depend on it.
+    /// Default: the number of cores.
     ///
     /// # Example
     ///
@@ -212,6 +217,27 @@ impl Tree {
     #[must_use]
     pub fn threads(mut self, threads: usize) -> Tree {
         self.threads = threads.max(1);
+        self
+    }
+
+    /// How long a search runs on the calling thread alone before it starts
+    /// the other threads. A search that ends sooner (a capped query, a
+    /// small tree) pays for no thread; a longer one loses at most this
+    /// much of its parallel time. The results do not depend on it.
+    /// Default: 1 ms. `Duration::ZERO` starts them after the first file.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// # let dir = tempfile::tempdir()?;
+    /// use std::time::Duration;
+    /// let tree = candor::Tree::new(dir.path())?.start_threads_after(Duration::ZERO);
+    /// # let _ = tree;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[must_use]
+    pub fn start_threads_after(mut self, alone: Duration) -> Tree {
+        self.solo = alone;
         self
     }
 
@@ -394,6 +420,10 @@ impl Window {
     }
 }
 
+/// How long the calling thread searches alone before it starts the
+/// others, by default: a search that ends sooner pays for no thread.
+const SOLO: Duration = Duration::from_millis(1);
+
 /// The most files handed to a worker at once. Chunks start at one file
 /// and double, so the first results come at once, and later ones cost
 /// few hand-offs between threads.
@@ -489,6 +519,40 @@ impl Source for Tree {
                 }
                 outcomes
             };
+        // Alone at first: a search that ends within `self.solo` (a capped
+        // query, a small tree) starts no thread at all.
+        let mut next = 0u64;
+        let mut buffer = Vec::new();
+        let solo_until = Instant::now() + self.solo;
+        loop {
+            match feed.next_chunk(&window, plan) {
+                Next::Chunk(_, chunk) => {
+                    // Each outcome is taken as soon as it is known: the
+                    // search may end in the middle of the chunk.
+                    for job in chunk {
+                        let outcome = match job {
+                            Job::File { rel, abs } => {
+                                self.process(plan, plan.matcher, &rel, &abs, &mut buffer)
+                            }
+                            Job::Skip(input) => FileOutcome::Skipped(input),
+                        };
+                        next += 1;
+                        if take(outcome).is_break() {
+                            plan.stop.store(true, AtomicOrdering::Relaxed);
+                            return Ok(());
+                        }
+                    }
+                    window.release(next);
+                }
+                Next::Done => return Ok(()),
+                // Not while alone: every chunk taken is released at once.
+                Next::Full(_) => break,
+            }
+            if Instant::now() >= solo_until {
+                break;
+            }
+        }
+        feed.walk_ahead();
         std::thread::scope(|scope| {
             let window = &window;
             let feed = &feed;
@@ -516,8 +580,6 @@ impl Source for Tree {
             }
             drop(out_tx);
             let mut held: BTreeMap<u64, Vec<FileOutcome>> = BTreeMap::new();
-            let mut next = 0u64;
-            let mut buffer = Vec::new();
             let matcher = plan.matcher;
             let mut feed_open = true;
             'receive: loop {
@@ -573,6 +635,10 @@ impl Source for Tree {
 struct Feed<I: Iterator<Item = Job>> {
     queue: Mutex<Queue>,
     walk: Mutex<I>,
+    /// How many jobs to keep queued ahead: none while the calling thread
+    /// searches alone (walking ahead would be wasted if the search ends
+    /// soon), `LOW_WATER` once others search too.
+    ahead: AtomicUsize,
 }
 
 struct Queue {
@@ -604,7 +670,13 @@ impl<I: Iterator<Item = Job>> Feed<I> {
                 done: false,
             }),
             walk: Mutex::new(jobs),
+            ahead: AtomicUsize::new(0),
         }
+    }
+
+    /// From now on, keep `LOW_WATER` jobs queued for the searchers.
+    fn walk_ahead(&self) {
+        self.ahead.store(LOW_WATER, AtomicOrdering::Relaxed);
     }
 
     fn queue(&self) -> MutexGuard<'_, Queue> {
@@ -615,16 +687,20 @@ impl<I: Iterator<Item = Job>> Feed<I> {
     /// the jobs are queued, so they are queued in walk order.
     fn refill(&self, mut walk: MutexGuard<'_, I>, plan: &Plan<'_>) {
         loop {
-            {
+            // Early on, walk just ahead of the chunks, which start small:
+            // the first file is searched at once.
+            let want = {
                 let queue = self.queue();
-                if queue.done || queue.jobs.len() >= LOW_WATER || plan.is_stopped() {
+                let floor = self.ahead.load(AtomicOrdering::Relaxed).max(1);
+                if queue.done || queue.jobs.len() >= floor || plan.is_stopped() {
                     return;
                 }
-            }
-            let mut batch = Vec::with_capacity(REFILL);
-            batch.extend(walk.by_ref().take(REFILL));
+                (2 * queue.size).min(REFILL)
+            };
+            let mut batch = Vec::with_capacity(want);
+            batch.extend(walk.by_ref().take(want));
             let mut queue = self.queue();
-            queue.done = batch.len() < REFILL;
+            queue.done = batch.len() < want;
             queue.jobs.extend(batch);
         }
     }
@@ -646,7 +722,8 @@ impl<I: Iterator<Item = Job>> Feed<I> {
                     let chunk: Vec<Job> = queue.jobs.drain(..n).collect();
                     queue.seq += n as u64;
                     queue.size = (queue.size * 2).min(MAX_CHUNK);
-                    let low = !queue.done && queue.jobs.len() < LOW_WATER;
+                    let low =
+                        !queue.done && queue.jobs.len() < self.ahead.load(AtomicOrdering::Relaxed);
                     drop(queue);
                     // Walk ahead now, so that the others find files queued;
                     // not if another searcher is walking already.
@@ -763,7 +840,10 @@ mod tests {
         for threads in [1, 2, 8] {
             let counter = Arc::clone(&read);
             counter.store(0, AtomicOrdering::SeqCst);
-            let mut tree = tree.clone().threads(threads);
+            let mut tree = tree
+                .clone()
+                .threads(threads)
+                .start_threads_after(Duration::ZERO);
             tree.before_read = Some(Hook(Arc::new(move |_: &Path| {
                 counter.fetch_add(1, AtomicOrdering::SeqCst);
             })));

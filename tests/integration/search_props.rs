@@ -21,6 +21,7 @@
 //! lines, and now and then a NUL byte that makes a document binary.
 
 use std::collections::BTreeMap;
+use std::time::Duration;
 
 use candor::{
     Bounded, BudgetKind, Completeness, Corpus, Cursor, Documents, ErrorKind, Excerpt, Limits,
@@ -197,6 +198,7 @@ fn corpus(alphabet: Alphabet) -> impl Strategy<Value = Vec<Doc>> {
 struct Fixture {
     docs: Documents<'static>,
     tree1: Tree,
+    tree2: Tree,
     tree4: Tree,
     _dir: TempDir,
 }
@@ -214,7 +216,11 @@ fn fixture(corpus: &[Doc]) -> Fixture {
     Fixture {
         docs,
         tree1: tree.clone().threads(1),
-        tree4: tree.threads(4),
+        // Alone for the first millisecond (the default): small corpora
+        // end before the other thread starts.
+        tree2: tree.clone().threads(2),
+        // The other threads start after the first file.
+        tree4: tree.threads(4).start_threads_after(Duration::ZERO),
         _dir: dir,
     }
 }
@@ -606,12 +612,13 @@ fn json_len<T: serde::Serialize>(b: &Bounded<T>) -> usize {
     b.to_json().expect("serializes").len()
 }
 
-/// The three corpora of a fixture, with names for messages.
-fn corpora(f: &Fixture) -> [(&'static str, &dyn Corpus); 3] {
+/// The corpora of a fixture, with names for messages.
+fn corpora(f: &Fixture) -> [(&'static str, &dyn Corpus); 4] {
     [
         ("documents", &f.docs),
         ("tree, 1 thread", &f.tree1),
-        ("tree, 4 threads", &f.tree4),
+        ("tree, 2 threads, alone first", &f.tree2),
+        ("tree, 4 threads at once", &f.tree4),
     ]
 }
 

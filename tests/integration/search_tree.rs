@@ -47,7 +47,10 @@ fn documents(files: &[(&str, &[u8])]) -> Documents<'static> {
 }
 
 fn tree(dir: &TempDir) -> Tree {
-    Tree::new(dir.path()).expect("a tree").threads(2)
+    Tree::new(dir.path())
+        .expect("a tree")
+        .threads(2)
+        .start_threads_after(Duration::ZERO)
 }
 
 /// The same files in memory and on disk with 1 and 4 threads.
@@ -65,7 +68,7 @@ impl Both {
         Both {
             docs: documents(files),
             tree1: tree.clone().threads(1),
-            tree4: tree.threads(4),
+            tree4: tree.threads(4).start_threads_after(Duration::ZERO),
             _dir: dir,
         }
     }
@@ -972,7 +975,9 @@ fn a_nul_anywhere_makes_a_file_binary_however_it_is_read() {
         .collect();
     let dir = write_files(&borrowed);
     for threads in [1, 2, 4] {
-        let t = tree(&dir).threads(threads);
+        let t = tree(&dir)
+            .threads(threads)
+            .start_threads_after(Duration::ZERO);
         let b = t
             .files_with_matches(&Query::literal("needle"), &Limits::new(), None)
             .unwrap();
@@ -1038,7 +1043,10 @@ mod links {
     fn links_out_of_the_root_are_not_followed() {
         let l = linked();
         for threads in [1, 4] {
-            let t = Tree::new(l.root.path()).unwrap().threads(threads);
+            let t = Tree::new(l.root.path())
+                .unwrap()
+                .threads(threads)
+                .start_threads_after(Duration::ZERO);
             let b = t
                 .search(&Query::literal("needle"), &Limits::new(), None)
                 .unwrap();
@@ -1122,7 +1130,10 @@ mod links {
         symlink(root.path().join("a"), root.path().join("a/b/up")).unwrap();
         symlink(root.path(), root.path().join("a/top")).unwrap();
         for threads in [1, 4] {
-            let t = Tree::new(root.path()).unwrap().threads(threads);
+            let t = Tree::new(root.path())
+                .unwrap()
+                .threads(threads)
+                .start_threads_after(Duration::ZERO);
             let b = t
                 .search(&Query::literal("needle"), &Limits::new(), None)
                 .unwrap();
@@ -1146,6 +1157,7 @@ mod links {
         for threads in [1, 2] {
             let b = tree(&root)
                 .threads(threads)
+                .start_threads_after(Duration::ZERO)
                 .search(&Query::literal("needle"), &Limits::new(), None)
                 .unwrap();
             assert_eq!(paths_of(&b), ["y.txt"]);
@@ -1811,7 +1823,10 @@ fn results_do_not_depend_on_the_thread_count() {
         let mut first: Option<Bounded<Match>> = None;
         for threads in [1, 2, 8] {
             for _run in 0..3 {
-                let t = Tree::new(dir.path()).unwrap().threads(threads);
+                let t = Tree::new(dir.path())
+                    .unwrap()
+                    .threads(threads)
+                    .start_threads_after(Duration::ZERO);
                 let b = t.search(&q, limits, None).unwrap();
                 assert_eq!(b.items(), want.items(), "{threads} threads, {limits:?}");
                 assert_eq!(b.completeness(), want.completeness(), "{threads} threads");
@@ -1863,7 +1878,10 @@ fn two_thousand_files_with_limit_ten_give_the_first_ten() {
     }
     assert!(want.len() > 10);
     for threads in [1, 8] {
-        let t = Tree::new(dir.path()).unwrap().threads(threads);
+        let t = Tree::new(dir.path())
+            .unwrap()
+            .threads(threads)
+            .start_threads_after(Duration::ZERO);
         let b = t.search(&q, &Limits::new().limit(10), None).unwrap();
         let got: Vec<(String, u64)> = b.iter().map(|m| (m.path.clone(), m.line_number)).collect();
         assert_eq!(got, want[..10].to_vec(), "{threads} threads");
@@ -2046,7 +2064,10 @@ fn ignored_and_hidden_inputs_are_counted_not_silent() {
     ]);
     let q = Query::literal("needle");
     for threads in [1, 4] {
-        let t = Tree::new(dir.path()).unwrap().threads(threads);
+        let t = Tree::new(dir.path())
+            .unwrap()
+            .threads(threads)
+            .start_threads_after(Duration::ZERO);
         let b = t.search(&q, &Limits::new(), None).unwrap();
         let paths: Vec<&str> = b.iter().map(|m| m.path.as_str()).collect();
         assert_eq!(paths, ["notes.md", "src/a.rs"]);
@@ -2111,7 +2132,10 @@ fn ignore_files_nest_like_git() {
     ]);
     let q = Query::literal("needle");
     for threads in [1, 3] {
-        let whole = Tree::new(dir.path().join("repo")).unwrap().threads(threads);
+        let whole = Tree::new(dir.path().join("repo"))
+            .unwrap()
+            .threads(threads)
+            .start_threads_after(Duration::ZERO);
         let b = whole.search(&q, &Limits::new(), None).unwrap();
         let paths: Vec<&str> = b.iter().map(|m| m.path.as_str()).collect();
         assert_eq!(paths, ["kept.txt", "sub/deeper/code.rs", "sub/keep.log"]);
@@ -2125,7 +2149,8 @@ fn ignore_files_nest_like_git() {
         // A tree rooted inside the repository still follows its rules.
         let inner = Tree::new(dir.path().join("repo/sub"))
             .unwrap()
-            .threads(threads);
+            .threads(threads)
+            .start_threads_after(Duration::ZERO);
         let b = inner.search(&q, &Limits::new(), None).unwrap();
         let paths: Vec<&str> = b.iter().map(|m| m.path.as_str()).collect();
         assert_eq!(paths, ["deeper/code.rs", "keep.log"]);
