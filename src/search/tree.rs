@@ -270,6 +270,20 @@ impl Tree {
         Ok(walk.take_while(move |_| !plan.is_stopped()))
     }
 
+    /// The outcome of one job of the walk.
+    fn outcome(
+        &self,
+        plan: &Plan<'_>,
+        matcher: &Matcher,
+        job: Job,
+        buffer: &mut Vec<u8>,
+    ) -> FileOutcome {
+        match job {
+            Job::File { rel, abs } => self.process(plan, matcher, &rel, &abs, buffer),
+            Job::Skip(input) => FileOutcome::Skipped(input),
+        }
+    }
+
     /// Reads and searches one file.
     fn process(
         &self,
@@ -476,67 +490,22 @@ impl Source for Tree {
         plan: &Plan<'_>,
         take: &mut dyn FnMut(FileOutcome) -> ControlFlow<()>,
     ) -> Result<(), Error> {
-        let jobs = self.jobs(plan)?;
-        let workers = self.threads;
-        if self.threads == 1 {
-            let mut buffer = Vec::new();
-            for job in jobs {
-                let outcome = match job {
-                    Job::File { rel, abs } => {
-                        self.process(plan, plan.matcher, &rel, &abs, &mut buffer)
-                    }
-                    Job::Skip(input) => FileOutcome::Skipped(input),
-                };
-                if take(outcome).is_break() {
-                    plan.stop.store(true, AtomicOrdering::Relaxed);
-                    break;
-                }
-            }
-            return Ok(());
-        }
-        // No thread is set aside for the walk: whichever searcher needs
-        // work walks the next chunk of files, under the feed's lock. The
-        // calling thread releases outcomes in order and, while the next one
-        // is not ready, searches chunks itself: it is one of the `threads`
-        // searchers, beside `threads - 1` workers (at least one: one thread
-        // is handled above).
-        let workers = workers - 1;
         let window = Window::new();
-        let feed = Feed::new(jobs);
-        let (out_tx, out_rx) = mpsc::channel::<(u64, Vec<FileOutcome>)>();
-        let search_chunk =
-            |chunk: Vec<Job>, matcher: &Matcher, buffer: &mut Vec<u8>| -> Vec<FileOutcome> {
-                let mut outcomes = Vec::with_capacity(chunk.len());
-                for job in chunk {
-                    // Once stopped, nobody reads the rest of the chunk.
-                    if plan.is_stopped() {
-                        break;
-                    }
-                    outcomes.push(match job {
-                        Job::File { rel, abs } => self.process(plan, matcher, &rel, &abs, buffer),
-                        Job::Skip(input) => FileOutcome::Skipped(input),
-                    });
-                }
-                outcomes
-            };
-        // Alone at first: a search that ends within `self.solo` (a capped
-        // query, a small tree) starts no thread at all.
+        let feed = Feed::new(self.jobs(plan)?);
+        // Alone at first (with one thread, throughout): a search that ends
+        // within `self.solo` (a capped query, a small tree) starts no
+        // thread at all.
         let mut next = 0u64;
         let mut buffer = Vec::new();
-        let solo_until = Instant::now() + self.solo;
+        let solo_until = (self.threads > 1).then(|| Instant::now() + self.solo);
         loop {
             match feed.next_chunk(&window, plan) {
                 Next::Chunk(_, chunk) => {
                     // Each outcome is taken as soon as it is known: the
                     // search may end in the middle of the chunk.
                     for job in chunk {
-                        let outcome = match job {
-                            Job::File { rel, abs } => {
-                                self.process(plan, plan.matcher, &rel, &abs, &mut buffer)
-                            }
-                            Job::Skip(input) => FileOutcome::Skipped(input),
-                        };
                         next += 1;
+                        let outcome = self.outcome(plan, plan.matcher, job, &mut buffer);
                         if take(outcome).is_break() {
                             plan.stop.store(true, AtomicOrdering::Relaxed);
                             return Ok(());
@@ -548,10 +517,30 @@ impl Source for Tree {
                 // Not while alone: every chunk taken is released at once.
                 Next::Full(_) => break,
             }
-            if Instant::now() >= solo_until {
+            if solo_until.is_some_and(|until| Instant::now() >= until) {
                 break;
             }
         }
+        // Now in parallel. No thread is set aside for the walk: whichever
+        // searcher needs work takes the next chunk of files from the feed
+        // (walking on when it runs low). The calling thread releases
+        // outcomes in order and, while the next one is not ready, searches
+        // chunks itself: it is one of the `threads` searchers, beside
+        // `threads - 1` workers.
+        let workers = self.threads - 1;
+        let (out_tx, out_rx) = mpsc::channel::<(u64, Vec<FileOutcome>)>();
+        let search_chunk =
+            |chunk: Vec<Job>, matcher: &Matcher, buffer: &mut Vec<u8>| -> Vec<FileOutcome> {
+                let mut outcomes = Vec::with_capacity(chunk.len());
+                for job in chunk {
+                    // Once stopped, nobody reads the rest of the chunk.
+                    if plan.is_stopped() {
+                        break;
+                    }
+                    outcomes.push(self.outcome(plan, matcher, job, buffer));
+                }
+                outcomes
+            };
         feed.walk_ahead();
         std::thread::scope(|scope| {
             let window = &window;
