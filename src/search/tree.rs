@@ -545,6 +545,10 @@ impl Source for Tree {
         std::thread::scope(|scope| {
             let window = &window;
             let feed = &feed;
+            // However this thread leaves the scope, even by a panic in
+            // `take`, the workers must stop, or the scope would wait for
+            // them forever (one may wait for the window to move).
+            let _stop = StopOnDrop { plan, window };
             for _ in 0..workers {
                 let out_tx = out_tx.clone();
                 let search_chunk = &search_chunk;
@@ -610,10 +614,21 @@ impl Source for Tree {
                     Err(_) => break,
                 }
             }
-            plan.stop.store(true, AtomicOrdering::Relaxed);
-            window.release(u64::MAX - WINDOW);
         });
         Ok(())
+    }
+}
+
+/// Stops the search and wakes whoever waits for the window, when dropped.
+struct StopOnDrop<'a> {
+    plan: &'a Plan<'a>,
+    window: &'a Window,
+}
+
+impl Drop for StopOnDrop<'_> {
+    fn drop(&mut self) {
+        self.plan.stop.store(true, AtomicOrdering::Relaxed);
+        self.window.release(u64::MAX - WINDOW);
     }
 }
 
@@ -771,6 +786,7 @@ mod tests {
             let (_dir, mut tree) =
                 tree_with(&[("a.txt", "x\n"), ("b.txt", "x\n"), ("c.txt", "x\n")]);
             tree.threads = threads;
+            tree.solo = Duration::ZERO;
             tree.before_read = Some(Hook(Arc::new(|path: &Path| {
                 if path.ends_with("b.txt") {
                     let _ = std::fs::remove_file(path);
@@ -795,6 +811,7 @@ mod tests {
         // file by a folder between walk and read, which open-for-read refuses.
         let (_dir, mut tree) = tree_with(&[("a.txt", "x\n"), ("b.txt", "x\n")]);
         tree.threads = 2;
+        tree.solo = Duration::ZERO;
         tree.before_read = Some(Hook(Arc::new(|path: &Path| {
             if path.ends_with("a.txt") && path.is_file() {
                 std::fs::remove_file(path).unwrap();

@@ -992,6 +992,31 @@ fn a_nul_anywhere_makes_a_file_binary_however_it_is_read() {
 }
 
 #[test]
+fn a_panic_in_the_stream_callback_reaches_the_caller() {
+    // Every file matches, and the callback panics once the threads run: a
+    // worker goes on until the reordering window is full, then waits for a
+    // release that will never come. It must be told to stop.
+    let files: Vec<(String, Vec<u8>)> = (0..600)
+        .map(|i| (format!("d{:02}/f{i:03}.txt", i % 20), b"needle\n".to_vec()))
+        .collect();
+    let borrowed: Vec<(&str, &[u8])> = files
+        .iter()
+        .map(|(name, bytes)| (name.as_str(), bytes.as_slice()))
+        .collect();
+    let dir = write_files(&borrowed);
+    let t = tree(&dir).threads(4);
+    let mut seen = 0;
+    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        t.search_each(&Query::literal("needle"), &Limits::new(), None, &mut |_| {
+            seen += 1;
+            assert!(seen < 50, "the caller's own bug");
+        })
+    }));
+    assert!(outcome.is_err(), "the panic comes back to the caller");
+    assert_eq!(seen, 50);
+}
+
+#[test]
 fn oversized_files_are_skipped_as_too_large() {
     let dir = write_files(&[
         ("big.txt", &[b"needle\n".as_slice(), &[b'x'; 100]].concat()),
