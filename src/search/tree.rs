@@ -548,11 +548,23 @@ impl Source for Tree {
             // However this thread leaves the scope, even by a panic in
             // `take`, the workers must stop, or the scope would wait for
             // them forever (one may wait for the window to move).
-            let _stop = StopOnDrop { plan, window };
+            let _stop = StopOnDrop {
+                plan,
+                window,
+                only_on_panic: false,
+            };
             for _ in 0..workers {
                 let out_tx = out_tx.clone();
                 let search_chunk = &search_chunk;
                 scope.spawn(move || {
+                    // A worker that panics (a bug) stops the others, which
+                    // could wait for its chunk forever; the scope then
+                    // hands the panic on.
+                    let _stop = StopOnDrop {
+                        plan,
+                        window,
+                        only_on_panic: true,
+                    };
                     let mut buffer = Vec::new();
                     let matcher = plan.matcher.clone();
                     loop {
@@ -619,14 +631,19 @@ impl Source for Tree {
     }
 }
 
-/// Stops the search and wakes whoever waits for the window, when dropped.
+/// Stops the search and wakes whoever waits for the window, when dropped
+/// (with `only_on_panic`, only when dropped by a panic).
 struct StopOnDrop<'a> {
     plan: &'a Plan<'a>,
     window: &'a Window,
+    only_on_panic: bool,
 }
 
 impl Drop for StopOnDrop<'_> {
     fn drop(&mut self) {
+        if self.only_on_panic && !std::thread::panicking() {
+            return;
+        }
         self.plan.stop.store(true, AtomicOrdering::Relaxed);
         self.window.release(u64::MAX - WINDOW);
     }
@@ -829,6 +846,31 @@ mod tests {
         let json = serde_json::to_value(&found).unwrap();
         assert_eq!(json["complete"], false);
         assert_eq!(json["skipped"]["by_reason"]["unreadable"], 1);
+    }
+
+    #[test]
+    fn a_panic_in_a_worker_reaches_the_caller() {
+        let files: Vec<(String, String)> = (0..600)
+            .map(|i| (format!("d{:02}/f{i:03}.txt", i % 20), "hit\n".to_owned()))
+            .collect();
+        let refs: Vec<(&str, &str)> = files
+            .iter()
+            .map(|(a, b)| (a.as_str(), b.as_str()))
+            .collect();
+        let (_dir, mut tree) = tree_with(&refs);
+        tree.threads = 4;
+        tree.solo = Duration::ZERO;
+        // Whichever thread reads it, one early file panics; the others go
+        // on until the window is full, and must be stopped.
+        tree.before_read = Some(Hook(Arc::new(|path: &Path| {
+            assert!(!path.ends_with("d05/f005.txt"), "a bug while reading");
+        })));
+        for _ in 0..5 {
+            let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                tree.search(&Query::literal("hit"), &Limits::new(), None)
+            }));
+            assert!(outcome.is_err(), "the panic comes back to the caller");
+        }
     }
 
     #[test]
