@@ -90,7 +90,8 @@ pub(crate) enum FileOutcome {
     Failed(Error),
 }
 
-/// Searches one file's bytes, from `start` (a line start).
+/// Searches one file's bytes, from `start` (a line start), or skips it as
+/// binary when it holds a NUL.
 /// `matcher` is the plan's, or a clone of it: each thread searching with
 /// its own clone avoids contention on the regex engine's shared caches.
 pub(crate) fn search_file(
@@ -103,6 +104,18 @@ pub(crate) fn search_file(
     if memchr::memchr(0, haystack).is_some() {
         return FileOutcome::Skipped(SkippedInput::new(path, SkipReason::Binary));
     }
+    search_text(plan, matcher, path, haystack, start)
+}
+
+/// Like `search_file`, for bytes already known to hold no NUL (a tree
+/// checks each block as it reads it): they are not scanned for one again.
+pub(crate) fn search_text(
+    plan: &Plan<'_>,
+    matcher: &Matcher,
+    path: &str,
+    haystack: &[u8],
+    start: u64,
+) -> FileOutcome {
     let start = if start == u64::MAX {
         haystack.len()
     } else {

@@ -21,7 +21,7 @@ use std::sync::{Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use crate::error::{Error, ErrorKind};
-use crate::search::engine::{FileOutcome, Plan, search_file};
+use crate::search::engine::{FileOutcome, Plan, search_text};
 use crate::search::matcher::Matcher;
 use crate::search::path::normalize;
 use crate::search::walk::{Job, Walk, WalkOptions};
@@ -320,7 +320,7 @@ impl Tree {
         }
         let filled = match read_all(file, buffer, self.max_file_size) {
             Ok(Read::Whole(filled)) => filled,
-            // The same verdict `search_file` gives on the whole file.
+            // The verdict `search_file` gives a document that holds a NUL.
             Ok(Read::Binary) => return skip(SkipReason::Binary, None),
             Err(e) => return skip(SkipReason::Unreadable, Some(&e)),
         };
@@ -328,7 +328,8 @@ impl Tree {
         if self.max_file_size.is_some_and(|max| filled as u64 > max) {
             return skip(SkipReason::TooLarge, None);
         }
-        search_file(plan, matcher, rel, &buffer[..filled], plan.offset_in(rel))
+        // `read_all` found no NUL in any block it read.
+        search_text(plan, matcher, rel, &buffer[..filled], plan.offset_in(rel))
     }
 }
 
