@@ -6,8 +6,8 @@
 //!
 //! Table cases carry a unique `name` (checked below) and run on
 //! `Documents`, on a `Tree` with 1 thread and on a `Tree` with 4 threads.
-//! Tests that show an engine bug are `#[ignore]`d with the bug named, at
-//! the end of the file, each a minimal reproduction.
+//! Tests written for engine bugs (all fixed) each hold a minimal
+//! reproduction.
 
 use std::collections::BTreeSet;
 use std::path::Path;
