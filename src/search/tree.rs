@@ -2,11 +2,13 @@
 //! `walk.rs`) and searched in parallel.
 //!
 //! The walk goes depth-first with each folder's entries sorted by name
-//! (which is path order) and numbers the files. No thread is set aside
-//! for it: the searchers share it, and whichever needs work walks the next
-//! chunk of files, then reads and searches them. The calling thread, one
-//! of the searchers, releases their outcomes by number, so the caller sees
-//! path order whatever the thread count. The moment the released prefix
+//! (which is path order) and numbers the files. The calling thread
+//! searches alone for a moment (`Tree::start_threads_after`), which is all
+//! a capped query usually needs, then starts the others. No thread is set
+//! aside for the walk: the searchers share it, and whichever needs work
+//! takes the next chunk of files, then reads and searches them. The
+//! calling thread, one of the searchers, releases their outcomes by
+//! number, so the caller sees path order whatever the thread count. The moment the released prefix
 //! holds `limit + 1` items, every thread stops: the cost of a capped
 //! search is the work up to the cut, plus what was in flight.
 
