@@ -43,6 +43,16 @@ pub enum SkipReason {
     /// A symbolic link points at nothing (policy: there is no content to
     /// search).
     BrokenLink,
+    /// A symbolic link that was not followed, because following links was
+    /// not asked for (policy: what it points to inside the root is searched
+    /// under its own path).
+    Symlink,
+    /// A FIFO, socket or device: never opened, since reading one can block
+    /// forever or never end (policy).
+    Special,
+    /// The file changed while it was being read, so what was read of it
+    /// may be neither its old nor its new content (error).
+    Changed,
     /// The input could not be read (error).
     Unreadable,
     /// The input disappeared between being listed and being read (error).
@@ -71,8 +81,13 @@ impl SkipReason {
             | SkipReason::TooLarge
             | SkipReason::SymlinkLoop
             | SkipReason::OutsideRoot
-            | SkipReason::BrokenLink => false,
-            SkipReason::Unreadable | SkipReason::Vanished | SkipReason::Other(_) => true,
+            | SkipReason::BrokenLink
+            | SkipReason::Symlink
+            | SkipReason::Special => false,
+            SkipReason::Unreadable
+            | SkipReason::Vanished
+            | SkipReason::Changed
+            | SkipReason::Other(_) => true,
         }
     }
 
@@ -93,6 +108,9 @@ impl SkipReason {
             SkipReason::SymlinkLoop => "symlink_loop",
             SkipReason::OutsideRoot => "outside_root",
             SkipReason::BrokenLink => "broken_link",
+            SkipReason::Symlink => "symlink",
+            SkipReason::Special => "special",
+            SkipReason::Changed => "changed",
             SkipReason::Unreadable => "unreadable",
             SkipReason::Vanished => "vanished",
             SkipReason::Other(name) => name,
@@ -118,6 +136,9 @@ impl SkipReason {
             "symlink_loop" => SkipReason::SymlinkLoop,
             "outside_root" => SkipReason::OutsideRoot,
             "broken_link" => SkipReason::BrokenLink,
+            "symlink" => SkipReason::Symlink,
+            "special" => SkipReason::Special,
+            "changed" => SkipReason::Changed,
             "unreadable" => SkipReason::Unreadable,
             "vanished" => SkipReason::Vanished,
             other => SkipReason::Other(other.to_owned()),
