@@ -8,6 +8,8 @@ use crate::collect::Collector;
 use crate::error::Error;
 use crate::{Bounded, Cursor, Limits, Scope, SkipReason, SkippedInput, Streamed};
 
+#[cfg(feature = "tree")]
+mod confine;
 mod corpus;
 mod engine;
 mod item;

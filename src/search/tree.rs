@@ -13,16 +13,18 @@
 //! search is the work up to the cut, plus what was in flight.
 
 use std::collections::{BTreeMap, VecDeque};
+use std::ffi::{OsStr, OsString};
 use std::fs::File;
 use std::io::{self, Read as _};
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering as AtomicOrdering};
 use std::sync::mpsc;
-use std::sync::{Condvar, Mutex, MutexGuard};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use crate::error::{Error, ErrorKind};
+use crate::search::confine::{self, DirHandle, Kind, Opened, Target, Unresolved};
 use crate::search::engine::{FileOutcome, Plan, search_text};
 use crate::search::matcher::Matcher;
 use crate::search::path::normalize;
@@ -63,8 +65,14 @@ const WINDOW: u64 = 256;
 #[derive(Debug, Clone)]
 pub struct Tree {
     root: PathBuf,
+    /// The root, opened once: every open below it goes through this
+    /// handle, so renaming or replacing the root's path later does not
+    /// redirect the tree.
+    root_dir: Arc<DirHandle>,
     hidden: bool,
     gitignore: bool,
+    parent_ignores: bool,
+    follow_links: bool,
     globs: Vec<String>,
     max_file_size: Option<u64>,
     threads: usize,
@@ -117,10 +125,17 @@ impl Tree {
                 format!("{} is not a folder", given.display()),
             ));
         }
+        let root_dir = confine::open_root(&root).map_err(|source| ErrorKind::Read {
+            path: given.to_owned(),
+            source,
+        })?;
         Ok(Tree {
             root,
+            root_dir: Arc::new(root_dir),
             hidden: false,
             gitignore: true,
+            parent_ignores: true,
+            follow_links: false,
             globs: Vec::new(),
             max_file_size: None,
             threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
@@ -243,6 +258,74 @@ impl Tree {
         self
     }
 
+    /// Follows symbolic links inside the root. Default: false: a link is
+    /// not followed, and is counted in `skipped` as `symlink` (policy).
+    ///
+    /// When true, a link is followed only while it leads inside the root
+    /// (a link out of it is counted as `outside_root`), never into a
+    /// folder the walk is already in (`symlink_loop`), and a broken link
+    /// is counted as `broken_link`. Each link is resolved name by name
+    /// from the root's handle, so a link swapped in during a search cannot
+    /// lead outside the root either. A caller's path (a path filter,
+    /// `find_in_file`, `excerpt`) through a link is refused unless links
+    /// are followed.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use candor::{Corpus, Limits, Query, SkipReason, Tree};
+    /// # let dir = tempfile::tempdir()?;
+    /// std::fs::create_dir(dir.path().join("src"))?;
+    /// std::fs::write(dir.path().join("src/lib.rs"), "fn parse() {}\n")?;
+    /// # #[cfg(unix)] {
+    /// std::os::unix::fs::symlink("src", dir.path().join("lib"))?;
+    /// let query = Query::literal("parse");
+    /// let plain = Tree::new(dir.path())?.search(&query, &Limits::new(), None)?;
+    /// assert_eq!(plain.len(), 1);
+    /// assert_eq!(plain.skipped().count(&SkipReason::Symlink), 1);
+    /// let followed = Tree::new(dir.path())?.follow_links(true).search(&query, &Limits::new(), None)?;
+    /// let paths: Vec<&str> = followed.iter().map(|m| m.path.as_str()).collect();
+    /// assert_eq!(paths, ["lib/lib.rs", "src/lib.rs"]);
+    /// # }
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[must_use]
+    pub fn follow_links(mut self, yes: bool) -> Tree {
+        self.follow_links = yes;
+        self
+    }
+
+    /// Reads the ignore files of the folders above the root, up to the
+    /// repository's root (git's rule, which ripgrep follows too), when
+    /// ignore files are respected. Default: true.
+    ///
+    /// These files are outside the root: they are read through their
+    /// folder's handle, never through a symbolic link, only when they are
+    /// regular files, and only up to 4 MiB. With false, nothing above the
+    /// root is ever read.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use candor::{Corpus, Limits, Query, Tree};
+    /// # let top = tempfile::tempdir()?;
+    /// std::fs::write(top.path().join(".ignore"), "*.log\n")?;
+    /// std::fs::create_dir(top.path().join("root"))?;
+    /// std::fs::write(top.path().join("root/a.log"), "x\n")?;
+    /// let root = top.path().join("root");
+    /// let query = Query::literal("x");
+    /// let honoured = Tree::new(&root)?.search(&query, &Limits::new(), None)?;
+    /// assert_eq!(honoured.len(), 0);
+    /// let alone = Tree::new(&root)?.parent_ignores(false).search(&query, &Limits::new(), None)?;
+    /// assert_eq!(alone.len(), 1);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[must_use]
+    pub fn parent_ignores(mut self, yes: bool) -> Tree {
+        self.parent_ignores = yes;
+        self
+    }
+
     /// The root, as an absolute path with symbolic links resolved.
     ///
     /// # Example
@@ -258,13 +341,80 @@ impl Tree {
         &self.root
     }
 
+    /// Finds the caller's path `path` (normalized: `rel`) name by name
+    /// from the root's handle. A link on the way is refused unless links
+    /// are followed; hidden and ignore rules do not apply to a named path.
+    fn locate(&self, path: &str, rel: &str) -> Result<Target, Error> {
+        let components = rel
+            .split('/')
+            .filter(|c| !c.is_empty())
+            .map(OsString::from)
+            .collect();
+        confine::resolve(&self.root_dir, &self.root, components, self.follow_links).map_err(|why| {
+            match why {
+                Unresolved::Outside => ErrorKind::OutsideRoot {
+                    path: path.to_owned(),
+                }
+                .into(),
+                Unresolved::Link => Error::invalid_argument(
+                    "path",
+                    format!(
+                        "{path:?} goes through a symbolic link, and this tree does not follow links"
+                    ),
+                ),
+                Unresolved::Loop => Error::invalid_argument(
+                    "path",
+                    format!("{path:?} goes through a loop of symbolic links"),
+                ),
+                Unresolved::Missing(_) => ErrorKind::NotFound {
+                    path: path.to_owned(),
+                }
+                .into(),
+            }
+        })
+    }
+
+    /// Opens the regular file a caller names, confined to the root: no
+    /// link followed unless the tree follows links (and then only inside
+    /// the root), never blocking on a FIFO, and refusing anything that is
+    /// not a regular file.
+    ///
+    /// # Errors
+    ///
+    /// Those of `resolve`, and [`ErrorKind::Read`] when the file cannot be
+    /// opened or is not regular (a FIFO, socket or device).
+    pub(crate) fn open_named(&self, path: &str, rel: &str) -> Result<File, Error> {
+        let target = self.locate(path, rel)?;
+        let not_found = || {
+            Error::from(ErrorKind::NotFound {
+                path: path.to_owned(),
+            })
+        };
+        let name = target.name.ok_or_else(not_found)?;
+        let read_error = |source: io::Error| {
+            Error::from(ErrorKind::Read {
+                path: PathBuf::from(rel),
+                source,
+            })
+        };
+        match confine::open_regular(&target.parent, &name).map_err(read_error)? {
+            Opened::File(file, _) => Ok(file),
+            Opened::Special => Err(read_error(io::Error::other(
+                "not a regular file (a FIFO, socket or device): never read",
+            ))),
+        }
+    }
+
     /// The files to search, and the inputs the walk leaves out, in path
     /// order.
     fn jobs<'p>(&'p self, plan: &'p Plan<'p>) -> Result<impl Iterator<Item = Job> + 'p, Error> {
         let walk = Walk::new(WalkOptions {
             root: &self.root,
+            root_dir: &self.root_dir,
             hidden: self.hidden,
             gitignore: self.gitignore,
+            parent_ignores: self.parent_ignores,
+            follow_links: self.follow_links,
             globs: &self.globs,
             start: plan.start.as_ref().map(|(path, _)| path.as_str()),
             filters: &plan.filters,
@@ -281,7 +431,7 @@ impl Tree {
         buffer: &mut Vec<u8>,
     ) -> FileOutcome {
         match job {
-            Job::File { rel, abs } => self.process(plan, matcher, &rel, &abs, buffer),
+            Job::File { rel, dir, name } => self.process(plan, matcher, &rel, &dir, &name, buffer),
             Job::Skip(input) => FileOutcome::Skipped(input),
         }
     }
@@ -292,12 +442,13 @@ impl Tree {
         plan: &Plan<'_>,
         matcher: &Matcher,
         rel: &str,
-        abs: &Path,
+        dir: &DirHandle,
+        name: &OsStr,
         buffer: &mut Vec<u8>,
     ) -> FileOutcome {
         #[cfg(test)]
         if let Some(Hook(hook)) = &self.before_read {
-            hook(abs);
+            hook(&self.root.join(rel));
         }
         let skip = |reason: SkipReason, e: Option<&io::Error>| {
             let input = SkippedInput::new(rel, reason);
@@ -306,11 +457,15 @@ impl Tree {
                 None => input,
             })
         };
-        let file = match File::open(abs) {
+        // Relative to the folder the walk listed, without following a
+        // link or blocking on a FIFO swapped in since the listing.
+        let file = match confine::open_file(dir, name) {
             Ok(file) => file,
             Err(e) if e.kind() == io::ErrorKind::NotFound => {
                 return skip(SkipReason::Vanished, Some(&e));
             }
+            Err(e) if confine::is_swapped(&e) => return skip(SkipReason::Changed, Some(&e)),
+            Err(e) if confine::is_socket(&e) => return skip(SkipReason::Special, None),
             Err(e) => return skip(SkipReason::Unreadable, Some(&e)),
         };
         if let Some(max) = self.max_file_size {
@@ -465,27 +620,26 @@ impl Source for Tree {
 
     fn resolve(&self, path: &str) -> Result<Resolved, Error> {
         let rel = normalize(path, Some(&self.root))?;
-        let abs = self.root.join(&rel);
-        let real = abs.canonicalize().map_err(|_| {
-            Error::from(ErrorKind::NotFound {
-                path: path.to_owned(),
-            })
-        })?;
-        if !real.starts_with(&self.root) {
-            return Err(ErrorKind::OutsideRoot {
-                path: path.to_owned(),
-            }
-            .into());
-        }
+        let target = self.locate(path, &rel)?;
         Ok(Resolved {
-            is_file: real.is_file(),
+            // A FIFO or device is a file the search names and counts as
+            // special; it is never opened.
+            is_file: target.kind != Kind::Dir,
             path: rel,
         })
     }
 
     fn read(&self, path: &str) -> Result<Vec<u8>, Error> {
-        let abs = self.root.join(path);
-        std::fs::read(&abs).map_err(|source| ErrorKind::Read { path: abs, source }.into())
+        let rel = normalize(path, Some(&self.root))?;
+        let mut file = self.open_named(path, &rel)?;
+        let mut bytes = Vec::new();
+        file.read_to_end(&mut bytes).map_err(|source| {
+            Error::from(ErrorKind::Read {
+                path: PathBuf::from(&rel),
+                source,
+            })
+        })?;
+        Ok(bytes)
     }
 
     fn run(

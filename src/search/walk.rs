@@ -2,38 +2,64 @@
 //! (which is path order), yielding the files to search and the inputs
 //! left out on the way.
 //!
-//! The walk lists each folder once, with `read_dir`, and learns from that
-//! listing which ignore files the folder holds, so that it asks the file
-//! system nothing more for folders without any. Entries are checked in
-//! this order: the resume point and path filters (the query's scope), the
-//! globs (also scope, not counted), hidden names and ignore files (policy,
-//! counted), then symbolic links (followed only while they stay inside the
-//! root, and never into a folder the walk is already in).
+//! The walk holds a handle of each folder it is in (see `confine.rs`),
+//! lists the folder through it once, and hands each file on as its
+//! folder's handle and its name, so that the file is opened relative to
+//! the folder the walk listed, never by a path that a concurrent swap
+//! could redirect. The listing also tells which ignore files a folder
+//! holds, so the walk asks the file system nothing more for folders
+//! without any. Entries are checked in this order: the resume point and
+//! path filters (the query's scope), the globs (also scope, not counted),
+//! hidden names and ignore files (policy, counted; not for a path the
+//! caller named), FIFOs, sockets and devices (never opened, counted),
+//! then symbolic links (counted and not followed, unless the tree follows
+//! them; then only while they stay inside the root, and never into a
+//! folder the walk is already in).
+//!
+//! At most `MAX_HANDLES` folder handles are held: in a deeper tree the
+//! outer folders' handles are closed, and reopened from the nearest
+//! folder still open, name by name, when the walk comes back to them.
 
-use std::ffi::OsString;
-use std::fs::{self, FileType};
+use std::ffi::{OsStr, OsString};
 use std::io;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use ignore::Match as Verdict;
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
 use ignore::overrides::{Override, OverrideBuilder};
 
 use crate::error::Error;
+use crate::search::confine::{self, DirHandle, Identity, Kind, Unresolved};
 use crate::search::path::{cmp_paths, is_within, may_hold};
 use crate::{SkipReason, SkippedInput};
 
-/// What the walk hands on: a file to search, or an input left out.
+/// The most folder handles the walk keeps open at once (besides the
+/// root's, and those of folders entered through a followed link).
+const MAX_HANDLES: usize = 64;
+
+/// What the walk hands on: a file to search (its folder's handle and its
+/// name there), or an input left out.
 pub(crate) enum Job {
-    File { rel: String, abs: PathBuf },
+    File {
+        rel: String,
+        dir: Arc<DirHandle>,
+        name: OsString,
+    },
     Skip(SkippedInput),
 }
 
 /// What the walk needs to know of the tree and the query.
 pub(crate) struct WalkOptions<'a> {
+    /// The root's absolute path (symbolic links resolved).
     pub(crate) root: &'a Path,
+    /// The root's handle.
+    pub(crate) root_dir: &'a Arc<DirHandle>,
     pub(crate) hidden: bool,
     pub(crate) gitignore: bool,
+    /// Reads the ignore files of the folders above the root.
+    pub(crate) parent_ignores: bool,
+    pub(crate) follow_links: bool,
     pub(crate) globs: &'a [String],
     /// Where to resume: entries before this path are passed over.
     pub(crate) start: Option<&'a str>,
@@ -43,30 +69,41 @@ pub(crate) struct WalkOptions<'a> {
 
 /// A folder the walk is in.
 struct Frame {
+    /// Its handle; `None` once closed to bound the handles held.
+    dir: Option<Arc<DirHandle>>,
+    /// Its name in its parent folder; empty for the root.
+    name: OsString,
+    /// Entered through a followed link: its handle is kept, since its
+    /// name does not lead to it without following the link.
+    via_link: bool,
     abs: PathBuf,
     /// The path relative to the root, `/`-separated; empty for the root.
     rel: String,
-    /// The folder's real path (symbolic links resolved), to tell a link
-    /// back into it.
-    real: PathBuf,
+    /// Its device and inode, to tell a link back into it (only when links
+    /// are followed).
+    id: Option<Identity>,
     /// The rules of its `.gitignore`, `.ignore` (and, at a repository's
     /// root, `.git/info/exclude`), if any.
     rules: Option<Gitignore>,
     /// Its entries not yet visited, in name order.
-    entries: std::vec::IntoIter<(OsString, FileType)>,
+    entries: std::vec::IntoIter<(OsString, Kind)>,
 }
 
 /// The walk, as an iterator of jobs in path order.
 pub(crate) struct Walk<'a> {
     options: WalkOptions<'a>,
     overrides: Option<Override>,
-    /// The rules above the root: those of the root's folder and its
-    /// parents up to the repository's root, innermost first.
+    /// The rules above the root: those of the root's parents up to the
+    /// repository's root, innermost first.
     base_rules: Vec<Gitignore>,
     /// The folders being walked, innermost last.
     stack: Vec<Frame>,
+    /// How many frames hold a handle that may be closed.
+    open: usize,
     /// A skip found while entering the root, handed on first.
     pending: Option<SkippedInput>,
+    /// The listing buffer, reused from folder to folder.
+    buffer: Vec<std::mem::MaybeUninit<u8>>,
 }
 
 impl<'a> Walk<'a> {
@@ -90,36 +127,142 @@ impl<'a> Walk<'a> {
                 .map_err(|e| Error::invalid_argument("globs", e.to_string()))?;
             Some(built)
         };
-        let base_rules = if options.gitignore {
-            rules_above(options.root)
-        } else {
-            Vec::new()
-        };
         let mut walk = Walk {
-            options,
             overrides,
-            base_rules,
+            base_rules: Vec::new(),
             stack: Vec::new(),
+            open: 0,
             pending: None,
+            buffer: Vec::new(),
+            options,
         };
-        let root = walk.options.root.to_path_buf();
-        match list(&root) {
-            Ok(entries) => walk.stack.push(Frame {
-                real: root.clone(),
-                abs: root,
-                rel: String::new(),
-                // The root's own rules are among those above it.
-                rules: None,
-                entries: entries.into_iter(),
-            }),
+        // A handle of its own: listing moves a handle's position, and the
+        // tree's handle is shared by every search and clone.
+        let listed = confine::open_dir(walk.options.root_dir, OsStr::new("."))
+            .and_then(|root_dir| Ok((sorted(&root_dir, &mut walk.buffer)?, root_dir)));
+        match listed {
+            Ok((entries, root_dir)) => {
+                let root_dir = Arc::new(root_dir);
+                let is_repo = entries.iter().any(|(n, _)| n == ".git");
+                if walk.options.gitignore && walk.options.parent_ignores && !is_repo {
+                    walk.base_rules = rules_above(walk.options.root);
+                }
+                let rules = if walk.options.gitignore {
+                    rules_of(&root_dir, walk.options.root, &entries)
+                } else {
+                    None
+                };
+                let id = if walk.options.follow_links {
+                    confine::identity(&root_dir).ok()
+                } else {
+                    None
+                };
+                walk.stack.push(Frame {
+                    dir: Some(root_dir),
+                    name: OsString::new(),
+                    via_link: true,
+                    abs: walk.options.root.to_path_buf(),
+                    rel: String::new(),
+                    id,
+                    rules,
+                    entries: entries.into_iter(),
+                });
+            }
             Err(e) => walk.pending = Some(unlisted(String::new(), &e)),
         }
         Ok(walk)
     }
 
+    /// The innermost folder's handle, reopened if it was closed.
+    fn top_handle(&mut self) -> io::Result<Arc<DirHandle>> {
+        let top = self.stack.len() - 1;
+        if let Some(dir) = &self.stack[top].dir {
+            return Ok(Arc::clone(dir));
+        }
+        // The root's handle is never closed, so one is found.
+        let open = (0..top)
+            .rev()
+            .find(|&i| self.stack[i].dir.is_some())
+            .unwrap_or(0);
+        let mut dir = Arc::clone(
+            self.stack[open]
+                .dir
+                .as_ref()
+                .ok_or_else(|| io::Error::other("the root's handle is closed"))?,
+        );
+        for frame in &self.stack[open + 1..=top] {
+            dir = Arc::new(confine::open_dir(&dir, &frame.name)?);
+        }
+        self.stack[top].dir = Some(Arc::clone(&dir));
+        self.open += 1;
+        self.close_extra();
+        Ok(dir)
+    }
+
+    /// Closes the outermost closable handles beyond `MAX_HANDLES`.
+    fn close_extra(&mut self) {
+        let mut i = 1;
+        while self.open > MAX_HANDLES && i < self.stack.len() {
+            let frame = &mut self.stack[i];
+            if !frame.via_link && frame.dir.take().is_some() {
+                self.open -= 1;
+            }
+            i += 1;
+        }
+    }
+
+    /// Enters a folder: lists it through `dir` and pushes it.
+    fn enter(
+        &mut self,
+        dir: Arc<DirHandle>,
+        name: OsString,
+        rel: String,
+        abs: PathBuf,
+        via_link: bool,
+    ) -> Option<Job> {
+        let id = if self.options.follow_links {
+            match confine::identity(&dir) {
+                Ok(id) => {
+                    // A link back into a folder the walk is in would never end.
+                    if via_link && self.stack.iter().any(|f| f.id == Some(id)) {
+                        return Some(Job::Skip(SkippedInput::new(rel, SkipReason::SymlinkLoop)));
+                    }
+                    Some(id)
+                }
+                Err(e) => return Some(Job::Skip(unlisted(rel, &e))),
+            }
+        } else {
+            None
+        };
+        let entries = match sorted(&dir, &mut self.buffer) {
+            Ok(entries) => entries,
+            Err(e) => return Some(Job::Skip(unlisted(rel, &e))),
+        };
+        let rules = if self.options.gitignore {
+            rules_of(&dir, &abs, &entries)
+        } else {
+            None
+        };
+        self.stack.push(Frame {
+            dir: Some(dir),
+            name,
+            via_link,
+            abs,
+            rel,
+            id,
+            rules,
+            entries: entries.into_iter(),
+        });
+        if !via_link {
+            self.open += 1;
+            self.close_extra();
+        }
+        None
+    }
+
     /// Checks one entry of the innermost folder: the job it makes, if any,
     /// and whether the walk descends into it (then it is pushed).
-    fn visit(&mut self, name: OsString, file_type: FileType) -> Option<Job> {
+    fn visit(&mut self, name: OsString, kind: Kind) -> Option<Job> {
         let frame = self.stack.last()?;
         let name_text = name.to_string_lossy();
         let rel = if frame.rel.is_empty() {
@@ -134,38 +277,20 @@ impl<'a> Walk<'a> {
         let mut abs = PathBuf::with_capacity(frame.abs.as_os_str().len() + 1 + name.len());
         abs.push(&frame.abs);
         abs.push(&name);
-        let is_link = file_type.is_symlink();
-        // A link is taken for what it points to.
-        let (is_dir, is_file) = if is_link {
-            match fs::metadata(&abs) {
-                Ok(m) => (m.is_dir(), m.is_file()),
-                Err(e) => {
-                    let reason = if e.kind() == io::ErrorKind::NotFound {
-                        SkipReason::BrokenLink
-                    } else if links_loop(&abs) {
-                        SkipReason::SymlinkLoop
-                    } else {
-                        SkipReason::Unreadable
-                    };
-                    return Some(Job::Skip(
-                        SkippedInput::new(rel, reason).with_detail(e.to_string()),
-                    ));
-                }
-            }
-        } else {
-            (file_type.is_dir(), file_type.is_file())
-        };
+        let is_dir = kind == Kind::Dir;
+        // A link the walk follows may lead to a folder.
+        let may_be_dir = is_dir || (kind == Kind::Link && self.options.follow_links);
         // The query's scope: before the resume point, or outside the path
         // filters, an entry is passed over without a word.
         if let Some(start) = self.options.start {
             if cmp_paths(&rel, start) == std::cmp::Ordering::Less
-                && !(is_dir && is_within(start, &rel))
+                && !(may_be_dir && is_within(start, &rel))
             {
                 return None;
             }
         }
         let filters = self.options.filters;
-        if is_dir {
+        if may_be_dir {
             if !may_hold(&rel, filters) {
                 return None;
             }
@@ -177,53 +302,81 @@ impl<'a> Walk<'a> {
                 return None;
             }
         }
+        // A path the caller names, and the folders on the way to it, are
+        // searched whatever the hidden and ignore rules say.
+        let named = !filters.is_empty() && filters.iter().any(|f| is_within(f, &rel));
         // Policy: left out, and counted.
-        if !self.options.hidden && name.as_encoded_bytes().starts_with(b".") {
-            return Some(Job::Skip(SkippedInput::new(rel, SkipReason::Hidden)));
-        }
-        if self.options.gitignore && self.is_ignored(&abs, is_dir) {
-            return Some(Job::Skip(SkippedInput::new(rel, SkipReason::Ignored)));
-        }
-        let real = if is_link {
-            match self.link_target(&abs) {
-                Ok(real) => Some(real),
-                Err((reason, detail)) => {
-                    let input = SkippedInput::new(rel, reason);
-                    return Some(Job::Skip(match detail {
-                        Some(detail) => input.with_detail(detail),
-                        None => input,
-                    }));
-                }
+        if !named {
+            if !self.options.hidden && name.as_encoded_bytes().starts_with(b".") {
+                return Some(Job::Skip(SkippedInput::new(rel, SkipReason::Hidden)));
             }
-        } else {
-            None
+            if self.options.gitignore && self.is_ignored(&abs, is_dir) {
+                return Some(Job::Skip(SkippedInput::new(rel, SkipReason::Ignored)));
+            }
+        }
+        let dir = match self.top_handle() {
+            Ok(dir) => dir,
+            Err(e) => {
+                // The folder changed under the walk: the rest of it is
+                // left out, and counted once.
+                let frame = self.stack.last_mut()?;
+                frame.entries = Vec::new().into_iter();
+                let input = SkippedInput::new(frame.rel.clone(), SkipReason::Changed);
+                return Some(Job::Skip(input.with_detail(e.to_string())));
+            }
         };
-        if is_dir {
-            let frame = self.stack.last()?;
-            let real = real.unwrap_or_else(|| frame.real.join(&name));
-            // A link back into a folder the walk is in would never end.
-            if is_link && self.stack.iter().any(|f| f.real == real) {
-                return Some(Job::Skip(SkippedInput::new(rel, SkipReason::SymlinkLoop)));
+        match kind {
+            Kind::Special => Some(Job::Skip(SkippedInput::new(rel, SkipReason::Special))),
+            Kind::File => Some(Job::File { rel, dir, name }),
+            Kind::Dir => match confine::open_dir(&dir, &name) {
+                Ok(handle) => self.enter(Arc::new(handle), name, rel, abs, false),
+                Err(e) => Some(Job::Skip(changed_or_unlisted(rel, &e))),
+            },
+            Kind::Link if !self.options.follow_links => {
+                Some(Job::Skip(SkippedInput::new(rel, SkipReason::Symlink)))
             }
-            let entries = match list(&abs) {
-                Ok(entries) => entries,
-                Err(e) => return Some(Job::Skip(unlisted(rel, &e))),
-            };
-            let rules = if self.options.gitignore {
-                rules_of(&abs, &entries)
-            } else {
-                None
-            };
-            self.stack.push(Frame {
-                abs,
-                rel,
-                real,
-                rules,
-                entries: entries.into_iter(),
-            });
-            return None;
+            Kind::Link => self.follow(name, rel, abs),
         }
-        is_file.then_some(Job::File { rel, abs })
+    }
+
+    /// Follows the link `name` of the innermost folder, within the root.
+    fn follow(&mut self, name: OsString, rel: String, abs: PathBuf) -> Option<Job> {
+        let mut components: Vec<OsString> =
+            self.stack[1..].iter().map(|f| f.name.clone()).collect();
+        components.push(name.clone());
+        let root_dir = Arc::clone(self.options.root_dir);
+        let skip = |reason: SkipReason, detail: Option<String>| {
+            let input = SkippedInput::new(rel.clone(), reason);
+            Some(Job::Skip(match detail {
+                Some(detail) => input.with_detail(detail),
+                None => input,
+            }))
+        };
+        let target = match confine::resolve(&root_dir, self.options.root, components, true) {
+            Ok(target) => target,
+            Err(Unresolved::Outside) => return skip(SkipReason::OutsideRoot, None),
+            Err(Unresolved::Loop) => return skip(SkipReason::SymlinkLoop, None),
+            Err(Unresolved::Missing(e)) if e.kind() == io::ErrorKind::NotFound => {
+                return skip(SkipReason::BrokenLink, Some(e.to_string()));
+            }
+            Err(Unresolved::Missing(e)) => {
+                return skip(SkipReason::Unreadable, Some(e.to_string()));
+            }
+            Err(Unresolved::Link) => return skip(SkipReason::Symlink, None),
+        };
+        match (target.kind, target.name) {
+            (Kind::File, Some(file)) => Some(Job::File {
+                rel,
+                dir: Arc::new(target.parent),
+                name: file,
+            }),
+            (Kind::Dir, None) => self.enter(Arc::new(target.parent), name, rel, abs, true),
+            (Kind::Dir, Some(dir)) => match confine::open_dir(&target.parent, &dir) {
+                Ok(handle) => self.enter(Arc::new(handle), name, rel, abs, true),
+                Err(e) => skip(SkipReason::Changed, Some(e.to_string())),
+            },
+            _ => skip(SkipReason::Special, None),
+        }
     }
 
     /// Returns true when the entry at `abs` is ignored: the rules of the
@@ -240,16 +393,6 @@ impl<'a> Walk<'a> {
         }
         false
     }
-
-    /// Where the link at `abs` leads, if it stays inside the root.
-    fn link_target(&self, abs: &Path) -> Result<PathBuf, (SkipReason, Option<String>)> {
-        match abs.canonicalize() {
-            Ok(target) if target.starts_with(self.options.root) => Ok(target),
-            Ok(_) => Err((SkipReason::OutsideRoot, None)),
-            Err(e) if e.kind() == io::ErrorKind::NotFound => Err((SkipReason::BrokenLink, None)),
-            Err(e) => Err((SkipReason::SymlinkLoop, Some(e.to_string()))),
-        }
-    }
 }
 
 impl Iterator for Walk<'_> {
@@ -261,48 +404,27 @@ impl Iterator for Walk<'_> {
         }
         loop {
             let frame = self.stack.last_mut()?;
-            let Some((name, file_type)) = frame.entries.next() else {
-                self.stack.pop();
+            let Some((name, kind)) = frame.entries.next() else {
+                if let Some(frame) = self.stack.pop() {
+                    if frame.dir.is_some() && !frame.via_link {
+                        self.open -= 1;
+                    }
+                }
                 continue;
             };
-            if let Some(job) = self.visit(name, file_type) {
+            if let Some(job) = self.visit(name, kind) {
                 return Some(job);
             }
         }
     }
 }
 
-/// Returns true when following the link at `abs`, link after link, comes
-/// back to one already followed, or goes on further than any system
-/// allows: a loop of links, which leads to nothing to search.
-fn links_loop(abs: &Path) -> bool {
-    let mut followed: Vec<PathBuf> = Vec::new();
-    let mut at = abs.to_path_buf();
-    for _ in 0..64 {
-        if followed.contains(&at) {
-            return true;
-        }
-        let Ok(target) = fs::read_link(&at) else {
-            return false;
-        };
-        // A relative target is relative to the link's folder; joining an
-        // absolute one replaces the path.
-        let next = at
-            .parent()
-            .map_or_else(|| target.clone(), |p| p.join(&target));
-        followed.push(at);
-        at = next;
-    }
-    true
-}
-
 /// A folder's entries, in name order.
-fn list(dir: &Path) -> io::Result<Vec<(OsString, FileType)>> {
-    let mut entries = Vec::new();
-    for entry in fs::read_dir(dir)? {
-        let entry = entry?;
-        entries.push((entry.file_name(), entry.file_type()?));
-    }
+fn sorted(
+    dir: &DirHandle,
+    buffer: &mut Vec<std::mem::MaybeUninit<u8>>,
+) -> io::Result<Vec<(OsString, Kind)>> {
+    let mut entries = confine::list(dir, buffer)?;
     entries.sort_unstable_by(|a, b| a.0.cmp(&b.0));
     Ok(entries)
 }
@@ -317,17 +439,30 @@ fn unlisted(rel: String, e: &io::Error) -> SkippedInput {
     SkippedInput::new(rel, reason).with_detail(e.to_string())
 }
 
-/// The rules of the folders above the walk: the root's and its parents',
-/// up to the first that holds a `.git` (the repository's root), or to the
-/// top when there is none; innermost first.
+/// The skip for a folder that could not be opened: replaced by a link or
+/// a file since it was listed, gone, or unreadable.
+fn changed_or_unlisted(rel: String, e: &io::Error) -> SkippedInput {
+    if confine::is_swapped(e) {
+        SkippedInput::new(rel, SkipReason::Changed).with_detail(e.to_string())
+    } else {
+        unlisted(rel, e)
+    }
+}
+
+/// The rules of the folders above the root: its parents', up to the
+/// first that holds a `.git` (the repository's root), or to the top when
+/// there is none; innermost first. Their ignore files are outside the
+/// root, and read as the ones inside are: through the folder's handle,
+/// never through a link, only when regular, and within a size cap.
 fn rules_above(root: &Path) -> Vec<Gitignore> {
     let mut rules = Vec::new();
-    for dir in root.ancestors() {
-        let is_repo = dir.join(".git").exists();
-        let names = [".gitignore", ".ignore"]
-            .into_iter()
-            .filter(|name| dir.join(name).is_file());
-        if let Some(found) = build_rules(dir, is_repo, names) {
+    for dir in root.ancestors().skip(1) {
+        let Ok(handle) = confine::open_root(dir) else {
+            break;
+        };
+        let is_repo = confine::kind_at(&handle, OsStr::new(".git")).is_ok();
+        let names = [".gitignore", ".ignore"].into_iter();
+        if let Some(found) = build_rules(&handle, dir, is_repo, names) {
             rules.push(found);
         }
         if is_repo {
@@ -339,36 +474,43 @@ fn rules_above(root: &Path) -> Vec<Gitignore> {
 
 /// The rules of a folder the walk enters, from its listing: no file
 /// system call at all for a folder without ignore files.
-fn rules_of(dir: &Path, entries: &[(OsString, FileType)]) -> Option<Gitignore> {
+fn rules_of(dir: &DirHandle, abs: &Path, entries: &[(OsString, Kind)]) -> Option<Gitignore> {
     let listed = |name: &str| entries.iter().any(|(n, _)| n == name);
     let is_repo = listed(".git");
     let names = [".gitignore", ".ignore"]
         .into_iter()
         .filter(|name| listed(name));
-    build_rules(dir, is_repo, names)
+    build_rules(dir, abs, is_repo, names)
 }
 
-/// Builds the rules of `dir` from its ignore files named `names` (a later
-/// file wins over an earlier one) and, for a repository's root,
-/// `.git/info/exclude` first; `None` when there are none.
+/// Builds the rules of the folder `dir` (at `abs`) from its ignore files
+/// named `names` (a later file wins over an earlier one) and, for a
+/// repository's root, `.git/info/exclude` first; `None` when there are
+/// none. Each file is read through `dir`'s handle, without following a
+/// link, only when regular and no larger than `confine::MAX_IGNORE_FILE`.
 fn build_rules<'n>(
-    dir: &Path,
+    dir: &DirHandle,
+    abs: &Path,
     is_repo: bool,
     names: impl Iterator<Item = &'n str>,
 ) -> Option<Gitignore> {
-    let mut builder = GitignoreBuilder::new(dir);
+    let mut builder = GitignoreBuilder::new(abs);
     let mut any = false;
     if is_repo {
-        let exclude = dir.join(".git").join("info").join("exclude");
-        if exclude.is_file() {
-            // A bad line is skipped; the rest of the file still applies.
-            let _ = builder.add(&exclude);
+        let exclude = confine::open_dir(dir, OsStr::new(".git"))
+            .and_then(|git| confine::open_dir(&git, OsStr::new("info")))
+            .ok()
+            .and_then(|info| confine::read_small(&info, OsStr::new("exclude")));
+        if let Some(bytes) = exclude {
+            add_lines(&mut builder, &abs.join(".git/info/exclude"), &bytes);
             any = true;
         }
     }
     for name in names {
-        let _ = builder.add(dir.join(name));
-        any = true;
+        if let Some(bytes) = confine::read_small(dir, OsStr::new(name)) {
+            add_lines(&mut builder, &abs.join(name), &bytes);
+            any = true;
+        }
     }
     if !any {
         return None;
@@ -376,15 +518,31 @@ fn build_rules<'n>(
     builder.build().ok()
 }
 
+/// Adds an ignore file's lines; a bad line is skipped, the rest applies.
+fn add_lines(builder: &mut GitignoreBuilder, from: &Path, bytes: &[u8]) {
+    let text = String::from_utf8_lossy(bytes);
+    for (i, line) in text.lines().enumerate() {
+        let line = if i == 0 {
+            line.trim_start_matches('\u{feff}')
+        } else {
+            line
+        };
+        let _ = builder.add_line(Some(from.to_path_buf()), line);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn options(root: &Path) -> WalkOptions<'_> {
+    fn options<'a>(root: &'a Path, root_dir: &'a Arc<DirHandle>) -> WalkOptions<'a> {
         WalkOptions {
             root,
+            root_dir,
             hidden: false,
             gitignore: true,
+            parent_ignores: true,
+            follow_links: false,
             globs: &[],
             start: None,
             filters: &[],
@@ -404,13 +562,14 @@ mod tests {
         let root = dir.path().canonicalize().unwrap();
         for file in ["a.txt", "b/x.txt", "c.txt"] {
             let path = root.join(file);
-            fs::create_dir_all(path.parent().unwrap()).unwrap();
-            fs::write(path, "x\n").unwrap();
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, "x\n").unwrap();
         }
-        let mut walk = Walk::new(options(&root)).unwrap();
+        let handle = Arc::new(confine::open_root(&root).unwrap());
+        let mut walk = Walk::new(options(&root, &handle)).unwrap();
         // Folders are listed when the walk reaches them, not before.
         assert_eq!(walk.next().map(|j| describe(&j)).as_deref(), Some("a.txt"));
-        fs::remove_dir_all(root.join("b")).unwrap();
+        std::fs::remove_dir_all(root.join("b")).unwrap();
         let rest: Vec<String> = walk.map(|j| describe(&j)).collect();
         assert_eq!(rest, ["b (vanished)", "c.txt"]);
     }
@@ -421,10 +580,11 @@ mod tests {
         let root = dir.path().canonicalize().unwrap();
         for file in ["b.txt", "a/z.txt", "a/b/c.txt", "a.txt", "_/x", ".h/y"] {
             let path = root.join(file);
-            fs::create_dir_all(path.parent().unwrap()).unwrap();
-            fs::write(path, "x\n").unwrap();
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, "x\n").unwrap();
         }
-        let walk = Walk::new(options(&root)).unwrap();
+        let handle = Arc::new(confine::open_root(&root).unwrap());
+        let walk = Walk::new(options(&root, &handle)).unwrap();
         let jobs: Vec<String> = walk.map(|j| describe(&j)).collect();
         assert_eq!(
             jobs,
