@@ -7,5 +7,7 @@ mod core_support;
 mod core_wire;
 mod examples_cli;
 mod examples_mcp;
+#[cfg(unix)]
+mod hostile;
 mod search_props;
 mod search_tree;

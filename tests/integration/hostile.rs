@@ -1,0 +1,404 @@
+//! Trees that fight back: links out of the root (files, folders, ignore
+//! files), folders swapped for links while a search runs, FIFOs, sockets
+//! and devices, names that are legal but awkward, trees thousands of
+//! folders deep, and files that vanish. Whatever the tree does, nothing
+//! outside the root is read, nothing blocks, and what is left out is
+//! counted.
+//!
+//! These tests run on unix, as root (devices are made with `mknod`).
+
+use std::collections::BTreeMap;
+use std::ffi::OsString;
+use std::os::unix::ffi::{OsStrExt as _, OsStringExt as _};
+use std::os::unix::fs::symlink;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use candor::{Corpus, Excerpt, Limits, Query, SkipReason, Tree};
+use tempfile::TempDir;
+
+fn write(root: &Path, name: &str, bytes: &[u8]) {
+    let path = root.join(name);
+    std::fs::create_dir_all(path.parent().expect("a parent")).expect("mkdir");
+    std::fs::write(path, bytes).expect("write");
+}
+
+fn tree(root: &Path, threads: usize) -> Tree {
+    Tree::new(root)
+        .expect("a tree")
+        .threads(threads)
+        .start_threads_after(Duration::ZERO)
+}
+
+fn mkfifo(path: &Path) {
+    let status = Command::new("mkfifo")
+        .arg(path)
+        .status()
+        .expect("mkfifo runs");
+    assert!(status.success(), "mkfifo {}", path.display());
+}
+
+/// Makes a character device like `/dev/null` (1, 3) or `/dev/zero` (1, 5).
+fn mknod(path: &Path, minor: u32) {
+    let status = Command::new("mknod")
+        .arg(path)
+        .args(["c", "1", &minor.to_string()])
+        .status()
+        .expect("mknod runs");
+    assert!(
+        status.success(),
+        "mknod {} (tests run as root)",
+        path.display()
+    );
+}
+
+/// Runs `f` on its own thread and returns its value; fails the test if it
+/// has not returned after a long while (it would block forever).
+fn returns<T: Send + 'static>(what: &str, f: impl FnOnce() -> T + Send + 'static) -> T {
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(f());
+    });
+    rx.recv_timeout(Duration::from_secs(120))
+        .unwrap_or_else(|_| panic!("{what} never returned: it blocks"))
+}
+
+// ---------------------------------------------------------------------------
+// Swaps while a search runs
+
+/// Swaps `root/d` for a link to `outside` and back, again and again, until
+/// `stop` is set.
+fn swapper(root: PathBuf, outside: PathBuf, stop: Arc<AtomicBool>) -> std::thread::JoinHandle<u64> {
+    std::thread::spawn(move || {
+        let (d, real) = (root.join("d"), root.join("d.real"));
+        let mut swaps = 0;
+        while !stop.load(Ordering::Relaxed) {
+            std::fs::rename(&d, &real).expect("move the folder aside");
+            symlink(&outside, &d).expect("link to the outside");
+            std::thread::yield_now();
+            std::fs::remove_file(&d).expect("remove the link");
+            std::fs::rename(&real, &d).expect("move the folder back");
+            swaps += 1;
+        }
+        swaps
+    })
+}
+
+#[test]
+fn a_folder_swapped_for_a_link_out_never_shows_outside_content() {
+    let outside = tempfile::tempdir().unwrap();
+    let root = tempfile::tempdir().unwrap();
+    for i in 0..40 {
+        write(outside.path(), &format!("f{i:02}.txt"), b"needle SECRET\n");
+        write(root.path(), &format!("d/f{i:02}.txt"), b"needle inside\n");
+    }
+    write(root.path(), "z.txt", b"needle inside\n");
+    let stop = Arc::new(AtomicBool::new(false));
+    let swaps = swapper(
+        root.path().to_path_buf(),
+        outside.path().to_path_buf(),
+        Arc::clone(&stop),
+    );
+    let trees = [tree(root.path(), 1), tree(root.path(), 4)];
+    let query = Query::literal("needle");
+    let until = Instant::now() + Duration::from_secs(20);
+    let mut runs = 0;
+    let mut found_inside = 0;
+    while runs < 300 && Instant::now() < until {
+        let t = &trees[runs % 2];
+        runs += 1;
+        let found = t.search(&query, &Limits::new(), None).unwrap();
+        for m in found.iter() {
+            assert!(
+                !m.line.contains("SECRET"),
+                "run {runs}: {} read outside",
+                m.path
+            );
+        }
+        found_inside += found.len();
+        // A file named by the caller, opened while its folder is swapped.
+        if let Ok(found) = t.find_in_file("d/f07.txt", &query, &Limits::new(), None) {
+            for m in found.iter() {
+                assert!(
+                    !m.line.contains("SECRET"),
+                    "run {runs}: find_in_file read outside"
+                );
+            }
+        }
+        if let Ok(lines) = t.excerpt(&Excerpt::new("d/f07.txt", 1..=1), &Limits::new(), None) {
+            for l in lines.iter() {
+                assert!(
+                    !l.line.contains("SECRET"),
+                    "run {runs}: excerpt read outside"
+                );
+            }
+        }
+    }
+    stop.store(true, Ordering::Relaxed);
+    let swaps = swaps.join().expect("the swapper ends");
+    assert!(swaps > 0 && runs > 0, "{swaps} swaps, {runs} runs");
+    // The file outside the swapped folder is always found.
+    assert!(found_inside >= runs);
+}
+
+// ---------------------------------------------------------------------------
+// Ignore files that lead outside
+
+#[test]
+fn an_ignore_file_linked_to_a_file_outside_is_not_read() {
+    let outside = tempfile::tempdir().unwrap();
+    write(outside.path(), "rules", b"*.txt\n");
+    let root = tempfile::tempdir().unwrap();
+    write(root.path(), "a.txt", b"needle\n");
+    write(root.path(), "sub/b.txt", b"needle\n");
+    symlink(outside.path().join("rules"), root.path().join(".gitignore")).unwrap();
+    symlink(
+        outside.path().join("rules"),
+        root.path().join("sub/.ignore"),
+    )
+    .unwrap();
+    for threads in [1, 4] {
+        let found = tree(root.path(), threads)
+            .search(&Query::literal("needle"), &Limits::new(), None)
+            .unwrap();
+        let paths: Vec<&str> = found.iter().map(|m| m.path.as_str()).collect();
+        assert_eq!(paths, ["a.txt", "sub/b.txt"], "threads {threads}");
+        assert_eq!(found.skipped().count(&SkipReason::Ignored), 0);
+    }
+}
+
+#[test]
+fn an_ignore_file_linked_to_a_device_is_not_read() {
+    let root = tempfile::tempdir().unwrap();
+    write(root.path(), "a.txt", b"needle\n");
+    write(root.path(), "sub/b.txt", b"needle\n");
+    symlink("/dev/zero", root.path().join(".ignore")).unwrap();
+    symlink("/dev/zero", root.path().join("sub/.gitignore")).unwrap();
+    mkfifo(&root.path().join("sub/.ignore"));
+    let r = root.path().to_path_buf();
+    let found = returns(
+        "a search with a FIFO and /dev/zero as ignore files",
+        move || {
+            tree(&r, 2)
+                .search(&Query::literal("needle"), &Limits::new(), None)
+                .unwrap()
+        },
+    );
+    let paths: Vec<&str> = found.iter().map(|m| m.path.as_str()).collect();
+    assert_eq!(paths, ["a.txt", "sub/b.txt"]);
+}
+
+// ---------------------------------------------------------------------------
+// FIFOs, sockets, devices
+
+#[test]
+fn fifos_sockets_and_devices_are_counted_and_never_opened() {
+    let root = tempfile::tempdir().unwrap();
+    write(root.path(), "a.txt", b"needle\n");
+    write(root.path(), "sub/z.txt", b"needle\n");
+    mkfifo(&root.path().join("p.fifo"));
+    mkfifo(&root.path().join("sub/q.fifo"));
+    mknod(&root.path().join("zero"), 5);
+    mknod(&root.path().join("sub/null"), 3);
+    let _socket = std::os::unix::net::UnixListener::bind(root.path().join("s.sock")).unwrap();
+    for threads in [1, 4] {
+        let r = root.path().to_path_buf();
+        let found = returns("a search over FIFOs and devices", move || {
+            tree(&r, threads)
+                .search(&Query::literal("needle"), &Limits::new(), None)
+                .unwrap()
+        });
+        let paths: Vec<&str> = found.iter().map(|m| m.path.as_str()).collect();
+        assert_eq!(paths, ["a.txt", "sub/z.txt"], "threads {threads}");
+        assert_eq!(
+            found.skipped().count(&SkipReason::Special),
+            5,
+            "{:?}",
+            found.skipped()
+        );
+        assert!(found.is_complete(), "leaving out a FIFO is policy");
+    }
+    // Named by the caller: still never opened, and never blocking.
+    for name in ["p.fifo", "zero", "s.sock"] {
+        let r = root.path().to_path_buf();
+        let found = returns("find_in_file on a FIFO", move || {
+            tree(&r, 2).find_in_file(name, &Query::literal("needle"), &Limits::new(), None)
+        });
+        if let Ok(found) = found {
+            assert!(found.is_empty(), "{name}");
+            assert_eq!(found.skipped().count(&SkipReason::Special), 1, "{name}");
+        }
+        let r = root.path().to_path_buf();
+        let lines = returns("an excerpt of a FIFO", move || {
+            tree(&r, 2).excerpt(&Excerpt::new(name, 1..=3), &Limits::new(), None)
+        });
+        if let Ok(lines) = lines {
+            assert!(lines.is_empty(), "{name}");
+            assert!(!lines.skipped().is_empty(), "{name}: not read, and said so");
+        }
+    }
+}
+
+#[test]
+fn links_to_devices_are_never_opened() {
+    let root = tempfile::tempdir().unwrap();
+    write(root.path(), "a.txt", b"needle\n");
+    symlink("/dev/zero", root.path().join("zero")).unwrap();
+    symlink("/dev/null", root.path().join("null")).unwrap();
+    let r = root.path().to_path_buf();
+    let found = returns("a search over links to devices", move || {
+        tree(&r, 2)
+            .search(&Query::literal("needle"), &Limits::new(), None)
+            .unwrap()
+    });
+    let paths: Vec<&str> = found.iter().map(|m| m.path.as_str()).collect();
+    assert_eq!(paths, ["a.txt"]);
+    assert_eq!(found.skipped().total(), 2, "{:?}", found.skipped());
+    let r = root.path().to_path_buf();
+    let named = returns("find_in_file on a link to /dev/zero", move || {
+        tree(&r, 2).find_in_file("zero", &Query::literal("needle"), &Limits::new(), None)
+    });
+    assert!(
+        named.is_err(),
+        "a link to a device is not a file of the tree"
+    );
+}
+
+// ---------------------------------------------------------------------------
+// Awkward names
+
+/// The regular files under `dir`, by a naive recursive walk that follows
+/// no link: their names, from the root, as bytes.
+fn naive_files(dir: &Path, prefix: &[u8], out: &mut Vec<Vec<u8>>) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let entry = entry.unwrap();
+        let meta = std::fs::symlink_metadata(entry.path()).unwrap();
+        let mut rel = prefix.to_vec();
+        if !rel.is_empty() {
+            rel.push(b'/');
+        }
+        rel.extend_from_slice(entry.file_name().as_bytes());
+        if meta.is_dir() {
+            naive_files(&entry.path(), &rel, out);
+        } else if meta.is_file() {
+            out.push(rel);
+        }
+    }
+}
+
+/// Names a file system allows that trip up path handling.
+fn odd_names() -> Vec<OsString> {
+    let mut names: Vec<OsString> = [
+        "a\\b.txt",
+        "c:notes.txt",
+        ".hidden",
+        "-dash",
+        "--",
+        "with space",
+        "new\nline",
+        "tab\there",
+        "%41",
+        "\\x41",
+        "é.txt",
+        "e\u{301}.txt",
+    ]
+    .iter()
+    .map(OsString::from)
+    .collect();
+    names.push(OsString::from_vec(b"bad\xff.txt".to_vec()));
+    names.push(OsString::from_vec(b"bad\xfe.txt".to_vec()));
+    names.push(OsString::from_vec(b"\xc3(".to_vec()));
+    names
+}
+
+#[test]
+fn every_file_with_an_odd_name_is_searched_once() {
+    let root = tempfile::tempdir().unwrap();
+    let mut contents = BTreeMap::new();
+    for (i, name) in odd_names().into_iter().enumerate() {
+        for folder in ["", "sub dir", "x\\y"] {
+            let dir = root.path().join(folder);
+            std::fs::create_dir_all(&dir).unwrap();
+            let line = format!("needle {i} {folder:?}");
+            std::fs::write(dir.join(&name), format!("{line}\n")).unwrap();
+            contents.insert(line, 0usize);
+        }
+    }
+    let mut naive = Vec::new();
+    naive_files(root.path(), b"", &mut naive);
+    assert_eq!(naive.len(), contents.len());
+    for threads in [1, 4] {
+        let found = tree(root.path(), threads)
+            .hidden(true)
+            .search(&Query::literal("needle"), &Limits::new(), None)
+            .unwrap();
+        assert!(found.is_complete(), "{:?}", found.skipped());
+        let mut seen = contents.clone();
+        for m in found.iter() {
+            *seen.get_mut(&m.line).expect("a line of a file") += 1;
+        }
+        assert!(
+            seen.values().all(|&n| n == 1),
+            "threads {threads}: {seen:?}"
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Deep trees
+
+/// Makes `depth` nested folders `d` under `root`, with a file holding the
+/// depth every `every` levels; returns how many files.
+fn deep_tree(root: &Path, depth: usize, every: usize) -> usize {
+    use rustix::fs::{Mode, OFlags};
+    // Paths this deep are longer than the system allows: each folder is
+    // made and opened relative to its parent's handle.
+    let mut dir = rustix::fs::open(root, OFlags::RDONLY | OFlags::DIRECTORY, Mode::empty())
+        .expect("open the root");
+    let mut files = 0;
+    for level in 1..=depth {
+        rustix::fs::mkdirat(&dir, "d", Mode::from_raw_mode(0o755)).expect("mkdir");
+        dir = rustix::fs::openat(&dir, "d", OFlags::RDONLY | OFlags::DIRECTORY, Mode::empty())
+            .expect("open the new folder");
+        if level % every == 0 {
+            let file = rustix::fs::openat(
+                &dir,
+                "f.txt",
+                OFlags::WRONLY | OFlags::CREATE,
+                Mode::from_raw_mode(0o644),
+            )
+            .expect("create a file");
+            let text = format!("needle at {level}\n");
+            rustix::io::write(&file, text.as_bytes()).expect("write");
+            files += 1;
+        }
+    }
+    files
+}
+
+#[test]
+fn a_tree_thousands_of_folders_deep_is_searched_whole() {
+    let root = tempfile::tempdir().unwrap();
+    let files = deep_tree(root.path(), 3000, 100);
+    for threads in [1, 4] {
+        let r = root.path().to_path_buf();
+        let found = returns("a deep search", move || {
+            tree(&r, threads)
+                .search(&Query::literal("needle"), &Limits::new(), None)
+                .unwrap()
+        });
+        assert!(found.is_complete(), "{:?}", found.skipped());
+        assert_eq!(found.len(), files, "threads {threads}");
+        // A folder's `d` comes before its `f.txt`: the deepest file first.
+        for (i, m) in found.iter().enumerate() {
+            let level = 100 * (files - i);
+            assert_eq!(m.line, format!("needle at {level}"));
+            let expected = format!("{}/f.txt", vec!["d"; level].join("/"));
+            assert_eq!(m.path, expected);
+        }
+    }
+}
