@@ -134,6 +134,21 @@ mod imp {
         Ok(OsStr::from_bytes(target.as_bytes()).to_owned())
     }
 
+    /// What changes when `name` in `dir` changes (not following a link):
+    /// a hash of its device, inode, size and modification time.
+    pub(crate) fn stamp_at(dir: &DirHandle, name: &OsStr) -> io::Result<u64> {
+        let stat = rustix::fs::statat(&dir.0, name, AtFlags::SYMLINK_NOFOLLOW)?;
+        #[allow(clippy::useless_conversion, clippy::unnecessary_cast)]
+        let parts = [
+            stat.st_dev as u64,
+            stat.st_ino as u64,
+            stat.st_size as u64,
+            stat.st_mtime as u64,
+            stat.st_mtime_nsec as u64,
+        ];
+        Ok(super::mix(&parts))
+    }
+
     /// The folder's device and inode.
     pub(crate) fn identity(dir: &DirHandle) -> io::Result<Identity> {
         let stat = rustix::fs::fstat(&dir.0)?;
@@ -276,6 +291,16 @@ mod imp {
         Ok(fs::read_link(dir.0.join(name))?.into_os_string())
     }
 
+    pub(crate) fn stamp_at(dir: &DirHandle, name: &OsStr) -> io::Result<u64> {
+        let meta = fs::symlink_metadata(dir.0.join(name))?;
+        let modified = meta
+            .modified()
+            .ok()
+            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+            .map_or(0, |d| d.as_nanos() as u64);
+        Ok(super::mix(&[meta.len(), modified]))
+    }
+
     pub(crate) fn identity(dir: &DirHandle) -> io::Result<Identity> {
         // No inode here: the canonical path stands in for it.
         let real = fs::canonicalize(&dir.0)?;
@@ -299,7 +324,21 @@ mod imp {
 
 pub(crate) use imp::{
     DirHandle, identity, kind_at, list, open_dir, open_file, open_regular, open_root, read_link,
+    stamp_at,
 };
+
+/// Mixes numbers into one stamp (FNV-1a over their bytes; never 0, which
+/// stands for "nothing there").
+fn mix(parts: &[u64]) -> u64 {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for part in parts {
+        for b in part.to_le_bytes() {
+            hash ^= u64::from(b);
+            hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+    }
+    hash.max(1)
+}
 
 /// Returns true when an open without following links failed because the
 /// name is no longer what the listing said (now a link, or not a folder).

@@ -89,7 +89,9 @@ impl PartialOrd for Name {
 ///
 /// Names are paths relative to an imaginary root, with `/` separators
 /// (`./` and repeated slashes are normalized away). Adding a document
-/// under a name already present replaces it.
+/// under a name already present replaces it. A name that names no file
+/// (empty, `.`, absolute, above the root, or holding a NUL byte) is
+/// refused by [`insert`](Documents::insert).
 ///
 /// # Example
 ///
@@ -127,6 +129,12 @@ impl<'a> Documents<'a> {
 
     /// Adds a document, replacing one of the same name.
     ///
+    /// # Panics
+    ///
+    /// When [`insert`](Self::insert) refuses `name` (empty, `.`, absolute,
+    /// above the root, or holding a NUL byte); use `insert` to get the
+    /// error instead.
+    ///
     /// # Example
     ///
     /// ```
@@ -139,23 +147,48 @@ impl<'a> Documents<'a> {
         name: impl Into<String>,
         bytes: impl Into<DocBytes<'a>>,
     ) -> Documents<'a> {
-        self.insert(name, bytes);
+        if let Err(e) = self.insert(name, bytes) {
+            panic!("{e}");
+        }
         self
     }
 
-    /// Adds a document, replacing one of the same name.
+    /// Adds a document, replacing one of the same name. The name is
+    /// normalized as a caller's path is (`./a//b` is `a/b`).
+    ///
+    /// # Errors
+    ///
+    /// [`InvalidArgument`](crate::ErrorKind::InvalidArgument) for a name
+    /// that names no file: empty or `.` (the root), or holding a NUL byte;
+    /// [`OutsideRoot`](crate::ErrorKind::OutsideRoot) for an absolute
+    /// name or one that leaves the root (`../x`). A search could neither
+    /// name such a document nor resume at it.
     ///
     /// # Example
     ///
     /// ```
     /// let mut docs = candor::Documents::new();
-    /// docs.insert("a.txt", b"bytes\xff\n".to_vec());
+    /// docs.insert("a.txt", b"bytes\xff\n".to_vec())?;
     /// assert_eq!(docs.names().collect::<Vec<_>>(), ["a.txt"]);
+    /// assert!(docs.insert("/abs.txt", "x").is_err());
+    /// assert!(docs.insert(".", "x").is_err());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn insert(&mut self, name: impl Into<String>, bytes: impl Into<DocBytes<'a>>) {
+    pub fn insert(
+        &mut self,
+        name: impl Into<String>,
+        bytes: impl Into<DocBytes<'a>>,
+    ) -> Result<(), Error> {
         let name = name.into();
-        let name = normalize(&name, None).unwrap_or(name);
-        self.docs.insert(Name(name), bytes.into());
+        let normalized = normalize(&name, None)?;
+        if normalized.is_empty() {
+            return Err(Error::invalid_argument(
+                "name",
+                format!("{name:?} names the root, not a document"),
+            ));
+        }
+        self.docs.insert(Name(normalized), bytes.into());
+        Ok(())
     }
 
     /// Binds cursors to this generation of the corpus: a cursor issued at
@@ -212,11 +245,16 @@ impl<'a> Documents<'a> {
     }
 }
 
+/// Collects named documents.
+///
+/// # Panics
+///
+/// When a name is refused, as [`Documents::with`].
 impl<'a, N: Into<String>, B: Into<DocBytes<'a>>> FromIterator<(N, B)> for Documents<'a> {
     fn from_iter<I: IntoIterator<Item = (N, B)>>(iter: I) -> Self {
         let mut docs = Documents::new();
         for (name, bytes) in iter {
-            docs.insert(name, bytes);
+            docs = docs.with(name, bytes);
         }
         docs
     }
@@ -254,6 +292,21 @@ impl Source for Documents<'_> {
             path: path.to_owned(),
         }
         .into())
+    }
+
+    fn check_position(&self, path: &str) -> Result<(), Error> {
+        match normalize(path, None) {
+            Ok(written) if written == path && !path.is_empty() => Ok(()),
+            _ => Err(Error::cursor_out_of_range(format!(
+                "it names {path:?}, which is not a document name"
+            ))),
+        }
+    }
+
+    fn stamp(&self, _path: &str) -> u64 {
+        // The fingerprint covers the names and sizes, the generation the
+        // rest.
+        0
     }
 
     fn read(&self, path: &str) -> Result<Vec<u8>, Error> {

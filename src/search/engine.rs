@@ -645,7 +645,7 @@ impl<'l, T: Item> Ordered<'l, T> {
 
     /// Finishes the collection: the items kept and their disclosure, and
     /// whether strict mode is on.
-    fn finish_parts(self, scope: &Scope) -> Result<(Finished<T>, bool), Error> {
+    fn finish_parts(self, scope: &Scope, stamp: Stamp<'_>) -> Result<(Finished<T>, bool), Error> {
         let hint = self.total_hint();
         let streaming = self.stream.is_some();
         let Ordered {
@@ -662,6 +662,7 @@ impl<'l, T: Item> Ordered<'l, T> {
         }
         let cursor_for = CursorFor {
             scope,
+            stamp,
             resume_offsets: &resume_offsets,
             scan_resume: scan_resume.as_ref(),
             began_at: began_at.as_ref(),
@@ -673,14 +674,22 @@ impl<'l, T: Item> Ordered<'l, T> {
     }
 
     /// Builds the result.
-    pub(crate) fn finish(self, scope: &Scope) -> Result<crate::Bounded<T>, Error> {
-        let (finished, strict) = self.finish_parts(scope)?;
+    pub(crate) fn finish(
+        self,
+        scope: &Scope,
+        stamp: Stamp<'_>,
+    ) -> Result<crate::Bounded<T>, Error> {
+        let (finished, strict) = self.finish_parts(scope, stamp)?;
         finished.into_bounded(strict)
     }
 
     /// Ends a stream: the same disclosure as `finish`, without the items.
-    pub(crate) fn finish_stream(self, scope: &Scope) -> Result<crate::Streamed, Error> {
-        let (f, strict) = self.finish_parts(scope)?;
+    pub(crate) fn finish_stream(
+        self,
+        scope: &Scope,
+        stamp: Stamp<'_>,
+    ) -> Result<crate::Streamed, Error> {
+        let (f, strict) = self.finish_parts(scope, stamp)?;
         let streamed =
             crate::Streamed::new(f.kept, f.completeness, f.total, f.next_cursor, f.skipped);
         if strict && !streamed.is_complete() {
@@ -690,9 +699,23 @@ impl<'l, T: Item> Ordered<'l, T> {
     }
 }
 
-/// Where the next page starts, after the items kept.
+/// What a search cursor records of the input it points at, to notice on
+/// resuming that it changed (see `Source::stamp`).
+pub(crate) type Stamp<'a> = &'a dyn Fn(&str) -> u64;
+
+/// A stamp as a cursor holds it: fixed width, so that a cursor's length
+/// does not depend on the stamp's value (nor the response's size on it).
+pub(crate) fn stamp_key(stamp: u64) -> Vec<u8> {
+    stamp.to_le_bytes().to_vec()
+}
+
+/// Where the next page starts, after the items kept: a search cursor's
+/// key is the input's path as the corpus writes it (its own position in
+/// the corpus's order, read back without asking the file system), the
+/// offset in it, and the input's stamp.
 struct CursorFor<'a> {
     scope: &'a Scope,
+    stamp: Stamp<'a>,
     resume_offsets: &'a [u64],
     scan_resume: Option<&'a (String, u64)>,
     began_at: Option<&'a (String, u64)>,
@@ -705,7 +728,12 @@ impl CursorFor<'_> {
         if let Some(last) = kept.last() {
             let index = if self.streaming { 0 } else { kept.len() - 1 };
             let offset = self.resume_offsets.get(index).copied().unwrap_or(u64::MAX);
-            return Some(self.scope.cursor(&(last.path().to_owned(), offset)));
+            let path = last.path();
+            return Some(self.scope.cursor(&(
+                path.to_owned(),
+                offset,
+                stamp_key((self.stamp)(path)),
+            )));
         }
         // Nothing kept: resume where scanning stopped, if no item was found
         // before it and that is past where this run began.
@@ -713,7 +741,11 @@ impl CursorFor<'_> {
         if self.seen > 0 || self.began_at == Some(at) {
             return None;
         }
-        Some(self.scope.cursor(at))
+        let (path, offset) = at;
+        Some(
+            self.scope
+                .cursor(&(path.clone(), *offset, stamp_key((self.stamp)(path)))),
+        )
     }
 }
 

@@ -372,8 +372,19 @@ pub(crate) trait Source: Sync {
     fn fingerprint(&self) -> u64;
     fn generation(&self) -> Option<u64>;
     /// Normalizes and confines a caller's path; fails when it leaves the
-    /// corpus or does not exist.
+    /// corpus or does not exist. A path the caller names is found whatever
+    /// the hidden and ignore rules say; on a tree, it is found name by name
+    /// from the root's handle, through no link unless links are followed.
     fn resolve(&self, path: &str) -> Result<Resolved, Error>;
+    /// Checks a cursor's position: a path exactly as the corpus writes
+    /// its inputs' paths. It need not exist any more (the search resumes
+    /// after where it was); it is never opened.
+    fn check_position(&self, path: &str) -> Result<(), Error>;
+    /// What changes when the input at `path` changes (on a tree: its
+    /// inode, size and modification time), recorded in a search cursor
+    /// and compared when it is resumed; `0` when the corpus has nothing to
+    /// tell (then its generation does that work).
+    fn stamp(&self, path: &str) -> u64;
     /// Reads one file named by a resolved path.
     fn read(&self, path: &str) -> Result<Vec<u8>, Error>;
     /// Hands the outcome of each file, in path order, to `take`, until it
@@ -494,9 +505,13 @@ fn run_query<S: Source, T: Item>(
         flow
     })?;
     if streaming {
-        ordered.finish_stream(&scope).map(Outcome::Streamed)
+        ordered
+            .finish_stream(&scope, &|path| source.stamp(path))
+            .map(Outcome::Streamed)
     } else {
-        ordered.finish(&scope).map(Outcome::Collected)
+        ordered
+            .finish(&scope, &|path| source.stamp(path))
+            .map(Outcome::Collected)
     }
 }
 
@@ -521,23 +536,32 @@ impl<T> Outcome<T> {
     }
 }
 
-/// Checks a search cursor and gives its position: a file of the corpus
-/// and an offset in it.
+/// Checks a search cursor and gives its position: an input of the corpus,
+/// as the corpus writes its path, and an offset in it.
+///
+/// The position is not resolved as a caller's path would be: the corpus
+/// resumes at it in its own order, whether or not that input still
+/// exists, so every cursor issued resumes (one that names a skipped
+/// folder or a broken link too). The input's stamp must be unchanged: an
+/// edit since the cursor was issued would shift its offset, so it is
+/// refused as stale.
 fn resume_point(
     source: &impl Source,
     scope: &Scope,
     cursor: &Cursor,
 ) -> Result<(String, u64), Error> {
-    let (path, offset): (String, u64) = scope.resume(cursor)?;
-    let resolved = source.resolve(&path).map_err(|e| {
-        Error::cursor_out_of_range(format!(
-            "it names {path:?}, which is not a file of the corpus ({e})"
-        ))
-    })?;
-    if resolved.path != path || !resolved.is_file {
-        return Err(Error::cursor_out_of_range(format!(
-            "it names {path:?}, which is not a file of the corpus"
-        )));
+    let (path, offset, stamp): (String, u64, Vec<u8>) = scope.resume(cursor)?;
+    let stamp = <[u8; 8]>::try_from(stamp.as_slice())
+        .map(u64::from_le_bytes)
+        .map_err(|_| Error::malformed_cursor("its stamp is not 8 bytes"))?;
+    source.check_position(&path)?;
+    let now = source.stamp(&path);
+    if now != stamp {
+        return Err(crate::ErrorKind::StaleCursor {
+            cursor_generation: stamp,
+            current_generation: now,
+        }
+        .into());
     }
     Ok((path, offset))
 }

@@ -57,6 +57,164 @@ pub(crate) fn normalize(path: &str, root_abs: Option<&std::path::Path>) -> Resul
     Ok(parts.join("/"))
 }
 
+/// Appends a file name as it is written in a tree's paths: unchanged when
+/// it is valid UTF-8 without a `\`; otherwise each `\` is written `\\`
+/// and each byte that is not part of valid UTF-8 is written `\xhh` (two
+/// lowercase hex digits). The writing is injective: two different names
+/// are never written the same, and [`parse_tree_path`] reads it back.
+pub(crate) fn push_name(name: &[u8], out: &mut String) {
+    if let Ok(text) = std::str::from_utf8(name) {
+        if !text.contains('\\') {
+            out.push_str(text);
+            return;
+        }
+    }
+    for chunk in name.utf8_chunks() {
+        for c in chunk.valid().chars() {
+            if c == '\\' {
+                out.push_str("\\\\");
+            } else {
+                out.push(c);
+            }
+        }
+        for b in chunk.invalid() {
+            out.push_str(&format!("\\x{b:02x}"));
+        }
+    }
+}
+
+/// Reads a caller's path to a tree: its file names as bytes, from the
+/// root, without `.`, `..` or empty components, and its normalized form
+/// (as `push_name` writes each name, joined by `/`).
+///
+/// `\\` is a `\` in a name and `\xhh` a byte (as `push_name` writes
+/// them); any other `\` separates names, as `/` does. An absolute path is
+/// taken relative to `root_abs` when under it.
+///
+/// # Errors
+///
+/// An invalid argument for a NUL byte; `OutsideRoot` when the path leaves
+/// the root.
+pub(crate) fn parse_tree_path(
+    path: &str,
+    root_abs: &std::path::Path,
+) -> Result<(Vec<Vec<u8>>, String), Error> {
+    let outside = || -> Error {
+        ErrorKind::OutsideRoot {
+            path: path.to_owned(),
+        }
+        .into()
+    };
+    if path.contains('\0') {
+        return Err(Error::invalid_argument(
+            "path",
+            format!("{path:?} holds a NUL byte"),
+        ));
+    }
+    let relative = if path.starts_with('/') {
+        let root = root_abs.to_string_lossy();
+        let root = root.trim_end_matches('/');
+        match path.strip_prefix(root) {
+            Some("") => "",
+            Some(rest) if rest.starts_with('/') => rest,
+            _ => return Err(outside()),
+        }
+    } else {
+        path
+    };
+    let mut names: Vec<Vec<u8>> = Vec::new();
+    let mut current: Vec<u8> = Vec::new();
+    let end = |current: &mut Vec<u8>, names: &mut Vec<Vec<u8>>| -> Result<(), Error> {
+        match current.as_slice() {
+            b"" | b"." => {}
+            b".." => {
+                if names.pop().is_none() {
+                    return Err(outside());
+                }
+            }
+            _ => names.push(current.clone()),
+        }
+        current.clear();
+        Ok(())
+    };
+    let bytes = relative.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'/' => end(&mut current, &mut names)?,
+            b'\\' => match bytes.get(i + 1) {
+                Some(b'\\') => {
+                    current.push(b'\\');
+                    i += 1;
+                }
+                Some(b'x') if hex_byte(bytes.get(i + 2..i + 4)).is_some() => {
+                    current.extend(hex_byte(bytes.get(i + 2..i + 4)));
+                    i += 3;
+                }
+                _ => end(&mut current, &mut names)?,
+            },
+            b => current.push(b),
+        }
+        i += 1;
+    }
+    end(&mut current, &mut names)?;
+    let mut written = String::new();
+    for (k, name) in names.iter().enumerate() {
+        if k > 0 {
+            written.push('/');
+        }
+        push_name(name, &mut written);
+    }
+    Ok((names, written))
+}
+
+fn hex_byte(digits: Option<&[u8]>) -> Option<u8> {
+    let digits = std::str::from_utf8(digits?).ok()?;
+    u8::from_str_radix(digits, 16).ok()
+}
+
+/// Reads a tree position written by `push_name` (a cursor's path): its
+/// names as bytes. `None` unless it is exactly such a writing of one or
+/// more names, none of them empty, `.` or `..`.
+pub(crate) fn parse_position(path: &str) -> Option<Vec<Vec<u8>>> {
+    let mut names = Vec::new();
+    for part in path.split('/') {
+        let bytes = part.as_bytes();
+        let mut name = Vec::with_capacity(bytes.len());
+        let mut i = 0;
+        while i < bytes.len() {
+            if bytes[i] == b'\\' {
+                match bytes.get(i + 1) {
+                    Some(b'\\') => {
+                        name.push(b'\\');
+                        i += 2;
+                    }
+                    Some(b'x') => {
+                        name.push(hex_byte(bytes.get(i + 2..i + 4))?);
+                        i += 4;
+                    }
+                    _ => return None,
+                }
+            } else {
+                name.push(bytes[i]);
+                i += 1;
+            }
+        }
+        if name.is_empty() || name == b"." || name == b".." || name.contains(&0) {
+            return None;
+        }
+        // Exactly the writing `push_name` gives, so one position has one
+        // cursor path.
+        let mut written = String::new();
+        push_name(&name, &mut written);
+        if written != part {
+            return None;
+        }
+        names.push(name);
+    }
+    Some(names)
+}
+
 fn has_drive_prefix(path: &str) -> bool {
     let b = path.as_bytes();
     b.len() >= 2 && b[0].is_ascii_alphabetic() && b[1] == b':'
@@ -104,6 +262,44 @@ mod tests {
         assert!(normalize("/etc/passwd", None).is_err());
         assert!(normalize("/srv/repo/src", Some(std::path::Path::new("/srv/repo"))).is_ok());
         assert!(normalize("/srv/repo2/src", Some(std::path::Path::new("/srv/repo"))).is_err());
+    }
+
+    #[test]
+    fn names_are_written_injectively_and_read_back() {
+        let names: [&[u8]; 8] = [
+            b"plain.txt",
+            b"a\\b.txt",
+            b"bad\xff.txt",
+            b"bad\\xff.txt",
+            b"c:notes.txt",
+            b"\xc3(",
+            b"\\\\",
+            b"new\nline",
+        ];
+        let mut written = std::collections::BTreeSet::new();
+        for name in names {
+            let mut out = String::new();
+            push_name(name, &mut out);
+            assert!(written.insert(out.clone()), "{out:?} written twice");
+            assert_eq!(parse_position(&out), Some(vec![name.to_vec()]), "{out:?}");
+            let root = std::path::Path::new("/r");
+            let (parsed, again) = parse_tree_path(&out, root).unwrap();
+            assert_eq!((parsed, again), (vec![name.to_vec()], out));
+        }
+        let mut out = String::new();
+        push_name(b"plain.txt", &mut out);
+        assert_eq!(
+            out, "plain.txt",
+            "a valid name without a backslash is unchanged"
+        );
+        for bad in ["", "a//b", "a/./b", "..", "a\\q", "a\\x4", "a\\x41"] {
+            assert_eq!(parse_position(bad), None, "{bad:?}");
+        }
+        let root = std::path::Path::new("/r");
+        assert!(parse_tree_path("../x", root).is_err());
+        assert!(parse_tree_path("/etc/x", root).is_err());
+        assert!(parse_tree_path("/r2/x", root).is_err());
+        assert_eq!(parse_tree_path("/r/a\\b", root).unwrap().1, "a/b");
     }
 
     #[test]

@@ -27,7 +27,7 @@ use crate::error::{Error, ErrorKind};
 use crate::search::confine::{self, DirHandle, Kind, Opened, Target, Unresolved};
 use crate::search::engine::{FileOutcome, Plan, search_text};
 use crate::search::matcher::Matcher;
-use crate::search::path::normalize;
+use crate::search::path::{parse_position, parse_tree_path};
 use crate::search::walk::{Job, Walk, WalkOptions};
 use crate::search::{Resolved, Source};
 use crate::{Fingerprint, SkipReason, SkippedInput};
@@ -341,15 +341,11 @@ impl Tree {
         &self.root
     }
 
-    /// Finds the caller's path `path` (normalized: `rel`) name by name
+    /// Finds the caller's path `path` (read as `names`) name by name
     /// from the root's handle. A link on the way is refused unless links
     /// are followed; hidden and ignore rules do not apply to a named path.
-    fn locate(&self, path: &str, rel: &str) -> Result<Target, Error> {
-        let components = rel
-            .split('/')
-            .filter(|c| !c.is_empty())
-            .map(OsString::from)
-            .collect();
+    fn locate(&self, path: &str, names: Vec<Vec<u8>>) -> Result<Target, Error> {
+        let components = names.into_iter().map(os_name).collect();
         confine::resolve(&self.root_dir, &self.root, components, self.follow_links).map_err(|why| {
             match why {
                 Unresolved::Outside => ErrorKind::OutsideRoot {
@@ -383,8 +379,13 @@ impl Tree {
     ///
     /// Those of `resolve`, and [`ErrorKind::Read`] when the file cannot be
     /// opened or is not regular (a FIFO, socket or device).
-    pub(crate) fn open_named(&self, path: &str, rel: &str) -> Result<File, Error> {
-        let target = self.locate(path, rel)?;
+    pub(crate) fn open_named(
+        &self,
+        path: &str,
+        rel: &str,
+        names: Vec<Vec<u8>>,
+    ) -> Result<File, Error> {
+        let target = self.locate(path, names)?;
         let not_found = || {
             Error::from(ErrorKind::NotFound {
                 path: path.to_owned(),
@@ -416,7 +417,11 @@ impl Tree {
             parent_ignores: self.parent_ignores,
             follow_links: self.follow_links,
             globs: &self.globs,
-            start: plan.start.as_ref().map(|(path, _)| path.as_str()),
+            // A position `check_position` accepted.
+            start: plan
+                .start
+                .as_ref()
+                .and_then(|(path, _)| parse_position(path)),
             filters: &plan.filters,
         })?;
         Ok(walk.take_while(move |_| !plan.is_stopped()))
@@ -545,6 +550,19 @@ fn read_all(mut file: File, buffer: &mut Vec<u8>, max: Option<u64>) -> io::Resul
     }
 }
 
+/// A file name from its bytes.
+#[cfg(unix)]
+fn os_name(bytes: Vec<u8>) -> OsString {
+    std::os::unix::ffi::OsStringExt::from_vec(bytes)
+}
+
+/// A file name from its bytes (valid UTF-8 elsewhere than on unix, where
+/// names are not bytes).
+#[cfg(not(unix))]
+fn os_name(bytes: Vec<u8>) -> OsString {
+    OsString::from(String::from_utf8_lossy(&bytes).into_owned())
+}
+
 /// Lets the walk run at most `WINDOW` files ahead of the release point.
 struct Window {
     released: AtomicU64,
@@ -619,8 +637,8 @@ impl Source for Tree {
     }
 
     fn resolve(&self, path: &str) -> Result<Resolved, Error> {
-        let rel = normalize(path, Some(&self.root))?;
-        let target = self.locate(path, &rel)?;
+        let (names, rel) = parse_tree_path(path, &self.root)?;
+        let target = self.locate(path, names)?;
         Ok(Resolved {
             // A FIFO or device is a file the search names and counts as
             // special; it is never opened.
@@ -629,9 +647,40 @@ impl Source for Tree {
         })
     }
 
+    fn check_position(&self, path: &str) -> Result<(), Error> {
+        match parse_position(path) {
+            Some(_) => Ok(()),
+            None => Err(Error::cursor_out_of_range(format!(
+                "it names {path:?}, which is not a path of this tree"
+            ))),
+        }
+    }
+
+    fn stamp(&self, path: &str) -> u64 {
+        let Some(mut names) = parse_position(path) else {
+            return 0;
+        };
+        let Some(last) = names.pop() else {
+            return 0;
+        };
+        let folders = names.into_iter().map(os_name).collect();
+        let Ok(target) = confine::resolve(&self.root_dir, &self.root, folders, self.follow_links)
+        else {
+            return 0;
+        };
+        let folder = match &target.name {
+            Some(name) => match confine::open_dir(&target.parent, name) {
+                Ok(folder) => folder,
+                Err(_) => return 0,
+            },
+            None => target.parent,
+        };
+        confine::stamp_at(&folder, &os_name(last)).unwrap_or(0)
+    }
+
     fn read(&self, path: &str) -> Result<Vec<u8>, Error> {
-        let rel = normalize(path, Some(&self.root))?;
-        let mut file = self.open_named(path, &rel)?;
+        let (names, rel) = parse_tree_path(path, &self.root)?;
+        let mut file = self.open_named(path, &rel, names)?;
         let mut bytes = Vec::new();
         file.read_to_end(&mut bytes).map_err(|source| {
             Error::from(ErrorKind::Read {

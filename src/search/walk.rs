@@ -20,6 +20,7 @@
 //! outer folders' handles are closed, and reopened from the nearest
 //! folder still open, name by name, when the walk comes back to them.
 
+use std::cmp::Ordering;
 use std::ffi::{OsStr, OsString};
 use std::io;
 use std::path::{Path, PathBuf};
@@ -31,7 +32,7 @@ use ignore::overrides::{Override, OverrideBuilder};
 
 use crate::error::Error;
 use crate::search::confine::{self, DirHandle, Identity, Kind, Unresolved};
-use crate::search::path::{cmp_paths, is_within, may_hold};
+use crate::search::path::{is_within, may_hold, push_name};
 use crate::{SkipReason, SkippedInput};
 
 /// The most folder handles the walk keeps open at once (besides the
@@ -61,8 +62,9 @@ pub(crate) struct WalkOptions<'a> {
     pub(crate) parent_ignores: bool,
     pub(crate) follow_links: bool,
     pub(crate) globs: &'a [String],
-    /// Where to resume: entries before this path are passed over.
-    pub(crate) start: Option<&'a str>,
+    /// Where to resume, as the names (bytes) from the root of the input
+    /// to begin with: inputs before it, in walk order, are passed over.
+    pub(crate) start: Option<Vec<Vec<u8>>>,
     /// Normalized path filters; empty for the whole corpus.
     pub(crate) filters: &'a [String],
 }
@@ -87,6 +89,9 @@ struct Frame {
     rules: Option<Gitignore>,
     /// Its entries not yet visited, in name order.
     entries: std::vec::IntoIter<(OsString, Kind)>,
+    /// Its path is a prefix of the resume point's: its entries before
+    /// the resume point's are passed over.
+    on_start_path: bool,
 }
 
 /// The walk, as an iterator of jobs in path order.
@@ -98,6 +103,8 @@ pub(crate) struct Walk<'a> {
     base_rules: Vec<Gitignore>,
     /// The folders being walked, innermost last.
     stack: Vec<Frame>,
+    /// Where to resume (see `WalkOptions::start`).
+    start: Option<Vec<Vec<u8>>>,
     /// How many frames hold a handle that may be closed.
     open: usize,
     /// A skip found while entering the root, handed on first.
@@ -127,7 +134,9 @@ impl<'a> Walk<'a> {
                 .map_err(|e| Error::invalid_argument("globs", e.to_string()))?;
             Some(built)
         };
+        let start = options.start.clone();
         let mut walk = Walk {
+            start,
             overrides,
             base_rules: Vec::new(),
             stack: Vec::new(),
@@ -166,6 +175,7 @@ impl<'a> Walk<'a> {
                     id,
                     rules,
                     entries: entries.into_iter(),
+                    on_start_path: walk.start.is_some(),
                 });
             }
             Err(e) => walk.pending = Some(unlisted(String::new(), &e)),
@@ -219,6 +229,7 @@ impl<'a> Walk<'a> {
         rel: String,
         abs: PathBuf,
         via_link: bool,
+        on_start_path: bool,
     ) -> Option<Job> {
         let id = if self.options.follow_links {
             match confine::identity(&dir) {
@@ -252,6 +263,7 @@ impl<'a> Walk<'a> {
             id,
             rules,
             entries: entries.into_iter(),
+            on_start_path,
         });
         if !via_link {
             self.open += 1;
@@ -264,16 +276,12 @@ impl<'a> Walk<'a> {
     /// and whether the walk descends into it (then it is pushed).
     fn visit(&mut self, name: OsString, kind: Kind) -> Option<Job> {
         let frame = self.stack.last()?;
-        let name_text = name.to_string_lossy();
-        let rel = if frame.rel.is_empty() {
-            name_text.into_owned()
-        } else {
-            let mut rel = String::with_capacity(frame.rel.len() + 1 + name_text.len());
+        let mut rel = String::with_capacity(frame.rel.len() + 1 + name.len());
+        if !frame.rel.is_empty() {
             rel.push_str(&frame.rel);
             rel.push('/');
-            rel.push_str(&name_text);
-            rel
-        };
+        }
+        push_name(name.as_encoded_bytes(), &mut rel);
         let mut abs = PathBuf::with_capacity(frame.abs.as_os_str().len() + 1 + name.len());
         abs.push(&frame.abs);
         abs.push(&name);
@@ -282,13 +290,25 @@ impl<'a> Walk<'a> {
         let may_be_dir = is_dir || (kind == Kind::Link && self.options.follow_links);
         // The query's scope: before the resume point, or outside the path
         // filters, an entry is passed over without a word.
-        if let Some(start) = self.options.start {
-            if cmp_paths(&rel, start) == std::cmp::Ordering::Less
-                && !(may_be_dir && is_within(start, &rel))
-            {
-                return None;
+        let on_start_path = match (&self.start, frame.on_start_path) {
+            (Some(start), true) => {
+                let depth = self.stack.len() - 1;
+                match start.get(depth).map(|s| name.as_encoded_bytes().cmp(s)) {
+                    Some(Ordering::Less) => return None,
+                    Some(Ordering::Equal) => {
+                        // The folder that holds the resume point, or the
+                        // resume point itself.
+                        let inside = start.len() > depth + 1;
+                        if inside && !may_be_dir {
+                            return None;
+                        }
+                        inside
+                    }
+                    _ => false,
+                }
             }
-        }
+            _ => false,
+        };
         let filters = self.options.filters;
         if may_be_dir {
             if !may_hold(&rel, filters) {
@@ -329,18 +349,24 @@ impl<'a> Walk<'a> {
             Kind::Special => Some(Job::Skip(SkippedInput::new(rel, SkipReason::Special))),
             Kind::File => Some(Job::File { rel, dir, name }),
             Kind::Dir => match confine::open_dir(&dir, &name) {
-                Ok(handle) => self.enter(Arc::new(handle), name, rel, abs, false),
+                Ok(handle) => self.enter(Arc::new(handle), name, rel, abs, false, on_start_path),
                 Err(e) => Some(Job::Skip(changed_or_unlisted(rel, &e))),
             },
             Kind::Link if !self.options.follow_links => {
                 Some(Job::Skip(SkippedInput::new(rel, SkipReason::Symlink)))
             }
-            Kind::Link => self.follow(name, rel, abs),
+            Kind::Link => self.follow(name, rel, abs, on_start_path),
         }
     }
 
     /// Follows the link `name` of the innermost folder, within the root.
-    fn follow(&mut self, name: OsString, rel: String, abs: PathBuf) -> Option<Job> {
+    fn follow(
+        &mut self,
+        name: OsString,
+        rel: String,
+        abs: PathBuf,
+        on_start_path: bool,
+    ) -> Option<Job> {
         let mut components: Vec<OsString> =
             self.stack[1..].iter().map(|f| f.name.clone()).collect();
         components.push(name.clone());
@@ -370,9 +396,11 @@ impl<'a> Walk<'a> {
                 dir: Arc::new(target.parent),
                 name: file,
             }),
-            (Kind::Dir, None) => self.enter(Arc::new(target.parent), name, rel, abs, true),
+            (Kind::Dir, None) => {
+                self.enter(Arc::new(target.parent), name, rel, abs, true, on_start_path)
+            }
             (Kind::Dir, Some(dir)) => match confine::open_dir(&target.parent, &dir) {
-                Ok(handle) => self.enter(Arc::new(handle), name, rel, abs, true),
+                Ok(handle) => self.enter(Arc::new(handle), name, rel, abs, true, on_start_path),
                 Err(e) => skip(SkipReason::Changed, Some(e.to_string())),
             },
             _ => skip(SkipReason::Special, None),

@@ -210,7 +210,8 @@ fn fixture(corpus: &[Doc]) -> Fixture {
         let path = dir.path().join(&doc.name);
         std::fs::create_dir_all(path.parent().expect("a parent")).expect("mkdir");
         std::fs::write(&path, &doc.bytes).expect("write");
-        docs.insert(doc.name.clone(), doc.bytes.clone());
+        docs.insert(doc.name.clone(), doc.bytes.clone())
+            .expect("a generated name is a document name");
     }
     let tree = Tree::new(dir.path()).expect("a tree");
     Fixture {

@@ -1261,10 +1261,7 @@ mod links {
         let err = t
             .search(&q, &Limits::new(), first.next_cursor())
             .unwrap_err();
-        assert!(
-            matches!(err.kind(), ErrorKind::CursorOutOfRange { .. }),
-            "{err}"
-        );
+        assert!(matches!(err.kind(), ErrorKind::StaleCursor { .. }), "{err}");
     }
 }
 
@@ -1443,24 +1440,15 @@ fn a_cursor_to_a_vanished_or_shrunk_file_is_refused() {
     // Shrunk so that the offset is no longer a line start.
     std::fs::write(dir.path().join("a.txt"), b"xxx").unwrap();
     let err = t.search(&q, &Limits::new(), Some(&cursor)).unwrap_err();
-    assert!(
-        matches!(err.kind(), ErrorKind::CursorOutOfRange { .. }),
-        "{err}"
-    );
+    assert!(matches!(err.kind(), ErrorKind::StaleCursor { .. }), "{err}");
     // Gone.
     std::fs::remove_file(dir.path().join("a.txt")).unwrap();
     let err = t.search(&q, &Limits::new(), Some(&cursor)).unwrap_err();
-    assert!(
-        matches!(err.kind(), ErrorKind::CursorOutOfRange { .. }),
-        "{err}"
-    );
+    assert!(matches!(err.kind(), ErrorKind::StaleCursor { .. }), "{err}");
     // Replaced by a folder.
     std::fs::create_dir(dir.path().join("a.txt")).unwrap();
     let err = t.search(&q, &Limits::new(), Some(&cursor)).unwrap_err();
-    assert!(
-        matches!(err.kind(), ErrorKind::CursorOutOfRange { .. }),
-        "{err}"
-    );
+    assert!(matches!(err.kind(), ErrorKind::StaleCursor { .. }), "{err}");
 }
 
 #[test]
