@@ -428,3 +428,252 @@ fn a_tree_thousands_of_folders_deep_is_searched_whole() {
         }
     }
 }
+
+/// Follows cursors from the first page to the last; every cursor issued
+/// must resume.
+fn all_pages(t: &Tree, query: &Query, limits: &Limits) -> Vec<candor::Match> {
+    let mut items = Vec::new();
+    let mut cursor: Option<candor::Cursor> = None;
+    for page in 0.. {
+        assert!(page < 10_000, "pages never end");
+        let found = t
+            .search(query, limits, cursor.as_ref())
+            .unwrap_or_else(|e| panic!("page {page}: {e}"));
+        items.extend(found.iter().cloned());
+        match found.next_cursor() {
+            Some(next) => cursor = Some(next.clone()),
+            None => break,
+        }
+    }
+    items
+}
+
+#[test]
+fn odd_names_are_pageable_and_never_share_a_path() {
+    let root = tempfile::tempdir().unwrap();
+    for name in odd_names() {
+        for folder in ["", "x\\y", "sub"] {
+            let dir = root.path().join(folder);
+            std::fs::create_dir_all(&dir).unwrap();
+            std::fs::write(dir.join(&name), "needle one\nneedle two\n").unwrap();
+        }
+    }
+    let query = Query::literal("needle");
+    for threads in [1, 4] {
+        let t = tree(root.path(), threads).hidden(true);
+        let whole = t.search(&query, &Limits::new(), None).unwrap();
+        assert!(whole.is_complete());
+        let mut naive = Vec::new();
+        naive_files(root.path(), b"", &mut naive);
+        assert_eq!(whole.len(), 2 * naive.len());
+        // Two different files never share a path.
+        let paths: std::collections::BTreeSet<&str> =
+            whole.iter().map(|m| m.path.as_str()).collect();
+        assert_eq!(paths.len(), naive.len(), "threads {threads}: {paths:?}");
+        for limit in [1, 3] {
+            let paged = all_pages(&t, &query, &Limits::new().limit(limit));
+            assert_eq!(paged, whole.items(), "threads {threads}, limit {limit}");
+        }
+        // Each path, given back, names its file.
+        for path in &paths {
+            let found = t
+                .find_in_file(path, &query, &Limits::new(), None)
+                .unwrap_or_else(|e| panic!("{path:?}: {e}"));
+            assert_eq!(found.len(), 2, "{path:?}");
+            assert!(found.iter().all(|m| m.path == *path));
+            let lines = t
+                .excerpt(&Excerpt::new(*path, 2..=2), &Limits::new(), None)
+                .unwrap_or_else(|e| panic!("{path:?}: {e}"));
+            assert_eq!(lines.items()[0].line, "needle two", "{path:?}");
+        }
+    }
+    // The escape is documented: `\` doubled, other bytes as `\xhh`.
+    let whole = tree(root.path(), 1)
+        .search(
+            &Query::literal("needle").paths(["bad\\xff.txt"]),
+            &Limits::new(),
+            None,
+        )
+        .unwrap();
+    assert_eq!(whole.items()[0].path, "bad\\xff.txt");
+    let whole = tree(root.path(), 1)
+        .search(
+            &Query::literal("needle").paths(["a\\\\b.txt"]),
+            &Limits::new(),
+            None,
+        )
+        .unwrap();
+    assert_eq!(whole.items()[0].path, "a\\\\b.txt");
+}
+
+#[test]
+fn a_cursor_after_an_edit_above_it_is_stale() {
+    let root = tempfile::tempdir().unwrap();
+    write(root.path(), "a.txt", b"x 1\nx 2\nx 3\nx 4\n");
+    write(root.path(), "b.txt", b"x 5\n");
+    let query = Query::literal("x");
+    for threads in [1, 4] {
+        let t = tree(root.path(), threads);
+        let first = t.search(&query, &Limits::new().limit(2), None).unwrap();
+        let cursor = first.next_cursor().unwrap().clone();
+        // A line added above the cursor's offset, same size or not.
+        write(root.path(), "a.txt", b"x 0\nx 1\nx 2\nx 3\nx 4\n");
+        let err = t
+            .search(&query, &Limits::new(), Some(&cursor))
+            .expect_err("a changed file makes its cursor stale");
+        assert!(
+            matches!(err.kind(), candor::ErrorKind::StaleCursor { .. }),
+            "{err}"
+        );
+        // Unchanged, the cursor resumes where it was.
+        let first = t.search(&query, &Limits::new().limit(2), None).unwrap();
+        let rest = t
+            .search(&query, &Limits::new(), first.next_cursor())
+            .unwrap();
+        let lines: Vec<&str> = rest.iter().map(|m| m.line.as_str()).collect();
+        assert_eq!(lines, ["x 2", "x 3", "x 4", "x 5"]);
+        write(root.path(), "a.txt", b"x 1\nx 2\nx 3\nx 4\n");
+    }
+}
+
+#[test]
+fn a_path_the_caller_names_is_searched_whatever_the_walk_rules() {
+    let root = tempfile::tempdir().unwrap();
+    write(root.path(), ".gitignore", b"*.log\nbuild/\n");
+    write(root.path(), "a.log", b"needle log\n");
+    write(root.path(), ".hidden/h.txt", b"needle hidden\n");
+    write(root.path(), "build/out.txt", b"needle built\n");
+    write(root.path(), "build/skip.log", b"needle built log\n");
+    write(root.path(), "z.txt", b"needle z\n");
+    let query = Query::literal("needle");
+    for threads in [1, 4] {
+        let t = tree(root.path(), threads);
+        let walked = t.search(&query, &Limits::new(), None).unwrap();
+        let lines: Vec<&str> = walked.iter().map(|m| m.line.as_str()).collect();
+        assert_eq!(lines, ["needle z"]);
+        for (path, line) in [
+            ("a.log", "needle log"),
+            (".hidden/h.txt", "needle hidden"),
+            ("build/out.txt", "needle built"),
+        ] {
+            let named = t
+                .search(&query.clone().paths([path]), &Limits::new(), None)
+                .unwrap();
+            let lines: Vec<&str> = named.iter().map(|m| m.line.as_str()).collect();
+            assert_eq!(lines, [line], "threads {threads}: {path}");
+            let found = t.find_in_file(path, &query, &Limits::new(), None).unwrap();
+            assert_eq!(found.len(), 1, "threads {threads}: {path}");
+        }
+        // A named folder is entered, but the rules still apply inside it.
+        let named = t
+            .search(&query.clone().paths(["build"]), &Limits::new(), None)
+            .unwrap();
+        let lines: Vec<&str> = named.iter().map(|m| m.line.as_str()).collect();
+        assert_eq!(lines, ["needle built"]);
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Every cursor resumes, whatever is at its position
+
+mod cursors {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// One entry of a generated tree.
+    #[derive(Debug, Clone)]
+    enum Entry {
+        File(usize),
+        Hidden,
+        Ignored,
+        BrokenLink,
+        LinkIn,
+        Fifo,
+    }
+
+    fn entry() -> impl Strategy<Value = Entry> {
+        prop_oneof![
+            4 => (1usize..4).prop_map(Entry::File),
+            1 => Just(Entry::Hidden),
+            1 => Just(Entry::Ignored),
+            1 => Just(Entry::BrokenLink),
+            1 => Just(Entry::LinkIn),
+            1 => Just(Entry::Fifo),
+        ]
+    }
+
+    /// Builds the entries under `root`, in folders `f0`, `f1`, ...; each
+    /// folder name starts with its kind so that the order mixes them.
+    fn build(root: &Path, folders: &[Vec<Entry>]) {
+        write(root, ".gitignore", b"ign*\n");
+        for (i, entries) in folders.iter().enumerate() {
+            for (j, e) in entries.iter().enumerate() {
+                let at = root.join(format!("f{i}"));
+                std::fs::create_dir_all(&at).unwrap();
+                match e {
+                    Entry::File(lines) => {
+                        let text = format!("needle {i} {j}\n").repeat(*lines);
+                        std::fs::write(at.join(format!("{j}.txt")), text).unwrap();
+                    }
+                    Entry::Hidden => write(&at, &format!(".{j}/x.txt"), b"needle hidden\n"),
+                    Entry::Ignored => write(&at, &format!("ign{j}/x.txt"), b"needle ignored\n"),
+                    Entry::BrokenLink => symlink("gone", at.join(format!("{j}.broken"))).unwrap(),
+                    Entry::LinkIn => symlink("..", at.join(format!("{j}.up"))).unwrap(),
+                    Entry::Fifo => mkfifo(&at.join(format!("{j}.fifo"))),
+                }
+            }
+        }
+    }
+
+    /// The lines a search must return: every line of every regular file
+    /// the naive walk finds, in path order, leaving out hidden and ignored
+    /// folders (the generated names tell them).
+    fn oracle(folders: &[Vec<Entry>]) -> Vec<(String, String)> {
+        let mut lines = Vec::new();
+        for (i, entries) in folders.iter().enumerate() {
+            for (j, e) in entries.iter().enumerate() {
+                if let Entry::File(n) = e {
+                    for _ in 0..*n {
+                        lines.push((format!("f{i}/{j}.txt"), format!("needle {i} {j}")));
+                    }
+                }
+            }
+        }
+        // Path order: component by component.
+        lines.sort_by(|a, b| a.0.split('/').cmp(b.0.split('/')));
+        lines
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+
+        #[test]
+        fn every_cursor_issued_under_a_tight_budget_resumes(
+            folders in prop::collection::vec(prop::collection::vec(entry(), 0..5), 1..4),
+            max_files in 1u64..3,
+            limit in 1usize..4,
+            threads in prop::sample::select(vec![1usize, 4]),
+            follow in any::<bool>(),
+        ) {
+            let root = tempfile::tempdir().unwrap();
+            build(root.path(), &folders);
+            let t = tree(root.path(), threads).follow_links(follow);
+            let want = oracle(&folders);
+            for limits in [
+                Limits::new().max_files(max_files),
+                Limits::new().limit(limit),
+                Limits::new().max_files(max_files).limit(limit),
+            ] {
+                let pages = all_pages(&t, &Query::literal("needle"), &limits);
+                let mut got: Vec<(String, String)> =
+                    pages.iter().map(|m| (m.path.clone(), m.line.clone())).collect();
+                if follow {
+                    // Links up to the folder's parent search the tree again
+                    // under their own paths: keep the lines reached without.
+                    got.retain(|(p, _)| !p.contains(".up"));
+                }
+                prop_assert_eq!(&got, &want, "{:?}", limits);
+            }
+        }
+    }
+}
