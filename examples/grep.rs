@@ -91,6 +91,11 @@ struct Args {
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
     threads: Option<u16>,
 
+    /// Follow symbolic links (only while they stay inside the searched
+    /// folder). By default, links are counted as skipped and not followed.
+    #[arg(short = 'L', long = "follow")]
+    follow: bool,
+
     /// Search hidden files and folders too.
     #[arg(long)]
     hidden: bool,
@@ -276,6 +281,7 @@ fn build_limits(args: &Args) -> Limits {
 fn build_tree(args: &Args, root: &Path) -> Result<Tree, Failure> {
     let mut tree = Tree::new(root)?
         .hidden(args.hidden)
+        .follow_links(args.follow)
         .gitignore(!args.no_ignore)
         .globs(args.globs.iter().cloned());
     if let Some(max) = args.max_filesize {

@@ -57,6 +57,11 @@ struct Args {
     /// has (and a cursor to resume).
     #[arg(long, value_name = "MS", default_value_t = 10_000)]
     deadline_ms: u64,
+
+    /// Follow symbolic links inside the root (never out of it). By
+    /// default they are counted as skipped and not followed.
+    #[arg(long)]
+    follow_links: bool,
 }
 
 const SEARCH_TEXT: &str = "search_text";
@@ -597,7 +602,7 @@ impl ServerHandler for Server {
 async fn main() -> std::process::ExitCode {
     let args = Args::parse();
     let tree = match Tree::new(&args.root) {
-        Ok(tree) => tree,
+        Ok(tree) => tree.follow_links(args.follow_links),
         Err(e) => {
             eprintln!("mcp_server: --root: {}", chain(&e));
             return std::process::ExitCode::from(2);

@@ -354,3 +354,61 @@ impl Source for Documents<'_> {
 }
 
 crate::search::impl_corpus!(Documents<'_>);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Corpus, ErrorKind, Limits, Query};
+
+    #[test]
+    fn names_that_name_no_file_are_refused_at_insert() {
+        let mut docs = Documents::new();
+        for name in [
+            "",
+            ".",
+            "./",
+            "a/..",
+            "/abs.txt",
+            "../x",
+            "a/../../x",
+            "nul\0",
+        ] {
+            let err = docs.insert(name, "x\n").expect_err(name);
+            assert!(
+                matches!(
+                    err.kind(),
+                    ErrorKind::InvalidArgument { .. } | ErrorKind::OutsideRoot { .. }
+                ),
+                "{name:?}: {err}"
+            );
+        }
+        assert!(docs.is_empty());
+        docs.insert("./a//b.txt", "x\n").unwrap();
+        assert_eq!(docs.names().collect::<Vec<_>>(), ["a/b.txt"]);
+    }
+
+    #[test]
+    fn find_in_file_of_the_root_is_refused() {
+        let docs = Documents::new().with("a.txt", "x\n").with("b/c.txt", "x\n");
+        for path in [".", "", "b"] {
+            let err = docs
+                .find_in_file(path, &Query::literal("x"), &Limits::new(), None)
+                .expect_err(path);
+            assert!(
+                matches!(err.kind(), ErrorKind::NotFound { .. }),
+                "{path:?}: {err}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_cursor_names_a_document_as_it_is_written() {
+        let docs = Documents::new().with("a.txt", "x\n");
+        assert!(docs.check_position("a.txt").is_ok());
+        // Not there any more: still a position to resume after.
+        assert!(docs.check_position("gone.txt").is_ok());
+        for bad in ["", "/abs.txt", "./a.txt", "a//b", "../x"] {
+            assert!(docs.check_position(bad).is_err(), "{bad:?}");
+        }
+    }
+}

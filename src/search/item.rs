@@ -25,7 +25,15 @@ use serde::{Deserialize, Serialize};
 #[non_exhaustive]
 pub struct Match {
     /// The file's path relative to the corpus root, with `/` separators
-    /// (for in-memory documents, the document's name).
+    /// (for in-memory documents, the document's name). Two different files
+    /// never share one: on a [`Tree`](crate::Tree), a name that is not
+    /// valid UTF-8 or that holds a `\` is written with `\` as `\\` and
+    /// each byte outside valid UTF-8 as `\xhh` (two lowercase hex
+    /// digits); every other name is written as it is. Given back to
+    /// [`find_in_file`](crate::Corpus::find_in_file),
+    /// [`excerpt`](crate::Corpus::excerpt) or
+    /// [`Query::paths`](crate::Query::paths), the path names the same
+    /// file.
     pub path: String,
     /// The line's number in the file, 1-based.
     pub line_number: u64,

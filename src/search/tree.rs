@@ -45,9 +45,33 @@ const WINDOW: u64 = 256;
 /// is counted in `skipped` as `ignored` and `hidden` (policy: the result
 /// stays complete), a folder counting once; what the caller's globs and
 /// path filters leave out is the query's scope and is not counted.
-/// Symbolic links are followed only while they stay inside the root; a
-/// link out of the root, a broken link and a link loop are counted in
-/// `skipped`. Nothing outside the root is ever read.
+/// Symbolic links are not followed by default: each is counted in
+/// `skipped` as `symlink` (policy). With [`Tree::follow_links`], they are
+/// followed only while they stay inside the root; a link out of the root,
+/// a broken link and a link loop are counted in `skipped`. FIFOs, sockets
+/// and devices are counted as `special` and never opened.
+///
+/// Nothing outside the root is read, even while the tree changes during a
+/// search: the root is opened once, and every folder and file below it is
+/// opened relative to its parent folder's handle, one name at a time,
+/// never through a link the policy does not follow (on unix; elsewhere,
+/// each name is checked before it is opened, which a concurrent change
+/// can defeat). The one exception is the ignore files of the folders
+/// above the root, read by default as git does (see
+/// [`Tree::parent_ignores`]).
+///
+/// A path the caller names ([`Query::paths`](crate::Query::paths),
+/// [`find_in_file`](crate::Corpus::find_in_file),
+/// [`excerpt`](crate::Corpus::excerpt)) is searched even if an ignore rule
+/// or the hidden rule would leave it out of a walk.
+///
+/// Paths are written with `/` separators; a name that is not valid UTF-8
+/// or holds a `\` is escaped so that two files never share a path (see
+/// [`Match::path`](crate::Match::path)). A search cursor resumes at the
+/// walk's own position, and records a stamp of the file it points into
+/// (its inode, size and modification time): if that file changed, the
+/// cursor is refused as stale
+/// ([`ErrorKind::StaleCursor`](crate::ErrorKind::StaleCursor)).
 ///
 /// # Example
 ///
@@ -96,8 +120,11 @@ impl std::fmt::Debug for Hook {
 impl Tree {
     /// The tree under `root`, a folder.
     ///
-    /// Defaults: hidden files left out, ignore files respected, no globs,
-    /// no size limit, one search thread per core.
+    /// Defaults: hidden files left out, ignore files respected (those
+    /// above the root too), symbolic links not followed, no globs, no size
+    /// limit, one search thread per core. The root is opened here, once:
+    /// the tree keeps searching that folder even if its path is later
+    /// renamed or replaced.
     ///
     /// # Errors
     ///

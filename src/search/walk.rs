@@ -626,4 +626,46 @@ mod tests {
             ]
         );
     }
+
+    /// The handles this process holds open.
+    fn open_handles() -> usize {
+        std::fs::read_dir("/proc/self/fd").map_or(0, Iterator::count)
+    }
+
+    #[test]
+    #[cfg(target_os = "linux")]
+    fn a_deep_walk_holds_a_bounded_number_of_handles() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        // 400 levels: within what a path may name, and far more than the
+        // handles the walk may hold.
+        let mut deep = root.clone();
+        for _ in 0..400 {
+            deep.push("d");
+        }
+        std::fs::create_dir_all(&deep).unwrap();
+        std::fs::write(deep.join("f.txt"), "x\n").unwrap();
+        std::fs::write(root.join("d/z.txt"), "x\n").unwrap();
+        let before = open_handles();
+        let handle = Arc::new(confine::open_root(&root).unwrap());
+        let mut walk = Walk::new(options(&root, &handle)).unwrap();
+        let mut most = 0;
+        let mut files = Vec::new();
+        for job in walk.by_ref() {
+            most = most.max(open_handles());
+            if let Job::File { rel, .. } = job {
+                files.push(rel);
+            }
+        }
+        assert_eq!(files.len(), 2);
+        assert!(
+            files[0].ends_with("/d/f.txt") && files[1] == "d/z.txt",
+            "{files:?}"
+        );
+        // Other tests of this process open files meanwhile: leave room.
+        assert!(
+            most < before + MAX_HANDLES + 32,
+            "{most} handles open, {before} before the walk"
+        );
+    }
 }
