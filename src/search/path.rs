@@ -57,6 +57,7 @@ pub(crate) fn normalize(path: &str, root_abs: Option<&std::path::Path>) -> Resul
     Ok(parts.join("/"))
 }
 
+#[cfg(feature = "tree")]
 /// Appends a file name as it is written in a tree's paths: unchanged when
 /// it is valid UTF-8 without a `\`; otherwise each `\` is written `\\`
 /// and each byte that is not part of valid UTF-8 is written `\xhh` (two
@@ -83,6 +84,7 @@ pub(crate) fn push_name(name: &[u8], out: &mut String) {
     }
 }
 
+#[cfg(feature = "tree")]
 /// Reads a caller's path to a tree: its file names as bytes, from the
 /// root, without `.`, `..` or empty components, and its normalized form
 /// (as `push_name` writes each name, joined by `/`).
@@ -168,11 +170,13 @@ pub(crate) fn parse_tree_path(
     Ok((names, written))
 }
 
+#[cfg(feature = "tree")]
 fn hex_byte(digits: Option<&[u8]>) -> Option<u8> {
     let digits = std::str::from_utf8(digits?).ok()?;
     u8::from_str_radix(digits, 16).ok()
 }
 
+#[cfg(feature = "tree")]
 /// Reads a tree position written by `push_name` (a cursor's path): its
 /// names as bytes. `None` unless it is exactly such a writing of one or
 /// more names, none of them empty, `.` or `..`.
@@ -264,6 +268,7 @@ mod tests {
         assert!(normalize("/srv/repo2/src", Some(std::path::Path::new("/srv/repo"))).is_err());
     }
 
+    #[cfg(feature = "tree")]
     #[test]
     fn names_are_written_injectively_and_read_back() {
         let names: [&[u8]; 8] = [
