@@ -677,3 +677,99 @@ mod cursors {
         }
     }
 }
+
+// ---------------------------------------------------------------------------
+// Ignore files above the root
+
+#[test]
+fn ignore_files_above_the_root_are_read_only_when_safe_and_allowed() {
+    let outside = tempfile::tempdir().unwrap();
+    write(outside.path(), "rules", b"*.txt\n");
+    let top = tempfile::tempdir().unwrap();
+    // Above the root: a regular rule file, a link to rules elsewhere and
+    // a FIFO; only the regular one is read.
+    write(top.path(), ".ignore", b"*.log\n");
+    symlink(outside.path().join("rules"), top.path().join(".gitignore")).unwrap();
+    let root = top.path().join("root");
+    write(&root, "a.txt", b"needle\n");
+    write(&root, "b.log", b"needle\n");
+    let mid = top.path().join("mid");
+    std::fs::create_dir(&mid).unwrap();
+    mkfifo(&mid.join(".gitignore"));
+    write(&mid, "root/c.txt", b"needle\n");
+    for threads in [1, 4] {
+        let r = root.clone();
+        let found = returns("a search under rule files that are links", move || {
+            tree(&r, threads)
+                .search(&Query::literal("needle"), &Limits::new(), None)
+                .unwrap()
+        });
+        let paths: Vec<&str> = found.iter().map(|m| m.path.as_str()).collect();
+        assert_eq!(
+            paths,
+            ["a.txt"],
+            "the .ignore above applies, the link does not"
+        );
+        let r = root.clone();
+        let found = returns("a search that reads nothing above the root", move || {
+            tree(&r, threads)
+                .parent_ignores(false)
+                .search(&Query::literal("needle"), &Limits::new(), None)
+                .unwrap()
+        });
+        let paths: Vec<&str> = found.iter().map(|m| m.path.as_str()).collect();
+        assert_eq!(paths, ["a.txt", "b.log"]);
+        // A FIFO as an ignore file above the root does not block.
+        let r = mid.join("root");
+        let found = returns("a search under a FIFO ignore file", move || {
+            tree(&r, threads)
+                .search(&Query::literal("needle"), &Limits::new(), None)
+                .unwrap()
+        });
+        assert_eq!(found.len(), 1);
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Files that vanish
+
+#[test]
+fn files_and_folders_that_vanish_mid_search_are_counted_never_fatal() {
+    let root = tempfile::tempdir().unwrap();
+    for i in 0..30 {
+        write(root.path(), &format!("v/{i:02}.txt"), b"needle v\n");
+    }
+    write(root.path(), "z.txt", b"needle z\n");
+    let stop = Arc::new(AtomicBool::new(false));
+    let churn = {
+        let (root, stop) = (root.path().to_path_buf(), Arc::clone(&stop));
+        std::thread::spawn(move || {
+            while !stop.load(Ordering::Relaxed) {
+                let _ = std::fs::remove_dir_all(root.join("v"));
+                for i in 0..30 {
+                    write(&root, &format!("v/{i:02}.txt"), b"needle v\n");
+                }
+            }
+        })
+    };
+    let trees = [tree(root.path(), 1), tree(root.path(), 4)];
+    let until = Instant::now() + Duration::from_secs(10);
+    let mut runs = 0;
+    while runs < 200 && Instant::now() < until {
+        let found = trees[runs % 2]
+            .search(&Query::literal("needle"), &Limits::new(), None)
+            .unwrap();
+        runs += 1;
+        for m in found.iter() {
+            assert!(m.line == "needle v" || m.line == "needle z", "{m:?}");
+        }
+        assert_eq!(found.iter().last().map(|m| m.path.as_str()), Some("z.txt"));
+        // What vanished is counted, and then the answer is not complete.
+        let vanished = found.skipped().count(&SkipReason::Vanished)
+            + found.skipped().count(&SkipReason::Changed)
+            + found.skipped().count(&SkipReason::Unreadable);
+        assert_eq!(found.is_complete(), vanished == 0, "{:?}", found.skipped());
+    }
+    stop.store(true, Ordering::Relaxed);
+    churn.join().expect("the churn ends");
+}
