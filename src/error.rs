@@ -96,7 +96,15 @@ pub enum ErrorKind {
         /// What it points at.
         reason: String,
     },
-    /// The byte budget cannot hold even a response with no items.
+    /// A disclosure contradicts itself or its items (see
+    /// [`Bounded::from_parts`]).
+    #[error("inconsistent disclosure: {reason}")]
+    InvalidDisclosure {
+        /// The rule broken.
+        reason: String,
+    },
+    /// The byte budget cannot hold even the required fields of a response
+    /// with no items.
     #[error("max_bytes {max_bytes} is too small: the smallest response needs {needed} bytes")]
     BudgetTooSmall {
         /// The budget that was asked for.
@@ -265,7 +273,7 @@ fn incomplete_summary(completeness: &Completeness, len: usize, total: Total) -> 
         Completeness::TruncatedByLimit { limit, .. } => {
             format!("{len} of {total} items (limit {limit})")
         }
-        Completeness::TruncatedByBudget { budget } => format!(
+        Completeness::TruncatedByBudget { budget, .. } => format!(
             "{len} of {total} items ({} budget of {} {} ran out)",
             budget.kind(),
             budget.max(),

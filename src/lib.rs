@@ -103,13 +103,13 @@ mod wire;
 
 pub use bounded::{Bounded, Disclosure, Streamed};
 pub use clock::{Clock, ManualClock, SystemClock};
-pub use completeness::{Budget, BudgetKind, Completeness, UnknownBudgetKind};
+pub use completeness::{Budget, BudgetKind, Clamp, Completeness, UnknownBudgetKind};
 pub use cursor::{Cursor, CursorKey, Fingerprint, Scope};
 pub use error::{Error, ErrorKind, Incomplete};
-pub use limits::Limits;
+pub use limits::{AppliedLimit, Limits};
 pub use skipped::{SKIPPED_SAMPLE_LEN, SkipReason, Skipped, SkippedInput};
 pub use total::Total;
-pub use wire::{LLM_GUIDE, envelope_schema};
+pub use wire::{JsonStream, LLM_GUIDE, envelope_schema};
 
 #[cfg(feature = "tree")]
 pub use search::Tree;
