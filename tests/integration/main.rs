@@ -3,6 +3,7 @@
 
 mod core_disclosure;
 mod core_errors;
+mod core_paging;
 mod core_props;
 mod core_support;
 mod core_wire;
