@@ -6,20 +6,28 @@ use crate::{BudgetKind, Completeness, Cursor, Skipped, Total};
 
 /// The answer to a query: the items, and whether they are all of it.
 ///
-/// Beside the items it holds the [`Completeness`] (exact, or why it
-/// stopped), the [`Total`] (exact or a lower bound), the cursor to resume
-/// from, and what was [`Skipped`]. Items leave it only with that
+/// Beside the items it holds their [`Disclosure`]: the [`Completeness`]
+/// (exact, or why it stopped), the [`Total`] (exact or a lower bound, of
+/// the whole answer), where this page [`start`](Self::start)s, the cursor
+/// to resume from, and what was [`Skipped`]. Items leave it only with that
 /// disclosure: by borrowing ([`items`](Self::items), [`iter`](Self::iter)),
 /// by [`into_parts`](Self::into_parts), or by
 /// [`into_exact`](Self::into_exact), which succeeds only for a complete
 /// result. There is deliberately no `Deref` to a slice, no by-value
 /// `IntoIterator` and no conversion into `Vec<T>`.
 ///
-/// Rules that hold for every `Bounded`, whatever produced it:
+/// Rules that hold for every `Bounded`, whatever produced it (checked by
+/// [`from_parts`](Self::from_parts) and by the JSON decoder):
 ///
-/// - `Exact` only when no item of the full answer is missing; then
-///   `total == Exact(len)`.
-/// - A truncated result is a prefix of the full answer, in its order.
+/// - `start + len <= total`: the total counts the whole answer, also on a
+///   page resumed from a cursor, which holds items `start + 1` to
+///   `start + len`.
+/// - `Exact` only when no item of the full answer is missing from this
+///   page on; then `total == Exact(start + len)` and there is no cursor.
+/// - A truncated result is a prefix of the answer from `start`, in its
+///   order; when its stop proves more (the limit, the output budget), its
+///   total is above `start + len`.
+/// - A cursor resumes after item `start + len`.
 /// - `is_complete()` is true only when the result is exact and no input was
 ///   skipped because of an error.
 ///
@@ -754,7 +762,8 @@ impl<'a, T> IntoIterator for &'a Bounded<T> {
 }
 
 /// The end of a streamed search: how many items were handed on, and the
-/// same disclosure the collected form would carry.
+/// same [`Disclosure`] the collected form would carry. To write the wire
+/// shape of a stream, see [`JsonStream`](crate::JsonStream).
 ///
 /// # Example
 ///

@@ -610,8 +610,8 @@ impl Limits {
     ///
     /// # Errors
     ///
-    /// - [`ErrorKind::BudgetTooSmall`] when `max_bytes` cannot hold even a
-    ///   response with no items;
+    /// - [`ErrorKind::BudgetTooSmall`] when `max_bytes` cannot hold even
+    ///   the required fields of a response with no items;
     /// - [`ErrorKind::Serialize`] when an item fails to serialize;
     /// - [`ErrorKind::Incomplete`] in [strict](Self::strict) mode, holding
     ///   the partial result.

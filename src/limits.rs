@@ -98,9 +98,11 @@ impl Limits {
     }
 
     /// The engine's maximum for [`limit`](Self::limit). A larger limit is
-    /// clamped to the ceiling and, if the result is truncated by it, the
-    /// clamp is disclosed: `requested` holds what was asked. Without a limit
-    /// the ceiling is the limit. Default: no ceiling.
+    /// clamped to the ceiling and, whenever the result is truncated, by the
+    /// limit or by a budget, the clamp is disclosed
+    /// ([`Completeness::clamp`](crate::Completeness::clamp)): `requested`
+    /// holds what was asked. Without a limit the ceiling is the limit.
+    /// Default: no ceiling.
     ///
     /// # Example
     ///
@@ -125,8 +127,13 @@ impl Limits {
     ///
     /// Items that would not fit are left out and the result is
     /// [`TruncatedByBudget`](crate::Completeness::TruncatedByBudget) with
-    /// [`BudgetKind::OutputBytes`](crate::BudgetKind::OutputBytes). A budget
-    /// too small for even an empty response is an error.
+    /// [`BudgetKind::OutputBytes`](crate::BudgetKind::OutputBytes). Under a
+    /// tight budget the optional parts of the response yield before the
+    /// last item does: the skipped sample shrinks (its counts stay), then
+    /// the truncation note shortens, then it goes. So whenever the required
+    /// fields and one item fit, a page holds at least one item and a
+    /// cursor, and following cursors always ends. A budget too small for
+    /// the required fields alone is an error.
     ///
     /// # Example
     ///
