@@ -791,6 +791,33 @@ mod tests {
     }
 
     #[test]
+    fn start_round_trips_and_zero_is_not_flagged() {
+        for start in [0u64, 1, 127, 128, u64::MAX] {
+            let c = Cursor::build(7, Some(3), start, vec![1, 2]);
+            let parsed = Cursor::parse(c.as_str()).expect("own token");
+            assert_eq!(parsed, c);
+            assert_eq!(parsed.start(), start);
+            // Moving a cursor keeps its key and binding.
+            let moved = parsed.clone().at(5);
+            assert_eq!((moved.start(), &moved.key), (5, &parsed.key));
+            assert_eq!(moved.fingerprint, parsed.fingerprint);
+        }
+        // A start of 0 is written by leaving the flag off; a token that
+        // flags a zero start is not one candor wrote.
+        let mut raw = vec![VERSION, FLAG_START];
+        raw.extend_from_slice(&7u64.to_le_bytes());
+        write_varint(&mut raw, 0);
+        write_varint(&mut raw, 0);
+        let sum = checksum(&raw);
+        raw.extend_from_slice(&sum.to_le_bytes());
+        let err = Cursor::parse(&base64url_encode(&raw)).unwrap_err();
+        assert!(
+            matches!(err.kind(), ErrorKind::MalformedCursor { .. }),
+            "{err:?}"
+        );
+    }
+
+    #[test]
     fn fnv_matches_published_vectors() {
         // Pinned so that a change of hasher, which would void every cursor
         // already handed out, fails loudly.

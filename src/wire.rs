@@ -94,9 +94,10 @@ fn rewrite_refs(value: &mut Value) {
                     Value::String(r) if key == "$ref" => {
                         if let Some(name) = r.strip_prefix("#/definitions/") {
                             *r = format!("#/$defs/{name}");
-                        } else if r == "#" {
-                            // The item schema's own root is now the items' schema.
-                            *r = "#/properties/items/items".to_owned();
+                        } else if r == "#" || (r.starts_with("#/") && !r.starts_with("#/$defs/")) {
+                            // The item schema's own root is now the items'
+                            // schema, inside the envelope.
+                            *r = format!("#/properties/items/items{}", &r[1..]);
                         }
                     }
                     _ => rewrite_refs(v),

@@ -354,7 +354,9 @@ fn item_definitions_are_hoisted_to_the_envelope() {
         "type": "object",
         "properties": {
             "span": { "$ref": "#/$defs/Span" },
-            "cut": { "$ref": "#/definitions/Cut" }
+            "cut": { "$ref": "#/definitions/Cut" },
+            "again": { "$ref": "#/properties/span" },
+            "children": { "type": "array", "items": { "$ref": "#" } }
         },
         "$defs": { "Span": { "type": "object", "properties": { "start": { "type": "integer" } } } },
         "definitions": { "Cut": { "type": "object", "properties": { "span": { "$ref": "#/definitions/Span2" } } },
@@ -367,7 +369,7 @@ fn item_definitions_are_hoisted_to_the_envelope() {
     // Every `$ref` resolves from the envelope's root.
     let mut refs = Vec::new();
     collect_refs(&schema, &mut refs);
-    assert_eq!(refs.len(), 3, "{refs:?}");
+    assert_eq!(refs.len(), 5, "{refs:?}");
     for r in refs {
         let pointer = r.strip_prefix('#').expect("a local reference");
         assert!(schema.pointer(pointer).is_some(), "dangling {r}");
