@@ -374,12 +374,11 @@ impl<T: Serialize> Collector<T> {
 
     /// Like `finish`, without building the `Bounded` (streams use it).
     ///
-    /// Under a byte budget the response is fitted: items that do not fit
-    /// are dropped from the end, except the last one; the optional parts
-    /// (the skipped sample, one input at a time, then the note, shortened
-    /// and then left out) yield before it does, and the sample yields
-    /// before an exact answer loses an item. Only when the required fields
-    /// alone do not fit is it an error.
+    /// Under a byte budget the response is fitted (see `Fitting`): the
+    /// optional parts (the skipped sample, then the note) yield before the
+    /// last item does, and the sample before an exact answer loses an
+    /// item. Only when the required fields alone do not fit is it an
+    /// error.
     pub(crate) fn finish_parts(
         self,
         cursor_for: impl Fn(&[T]) -> Option<Cursor>,
@@ -389,7 +388,6 @@ impl<T: Serialize> Collector<T> {
         let Collector {
             mut items,
             sizes,
-            mut item_bytes,
             max_bytes,
             stop,
             start,
@@ -431,53 +429,16 @@ impl<T: Serialize> Collector<T> {
             .with_skipped(skipped);
         disclosure.set_next_cursor(next_cursor);
         if let Some(max) = max_bytes {
-            let mut sample_len = disclosure.skipped().sample().len();
-            loop {
-                let (len, budget) = fitted_len(&disclosure, items.len(), item_bytes, max)?;
-                if let Some(budget) = budget {
-                    disclosure.set_completeness(Completeness::TruncatedByBudget { budget, clamp });
-                }
-                if len <= max {
-                    break;
-                }
-                let exact = disclosure.completeness().is_exact();
-                let optional_left =
-                    sample_len > 0 || (!exact && disclosure.note() != NoteForm::Omitted);
-                if sample_len > 0 && (exact || items.len() <= 1) {
-                    sample_len -= 1;
-                    disclosure.skipped_mut().truncate_sample(sample_len);
-                    continue;
-                }
-                if items.len() > 1 || (items.len() == 1 && !optional_left) {
-                    // Drop the last item and try again as a budget-truncated
-                    // result; the dropped item proves there is more.
-                    items.pop();
-                    let size = sizes[items.len()];
-                    item_bytes -= size + usize::from(!items.is_empty());
-                    disclosure.set_completeness(output_bytes(max, 0, clamp));
-                    let cursor = stamp(cursor_for(&items), items.len());
-                    disclosure.set_next_cursor(cursor);
-                    continue;
-                }
-                if !exact {
-                    match disclosure.note() {
-                        NoteForm::Full => {
-                            disclosure.set_note(NoteForm::Short);
-                            continue;
-                        }
-                        NoteForm::Short => {
-                            disclosure.set_note(NoteForm::Omitted);
-                            continue;
-                        }
-                        NoteForm::Omitted => {}
-                    }
-                }
-                return Err(ErrorKind::BudgetTooSmall {
-                    max_bytes: max,
-                    needed: len,
-                }
-                .into());
+            let fitted = Fitting {
+                base: &disclosure,
+                sizes: &sizes,
+                max,
+                clamp,
+                cursor_at: &|k: usize| stamp(cursor_for(&items[..k]), k),
             }
+            .fit(items.len())?;
+            items.truncate(fitted.count);
+            disclosure = fitted.disclosure;
         }
         Ok(Finished {
             kept: if discard { kept } else { items.len() },
@@ -485,6 +446,130 @@ impl<T: Serialize> Collector<T> {
             disclosure,
         })
     }
+}
+
+/// Fits a response to its byte budget. The optional parts of the
+/// disclosure are the skipped sample and the truncation note; the levels
+/// go from all of them to none: the sample shrinks one input at a time,
+/// then the note shortens, then it goes.
+///
+/// - An answer that fits whole stays exact, at the richest level where it
+///   fits: the sample yields before an exact answer loses an item.
+/// - Otherwise the result is cut, at the richest level where one item
+///   fits, with as many items as fit there: the optional parts yield
+///   before the last item does.
+/// - With no item fitting at any level, the page holds none (at the
+///   poorest level), and if even that does not fit, the budget is too small.
+struct Fitting<'a> {
+    base: &'a Disclosure,
+    /// The JSON size of each item.
+    sizes: &'a [usize],
+    max: usize,
+    clamp: Option<Clamp>,
+    /// The cursor after the first `k` items.
+    cursor_at: &'a dyn Fn(usize) -> Option<Cursor>,
+}
+
+struct Fitted {
+    count: usize,
+    disclosure: Disclosure,
+}
+
+impl Fitting<'_> {
+    fn levels(&self) -> Vec<(usize, NoteForm)> {
+        let sample = self.base.skipped().sample().len();
+        let mut levels: Vec<(usize, NoteForm)> =
+            (0..=sample).rev().map(|n| (n, NoteForm::Full)).collect();
+        levels.push((0, NoteForm::Short));
+        levels.push((0, NoteForm::Omitted));
+        levels
+    }
+
+    /// The response of the first `k` items at `level`, if it fits.
+    fn try_fit(&self, level: (usize, NoteForm), k: usize, n: usize) -> Result<Fit, Error> {
+        let mut d = self.base.clone();
+        d.skipped_mut().truncate_sample(level.0);
+        d.set_note(level.1);
+        if k < n {
+            // The items left out prove there is more.
+            d.set_completeness(output_bytes(self.max, 0, self.clamp));
+            d.set_next_cursor((self.cursor_at)(k));
+        }
+        let item_bytes = self.sizes[..k].iter().sum::<usize>() + k.saturating_sub(1);
+        let (len, budget) = fitted_len(&d, k, item_bytes, self.max)?;
+        if let Some(budget) = budget {
+            d.set_completeness(Completeness::TruncatedByBudget {
+                budget,
+                clamp: self.clamp,
+            });
+        }
+        Ok(if len <= self.max {
+            Fit::Fits(Box::new(d))
+        } else {
+            Fit::Over(len)
+        })
+    }
+
+    fn fit(&self, n: usize) -> Result<Fitted, Error> {
+        let levels = self.levels();
+        if self.base.completeness().is_exact() {
+            // The whole answer, at the richest level where it fits.
+            for &level in &levels {
+                if let Fit::Fits(disclosure) = self.try_fit(level, n, n)? {
+                    return Ok(Fitted {
+                        count: n,
+                        disclosure: *disclosure,
+                    });
+                }
+            }
+        }
+        for &level in levels.iter().filter(|_| n > 0) {
+            let Fit::Fits(one) = self.try_fit(level, 1, n)? else {
+                continue;
+            };
+            // The most items that fit at this level: at least one.
+            let (mut lo, mut hi, mut best) = (1, n, one);
+            while lo < hi {
+                let mid = lo + (hi - lo).div_ceil(2);
+                match self.try_fit(level, mid, n)? {
+                    Fit::Fits(d) => {
+                        lo = mid;
+                        best = d;
+                    }
+                    Fit::Over(_) => hi = mid - 1,
+                }
+            }
+            return Ok(Fitted {
+                count: lo,
+                disclosure: *best,
+            });
+        }
+        // Not one item fits: a page without items, at the richest level
+        // where that fits.
+        let mut needed = 0;
+        for &level in &levels {
+            match self.try_fit(level, 0, n)? {
+                Fit::Fits(disclosure) => {
+                    return Ok(Fitted {
+                        count: 0,
+                        disclosure: *disclosure,
+                    });
+                }
+                Fit::Over(len) => needed = len,
+            }
+        }
+        Err(ErrorKind::BudgetTooSmall {
+            max_bytes: self.max,
+            needed,
+        }
+        .into())
+    }
+}
+
+enum Fit {
+    Fits(Box<Disclosure>),
+    /// The response's length, over the budget.
+    Over(usize),
 }
 
 /// A total counted from `start` on, as a total of the whole answer.

@@ -24,6 +24,8 @@ struct Wire<T> {
     complete: bool,
     #[serde(default)]
     truncation: Option<WireTruncation>,
+    #[serde(default)]
+    start: Option<u64>,
     count: usize,
     total: WireTotal,
     #[serde(default)]
@@ -40,13 +42,19 @@ enum WireTruncation {
         limit: usize,
         #[serde(default)]
         requested: Option<usize>,
-        note: String,
+        #[serde(default)]
+        note: Option<String>,
     },
     Budget {
         budget: String,
         max: u64,
         used: u64,
-        note: String,
+        #[serde(default)]
+        limit: Option<usize>,
+        #[serde(default)]
+        requested: Option<usize>,
+        #[serde(default)]
+        note: Option<String>,
     },
 }
 
@@ -113,6 +121,7 @@ fn golden_exact_result_is_small_and_plain() {
         Wire {
             complete: true,
             truncation: None,
+            start: None,
             count: 3,
             total: eq_total(3),
             next_cursor: None,
@@ -456,6 +465,8 @@ fn truncation_note_is_present_on_every_kind_of_stop() {
         let note = match wire.truncation.expect("truncated") {
             WireTruncation::Limit { note, .. } | WireTruncation::Budget { note, .. } => note,
         };
+        // A budget that leaves room for the full note keeps it.
+        let note = note.expect("a note");
         assert!(note.starts_with("Stopped"), "{note}");
         assert!(note.ends_with('.'), "{note}");
         assert_eq!(
@@ -886,4 +897,100 @@ fn bounded_iterates_by_reference() {
     assert_eq!(b.iter().count(), b.len());
     // The result is still there, disclosure and all.
     assert!(b.is_truncated());
+}
+
+// ---------------------------------------------------------------------------
+// Golden JSON: start, the clamp under a budget, and the note under a tight
+// budget
+
+#[test]
+fn golden_resumed_page_says_where_it_starts() {
+    let scope = Scope::new(Fingerprint::of("q"));
+    let limits = Limits::new().limit(3).count_total(true);
+    let first = limits.page(&scope, None, 0..8u32).unwrap();
+    let second = limits.page(&scope, first.next_cursor(), 0..8u32).unwrap();
+    let json = second.to_json().unwrap();
+    assert_eq!(
+        json,
+        concat!(
+            r#"{"complete":false,"truncation":{"by":"limit","limit":3,"#,
+            r#""note":"Stopped at the limit of 3 items and more exist: resume with next_cursor, raise the limit or narrow the query."},"#,
+            r#""start":3,"count":3,"total":{"value":8,"relation":"eq"},"next_cursor":"AQLZVnK1B8nRCAYBBlvDLN5OqBjX","items":[3,4,5]}"#
+        )
+    );
+    let wire = decode::<u32>(&json);
+    assert_eq!(wire.start, Some(3));
+    assert_eq!(wire.count, 3);
+    assert_eq!(wire.total, eq_total(8));
+    assert_eq!(wire.items, vec![3, 4, 5]);
+}
+
+#[test]
+fn golden_clamp_under_a_byte_budget() {
+    let b = Limits::new()
+        .ceiling(50)
+        .limit(100)
+        .max_bytes(330)
+        .collect((0..50u32).map(|n| format!("item {n}")))
+        .unwrap();
+    let json = b.to_json().unwrap();
+    assert_eq!(
+        json,
+        concat!(
+            r#"{"complete":false,"truncation":{"by":"budget","budget":"output_bytes","max":330,"used":325,"#,
+            r#""limit":50,"requested":100,"note":"More items exist."},"count":13,"total":{"value":27,"relation":"gte"},"#,
+            r#""items":["item 0","item 1","item 2","item 3","item 4","item 5","item 6","item 7","item 8","item 9","item 10","item 11","item 12"]}"#
+        )
+    );
+    match decode::<String>(&json).truncation {
+        Some(WireTruncation::Budget {
+            budget,
+            limit,
+            requested,
+            ..
+        }) => {
+            assert_eq!(budget, "output_bytes");
+            assert_eq!((limit, requested), (Some(50), Some(100)));
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn golden_tight_budget_shortens_then_drops_the_note() {
+    let scope = Scope::new(Fingerprint::of("q"));
+    let items = || (0..50u32).map(|n| format!("item {n}"));
+    let page = |max: usize| {
+        Limits::new()
+            .max_bytes(max)
+            .page(&scope, None, items())
+            .unwrap()
+            .to_json()
+            .unwrap()
+    };
+    // The full note does not fit beside one item: the short one does.
+    assert_eq!(
+        page(260),
+        concat!(
+            r#"{"complete":false,"truncation":{"by":"budget","budget":"output_bytes","max":260,"used":256,"#,
+            r#""note":"More items exist: resume with next_cursor."},"count":1,"total":{"value":20,"relation":"gte"},"#,
+            r#""next_cursor":"AQLZVnK1B8nRCAEBAe8LaLlultge","items":["item 0"]}"#
+        )
+    );
+    // Not even the short note fits beside one item: without a note, two
+    // items and their cursor do.
+    assert_eq!(
+        page(215),
+        concat!(
+            r#"{"complete":false,"truncation":{"by":"budget","budget":"output_bytes","max":215,"used":213},"#,
+            r#""count":2,"total":{"value":16,"relation":"gte"},"#,
+            r#""next_cursor":"AQLZVnK1B8nRCAIBAq-uJh8DZ7Sg","items":["item 0","item 1"]}"#
+        )
+    );
+    for (max, json) in [(260, page(260)), (215, page(215))] {
+        let wire = decode::<String>(&json);
+        assert!(json.len() <= max);
+        assert!(wire.count >= 1);
+        assert!(wire.next_cursor.is_some());
+    }
 }
