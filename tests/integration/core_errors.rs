@@ -632,6 +632,10 @@ fn public_types_are_send_and_sync() {
     assert_send_sync::<Bounded<u32>>();
     assert_send_sync::<Bounded<String>>();
     assert_send_sync::<Disclosure>();
+    assert_send_sync::<candor::Streamed>();
+    assert_send_sync::<candor::JsonStream>();
+    assert_send_sync::<candor::Clamp>();
+    assert_send_sync::<candor::AppliedLimit>();
     assert_send_sync::<Limits>();
     assert_send_sync::<Cursor>();
     assert_send_sync::<Scope>();
