@@ -11,6 +11,11 @@
 //! - `budget/*`: the same collect with a byte budget too large to bind
 //!   (`max_bytes(1 << 40)`), so every item's JSON size is measured; vs no
 //!   budget.
+//! - `fit/*`: a byte budget that binds, so the response is fitted at the
+//!   end (items dropped, the note and sample shortened under a tight one):
+//!   64 KiB and 400 bytes, over the strings.
+//! - `json/*`: the wire shape of a 1000-item result, built as a `String`
+//!   (`to_json`) vs streamed to a writer (`write_json`).
 //! - `page/*`: the second page of `Limits::page` (cursor decoding, skipping
 //!   the first L items, a new cursor) vs `skip(L).take(L)`. The page's
 //!   source yields owned items, so for strings it clones the L skipped
@@ -74,6 +79,36 @@ fn budget(c: &mut Criterion) {
     group.finish();
 }
 
+fn fit(c: &mut Criterion) {
+    let words = strings();
+    let mut group = c.benchmark_group("fit");
+    let binding = Limits::new().max_bytes(64 << 10);
+    let tight = Limits::new().max_bytes(400);
+    group.bench_function("string/64KiB", |b| {
+        b.iter(|| black_box(binding.collect(words.iter().cloned()).unwrap()))
+    });
+    group.bench_function("string/400B", |b| {
+        b.iter(|| black_box(tight.collect(words.iter().cloned()).unwrap()))
+    });
+    group.finish();
+}
+
+fn json(c: &mut Criterion) {
+    let words = strings();
+    let result = Limits::new()
+        .limit(L)
+        .collect(words.iter().cloned())
+        .unwrap();
+    let mut group = c.benchmark_group("json");
+    group.bench_function("string/to_json", |b| {
+        b.iter(|| black_box(result.to_json().unwrap()))
+    });
+    group.bench_function("string/write_json", |b| {
+        b.iter(|| result.write_json(std::io::sink()).unwrap())
+    });
+    group.finish();
+}
+
 fn page(c: &mut Criterion) {
     let words = strings();
     let scope = Scope::new(Fingerprint::of("bench: second page"));
@@ -121,6 +156,8 @@ fn main() {
     let mut c = Criterion::default().configure_from_args();
     collect(&mut c);
     budget(&mut c);
+    fit(&mut c);
+    json(&mut c);
     page(&mut c);
     c.final_summary();
 }

@@ -336,7 +336,7 @@ fn write_number(out: &mut impl Write, mut n: u64) -> io::Result<()> {
 
 /// The last line on standard error: the library's disclosure, with the
 /// wire's "next_cursor" turned into the flag that resumes this command.
-fn status_line(disclosure: String, next: Option<&Cursor>, resumed: bool) -> String {
+fn status_line(disclosure: String, next: Option<&Cursor>) -> String {
     let mut line = disclosure;
     if let Some(next) = next {
         let flag = format!("Resume with --cursor {next} (same command and arguments).");
@@ -346,9 +346,6 @@ fn status_line(disclosure: String, next: Option<&Cursor>, resumed: bool) -> Stri
             line.push(' ');
             line.push_str(&flag);
         }
-    }
-    if resumed {
-        line.push_str(" (Counted from the resume point on.)");
     }
     line
 }
@@ -402,11 +399,7 @@ fn run(args: &Args) -> Result<bool, Failure> {
         }
         ignore_broken_pipe(written.and_then(|()| out.flush()))?;
         matched = !result.is_empty() || result.total().value() > 0;
-        status = status_line(
-            result.disclosure("matches"),
-            result.next_cursor(),
-            cursor.is_some(),
-        );
+        status = status_line(result.summary("matches"), result.next_cursor());
     } else {
         // Print each match as soon as its place in the order is certain.
         let mut written = Ok(());
@@ -417,11 +410,7 @@ fn run(args: &Args) -> Result<bool, Failure> {
         })?;
         ignore_broken_pipe(written.and_then(|()| out.flush()))?;
         matched = end.count() > 0 || end.total().value() > 0;
-        status = status_line(
-            end.disclosure("matches"),
-            end.next_cursor(),
-            cursor.is_some(),
-        );
+        status = status_line(end.summary("matches"), end.next_cursor());
     }
     eprintln!("{status}");
     Ok(matched)

@@ -413,7 +413,7 @@ fn success<T: Serialize>(result: &Bounded<T>, noun: &str) -> CallToolResult {
     };
     let mut answer = CallToolResult::success(vec![ContentBlock::text(format!(
         "{}\n{json}",
-        result.disclosure(noun)
+        result.summary(noun)
     ))]);
     answer.structured_content = Some(structured);
     answer
@@ -436,7 +436,7 @@ fn respond<T: Serialize + 'static>(
                     tool_error(format!(
                         "{message}. Strict mode was asked for, so this is an error: the result is incomplete \
                          and must not be treated as all of the answer. What was found:\n{}\n{json}",
-                        partial.disclosure(noun)
+                        partial.summary(noun)
                     ))
                 }
                 Err(e) => tool_error(chain(&e)),

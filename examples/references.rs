@@ -143,7 +143,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         } else {
             ""
         };
-        println!("\npage {page_number}{from}: {}", page.disclosure("callers"));
+        println!("\npage {page_number}{from}: {}", page.summary("callers"));
         for call in page.iter() {
             println!("  {}:{}  {}", call.file, call.line, call.caller);
         }

@@ -1,24 +1,33 @@
 //! `Bounded<T>`: items that never travel without their disclosure.
 
-use crate::error::{Error, Incomplete};
-use crate::{Completeness, Cursor, Skipped, Total};
+use crate::error::{Error, ErrorKind, Incomplete};
+use crate::wire::NoteForm;
+use crate::{BudgetKind, Completeness, Cursor, Skipped, Total};
 
 /// The answer to a query: the items, and whether they are all of it.
 ///
-/// Beside the items it holds the [`Completeness`] (exact, or why it
-/// stopped), the [`Total`] (exact or a lower bound), the cursor to resume
-/// from, and what was [`Skipped`]. Items leave it only with that
+/// Beside the items it holds their [`Disclosure`]: the [`Completeness`]
+/// (exact, or why it stopped), the [`Total`] (exact or a lower bound, of
+/// the whole answer), where this page [`start`](Self::start)s, the cursor
+/// to resume from, and what was [`Skipped`]. Items leave it only with that
 /// disclosure: by borrowing ([`items`](Self::items), [`iter`](Self::iter)),
 /// by [`into_parts`](Self::into_parts), or by
 /// [`into_exact`](Self::into_exact), which succeeds only for a complete
 /// result. There is deliberately no `Deref` to a slice, no by-value
 /// `IntoIterator` and no conversion into `Vec<T>`.
 ///
-/// Rules that hold for every `Bounded`, whatever produced it:
+/// Rules that hold for every `Bounded`, whatever produced it (checked by
+/// [`from_parts`](Self::from_parts) and by the JSON decoder):
 ///
-/// - `Exact` only when no item of the full answer is missing; then
-///   `total == Exact(len)`.
-/// - A truncated result is a prefix of the full answer, in its order.
+/// - `start + len <= total`: the total counts the whole answer, also on a
+///   page resumed from a cursor, which holds items `start + 1` to
+///   `start + len`.
+/// - `Exact` only when no item of the full answer is missing from this
+///   page on; then `total == Exact(start + len)` and there is no cursor.
+/// - A truncated result is a prefix of the answer from `start`, in its
+///   order; when its stop proves more (the limit, the output budget), its
+///   total is above `start + len`.
+/// - A cursor resumes after item `start + len`.
 /// - `is_complete()` is true only when the result is exact and no input was
 ///   skipped because of an error.
 ///
@@ -38,14 +47,16 @@ use crate::{Completeness, Cursor, Skipped, Total};
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Bounded<T> {
     items: Vec<T>,
-    completeness: Completeness,
-    total: Total,
-    next_cursor: Option<Cursor>,
-    skipped: Skipped,
+    disclosure: Disclosure,
 }
 
-/// Everything a [`Bounded`] says besides its items: what
-/// [`Bounded::into_parts`] hands over with them.
+/// Everything a [`Bounded`] says besides its items: the [`Completeness`],
+/// the [`Total`], where the page starts, the cursor to resume from and what
+/// was [`Skipped`]. [`Bounded::into_parts`] hands it over with the items,
+/// and [`Bounded::from_parts`] builds a result from the two.
+///
+/// Setters take and return the value and start with `with_`; getters
+/// carry the plain name.
 ///
 /// # Example
 ///
@@ -61,11 +72,88 @@ pub struct Bounded<T> {
 pub struct Disclosure {
     completeness: Completeness,
     total: Total,
+    start: u64,
     next_cursor: Option<Cursor>,
     skipped: Skipped,
+    /// Which form of the truncation note the wire carries: a tight byte
+    /// budget shortens or drops it.
+    note: NoteForm,
 }
 
 impl Disclosure {
+    /// A disclosure for a first page: `completeness` and `total`, no
+    /// cursor, nothing skipped. Add the rest with the `with_` setters; the
+    /// rules are checked when the disclosure meets its items, in
+    /// [`Bounded::from_parts`].
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use candor::{Bounded, Completeness, Disclosure, Total};
+    /// let d = Disclosure::new(Completeness::Exact, Total::Exact(2));
+    /// let b = Bounded::from_parts(vec!['a', 'b'], d)?;
+    /// assert!(b.is_complete());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn new(completeness: Completeness, total: Total) -> Disclosure {
+        Disclosure {
+            completeness,
+            total,
+            start: 0,
+            next_cursor: None,
+            skipped: Skipped::new(),
+            note: NoteForm::Full,
+        }
+    }
+
+    /// How many items of the full answer come before this page. Default: 0.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use candor::{Completeness, Disclosure, Total};
+    /// let d = Disclosure::new(Completeness::Exact, Total::Exact(25)).with_start(20);
+    /// assert_eq!(d.start(), 20);
+    /// ```
+    pub fn with_start(mut self, start: u64) -> Disclosure {
+        self.start = start;
+        self
+    }
+
+    /// Where to resume. Default: none. Its [`Cursor::start`] must be the
+    /// page's `start` plus its item count: issue it with
+    /// [`Scope::cursor_at`](crate::Scope::cursor_at).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use candor::{Completeness, Disclosure, Fingerprint, Scope, Total};
+    /// let cursor = Scope::new(Fingerprint::of("q")).cursor_at(&10u64, 10);
+    /// let d = Disclosure::new(Completeness::TruncatedByLimit { limit: 10, requested: None }, Total::AtLeast(11))
+    ///     .with_next_cursor(cursor);
+    /// assert_eq!(d.next_cursor().map(|c| c.start()), Some(10));
+    /// ```
+    pub fn with_next_cursor(mut self, cursor: Cursor) -> Disclosure {
+        self.next_cursor = Some(cursor);
+        self
+    }
+
+    /// What was not searched. Default: nothing.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use candor::{Completeness, Disclosure, SkipReason, Skipped, SkippedInput, Total};
+    /// let mut skipped = Skipped::new();
+    /// skipped.record(SkippedInput::new("shard-3", SkipReason::Unreadable));
+    /// let d = Disclosure::new(Completeness::Exact, Total::Exact(0)).with_skipped(skipped);
+    /// assert!(!d.is_complete()); // an input failed
+    /// ```
+    pub fn with_skipped(mut self, skipped: Skipped) -> Disclosure {
+        self.skipped = skipped;
+        self
+    }
+
     /// See [`Bounded::completeness`].
     ///
     /// # Example
@@ -90,6 +178,19 @@ impl Disclosure {
     #[must_use]
     pub fn total(&self) -> Total {
         self.total
+    }
+
+    /// See [`Bounded::start`].
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let (_, d) = candor::Bounded::exact(vec![1u8]).into_parts();
+    /// assert_eq!(d.start(), 0);
+    /// ```
+    #[must_use]
+    pub fn start(&self) -> u64 {
+        self.start
     }
 
     /// See [`Bounded::next_cursor`].
@@ -118,7 +219,10 @@ impl Disclosure {
         &self.skipped
     }
 
-    /// See [`Bounded::is_complete`].
+    /// True when the result is exact and no input was skipped because of an
+    /// error. Inputs left out by policy (binary, too large) do not count.
+    /// This is the wire shape's `complete`, and every other type's
+    /// `is_complete` asks this one.
     ///
     /// # Example
     ///
@@ -130,27 +234,194 @@ impl Disclosure {
     pub fn is_complete(&self) -> bool {
         self.completeness.is_exact() && !self.skipped.has_errors()
     }
+
+    pub(crate) fn note(&self) -> NoteForm {
+        self.note
+    }
+
+    pub(crate) fn set_note(&mut self, note: NoteForm) {
+        self.note = note;
+    }
+
+    pub(crate) fn skipped_mut(&mut self) -> &mut Skipped {
+        &mut self.skipped
+    }
+
+    pub(crate) fn set_completeness(&mut self, completeness: Completeness) {
+        self.completeness = completeness;
+    }
+
+    pub(crate) fn set_next_cursor(&mut self, cursor: Option<Cursor>) {
+        self.next_cursor = cursor;
+    }
+
+    /// Checks the rules every result obeys, for a page of `count` items.
+    /// The reason names the rule broken.
+    pub(crate) fn check(&self, count: usize) -> Result<(), String> {
+        let count = count as u64;
+        let end = self
+            .start
+            .checked_add(count)
+            .ok_or("start + count overflows")?;
+        let total = self.total.value();
+        if total < end {
+            return Err(format!(
+                "total {total} is below count {count} plus start {}",
+                self.start
+            ));
+        }
+        match &self.completeness {
+            Completeness::Exact => {
+                if self.total != Total::Exact(end) {
+                    return Err(format!(
+                        "an exact result must have an exact total of start + count ({end}), not {}",
+                        self.total
+                    ));
+                }
+                if self.next_cursor.is_some() {
+                    return Err(
+                        "an exact result has no next_cursor: nothing is left to resume".into(),
+                    );
+                }
+            }
+            Completeness::TruncatedByLimit { limit, requested } => {
+                if count > *limit as u64 {
+                    return Err(format!("count {count} is above the limit {limit}"));
+                }
+                if requested.is_some_and(|r| r <= *limit) {
+                    return Err(
+                        "requested is only present when it is above the limit applied".into(),
+                    );
+                }
+            }
+            Completeness::TruncatedByBudget { budget, clamp } => {
+                if budget.kind() == BudgetKind::OutputBytes && budget.used() > budget.max() {
+                    return Err("an output-bytes budget cannot have used more than its max".into());
+                }
+                if let Some(clamp) = clamp {
+                    if clamp.requested() <= clamp.limit() {
+                        return Err(
+                            "requested is only present when it is above the limit applied".into(),
+                        );
+                    }
+                    if count > clamp.limit() as u64 {
+                        return Err(format!(
+                            "count {count} is above the limit {}",
+                            clamp.limit()
+                        ));
+                    }
+                }
+            }
+        }
+        if self.completeness.proves_more() && total <= end {
+            return Err(format!(
+                "a result cut by its limit or output budget must have a total above start + count ({end})"
+            ));
+        }
+        if let Some(cursor) = &self.next_cursor {
+            if cursor.start() != end {
+                return Err(format!(
+                    "next_cursor resumes after item {}, but this page ends after item {end}",
+                    cursor.start()
+                ));
+            }
+        }
+        self.skipped.check()
+    }
+
+    /// The one-line text for a page of `count` items.
+    pub(crate) fn summary(&self, count: usize, noun: &str) -> String {
+        crate::wire::summary_line(self, count, noun)
+    }
 }
 
 impl<T> Bounded<T> {
-    pub(crate) fn from_parts(
-        items: Vec<T>,
-        completeness: Completeness,
-        total: Total,
-        next_cursor: Option<Cursor>,
-        skipped: Skipped,
-    ) -> Bounded<T> {
-        debug_assert!(
-            !completeness.is_exact() || total == Total::Exact(items.len() as u64),
-            "an exact result's total is its length"
+    /// Builds a result from items and their disclosure, for a backend that
+    /// already knows its total, its skips and whether it stopped early.
+    ///
+    /// The disclosure is checked against the rules every result obeys (the
+    /// same check the JSON decoder applies): `start + count <= total`; an
+    /// exact result has `total == Exact(start + count)` and no cursor; a
+    /// result cut by its limit or the output budget has a total above
+    /// `start + count` and no more items than its limit; a clamp's
+    /// `requested` is above its `limit`; a cursor resumes after item
+    /// `start + count`; `skipped.total` is the sum of its counts by reason
+    /// and its sample is bounded by [`SKIPPED_SAMPLE_LEN`](crate::SKIPPED_SAMPLE_LEN).
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::InvalidDisclosure`] naming the rule broken.
+    ///
+    /// # Example
+    ///
+    /// Wrapping an Elasticsearch-style response, which reports its total
+    /// as `hits.total.value` with a `relation`, `timed_out`, and failed
+    /// shards:
+    ///
+    /// ```
+    /// use candor::{
+    ///     Bounded, Budget, BudgetKind, Completeness, Disclosure, SkipReason, Skipped,
+    ///     SkippedInput, Total,
+    /// };
+    /// use serde_json::json;
+    ///
+    /// let response = json!({
+    ///     "took": 1200, "timed_out": true,
+    ///     "_shards": { "total": 5, "successful": 4, "failed": 1 },
+    ///     "hits": { "total": { "value": 10000, "relation": "gte" },
+    ///               "hits": [ { "_id": "a" }, { "_id": "b" } ] }
+    /// });
+    /// let hits: Vec<String> = response["hits"]["hits"]
+    ///     .as_array().into_iter().flatten()
+    ///     .filter_map(|h| h["_id"].as_str().map(String::from))
+    ///     .collect();
+    /// let value = response["hits"]["total"]["value"].as_u64().unwrap_or(0);
+    /// let total = match response["hits"]["total"]["relation"].as_str() {
+    ///     Some("eq") => Total::Exact(value),
+    ///     _ => Total::AtLeast(value),
+    /// };
+    /// let completeness = if response["timed_out"] == true {
+    ///     let took = response["took"].as_u64().unwrap_or(0);
+    ///     Completeness::TruncatedByBudget {
+    ///         budget: Budget::new(BudgetKind::Deadline, 1000, took),
+    ///         clamp: None,
+    ///     }
+    /// } else if (hits.len() as u64) < total.value() {
+    ///     Completeness::TruncatedByLimit { limit: hits.len(), requested: None }
+    /// } else {
+    ///     Completeness::Exact
+    /// };
+    /// let mut skipped = Skipped::new();
+    /// for shard in 0..response["_shards"]["failed"].as_u64().unwrap_or(0) {
+    ///     skipped.record(SkippedInput::new(format!("shard {shard}"), SkipReason::Unreadable));
+    /// }
+    /// let disclosure = Disclosure::new(completeness, total).with_skipped(skipped);
+    /// let b = Bounded::from_parts(hits, disclosure)?;
+    /// assert!(!b.is_complete());
+    /// assert_eq!(b.total(), Total::AtLeast(10000));
+    /// assert!(b.to_json()?.contains(r#""by_reason":{"unreadable":1}"#));
+    ///
+    /// // A disclosure that contradicts its items is refused.
+    /// let wrong = Disclosure::new(Completeness::Exact, Total::Exact(3));
+    /// assert!(Bounded::from_parts(vec!["a"], wrong).is_err());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn from_parts(items: Vec<T>, disclosure: Disclosure) -> Result<Bounded<T>, Error> {
+        disclosure
+            .check(items.len())
+            .map_err(|reason| ErrorKind::InvalidDisclosure { reason })?;
+        Ok(Bounded { items, disclosure })
+    }
+
+    /// Builds a result on an internal path, where the rules hold by
+    /// construction: checked in debug builds only.
+    pub(crate) fn assemble(items: Vec<T>, disclosure: Disclosure) -> Bounded<T> {
+        debug_assert_eq!(
+            disclosure.check(items.len()),
+            Ok(()),
+            "a result breaks a rule"
         );
-        Bounded {
-            items,
-            completeness,
-            total,
-            next_cursor,
-            skipped,
-        }
+        Bounded { items, disclosure }
     }
 
     /// A complete answer: all of `items`, nothing skipped.
@@ -164,7 +435,7 @@ impl<T> Bounded<T> {
     /// ```
     pub fn exact(items: Vec<T>) -> Bounded<T> {
         let total = Total::Exact(items.len() as u64);
-        Bounded::from_parts(items, Completeness::Exact, total, None, Skipped::new())
+        Bounded::assemble(items, Disclosure::new(Completeness::Exact, total))
     }
 
     /// The items, in the answer's order.
@@ -234,7 +505,7 @@ impl<T> Bounded<T> {
     /// ```
     #[must_use]
     pub fn completeness(&self) -> &Completeness {
-        &self.completeness
+        &self.disclosure.completeness
     }
 
     /// How many items the full answer holds: exact, or a lower bound.
@@ -245,8 +516,9 @@ impl<T> Bounded<T> {
     /// for and counting finished within its budget. A result stopped by a
     /// work budget or the deadline has at least `len`.
     ///
-    /// On a page resumed from a cursor, the total counts the answer from
-    /// the cursor on.
+    /// The total always counts the whole answer, also on a page resumed
+    /// from a cursor: that page says where it starts with
+    /// [`start`](Self::start).
     ///
     /// # Example
     ///
@@ -257,13 +529,48 @@ impl<T> Bounded<T> {
     /// ```
     #[must_use]
     pub fn total(&self) -> Total {
-        self.total
+        self.disclosure.total
+    }
+
+    /// How many items of the full answer come before this page: 0 on a
+    /// first page, and on a page resumed from a cursor the number of items
+    /// the earlier pages returned. This page holds items `start + 1` to
+    /// `start + len` of [`total`](Self::total).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use candor::{Fingerprint, Limits, Scope, Total};
+    /// let scope = Scope::new(Fingerprint::of("numbers below 25"));
+    /// let limits = Limits::new().limit(10);
+    /// let first = limits.page(&scope, None, 0..25u32)?;
+    /// let second = limits.page(&scope, first.next_cursor(), 0..25u32)?;
+    /// assert_eq!(second.start(), 10);
+    /// assert_eq!(second.total(), Total::AtLeast(21)); // the whole answer, not the rest
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[must_use]
+    pub fn start(&self) -> u64 {
+        self.disclosure.start
+    }
+
+    /// Everything this result says besides its items.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let b = candor::Limits::new().limit(2).collect(0..9u8)?;
+    /// assert!(!b.disclosure().is_complete());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn disclosure(&self) -> &Disclosure {
+        &self.disclosure
     }
 
     /// True when the result is exact and no input was skipped because of an
     /// error. Inputs left out by policy (binary, too large) do not count.
     ///
-    /// This is the wire shape's `complete`.
+    /// This is the wire shape's `complete` ([`Disclosure::is_complete`]).
     ///
     /// # Example
     ///
@@ -274,7 +581,7 @@ impl<T> Bounded<T> {
     /// ```
     #[must_use]
     pub fn is_complete(&self) -> bool {
-        self.completeness.is_exact() && !self.skipped.has_errors()
+        self.disclosure.is_complete()
     }
 
     /// True when items of the full answer are missing.
@@ -287,7 +594,7 @@ impl<T> Bounded<T> {
     /// ```
     #[must_use]
     pub fn is_truncated(&self) -> bool {
-        self.completeness.is_truncated()
+        self.disclosure.completeness.is_truncated()
     }
 
     /// Where to resume: present exactly when more items may exist and the
@@ -304,7 +611,7 @@ impl<T> Bounded<T> {
     /// ```
     #[must_use]
     pub fn next_cursor(&self) -> Option<&Cursor> {
-        self.next_cursor.as_ref()
+        self.disclosure.next_cursor.as_ref()
     }
 
     /// What was not searched, counted by reason.
@@ -316,7 +623,7 @@ impl<T> Bounded<T> {
     /// ```
     #[must_use]
     pub fn skipped(&self) -> &Skipped {
-        &self.skipped
+        &self.disclosure.skipped
     }
 
     /// Hands over the items together with the disclosure.
@@ -329,15 +636,7 @@ impl<T> Bounded<T> {
     /// assert!(disclosure.is_complete());
     /// ```
     pub fn into_parts(self) -> (Vec<T>, Disclosure) {
-        (
-            self.items,
-            Disclosure {
-                completeness: self.completeness,
-                total: self.total,
-                next_cursor: self.next_cursor,
-                skipped: self.skipped,
-            },
-        )
+        (self.items, self.disclosure)
     }
 
     /// The items, only if they are the complete answer.
@@ -382,10 +681,7 @@ impl<T> Bounded<T> {
     pub fn map<U>(self, f: impl FnMut(T) -> U) -> Bounded<U> {
         Bounded {
             items: self.items.into_iter().map(f).collect(),
-            completeness: self.completeness,
-            total: self.total,
-            next_cursor: self.next_cursor,
-            skipped: self.skipped,
+            disclosure: self.disclosure,
         }
     }
 
@@ -398,14 +694,14 @@ impl<T> Bounded<T> {
     /// ```
     /// let b = candor::Limits::new().limit(1000).collect(0..5000u32)?;
     /// assert_eq!(
-    ///     b.disclosure("matches"),
-    ///     "Incomplete: 1000 of at least 1001 matches (limit 1000). Raise the limit or narrow the query to see the rest."
+    ///     b.summary("matches"),
+    ///     "Incomplete: matches 1-1000 of at least 1001 (limit 1000). Raise the limit or narrow the query to see the rest."
     /// );
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     #[must_use]
-    pub fn disclosure(&self, noun: &str) -> String {
-        crate::wire::disclosure_line(self, noun)
+    pub fn summary(&self, noun: &str) -> String {
+        self.disclosure.summary(self.items.len(), noun)
     }
 
     /// The wire shape as compact JSON; with a byte budget, its length is at
@@ -430,13 +726,29 @@ impl<T> Bounded<T> {
         serde_json::to_string(self).map_err(|source| crate::ErrorKind::Serialize { source }.into())
     }
 
-    pub(crate) fn parts_ref(&self) -> (&Completeness, Total, Option<&Cursor>, &Skipped) {
-        (
-            &self.completeness,
-            self.total,
-            self.next_cursor.as_ref(),
-            &self.skipped,
-        )
+    /// Writes the wire shape as compact JSON to `writer`, without building
+    /// the whole text in memory: disclosure first, items last. The bytes
+    /// are those of [`to_json`](Self::to_json).
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::Serialize`](crate::ErrorKind::Serialize) when an item
+    /// fails to serialize or the writer fails.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let b = candor::Limits::new().limit(2).collect(0..9u8)?;
+    /// let mut out = Vec::new();
+    /// b.write_json(&mut out)?;
+    /// assert_eq!(String::from_utf8(out)?, b.to_json()?);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn write_json(&self, writer: impl std::io::Write) -> Result<(), Error>
+    where
+        T: serde::Serialize,
+    {
+        serde_json::to_writer(writer, self).map_err(|source| ErrorKind::Serialize { source }.into())
     }
 }
 
@@ -450,7 +762,8 @@ impl<'a, T> IntoIterator for &'a Bounded<T> {
 }
 
 /// The end of a streamed search: how many items were handed on, and the
-/// same disclosure the collected form would carry.
+/// same [`Disclosure`] the collected form would carry. To write the wire
+/// shape of a stream, see [`JsonStream`](crate::JsonStream).
 ///
 /// # Example
 ///
@@ -471,28 +784,18 @@ impl<'a, T> IntoIterator for &'a Bounded<T> {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Streamed {
     count: usize,
-    completeness: Completeness,
-    total: Total,
-    next_cursor: Option<Cursor>,
-    skipped: Skipped,
+    disclosure: Disclosure,
 }
 
 impl Streamed {
     #[cfg_attr(not(feature = "search"), allow(dead_code))] // used by the search engine
-    pub(crate) fn new(
-        count: usize,
-        completeness: Completeness,
-        total: Total,
-        next_cursor: Option<Cursor>,
-        skipped: Skipped,
-    ) -> Streamed {
-        Streamed {
-            count,
-            completeness,
-            total,
-            next_cursor,
-            skipped,
-        }
+    pub(crate) fn new(count: usize, disclosure: Disclosure) -> Streamed {
+        debug_assert_eq!(
+            disclosure.check(count),
+            Ok(()),
+            "a stream's end breaks a rule"
+        );
+        Streamed { count, disclosure }
     }
 
     /// How many items were handed on.
@@ -522,7 +825,7 @@ impl Streamed {
     /// ```
     #[must_use]
     pub fn completeness(&self) -> &Completeness {
-        &self.completeness
+        &self.disclosure.completeness
     }
 
     /// See [`Bounded::total`].
@@ -537,7 +840,7 @@ impl Streamed {
     /// ```
     #[must_use]
     pub fn total(&self) -> Total {
-        self.total
+        self.disclosure.total
     }
 
     /// See [`Bounded::next_cursor`].
@@ -552,7 +855,7 @@ impl Streamed {
     /// ```
     #[must_use]
     pub fn next_cursor(&self) -> Option<&Cursor> {
-        self.next_cursor.as_ref()
+        self.disclosure.next_cursor.as_ref()
     }
 
     /// See [`Bounded::skipped`].
@@ -567,7 +870,7 @@ impl Streamed {
     /// ```
     #[must_use]
     pub fn skipped(&self) -> &Skipped {
-        &self.skipped
+        &self.disclosure.skipped
     }
 
     /// See [`Bounded::is_complete`].
@@ -582,7 +885,22 @@ impl Streamed {
     /// ```
     #[must_use]
     pub fn is_complete(&self) -> bool {
-        self.completeness.is_exact() && !self.skipped.has_errors()
+        self.disclosure.is_complete()
+    }
+
+    /// See [`Bounded::start`].
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// # use candor::{Corpus, Documents, Limits, Query};
+    /// let end = Documents::new().search_each(&Query::literal("x"), &Limits::new(), None, &mut |_| {})?;
+    /// assert_eq!(end.start(), 0);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[must_use]
+    pub fn start(&self) -> u64 {
+        self.disclosure.start
     }
 
     /// See [`Bounded::disclosure`].
@@ -592,18 +910,25 @@ impl Streamed {
     /// ```
     /// # use candor::{Corpus, Documents, Limits, Query};
     /// let end = Documents::new().search_each(&Query::literal("x"), &Limits::new(), None, &mut |_| {})?;
-    /// assert_eq!(end.disclosure("matches"), "Complete: 0 matches.");
+    /// assert!(end.disclosure().is_complete());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn disclosure(&self) -> &Disclosure {
+        &self.disclosure
+    }
+
+    /// See [`Bounded::summary`].
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// # use candor::{Corpus, Documents, Limits, Query};
+    /// let end = Documents::new().search_each(&Query::literal("x"), &Limits::new(), None, &mut |_| {})?;
+    /// assert_eq!(end.summary("matches"), "Complete: 0 matches.");
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     #[must_use]
-    pub fn disclosure(&self, noun: &str) -> String {
-        crate::wire::disclosure_of(
-            self.count,
-            &self.completeness,
-            self.total,
-            self.next_cursor.as_ref(),
-            &self.skipped,
-            noun,
-        )
+    pub fn summary(&self, noun: &str) -> String {
+        self.disclosure.summary(self.count, noun)
     }
 }

@@ -14,10 +14,10 @@ use serde::Serialize;
 
 use crate::clock::Clock;
 use crate::error::{Error, ErrorKind};
-use crate::wire::{Envelope, NoItems};
+use crate::wire::{Envelope, NoItems, NoteForm};
 use crate::{
-    Bounded, Budget, BudgetKind, Completeness, Cursor, CursorKey, Limits, Scope, Skipped,
-    SkippedInput, Total,
+    Bounded, Budget, BudgetKind, Clamp, Completeness, Cursor, CursorKey, Disclosure, Limits, Scope,
+    Skipped, SkippedInput, Total,
 };
 
 /// Counts bytes written, so that an item's JSON size is known without
@@ -46,6 +46,10 @@ fn digits(n: usize) -> usize {
     n.checked_ilog10().map_or(1, |d| d as usize + 1)
 }
 
+fn digits_u64(n: u64) -> usize {
+    n.checked_ilog10().map_or(1, |d| d as usize + 1)
+}
+
 fn millis(d: Duration) -> u64 {
     u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
 }
@@ -60,11 +64,14 @@ pub(crate) struct Collector<T> {
     limit: Option<usize>,
     requested: Option<usize>,
     max_bytes: Option<usize>,
-    /// The size of the exact envelope without the digits of its count,
-    /// cached with the number of skipped inputs it was measured with.
+    /// The size of the smallest exact envelope with a count of 0, cached
+    /// with the number of skipped inputs it was measured with.
     envelope_base: Option<(u64, usize)>,
     stop: Option<Completeness>,
-    /// Items known to exist: kept, plus the probe that proved truncation.
+    /// Items of the full answer before this page (from the cursor).
+    start: u64,
+    /// Items known to exist from `start` on: kept, plus the probe that
+    /// proved truncation.
     seen: u64,
     skipped: Skipped,
     /// The deadline's clock; `None` without a deadline.
@@ -84,23 +91,14 @@ pub(crate) struct Collector<T> {
 pub(crate) struct Finished<T> {
     pub(crate) items: Vec<T>,
     pub(crate) kept: usize,
-    pub(crate) completeness: Completeness,
-    pub(crate) total: Total,
-    pub(crate) next_cursor: Option<Cursor>,
-    pub(crate) skipped: Skipped,
+    pub(crate) disclosure: Disclosure,
 }
 
 impl<T: Send + Sync + 'static> Finished<T> {
     /// The result, or in strict mode an error holding it when it is not
     /// complete.
     pub(crate) fn into_bounded(self, strict: bool) -> Result<Bounded<T>, Error> {
-        let bounded = Bounded::from_parts(
-            self.items,
-            self.completeness,
-            self.total,
-            self.next_cursor,
-            self.skipped,
-        );
+        let bounded = Bounded::assemble(self.items, self.disclosure);
         if strict && !bounded.is_complete() {
             return Err(Error::incomplete(bounded));
         }
@@ -110,7 +108,8 @@ impl<T: Send + Sync + 'static> Finished<T> {
 
 impl<T: Serialize> Collector<T> {
     pub(crate) fn new(limits: &Limits) -> Collector<T> {
-        let (limit, requested) = limits.applied_limit();
+        let applied = limits.applied_limit();
+        let (limit, requested) = (applied.limit(), applied.requested());
         Collector {
             items: Vec::new(),
             sizes: Vec::new(),
@@ -120,6 +119,7 @@ impl<T: Serialize> Collector<T> {
             max_bytes: limits.max_bytes,
             envelope_base: None,
             stop: None,
+            start: 0,
             seen: 0,
             skipped: Skipped::new(),
             started: limits.deadline.map(|_| limits.clock.now()),
@@ -129,6 +129,27 @@ impl<T: Serialize> Collector<T> {
             kept: 0,
             discard: false,
         }
+    }
+
+    /// Says how many items of the full answer came before this page: the
+    /// start of the cursor it resumes from. Totals count from the first
+    /// item of the answer, and issued cursors carry their own start.
+    pub(crate) fn set_start(&mut self, start: u64) {
+        self.start = start;
+        self.envelope_base = None;
+    }
+
+    /// A collector that resumes after `cursor`, if any.
+    pub(crate) fn resuming(limits: &Limits, cursor: Option<&Cursor>) -> Collector<T> {
+        let mut c = Collector::new(limits);
+        c.set_start(cursor.map_or(0, Cursor::start));
+        c
+    }
+
+    /// The clamp of the item limit, if the limit asked for was above the
+    /// ceiling: disclosed whatever stops the result.
+    fn clamp(&self) -> Option<Clamp> {
+        Some(Clamp::new(self.limit?, self.requested?))
     }
 
     #[cfg_attr(not(feature = "search"), allow(dead_code))] // used by the search engine
@@ -182,7 +203,7 @@ impl<T: Serialize> Collector<T> {
             // even that overflows, the full answer cannot fit.
             let envelope = self.exact_envelope_len(self.items.len() + 1);
             if envelope.saturating_add(bytes) > max {
-                self.stop = Some(output_bytes(max, 0));
+                self.stop = Some(output_bytes(max, 0, self.clamp()));
                 return ControlFlow::Break(());
             }
             self.item_bytes = bytes;
@@ -246,7 +267,10 @@ impl<T: Serialize> Collector<T> {
         }
         match self.deadline_passed() {
             Some(budget) => {
-                self.stop = Some(Completeness::TruncatedByBudget { budget });
+                self.stop = Some(Completeness::TruncatedByBudget {
+                    budget,
+                    clamp: self.clamp(),
+                });
                 ControlFlow::Break(())
             }
             None => ControlFlow::Continue(()),
@@ -269,7 +293,15 @@ impl<T: Serialize> Collector<T> {
     /// truncated input upstream). The first stop wins.
     pub(crate) fn stop_with(&mut self, completeness: Completeness) {
         if self.stop.is_none() && completeness.is_truncated() {
-            self.stop = Some(completeness);
+            self.stop = Some(match completeness {
+                Completeness::TruncatedByBudget { budget, clamp } => {
+                    Completeness::TruncatedByBudget {
+                        budget,
+                        clamp: clamp.or(self.clamp()),
+                    }
+                }
+                other => other,
+            });
         }
     }
 
@@ -297,25 +329,26 @@ impl<T: Serialize> Collector<T> {
         self.skipped.absorb(skipped);
     }
 
+    /// The length of the smallest response of `count` items: exact, with
+    /// no skipped sample (the sample yields to items under a tight budget).
     fn exact_envelope_len(&mut self, count: usize) -> usize {
         let skipped_now = self.skipped.total();
         let base = match self.envelope_base {
             Some((skips, base)) if skips == skipped_now => base,
             _ => {
-                let len = envelope_len(
-                    &Completeness::Exact,
-                    0,
-                    Total::Exact(0),
-                    None,
-                    &self.skipped,
-                )
-                .unwrap_or(usize::MAX / 2);
-                let base = len - 2; // the two "0" digits of count and total
+                let mut skipped = self.skipped.clone();
+                skipped.truncate_sample(0);
+                let disclosure = Disclosure::new(Completeness::Exact, Total::Exact(self.start))
+                    .with_start(self.start)
+                    .with_skipped(skipped);
+                let base = envelope_len(&disclosure, 0).unwrap_or(usize::MAX / 4);
                 self.envelope_base = Some((skipped_now, base));
                 base
             }
         };
-        base + 2 * digits(count)
+        let end = self.start.saturating_add(count as u64);
+        // The base holds a count of "0" and a total of `start`.
+        base - 1 - digits_u64(self.start) + digits(count) + digits_u64(end)
     }
 
     /// Builds the result: fits it to the byte budget, writes the total and
@@ -340,17 +373,24 @@ impl<T: Serialize> Collector<T> {
     }
 
     /// Like `finish`, without building the `Bounded` (streams use it).
+    ///
+    /// Under a byte budget the response is fitted (see `Fitting`): the
+    /// optional parts (the skipped sample, then the note) yield before the
+    /// last item does, and the sample before an exact answer loses an
+    /// item. Only when the required fields alone do not fit is it an
+    /// error.
     pub(crate) fn finish_parts(
         self,
         cursor_for: impl Fn(&[T]) -> Option<Cursor>,
         total_hint: Option<Total>,
     ) -> Result<Finished<T>, Error> {
+        let clamp = self.clamp();
         let Collector {
             mut items,
             sizes,
-            mut item_bytes,
             max_bytes,
             stop,
+            start,
             seen,
             skipped,
             error,
@@ -361,97 +401,215 @@ impl<T: Serialize> Collector<T> {
         if let Some(error) = error {
             return Err(error);
         }
-        let mut completeness = stop.unwrap_or(Completeness::Exact);
-        let full_len = kept as u64;
-        let mut total = if completeness.is_exact() {
-            Total::Exact(full_len)
+        let completeness = stop.unwrap_or(Completeness::Exact);
+        // Totals count the whole answer: the items before this page too.
+        let full = start.saturating_add(kept as u64);
+        let seen = start.saturating_add(seen);
+        let total = if completeness.is_exact() {
+            Total::Exact(full)
         } else {
-            match total_hint {
+            match total_hint.map(|hint| from_start(start, hint)) {
                 Some(Total::Exact(n)) if n >= seen => Total::Exact(n),
                 Some(hint) => Total::AtLeast(hint.value().max(seen)),
                 None => Total::AtLeast(seen),
             }
         };
-        let mut next_cursor = completeness
-            .is_truncated()
-            .then(|| cursor_for(&items))
-            .flatten();
+        // A cursor carries how many items came before it.
+        let stamp = |cursor: Option<Cursor>, kept_now: usize| {
+            cursor.map(|c| c.at(start.saturating_add(kept_now as u64)))
+        };
+        let issued = if discard { kept } else { items.len() };
+        let next_cursor = if completeness.is_truncated() {
+            stamp(cursor_for(&items), issued)
+        } else {
+            None
+        };
+        let mut disclosure = Disclosure::new(completeness, total)
+            .with_start(start)
+            .with_skipped(skipped);
+        disclosure.set_next_cursor(next_cursor);
         if let Some(max) = max_bytes {
-            loop {
-                let (len, budget) = fitted_len(
-                    &completeness,
-                    items.len(),
-                    total,
-                    next_cursor.as_ref(),
-                    &skipped,
-                    item_bytes,
-                    max,
-                )?;
-                if let Some(budget) = budget {
-                    completeness = Completeness::TruncatedByBudget { budget };
-                }
-                if len <= max {
-                    break;
-                }
-                if items.is_empty() {
-                    return Err(ErrorKind::BudgetTooSmall {
-                        max_bytes: max,
-                        needed: len,
-                    }
-                    .into());
-                }
-                // Drop the last item and try again as a budget-truncated
-                // result; the dropped item proves there is more.
-                items.pop();
-                let size = sizes[items.len()];
-                item_bytes -= size + usize::from(!items.is_empty());
-                if completeness.is_exact() {
-                    total = Total::Exact(full_len);
-                }
-                completeness = output_bytes(max, 0);
-                next_cursor = cursor_for(&items);
+            let fitted = Fitting {
+                base: &disclosure,
+                sizes: &sizes,
+                max,
+                clamp,
+                cursor_at: &|k: usize| stamp(cursor_for(&items[..k]), k),
             }
+            .fit(items.len())?;
+            items.truncate(fitted.count);
+            disclosure = fitted.disclosure;
         }
         Ok(Finished {
             kept: if discard { kept } else { items.len() },
             items,
-            completeness,
-            total,
-            next_cursor,
-            skipped,
+            disclosure,
         })
     }
 }
 
-fn output_bytes(max: usize, used: usize) -> Completeness {
-    Completeness::TruncatedByBudget {
-        budget: Budget::new(BudgetKind::OutputBytes, max as u64, used as u64),
+/// Fits a response to its byte budget. The optional parts of the
+/// disclosure are the skipped sample and the truncation note; the levels
+/// go from all of them to none: the sample shrinks one input at a time,
+/// then the note shortens, then it goes.
+///
+/// - An answer that fits whole stays exact, at the richest level where it
+///   fits: the sample yields before an exact answer loses an item.
+/// - Otherwise the result is cut, at the richest level where one item
+///   fits, with as many items as fit there: the optional parts yield
+///   before the last item does.
+/// - With no item fitting at any level, the page holds none (at the
+///   poorest level), and if even that does not fit, the budget is too small.
+struct Fitting<'a> {
+    base: &'a Disclosure,
+    /// The JSON size of each item.
+    sizes: &'a [usize],
+    max: usize,
+    clamp: Option<Clamp>,
+    /// The cursor after the first `k` items.
+    cursor_at: &'a dyn Fn(usize) -> Option<Cursor>,
+}
+
+struct Fitted {
+    count: usize,
+    disclosure: Disclosure,
+}
+
+impl Fitting<'_> {
+    fn levels(&self) -> Vec<(usize, NoteForm)> {
+        let sample = self.base.skipped().sample().len();
+        let mut levels: Vec<(usize, NoteForm)> =
+            (0..=sample).rev().map(|n| (n, NoteForm::Full)).collect();
+        levels.push((0, NoteForm::Short));
+        levels.push((0, NoteForm::Omitted));
+        levels
+    }
+
+    /// The response of the first `k` items at `level`, if it fits.
+    fn try_fit(&self, level: (usize, NoteForm), k: usize, n: usize) -> Result<Fit, Error> {
+        let mut d = self.base.clone();
+        d.skipped_mut().truncate_sample(level.0);
+        d.set_note(level.1);
+        if k < n {
+            // The items left out prove there is more.
+            d.set_completeness(output_bytes(self.max, 0, self.clamp));
+            d.set_next_cursor((self.cursor_at)(k));
+        }
+        let item_bytes = self.sizes[..k].iter().sum::<usize>() + k.saturating_sub(1);
+        let (len, budget) = fitted_len(&d, k, item_bytes, self.max)?;
+        if let Some(budget) = budget {
+            d.set_completeness(Completeness::TruncatedByBudget {
+                budget,
+                clamp: self.clamp,
+            });
+        }
+        Ok(if len <= self.max {
+            Fit::Fits(Box::new(d))
+        } else {
+            Fit::Over(len)
+        })
+    }
+
+    fn fit(&self, n: usize) -> Result<Fitted, Error> {
+        let levels = self.levels();
+        if self.base.completeness().is_exact() {
+            // The whole answer, at the richest level where it fits.
+            for &level in &levels {
+                if let Fit::Fits(disclosure) = self.try_fit(level, n, n)? {
+                    return Ok(Fitted {
+                        count: n,
+                        disclosure: *disclosure,
+                    });
+                }
+            }
+        }
+        for &level in levels.iter().filter(|_| n > 0) {
+            let Fit::Fits(one) = self.try_fit(level, 1, n)? else {
+                continue;
+            };
+            // The most items that fit at this level: at least one.
+            let (mut lo, mut hi, mut best) = (1, n, one);
+            while lo < hi {
+                let mid = lo + (hi - lo).div_ceil(2);
+                match self.try_fit(level, mid, n)? {
+                    Fit::Fits(d) => {
+                        lo = mid;
+                        best = d;
+                    }
+                    Fit::Over(_) => hi = mid - 1,
+                }
+            }
+            return Ok(Fitted {
+                count: lo,
+                disclosure: *best,
+            });
+        }
+        // Not one item fits: a page without items, at the richest level
+        // where that fits.
+        let mut needed = 0;
+        for &level in &levels {
+            match self.try_fit(level, 0, n)? {
+                Fit::Fits(disclosure) => {
+                    return Ok(Fitted {
+                        count: 0,
+                        disclosure: *disclosure,
+                    });
+                }
+                Fit::Over(len) => needed = len,
+            }
+        }
+        Err(ErrorKind::BudgetTooSmall {
+            max_bytes: self.max,
+            needed,
+        }
+        .into())
     }
 }
 
-/// The serialized length of a response with these parts and `item_bytes`
-/// of items. For an output-bytes stop, `used` is the response's own
-/// length, found as a fixed point (its digits are part of the length).
+enum Fit {
+    Fits(Box<Disclosure>),
+    /// The response's length, over the budget.
+    Over(usize),
+}
+
+/// A total counted from `start` on, as a total of the whole answer.
+fn from_start(start: u64, total: Total) -> Total {
+    match total {
+        Total::Exact(n) => Total::Exact(start.saturating_add(n)),
+        Total::AtLeast(n) => Total::AtLeast(start.saturating_add(n)),
+    }
+}
+
+fn output_bytes(max: usize, used: usize, clamp: Option<Clamp>) -> Completeness {
+    Completeness::TruncatedByBudget {
+        budget: Budget::new(BudgetKind::OutputBytes, max as u64, used as u64),
+        clamp,
+    }
+}
+
+/// The serialized length of a response with this disclosure and
+/// `item_bytes` of items. For an output-bytes stop, `used` is the
+/// response's own length, found as a fixed point (its digits are part of
+/// the length).
 fn fitted_len(
-    completeness: &Completeness,
+    disclosure: &Disclosure,
     count: usize,
-    total: Total,
-    cursor: Option<&Cursor>,
-    skipped: &Skipped,
     item_bytes: usize,
     max: usize,
 ) -> Result<(usize, Option<Budget>), Error> {
-    let is_output_bytes = completeness
-        .budget()
-        .is_some_and(|b| b.kind() == BudgetKind::OutputBytes);
-    if !is_output_bytes {
-        let len = envelope_len(completeness, count, total, cursor, skipped)? + item_bytes;
-        return Ok((len, None));
-    }
+    let clamp = match disclosure.completeness() {
+        Completeness::TruncatedByBudget { budget, clamp }
+            if budget.kind() == BudgetKind::OutputBytes =>
+        {
+            *clamp
+        }
+        _ => return Ok((envelope_len(disclosure, count)? + item_bytes, None)),
+    };
+    let mut trial = disclosure.clone();
     let mut used = 0usize;
     for _ in 0..4 {
-        let c = output_bytes(max, used);
-        let len = envelope_len(&c, count, total, cursor, skipped)? + item_bytes;
+        trial.set_completeness(output_bytes(max, used, clamp));
+        let len = envelope_len(&trial, count)? + item_bytes;
         if len == used {
             break;
         }
@@ -462,19 +620,10 @@ fn fitted_len(
 }
 
 /// The length of the envelope with `count` in it but an empty item list.
-fn envelope_len(
-    completeness: &Completeness,
-    count: usize,
-    total: Total,
-    next_cursor: Option<&Cursor>,
-    skipped: &Skipped,
-) -> Result<usize, Error> {
+fn envelope_len(disclosure: &Disclosure, count: usize) -> Result<usize, Error> {
     json_len(&Envelope {
-        completeness,
+        disclosure,
         count,
-        total,
-        next_cursor,
-        skipped,
         items: NoItems,
     })
 }
@@ -497,7 +646,7 @@ fn drive<T: Serialize>(
     }
     let mut counted = collector.seen();
     loop {
-        if limits.max_count.is_some_and(|max| counted >= max) {
+        if limits.max_counted.is_some_and(|max| counted >= max) {
             // The count budget is spent; one more pull tells whether the
             // count happens to be complete.
             return Some(match iter.next() {
@@ -546,8 +695,8 @@ impl Limits {
     ///
     /// # Errors
     ///
-    /// - [`ErrorKind::BudgetTooSmall`] when `max_bytes` cannot hold even a
-    ///   response with no items;
+    /// - [`ErrorKind::BudgetTooSmall`] when `max_bytes` cannot hold even
+    ///   the required fields of a response with no items;
     /// - [`ErrorKind::Serialize`] when an item fails to serialize;
     /// - [`ErrorKind::Incomplete`] in [strict](Self::strict) mode, holding
     ///   the partial result.
@@ -581,8 +730,8 @@ impl Limits {
     /// `items` must yield the full answer, in the same order on every call
     /// (the page starts by skipping what earlier pages returned). The
     /// cursor is bound to `scope`: following `next_cursor` page after page
-    /// yields every item exactly once. The total on a page counts the items
-    /// from the cursor on.
+    /// yields every item exactly once. A page says where it starts
+    /// ([`Bounded::start`]), and its total counts the whole answer.
     ///
     /// For sources that can seek, [`page_by_key`](Self::page_by_key)
     /// avoids re-reading the skipped items.
@@ -642,6 +791,7 @@ impl Limits {
             skipped_over += 1;
         }
         let mut collector = Collector::new(self);
+        collector.set_start(offset);
         let counted = drive(&mut collector, &mut iter, self);
         collector.finish(
             |kept| (!kept.is_empty()).then(|| scope.cursor(&(offset + kept.len() as u64))),
@@ -709,7 +859,7 @@ impl Limits {
             }
             last = Some(k);
         });
-        let mut collector = Collector::new(self);
+        let mut collector = Collector::resuming(self, cursor);
         let counted = drive(&mut collector, &mut checked, self);
         drop(checked);
         if disorder {
@@ -742,17 +892,24 @@ mod tests {
     #[test]
     fn exact_envelope_estimate_matches_serialization() {
         let limits = Limits::new();
-        let mut c: Collector<u8> = Collector::new(&limits);
-        for count in [0usize, 1, 9, 10, 99, 100, 12345] {
-            let real = envelope_len(
-                &Completeness::Exact,
-                count,
-                Total::Exact(count as u64),
-                None,
-                &Skipped::new(),
-            )
-            .unwrap();
-            assert_eq!(c.exact_envelope_len(count), real, "count {count}");
+        for start in [0u64, 7, 9, 10, 999, 123_456] {
+            let mut c: Collector<u8> = Collector::new(&limits);
+            c.set_start(start);
+            c.skip(SkippedInput::new("a", crate::SkipReason::Binary));
+            for count in [0usize, 1, 9, 10, 99, 100, 12345] {
+                let end = start + count as u64;
+                let mut skipped = c.skipped.clone();
+                skipped.truncate_sample(0);
+                let d = Disclosure::new(Completeness::Exact, Total::Exact(end))
+                    .with_start(start)
+                    .with_skipped(skipped);
+                let real = envelope_len(&d, count).unwrap();
+                assert_eq!(
+                    c.exact_envelope_len(count),
+                    real,
+                    "start {start} count {count}"
+                );
+            }
         }
     }
 }

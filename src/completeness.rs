@@ -39,6 +39,9 @@ pub enum Completeness {
     TruncatedByBudget {
         /// Which budget, its maximum and what was used.
         budget: Budget,
+        /// The item limit, when the caller asked for more than the engine's
+        /// ceiling and it was clamped: disclosed whatever stopped the result.
+        clamp: Option<Clamp>,
     },
 }
 
@@ -94,6 +97,7 @@ impl Completeness {
     /// use candor::{Budget, BudgetKind, Completeness};
     /// let c = Completeness::TruncatedByBudget {
     ///     budget: Budget::new(BudgetKind::OutputBytes, 4096, 4001),
+    ///     clamp: None,
     /// };
     /// assert!(c.is_truncated_by_budget());
     /// ```
@@ -109,15 +113,40 @@ impl Completeness {
     /// ```
     /// use candor::{Budget, BudgetKind, Completeness};
     /// let budget = Budget::new(BudgetKind::Files, 100, 100);
-    /// let c = Completeness::TruncatedByBudget { budget };
+    /// let c = Completeness::TruncatedByBudget { budget, clamp: None };
     /// assert_eq!(c.budget(), Some(&budget));
     /// assert_eq!(Completeness::Exact.budget(), None);
     /// ```
     #[must_use]
     pub fn budget(&self) -> Option<&Budget> {
         match self {
-            Completeness::TruncatedByBudget { budget } => Some(budget),
+            Completeness::TruncatedByBudget { budget, .. } => Some(budget),
             _ => None,
+        }
+    }
+
+    /// The clamp of the item limit, when the caller asked for more than the
+    /// engine's ceiling: present whatever stopped the result (the limit, a
+    /// budget or the deadline).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use candor::{BudgetKind, Clamp, Limits};
+    /// // The byte budget binds long before the clamped limit of 1000.
+    /// let b = Limits::new().ceiling(1000).limit(100_000).max_bytes(300).collect(0..5000u32)?;
+    /// assert_eq!(b.completeness().budget().map(|b| b.kind()), Some(BudgetKind::OutputBytes));
+    /// assert_eq!(b.completeness().clamp(), Some(Clamp::new(1000, 100_000)));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[must_use]
+    pub fn clamp(&self) -> Option<Clamp> {
+        match self {
+            Completeness::Exact => None,
+            Completeness::TruncatedByLimit { limit, requested } => {
+                requested.map(|requested| Clamp::new(*limit, requested))
+            }
+            Completeness::TruncatedByBudget { clamp, .. } => *clamp,
         }
     }
 
@@ -135,6 +164,7 @@ impl Completeness {
     /// use candor::{Budget, BudgetKind, Completeness};
     /// let deadline = Completeness::TruncatedByBudget {
     ///     budget: Budget::new(BudgetKind::Deadline, 50, 51),
+    ///     clamp: None,
     /// };
     /// assert!(!deadline.proves_more());
     /// ```
@@ -143,8 +173,64 @@ impl Completeness {
         match self {
             Completeness::Exact => false,
             Completeness::TruncatedByLimit { .. } => true,
-            Completeness::TruncatedByBudget { budget } => budget.kind == BudgetKind::OutputBytes,
+            Completeness::TruncatedByBudget { budget, .. } => {
+                budget.kind == BudgetKind::OutputBytes
+            }
         }
+    }
+}
+
+/// The clamp of the item limit: the caller asked for `requested` items,
+/// above the engine's ceiling, and `limit` was applied.
+///
+/// # Example
+///
+/// ```
+/// let clamp = candor::Clamp::new(1000, 100_000);
+/// assert_eq!(clamp.limit(), 1000);
+/// assert_eq!(clamp.requested(), 100_000);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Clamp {
+    limit: usize,
+    requested: usize,
+}
+
+impl Clamp {
+    /// A clamp of `requested` down to `limit`.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// assert_eq!(candor::Clamp::new(10, 50).limit(), 10);
+    /// ```
+    #[must_use]
+    pub fn new(limit: usize, requested: usize) -> Clamp {
+        Clamp { limit, requested }
+    }
+
+    /// The limit applied (the engine's ceiling).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// assert_eq!(candor::Clamp::new(10, 50).limit(), 10);
+    /// ```
+    #[must_use]
+    pub fn limit(&self) -> usize {
+        self.limit
+    }
+
+    /// The limit the caller asked for.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// assert_eq!(candor::Clamp::new(10, 50).requested(), 50);
+    /// ```
+    #[must_use]
+    pub fn requested(&self) -> usize {
+        self.requested
     }
 }
 

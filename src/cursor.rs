@@ -11,6 +11,8 @@ const MAX_TOKEN_LEN: usize = 8192;
 /// The token format's version, the first byte of every token.
 const VERSION: u8 = 1;
 const FLAG_GENERATION: u8 = 1;
+/// Set when the token carries how many items came before it.
+const FLAG_START: u8 = 2;
 /// Mixed into the checksum so that a token of another format that happens to
 /// decode is still refused.
 const CHECKSUM_SALT: &[u8] = b"candor-cursor-v1";
@@ -198,11 +200,34 @@ impl Scope {
     /// assert_eq!(scope.resume::<u64>(&cursor)?, 41);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
+    ///
+    /// The cursor says that no item came before it ([`Cursor::start`] is
+    /// 0); the collecting functions ([`Limits::page`](crate::Limits::page)
+    /// and the others) set the real figure on the cursors they return. Use
+    /// [`cursor_at`](Self::cursor_at) to issue one yourself.
     #[must_use]
     pub fn cursor<K: CursorKey + ?Sized>(&self, key: &K) -> Cursor {
+        self.cursor_at(key, 0)
+    }
+
+    /// Issues a cursor that resumes this query at `key`, after `start`
+    /// items of the full answer: the next page's
+    /// [`Disclosure::start`](crate::Disclosure::start).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let scope = candor::Scope::new(candor::Fingerprint::of("q"));
+    /// let cursor = scope.cursor_at("parse_header", 20);
+    /// assert_eq!(cursor.start(), 20);
+    /// assert_eq!(scope.resume::<String>(&cursor)?, "parse_header");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[must_use]
+    pub fn cursor_at<K: CursorKey + ?Sized>(&self, key: &K, start: u64) -> Cursor {
         let mut encoded = Vec::new();
         key.encode_key(&mut encoded);
-        Cursor::build(self.fingerprint.0, self.generation, encoded)
+        Cursor::build(self.fingerprint.0, self.generation, start, encoded)
     }
 
     /// Checks that `cursor` belongs to this query and corpus generation and
@@ -262,9 +287,17 @@ impl Scope {
 ///
 /// A cursor travels as a short URL-safe token ([`Cursor::as_str`],
 /// `Display`, and a JSON string on the wire). It carries the fingerprint of
-/// the query that issued it, the corpus generation if any, and an integrity
-/// check, so that an altered, foreign or stale token is refused with a
+/// the query that issued it, the corpus generation if any, how many items
+/// of the full answer came before it ([`start`](Self::start)), and a
+/// checksum, so that an altered, foreign or stale token is refused with a
 /// typed error instead of silently restarting or skipping.
+///
+/// The checksum is an integrity check against accidents (a token cut
+/// short, mistyped or pasted into the wrong query), not a MAC: it has no
+/// secret, so anyone can forge a valid token. Nothing relies on it for
+/// safety: a forged token is still checked against the query, the corpus
+/// generation and the corpus itself, and confinement to the corpus root
+/// never depends on where a cursor came from.
 ///
 /// # Example
 ///
@@ -286,21 +319,28 @@ pub struct Cursor {
     token: String,
     fingerprint: u64,
     generation: Option<u64>,
+    start: u64,
     key: Vec<u8>,
 }
 
 impl Cursor {
-    fn build(fingerprint: u64, generation: Option<u64>, key: Vec<u8>) -> Cursor {
-        let mut raw = Vec::with_capacity(32 + key.len());
+    fn build(fingerprint: u64, generation: Option<u64>, start: u64, key: Vec<u8>) -> Cursor {
+        let mut raw = Vec::with_capacity(40 + key.len());
         raw.push(VERSION);
-        raw.push(if generation.is_some() {
-            FLAG_GENERATION
-        } else {
-            0
-        });
+        let mut flags = 0;
+        if generation.is_some() {
+            flags |= FLAG_GENERATION;
+        }
+        if start > 0 {
+            flags |= FLAG_START;
+        }
+        raw.push(flags);
         raw.extend_from_slice(&fingerprint.to_le_bytes());
         if let Some(g) = generation {
             raw.extend_from_slice(&g.to_le_bytes());
+        }
+        if start > 0 {
+            write_varint(&mut raw, start);
         }
         write_varint(&mut raw, key.len() as u64);
         raw.extend_from_slice(&key);
@@ -310,8 +350,17 @@ impl Cursor {
             token: base64url_encode(&raw),
             fingerprint,
             generation,
+            start,
             key,
         }
+    }
+
+    /// The same resume point, after `start` items of the full answer.
+    pub(crate) fn at(self, start: u64) -> Cursor {
+        if start == self.start {
+            return self;
+        }
+        Cursor::build(self.fingerprint, self.generation, start, self.key)
     }
 
     /// Decodes a token and checks its integrity.
@@ -369,7 +418,7 @@ impl Cursor {
             return Err(ErrorKind::TamperedCursor.into());
         }
         let flags = body[1];
-        if flags & !FLAG_GENERATION != 0 {
+        if flags & !(FLAG_GENERATION | FLAG_START) != 0 {
             return Err(Error::malformed_cursor("unknown flags"));
         }
         let mut rest = &body[2..];
@@ -379,6 +428,14 @@ impl Cursor {
         } else {
             None
         };
+        let start = if flags & FLAG_START != 0 {
+            match read_varint(&mut rest).ok_or(ErrorKind::TamperedCursor)? {
+                0 => return Err(Error::malformed_cursor("its start is flagged but zero")),
+                start => start,
+            }
+        } else {
+            0
+        };
         let key_len = read_varint(&mut rest).ok_or(ErrorKind::TamperedCursor)?;
         if key_len != rest.len() as u64 {
             return Err(ErrorKind::TamperedCursor.into());
@@ -387,6 +444,7 @@ impl Cursor {
             token: token.to_owned(),
             fingerprint,
             generation,
+            start,
             key: rest.to_vec(),
         })
     }
@@ -416,6 +474,23 @@ impl Cursor {
     #[must_use]
     pub fn fingerprint(&self) -> Fingerprint {
         Fingerprint(self.fingerprint)
+    }
+
+    /// How many items of the full answer came before this cursor: the
+    /// resumed page's [`Disclosure::start`](crate::Disclosure::start).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use candor::{Fingerprint, Limits, Scope};
+    /// let scope = Scope::new(Fingerprint::of("numbers below 25"));
+    /// let page = Limits::new().limit(10).page(&scope, None, 0..25u32)?;
+    /// assert_eq!(page.next_cursor().map(|c| c.start()), Some(10));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[must_use]
+    pub fn start(&self) -> u64 {
+        self.start
     }
 }
 
@@ -713,6 +788,33 @@ mod tests {
             let mut input = out.as_slice();
             assert_eq!(i64::decode_key(&mut input), Some(v));
         }
+    }
+
+    #[test]
+    fn start_round_trips_and_zero_is_not_flagged() {
+        for start in [0u64, 1, 127, 128, u64::MAX] {
+            let c = Cursor::build(7, Some(3), start, vec![1, 2]);
+            let parsed = Cursor::parse(c.as_str()).expect("own token");
+            assert_eq!(parsed, c);
+            assert_eq!(parsed.start(), start);
+            // Moving a cursor keeps its key and binding.
+            let moved = parsed.clone().at(5);
+            assert_eq!((moved.start(), &moved.key), (5, &parsed.key));
+            assert_eq!(moved.fingerprint, parsed.fingerprint);
+        }
+        // A start of 0 is written by leaving the flag off; a token that
+        // flags a zero start is not one candor wrote.
+        let mut raw = vec![VERSION, FLAG_START];
+        raw.extend_from_slice(&7u64.to_le_bytes());
+        write_varint(&mut raw, 0);
+        write_varint(&mut raw, 0);
+        let sum = checksum(&raw);
+        raw.extend_from_slice(&sum.to_le_bytes());
+        let err = Cursor::parse(&base64url_encode(&raw)).unwrap_err();
+        assert!(
+            matches!(err.kind(), ErrorKind::MalformedCursor { .. }),
+            "{err:?}"
+        );
     }
 
     #[test]

@@ -4,7 +4,7 @@ use std::any::Any;
 use std::fmt;
 use std::path::PathBuf;
 
-use crate::{Bounded, Completeness, Total};
+use crate::{Bounded, Completeness, Disclosure};
 
 /// The error of every fallible call in candor.
 ///
@@ -96,7 +96,15 @@ pub enum ErrorKind {
         /// What it points at.
         reason: String,
     },
-    /// The byte budget cannot hold even a response with no items.
+    /// A disclosure contradicts itself or its items (see
+    /// [`Bounded::from_parts`]).
+    #[error("inconsistent disclosure: {reason}")]
+    InvalidDisclosure {
+        /// The rule broken.
+        reason: String,
+    },
+    /// The byte budget cannot hold even the required fields of a response
+    /// with no items.
     #[error("max_bytes {max_bytes} is too small: the smallest response needs {needed} bytes")]
     BudgetTooSmall {
         /// The budget that was asked for.
@@ -200,7 +208,7 @@ impl Error {
     }
 
     pub(crate) fn incomplete<T: Send + Sync + 'static>(bounded: Bounded<T>) -> Error {
-        let summary = incomplete_summary(bounded.completeness(), bounded.len(), bounded.total());
+        let summary = incomplete_summary(bounded.disclosure(), bounded.len());
         Error(Box::new(Inner {
             kind: ErrorKind::Incomplete { summary },
             partial: Some(Box::new(bounded)),
@@ -209,8 +217,7 @@ impl Error {
 
     #[cfg_attr(not(feature = "search"), allow(dead_code))] // used by the search engine
     pub(crate) fn incomplete_stream(streamed: crate::Streamed) -> Error {
-        let summary =
-            incomplete_summary(streamed.completeness(), streamed.count(), streamed.total());
+        let summary = incomplete_summary(streamed.disclosure(), streamed.count());
         Error(Box::new(Inner {
             kind: ErrorKind::Incomplete { summary },
             partial: Some(Box::new(streamed)),
@@ -257,16 +264,21 @@ impl Error {
     }
 }
 
-fn incomplete_summary(completeness: &Completeness, len: usize, total: Total) -> String {
-    match completeness {
+fn incomplete_summary(disclosure: &Disclosure, len: usize) -> String {
+    let total = disclosure.total();
+    let start = disclosure.start();
+    let span = match len {
+        0 => format!("no items of {total}"),
+        1 => format!("item {} of {total}", start + 1),
+        _ => format!("items {}-{} of {total}", start + 1, start + len as u64),
+    };
+    match disclosure.completeness() {
         Completeness::Exact => {
-            format!("{len} items returned, but some inputs were skipped because of errors")
+            format!("{span} returned, but some inputs were skipped because of errors")
         }
-        Completeness::TruncatedByLimit { limit, .. } => {
-            format!("{len} of {total} items (limit {limit})")
-        }
-        Completeness::TruncatedByBudget { budget } => format!(
-            "{len} of {total} items ({} budget of {} {} ran out)",
+        Completeness::TruncatedByLimit { limit, .. } => format!("{span} (limit {limit})"),
+        Completeness::TruncatedByBudget { budget, .. } => format!(
+            "{span} ({} budget of {} {} ran out)",
             budget.kind(),
             budget.max(),
             budget.kind().unit()
@@ -359,7 +371,7 @@ impl<T> fmt::Display for Incomplete<T> {
         write!(
             f,
             "incomplete result: {}",
-            incomplete_summary(b.completeness(), b.len(), b.total())
+            incomplete_summary(b.disclosure(), b.len())
         )
     }
 }

@@ -74,6 +74,31 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
+//! # Wrap a backend that knows its own total
+//!
+//! ```
+//! use candor::{Bounded, Completeness, Disclosure, Total};
+//!
+//! // A backend that returned 2 hits of 10,000 or more.
+//! let disclosure = Disclosure::new(
+//!     Completeness::TruncatedByLimit { limit: 2, requested: None },
+//!     Total::AtLeast(10_000),
+//! );
+//! let b = Bounded::from_parts(vec!["a", "b"], disclosure)?; // the rules are checked
+//! assert_eq!(b.summary("hits"), "Incomplete: hits 1-2 of at least 10000 (limit 2). Raise the limit or narrow the query to see the rest.");
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! # Names
+//!
+//! Values that configure a query ([`Limits`], [`Scope`], `Query`) have
+//! setters that take and return the value under the plain name
+//! (`Limits::new().max_bytes(4096)`); the matching getter adds `_value`
+//! (`max_bytes_value()`), or reads `is_...` for a switch (`is_strict()`).
+//! Values that report a result ([`Bounded`], [`Disclosure`], [`Streamed`])
+//! have getters under the plain name (`total()`, `start()`), and builders
+//! that start with `with_` (`Disclosure::with_start`).
+//!
 //! # Features
 //!
 //! - `search` (default): text search over in-memory documents, with
@@ -103,13 +128,13 @@ mod wire;
 
 pub use bounded::{Bounded, Disclosure, Streamed};
 pub use clock::{Clock, ManualClock, SystemClock};
-pub use completeness::{Budget, BudgetKind, Completeness, UnknownBudgetKind};
+pub use completeness::{Budget, BudgetKind, Clamp, Completeness, UnknownBudgetKind};
 pub use cursor::{Cursor, CursorKey, Fingerprint, Scope};
 pub use error::{Error, ErrorKind, Incomplete};
-pub use limits::Limits;
+pub use limits::{AppliedLimit, Limits};
 pub use skipped::{SKIPPED_SAMPLE_LEN, SkipReason, Skipped, SkippedInput};
 pub use total::Total;
-pub use wire::{LLM_GUIDE, envelope_schema};
+pub use wire::{JsonStream, LLM_GUIDE, envelope_schema};
 
 #[cfg(feature = "tree")]
 pub use search::Tree;

@@ -3,6 +3,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::Clamp;
 use crate::clock::{Clock, SystemClock};
 
 /// Everything that may stop a query before its full answer: an item limit
@@ -10,8 +11,10 @@ use crate::clock::{Clock, SystemClock};
 /// budgets on the work (bytes scanned, files), and a deadline. Plus two
 /// switches: counting past the limit for an exact total, and strict mode.
 ///
-/// A plain value with setters that take and return it. Unset means
-/// unlimited. A limit of `0` is legal: nothing is returned, and the result
+/// A plain value with setters that take and return it, named after what
+/// they set (`max_bytes(1024)`); a getter is that name with `_value`
+/// (`max_bytes_value()`), or `is_` for a switch (`is_strict()`). Unset
+/// means unlimited. A limit of `0` is legal: nothing is returned, and the result
 /// still says whether anything exists.
 ///
 /// # Example
@@ -37,7 +40,7 @@ pub struct Limits {
     pub(crate) max_files: Option<u64>,
     pub(crate) deadline: Option<Duration>,
     pub(crate) count_total: bool,
-    pub(crate) max_count: Option<u64>,
+    pub(crate) max_counted: Option<u64>,
     pub(crate) strict: bool,
     pub(crate) clock: Arc<dyn Clock>,
 }
@@ -69,7 +72,7 @@ impl Limits {
             max_files: None,
             deadline: None,
             count_total: false,
-            max_count: None,
+            max_counted: None,
             strict: false,
             clock: Arc::new(SystemClock),
         }
@@ -95,9 +98,11 @@ impl Limits {
     }
 
     /// The engine's maximum for [`limit`](Self::limit). A larger limit is
-    /// clamped to the ceiling and, if the result is truncated by it, the
-    /// clamp is disclosed: `requested` holds what was asked. Without a limit
-    /// the ceiling is the limit. Default: no ceiling.
+    /// clamped to the ceiling and, whenever the result is truncated, by the
+    /// limit or by a budget, the clamp is disclosed
+    /// ([`Completeness::clamp`](crate::Completeness::clamp)): `requested`
+    /// holds what was asked. Without a limit the ceiling is the limit.
+    /// Default: no ceiling.
     ///
     /// # Example
     ///
@@ -122,8 +127,13 @@ impl Limits {
     ///
     /// Items that would not fit are left out and the result is
     /// [`TruncatedByBudget`](crate::Completeness::TruncatedByBudget) with
-    /// [`BudgetKind::OutputBytes`](crate::BudgetKind::OutputBytes). A budget
-    /// too small for even an empty response is an error.
+    /// [`BudgetKind::OutputBytes`](crate::BudgetKind::OutputBytes). Under a
+    /// tight budget the optional parts of the response yield before the
+    /// last item does: the skipped sample shrinks (its counts stay), then
+    /// the truncation note shortens, then it goes. So whenever the required
+    /// fields and one item fit, a page holds at least one item and a
+    /// cursor, and following cursors always ends. A budget too small for
+    /// the required fields alone is an error.
     ///
     /// # Example
     ///
@@ -198,7 +208,7 @@ impl Limits {
     /// `total` is exact. Default: off, and a truncated result's total is a
     /// lower bound.
     ///
-    /// Counting has its own budget, [`max_count`](Self::max_count), and
+    /// Counting has its own budget, [`max_counted`](Self::max_counted), and
     /// stops at the deadline; if it stops early the total stays a lower
     /// bound with what was counted.
     ///
@@ -217,20 +227,22 @@ impl Limits {
         self
     }
 
-    /// The most items counted in all when [`count_total`](Self::count_total)
-    /// is on. Default: unlimited.
+    /// The counting budget: the most items of the full answer counted in
+    /// all when [`count_total`](Self::count_total) is on. Default:
+    /// unlimited. When it runs out the total stays a lower bound with what
+    /// was counted.
     ///
     /// # Example
     ///
     /// ```
     /// use candor::{Limits, Total};
-    /// let b = Limits::new().limit(10).count_total(true).max_count(100).collect(0..1000u32)?;
+    /// let b = Limits::new().limit(10).count_total(true).max_counted(100).collect(0..1000u32)?;
     /// assert_eq!(b.total(), Total::AtLeast(100));
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     #[must_use]
-    pub fn max_count(mut self, max_count: u64) -> Limits {
-        self.max_count = Some(max_count);
+    pub fn max_counted(mut self, max_counted: u64) -> Limits {
+        self.max_counted = Some(max_counted);
         self
     }
 
@@ -277,30 +289,42 @@ impl Limits {
     /// # Example
     ///
     /// ```
-    /// use candor::Limits;
-    /// assert_eq!(Limits::new().ceiling(100).limit(500).applied_limit(), (Some(100), Some(500)));
-    /// assert_eq!(Limits::new().limit(50).applied_limit(), (Some(50), None));
-    /// assert_eq!(Limits::new().ceiling(100).applied_limit(), (Some(100), None));
-    /// assert_eq!(Limits::new().applied_limit(), (None, None));
+    /// use candor::{Clamp, Limits};
+    /// let clamped = Limits::new().ceiling(100).limit(500).applied_limit();
+    /// assert_eq!(clamped.limit(), Some(100));
+    /// assert_eq!(clamped.clamp(), Some(Clamp::new(100, 500)));
+    /// assert_eq!(Limits::new().limit(50).applied_limit().clamp(), None);
+    /// assert_eq!(Limits::new().ceiling(100).applied_limit().limit(), Some(100));
+    /// assert_eq!(Limits::new().applied_limit().limit(), None);
     /// ```
     #[must_use]
-    pub fn applied_limit(&self) -> (Option<usize>, Option<usize>) {
+    pub fn applied_limit(&self) -> AppliedLimit {
         match (self.limit, self.ceiling) {
-            (Some(l), Some(c)) if l > c => (Some(c), Some(l)),
-            (Some(l), _) => (Some(l), None),
-            (None, c) => (c, None),
+            (Some(l), Some(c)) if l > c => AppliedLimit {
+                limit: Some(c),
+                requested: Some(l),
+            },
+            (Some(l), _) => AppliedLimit {
+                limit: Some(l),
+                requested: None,
+            },
+            (None, c) => AppliedLimit {
+                limit: c,
+                requested: None,
+            },
         }
     }
 
-    /// The output-bytes budget, if one is set.
+    /// The output-bytes budget, if one is set (see
+    /// [`max_bytes`](Self::max_bytes)).
     ///
     /// # Example
     ///
     /// ```
-    /// assert_eq!(candor::Limits::new().max_bytes(100).output_budget(), Some(100));
+    /// assert_eq!(candor::Limits::new().max_bytes(100).max_bytes_value(), Some(100));
     /// ```
     #[must_use]
-    pub fn output_budget(&self) -> Option<usize> {
+    pub fn max_bytes_value(&self) -> Option<usize> {
         self.max_bytes
     }
 
@@ -326,5 +350,62 @@ impl Limits {
     #[must_use]
     pub fn is_strict(&self) -> bool {
         self.strict
+    }
+}
+
+/// The item limit in force after the clamp to the ceiling: what
+/// [`Limits::applied_limit`] returns.
+///
+/// # Example
+///
+/// ```
+/// let applied = candor::Limits::new().ceiling(10).limit(40).applied_limit();
+/// assert_eq!(applied.limit(), Some(10));
+/// assert_eq!(applied.requested(), Some(40));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct AppliedLimit {
+    limit: Option<usize>,
+    requested: Option<usize>,
+}
+
+impl AppliedLimit {
+    /// The limit applied; `None` when there is neither a limit nor a
+    /// ceiling.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// assert_eq!(candor::Limits::new().limit(3).applied_limit().limit(), Some(3));
+    /// ```
+    #[must_use]
+    pub fn limit(&self) -> Option<usize> {
+        self.limit
+    }
+
+    /// What the caller asked for, only when it was above the ceiling.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// assert_eq!(candor::Limits::new().limit(3).applied_limit().requested(), None);
+    /// ```
+    #[must_use]
+    pub fn requested(&self) -> Option<usize> {
+        self.requested
+    }
+
+    /// The clamp, when the limit asked for was above the ceiling.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use candor::{Clamp, Limits};
+    /// let applied = Limits::new().ceiling(10).limit(40).applied_limit();
+    /// assert_eq!(applied.clamp(), Some(Clamp::new(10, 40)));
+    /// ```
+    #[must_use]
+    pub fn clamp(&self) -> Option<Clamp> {
+        Some(Clamp::new(self.limit?, self.requested?))
     }
 }

@@ -14,6 +14,9 @@ struct Merged<T> {
     /// Set when a truncated part bounds what is certain.
     upstream: Option<Completeness>,
     total: Total,
+    /// Items of the merged answer before these parts: the sum of the
+    /// parts' starts.
+    start: u64,
     skipped: Skipped,
 }
 
@@ -26,6 +29,7 @@ fn merge_certain<T>(
     mut compare: impl FnMut(&T, &T) -> Ordering,
 ) -> Result<Merged<T>, Error> {
     let mut total = Total::Exact(0);
+    let mut start = 0u64;
     let mut skipped = Skipped::new();
     let mut tagged: Vec<(usize, usize, T)> = Vec::new();
     // (part, index of its last item or None when it has none, completeness)
@@ -41,6 +45,7 @@ fn merge_certain<T>(
             }
         }
         total = total + disclosure.total();
+        start = start.saturating_add(disclosure.start());
         skipped.absorb(disclosure.skipped().clone());
         if disclosure.completeness().is_truncated() {
             truncated.push((
@@ -89,6 +94,7 @@ fn merge_certain<T>(
         items: tagged.into_iter().map(|(_, _, item)| item).collect(),
         upstream,
         total,
+        start,
         skipped,
     })
 }
@@ -204,6 +210,7 @@ impl Limits {
             items,
             upstream,
             total,
+            start,
             skipped,
         } = merged;
         // A part cut at its own limit bounds the merge too: apply the
@@ -211,7 +218,10 @@ impl Limits {
         // than the limit it reports.
         let part_limit = match &upstream {
             Some(Completeness::TruncatedByLimit { limit, .. })
-                if self.applied_limit().0.is_none_or(|global| *limit < global) =>
+                if self
+                    .applied_limit()
+                    .limit()
+                    .is_none_or(|global| *limit < global) =>
             {
                 Some(*limit)
             }
@@ -228,6 +238,7 @@ impl Limits {
             None => self,
         };
         let mut collector = Collector::new(limits);
+        collector.set_start(start);
         collector.absorb_skipped(skipped);
         let mut broke = false;
         for item in items {
@@ -241,6 +252,12 @@ impl Limits {
                 collector.stop_with(upstream);
             }
         }
-        collector.finish(cursor_for, Some(total), self.strict)
+        // The parts' totals count their whole answers; the collector counts
+        // from `start` on.
+        let rest = match total {
+            Total::Exact(n) => Total::Exact(n.saturating_sub(start)),
+            Total::AtLeast(n) => Total::AtLeast(n.saturating_sub(start)),
+        };
+        collector.finish(cursor_for, Some(rest), self.strict)
     }
 }

@@ -394,6 +394,56 @@ impl Skipped {
     }
 
     /// Rebuilds a record from its parts (used when decoding the wire shape).
+    /// Checks the rules of a `Skipped`: `total` is the sum of the counts by
+    /// reason, no count is zero, and the sample is bounded, names only
+    /// reasons counted, and no more of each than counted.
+    pub(crate) fn check(&self) -> Result<(), String> {
+        let sum = self
+            .by_reason
+            .values()
+            .try_fold(0u64, |sum, n| sum.checked_add(*n))
+            .ok_or("skipped.by_reason overflows")?;
+        if sum != self.total {
+            return Err(format!(
+                "skipped.total is {} but its counts by reason add up to {sum}",
+                self.total
+            ));
+        }
+        if let Some((reason, _)) = self.by_reason.iter().find(|(_, n)| **n == 0) {
+            return Err(format!("skipped.by_reason counts 0 inputs as {reason}"));
+        }
+        if self.sample.len() > SKIPPED_SAMPLE_LEN {
+            return Err(format!(
+                "skipped.sample holds {} inputs, the most is {SKIPPED_SAMPLE_LEN}",
+                self.sample.len()
+            ));
+        }
+        for (reason, n) in &self.by_reason {
+            let sampled = self.sample.iter().filter(|s| &s.reason == reason).count() as u64;
+            if sampled > *n {
+                return Err(format!(
+                    "skipped.sample holds {sampled} inputs skipped as {reason}, but only {n} are counted"
+                ));
+            }
+        }
+        if let Some(s) = self
+            .sample
+            .iter()
+            .find(|s| !self.by_reason.contains_key(&s.reason))
+        {
+            return Err(format!(
+                "skipped.sample names {:?} as {}, a reason not counted",
+                s.path, s.reason
+            ));
+        }
+        Ok(())
+    }
+
+    /// Keeps only the first `len` inputs of the sample; the counts stay.
+    pub(crate) fn truncate_sample(&mut self, len: usize) {
+        self.sample.truncate(len);
+    }
+
     pub(crate) fn from_parts(
         total: u64,
         by_reason: BTreeMap<SkipReason, u64>,

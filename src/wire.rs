@@ -10,7 +10,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use crate::{
-    Bounded, Budget, BudgetKind, Completeness, Cursor, SkipReason, Skipped, SkippedInput, Total,
+    Bounded, Budget, BudgetKind, Clamp, Completeness, Disclosure, SkipReason, Skipped,
+    SkippedInput, Total,
 };
 
 /// A short text that explains the wire shape's fields to an LLM client, to
@@ -25,24 +26,90 @@ use crate::{
 pub const LLM_GUIDE: &str = "Results are bounded and say so. `complete` is true only when `items` \
 holds the whole answer and nothing was left unsearched because of an error; when it is false, \
 never describe the items as all of them. `count` is the number of items in this response, never \
-the total. `total.value` is how many items the full answer holds: exact when `total.relation` is \
-\"eq\", a lower bound when it is \"gte\". `truncation` (present only when something is missing) \
-says what stopped the result (`by`: \"limit\" or \"budget\") and its `note` says how to get the \
-rest. `next_cursor`, when present, fetches the next page: pass it back unchanged with the same \
+the total. `start` (absent on a first page) is how many items of the full answer came before this \
+page: it holds items `start`+1 to `start`+`count`. `total.value` is how many items the full answer \
+holds, counting every page: exact when `total.relation` is \"eq\", a lower bound when it is \
+\"gte\". `truncation` (present only when something is missing) \
+says what stopped the result (`by`: \"limit\" or \"budget\"; `requested` when the limit asked for \
+was lowered to this server's ceiling) and its `note`, when present, says how to get the rest. `next_cursor`, when present, fetches the next page: pass it back unchanged with the same \
 query. `skipped` counts inputs that were not searched, by reason.";
 
 /// The JSON Schema (draft 2020-12) of the wire shape, with `item_schema`
 /// as the schema of each item. Suits an MCP tool's `outputSchema`.
 ///
+/// Definitions the item schema carries in `$defs` (or the older
+/// `definitions`) move to the envelope's `$defs`, and its `$ref`s to them
+/// are rewritten, so that they still resolve from the envelope's root.
+///
 /// # Example
 ///
 /// ```
-/// let schema = candor::envelope_schema(serde_json::json!({ "type": "integer" }));
+/// use serde_json::json;
+/// let schema = candor::envelope_schema(json!({ "type": "integer" }));
 /// assert_eq!(schema["properties"]["items"]["items"]["type"], "integer");
 /// assert_eq!(schema["required"][0], "complete");
+///
+/// let with_defs = candor::envelope_schema(json!({
+///     "$ref": "#/$defs/Span",
+///     "$defs": { "Span": { "type": "object" } }
+/// }));
+/// assert_eq!(with_defs["$defs"]["Span"]["type"], "object");
+/// assert_eq!(with_defs["properties"]["items"]["items"]["$ref"], "#/$defs/Span");
 /// ```
 #[must_use]
 pub fn envelope_schema(item_schema: Value) -> Value {
+    let (item_schema, defs) = hoist_defs(item_schema);
+    let mut schema = envelope_schema_with(item_schema);
+    if !defs.is_empty() {
+        schema["$defs"] = Value::Object(defs);
+    }
+    schema
+}
+
+/// Takes the definitions out of an item schema and rewrites its references
+/// to them (`#/definitions/X` becomes `#/$defs/X`; `#/$defs/X` stays).
+fn hoist_defs(mut item_schema: Value) -> (Value, serde_json::Map<String, Value>) {
+    let mut defs = serde_json::Map::new();
+    if let Value::Object(map) = &mut item_schema {
+        for key in ["$defs", "definitions"] {
+            if let Some(Value::Object(d)) = map.remove(key) {
+                defs.extend(d);
+            }
+        }
+        // A `$schema` inside a subschema is not allowed by every validator.
+        map.remove("$schema");
+    }
+    rewrite_refs(&mut item_schema);
+    for def in defs.values_mut() {
+        rewrite_refs(def);
+    }
+    (item_schema, defs)
+}
+
+fn rewrite_refs(value: &mut Value) {
+    match value {
+        Value::Object(map) => {
+            for (key, v) in map.iter_mut() {
+                match v {
+                    Value::String(r) if key == "$ref" => {
+                        if let Some(name) = r.strip_prefix("#/definitions/") {
+                            *r = format!("#/$defs/{name}");
+                        } else if r == "#" || (r.starts_with("#/") && !r.starts_with("#/$defs/")) {
+                            // The item schema's own root is now the items'
+                            // schema, inside the envelope.
+                            *r = format!("#/properties/items/items{}", &r[1..]);
+                        }
+                    }
+                    _ => rewrite_refs(v),
+                }
+            }
+        }
+        Value::Array(values) => values.iter_mut().for_each(rewrite_refs),
+        _ => {}
+    }
+}
+
+fn envelope_schema_with(item_schema: Value) -> Value {
     json!({
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "title": "Bounded result",
@@ -60,28 +127,36 @@ pub fn envelope_schema(item_schema: Value) -> Value {
                 "oneOf": [
                     {
                         "type": "object",
-                        "required": ["by", "limit", "note"],
+                        "required": ["by", "limit"],
                         "additionalProperties": false,
                         "properties": {
                             "by": { "const": "limit" },
                             "limit": { "type": "integer", "minimum": 0, "description": "The item limit applied." },
                             "requested": { "type": "integer", "minimum": 0, "description": "The limit asked for, when it was clamped to the ceiling." },
-                            "note": { "type": "string" }
+                            "note": { "type": "string", "description": "What the numbers mean and how to get the rest. Shortened or left out under a tight max_bytes." }
                         }
                     },
                     {
                         "type": "object",
-                        "required": ["by", "budget", "max", "used", "note"],
+                        "required": ["by", "budget", "max", "used"],
                         "additionalProperties": false,
                         "properties": {
                             "by": { "const": "budget" },
                             "budget": { "enum": ["output_bytes", "scanned_bytes", "files", "deadline"] },
                             "max": { "type": "integer", "minimum": 0 },
                             "used": { "type": "integer", "minimum": 0 },
-                            "note": { "type": "string" }
-                        }
+                            "limit": { "type": "integer", "minimum": 0, "description": "With requested: the item limit applied after the clamp to the ceiling." },
+                            "requested": { "type": "integer", "minimum": 0, "description": "With limit: the limit asked for, above the ceiling." },
+                            "note": { "type": "string", "description": "What the numbers mean and how to get the rest. Shortened or left out under a tight max_bytes." }
+                        },
+                        "dependentRequired": { "limit": ["requested"], "requested": ["limit"] }
                     }
                 ]
+            },
+            "start": {
+                "type": "integer",
+                "minimum": 0,
+                "description": "How many items of the full answer come before this page; absent on a first page. This page holds items start+1 to start+count."
             },
             "count": {
                 "type": "integer",
@@ -92,7 +167,7 @@ pub fn envelope_schema(item_schema: Value) -> Value {
                 "type": "object",
                 "required": ["value", "relation"],
                 "additionalProperties": false,
-                "description": "How many items the full answer holds.",
+                "description": "How many items the full answer holds, counting every page (not only the rest after a cursor).",
                 "properties": {
                     "value": { "type": "integer", "minimum": 0 },
                     "relation": { "enum": ["eq", "gte"], "description": "eq: exact; gte: a lower bound." }
@@ -100,6 +175,7 @@ pub fn envelope_schema(item_schema: Value) -> Value {
             },
             "next_cursor": {
                 "type": "string",
+                "minLength": 1,
                 "description": "Pass back unchanged, with the same query, to get the next page. Absent when there is none."
             },
             "skipped": {
@@ -112,6 +188,7 @@ pub fn envelope_schema(item_schema: Value) -> Value {
                     "by_reason": { "type": "object", "additionalProperties": { "type": "integer", "minimum": 0 } },
                     "sample": {
                         "type": "array",
+                        "maxItems": crate::SKIPPED_SAMPLE_LEN,
                         "items": {
                             "type": "object",
                             "required": ["path", "reason"],
@@ -144,9 +221,17 @@ fn what_happened(completeness: &Completeness) -> String {
             limit,
             requested: None,
         } => format!("Stopped at the limit of {limit} items and more exist"),
-        Completeness::TruncatedByBudget { budget } => {
+        Completeness::TruncatedByBudget { budget, clamp } => {
             let (max, used) = (budget.max(), budget.used());
-            match budget.kind() {
+            let clamped = match clamp {
+                Some(c) => format!(
+                    " (the limit of {} asked for was also lowered to this server's ceiling of {})",
+                    c.requested(),
+                    c.limit()
+                ),
+                None => String::new(),
+            };
+            let happened = match budget.kind() {
                 BudgetKind::OutputBytes => format!(
                     "Stopped because the response may not exceed {max} bytes (this one is {used}) and more items exist"
                 ),
@@ -159,7 +244,8 @@ fn what_happened(completeness: &Completeness) -> String {
                 BudgetKind::Deadline => format!(
                     "Stopped after {used} ms by the {max} ms deadline before the search finished, so more items may exist"
                 ),
-            }
+            };
+            happened + &clamped
         }
     }
 }
@@ -178,7 +264,7 @@ fn remedies(completeness: &Completeness, has_cursor: bool) -> Vec<&'static str> 
         Completeness::TruncatedByLimit {
             requested: None, ..
         } => options.push("raise the limit"),
-        Completeness::TruncatedByBudget { budget } => options.push(match budget.kind() {
+        Completeness::TruncatedByBudget { budget, .. } => options.push(match budget.kind() {
             BudgetKind::OutputBytes => "raise max_bytes",
             BudgetKind::ScannedBytes => "raise the scan budget",
             BudgetKind::Files => "raise the file budget",
@@ -231,6 +317,17 @@ pub(crate) fn truncation_note(completeness: &Completeness, has_cursor: bool) -> 
     note
 }
 
+/// The short form of the note, for a tight byte budget: whether more items
+/// exist, and the cursor when there is one.
+pub(crate) fn short_note(completeness: &Completeness, has_cursor: bool) -> &'static str {
+    match (completeness.proves_more(), has_cursor) {
+        (true, true) => "More items exist: resume with next_cursor.",
+        (true, false) => "More items exist.",
+        (false, true) => "More items may exist: resume with next_cursor.",
+        (false, false) => "More items may exist.",
+    }
+}
+
 /// `noun` (a plural) for a count of `n`: naively singular for 1.
 fn noun_for(n: u64, noun: &str) -> String {
     if n != 1 {
@@ -244,56 +341,67 @@ fn noun_for(n: u64, noun: &str) -> String {
     noun.strip_suffix('s').unwrap_or(noun).to_owned()
 }
 
-pub(crate) fn disclosure_line<T>(bounded: &Bounded<T>, noun: &str) -> String {
-    let (completeness, total, cursor, skipped) = bounded.parts_ref();
-    disclosure_of(bounded.len(), completeness, total, cursor, skipped, noun)
-}
-
-pub(crate) fn disclosure_of(
-    len: usize,
-    completeness: &Completeness,
-    total: Total,
-    cursor: Option<&Cursor>,
-    skipped: &Skipped,
-    noun: &str,
-) -> String {
+/// The one-line disclosure of a page of `count` items.
+pub(crate) fn summary_line(disclosure: &Disclosure, count: usize, noun: &str) -> String {
+    let completeness = disclosure.completeness();
+    let total = disclosure.total();
+    let skipped = disclosure.skipped();
+    let start = disclosure.start();
     let mut line = String::new();
-    let of_total = noun_for(total.value(), noun);
+    // Which items of how many: "matches 11-20 of 25".
+    let span = match count {
+        0 => format!("no {} of {total}", noun_for(2, noun)),
+        1 => format!("{} {} of {total}", noun_for(1, noun), start + 1),
+        _ => format!("{noun} {}-{} of {total}", start + 1, start + count as u64),
+    };
     match completeness {
+        Completeness::Exact if start == 0 && !skipped.has_errors() => {
+            let _ = write!(line, "Complete: {count} {}.", noun_for(count as u64, noun));
+        }
         Completeness::Exact if !skipped.has_errors() => {
-            let _ = write!(line, "Complete: {len} {}.", noun_for(len as u64, noun));
+            let _ = write!(line, "Complete: {span} (the last page).");
         }
         Completeness::Exact => {
+            let found = if start == 0 {
+                format!("{count} {}", noun_for(count as u64, noun))
+            } else {
+                span
+            };
             let _ = write!(
                 line,
-                "Incomplete: {len} {} found, but {} could not be searched because of errors ({}).",
-                noun_for(len as u64, noun),
+                "Incomplete: {found} found, but {} could not be searched because of errors ({}).",
                 plural(error_skips(skipped), "input"),
                 reasons(skipped, true)
             );
         }
         Completeness::TruncatedByLimit { limit, requested } => {
-            let _ = write!(
-                line,
-                "Incomplete: {len} of {total} {of_total} (limit {limit}"
-            );
+            let _ = write!(line, "Incomplete: {span} (limit {limit}");
             if let Some(requested) = requested {
                 let _ = write!(line, "; {requested} requested, above the ceiling");
             }
             line.push_str(").");
         }
-        Completeness::TruncatedByBudget { budget } => {
+        Completeness::TruncatedByBudget { budget, clamp } => {
             let _ = write!(
                 line,
-                "Incomplete: {len} of {total} {of_total} ({} budget of {} {} ran out).",
+                "Incomplete: {span} ({} budget of {} {} ran out",
                 budget.kind(),
                 budget.max(),
                 budget.kind().unit()
             );
+            if let Some(clamp) = clamp {
+                let _ = write!(
+                    line,
+                    "; limit {}, {} requested, above the ceiling",
+                    clamp.limit(),
+                    clamp.requested()
+                );
+            }
+            line.push_str(").");
         }
     }
     if completeness.is_truncated() {
-        if cursor.is_some() {
+        if disclosure.next_cursor().is_some() {
             line.push_str(" Resume with next_cursor.");
         } else {
             let options = either(&remedies(completeness, false));
@@ -353,44 +461,52 @@ fn plural(n: u64, word: &str) -> String {
     }
 }
 
+/// Which form of `truncation.note` a response carries. A tight byte budget
+/// shortens the note, then leaves it out, before it drops the last item.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) enum NoteForm {
+    /// The full sentence: what stopped, how to get the rest, what will not help.
+    Full,
+    /// A few words: whether more exist, and the cursor.
+    Short,
+    /// No note.
+    Omitted,
+}
+
 /// The envelope of a result, with `items` standing for whatever serializes
 /// the item list: the real items, or an empty list when only the envelope's
 /// size is wanted.
 pub(crate) struct Envelope<'a, I> {
-    pub(crate) completeness: &'a Completeness,
+    pub(crate) disclosure: &'a Disclosure,
     pub(crate) count: usize,
-    pub(crate) total: Total,
-    pub(crate) next_cursor: Option<&'a Cursor>,
-    pub(crate) skipped: &'a Skipped,
     pub(crate) items: I,
 }
 
 impl<I: Serialize> Serialize for Envelope<'_, I> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let complete = self.completeness.is_exact() && !self.skipped.has_errors();
-        let mut s = serializer.serialize_struct("Bounded", 7)?;
-        s.serialize_field("complete", &complete)?;
-        if self.completeness.is_truncated() {
-            s.serialize_field(
-                "truncation",
-                &TruncationOut {
-                    completeness: self.completeness,
-                    has_cursor: self.next_cursor.is_some(),
-                },
-            )?;
+        let d = self.disclosure;
+        let mut s = serializer.serialize_struct("Bounded", 8)?;
+        s.serialize_field("complete", &d.is_complete())?;
+        if d.completeness().is_truncated() {
+            s.serialize_field("truncation", &TruncationOut(d))?;
         } else {
             s.skip_field("truncation")?;
         }
+        if d.start() > 0 {
+            s.serialize_field("start", &d.start())?;
+        } else {
+            s.skip_field("start")?;
+        }
         s.serialize_field("count", &self.count)?;
-        s.serialize_field("total", &TotalOut(self.total))?;
-        match self.next_cursor {
+        s.serialize_field("total", &TotalOut(d.total()))?;
+        match d.next_cursor() {
             Some(cursor) => s.serialize_field("next_cursor", cursor)?,
             None => s.skip_field("next_cursor")?,
         }
-        if self.skipped.is_empty() {
+        if d.skipped().is_empty() {
             s.skip_field("skipped")?;
         } else {
-            s.serialize_field("skipped", &SkippedOut(self.skipped))?;
+            s.serialize_field("skipped", &SkippedOut(d.skipped()))?;
         }
         s.serialize_field("items", &self.items)?;
         s.end()
@@ -406,15 +522,14 @@ impl Serialize for NoItems {
     }
 }
 
-struct TruncationOut<'a> {
-    completeness: &'a Completeness,
-    has_cursor: bool,
-}
+struct TruncationOut<'a>(&'a Disclosure);
 
 impl Serialize for TruncationOut<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let completeness = self.0.completeness();
+        let has_cursor = self.0.next_cursor().is_some();
         let mut m = serializer.serialize_map(None)?;
-        match self.completeness {
+        match completeness {
             Completeness::Exact => {}
             Completeness::TruncatedByLimit { limit, requested } => {
                 m.serialize_entry("by", "limit")?;
@@ -423,14 +538,24 @@ impl Serialize for TruncationOut<'_> {
                     m.serialize_entry("requested", requested)?;
                 }
             }
-            Completeness::TruncatedByBudget { budget } => {
+            Completeness::TruncatedByBudget { budget, clamp } => {
                 m.serialize_entry("by", "budget")?;
                 m.serialize_entry("budget", budget.kind().as_str())?;
                 m.serialize_entry("max", &budget.max())?;
                 m.serialize_entry("used", &budget.used())?;
+                if let Some(clamp) = clamp {
+                    m.serialize_entry("limit", &clamp.limit())?;
+                    m.serialize_entry("requested", &clamp.requested())?;
+                }
             }
         }
-        m.serialize_entry("note", &truncation_note(self.completeness, self.has_cursor))?;
+        match self.0.note() {
+            NoteForm::Full => {
+                m.serialize_entry("note", &truncation_note(completeness, has_cursor))?;
+            }
+            NoteForm::Short => m.serialize_entry("note", short_note(completeness, has_cursor))?,
+            NoteForm::Omitted => {}
+        }
         m.end()
     }
 }
@@ -481,55 +606,210 @@ impl Serialize for SkippedOut<'_> {
 
 impl<T: Serialize> Serialize for Bounded<T> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let (completeness, total, next_cursor, skipped) = self.parts_ref();
         Envelope {
-            completeness,
+            disclosure: self.disclosure(),
             count: self.len(),
-            total,
-            next_cursor,
-            skipped,
             items: self.items(),
         }
         .serialize(serializer)
     }
 }
 
+/// Writes a stream's wire shape: items are serialized as they come and
+/// kept as bytes (never as items), and the whole response is written once
+/// the stream's end is known, because the disclosure comes first on the
+/// wire.
+///
+/// Memory: the serialized items' bytes, plus one item's while it is
+/// serialized. Hold a stream's items this way when they are large in
+/// memory but small in JSON, or when only the JSON is wanted; to keep
+/// memory flat whatever the answer's size, bound it with a limit.
+///
+/// # Example
+///
+/// ```
+/// use candor::{Corpus, Documents, JsonStream, Limits, Query};
+/// let docs = Documents::new().with("a.txt", "fish\nfish\nfish\n");
+/// let mut json = JsonStream::new();
+/// let mut failed = None;
+/// let end = docs.search_each(&Query::literal("fish"), &Limits::new().limit(2), None, &mut |m| {
+///     if let Err(e) = json.push(m) {
+///         failed.get_or_insert(e);
+///     }
+/// })?;
+/// assert!(failed.is_none());
+/// let mut out = Vec::new();
+/// json.write(&end, &mut out)?;
+/// let text = String::from_utf8(out)?;
+/// assert!(text.starts_with(r#"{"complete":false,"truncation":{"by":"limit","limit":2"#));
+/// assert!(text.contains(r#""count":2,"#));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug, Default, Clone)]
+pub struct JsonStream {
+    bytes: Vec<u8>,
+    count: usize,
+}
+
+impl JsonStream {
+    /// An empty stream.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// assert_eq!(candor::JsonStream::new().count(), 0);
+    /// ```
+    #[must_use]
+    pub fn new() -> JsonStream {
+        JsonStream::default()
+    }
+
+    /// Serializes the next item and keeps its bytes.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::Serialize`](crate::ErrorKind::Serialize) when the item
+    /// fails to serialize; nothing of it is kept.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let mut json = candor::JsonStream::new();
+    /// json.push(&"a")?;
+    /// assert_eq!(json.count(), 1);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn push<T: Serialize + ?Sized>(&mut self, item: &T) -> Result<(), crate::Error> {
+        let before = self.bytes.len();
+        if self.count > 0 {
+            self.bytes.push(b',');
+        }
+        if let Err(source) = serde_json::to_writer(&mut self.bytes, item) {
+            self.bytes.truncate(before);
+            return Err(crate::ErrorKind::Serialize { source }.into());
+        }
+        self.count += 1;
+        Ok(())
+    }
+
+    /// How many items were pushed.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// assert_eq!(candor::JsonStream::new().count(), 0);
+    /// ```
+    #[must_use]
+    pub fn count(&self) -> usize {
+        self.count
+    }
+
+    /// Writes the wire shape of the stream that ended with `end`: the
+    /// bytes [`Bounded::to_json`] would write for the same items.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::InvalidArgument`](crate::ErrorKind::InvalidArgument)
+    /// when `end` counts another number of items than were pushed;
+    /// [`ErrorKind::Serialize`](crate::ErrorKind::Serialize) when the
+    /// writer fails.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use candor::{Corpus, Documents, JsonStream, Limits, Query};
+    /// let docs = Documents::new().with("a.txt", "x\n");
+    /// let end = docs.search_each(&Query::literal("x"), &Limits::new(), None, &mut |_| {})?;
+    /// // Nothing was pushed, but the stream handed on one item.
+    /// assert!(JsonStream::new().write(&end, Vec::new()).is_err());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn write(
+        &self,
+        end: &crate::Streamed,
+        writer: impl std::io::Write,
+    ) -> Result<(), crate::Error> {
+        if end.count() != self.count {
+            return Err(crate::Error::invalid_argument(
+                "end",
+                format!(
+                    "the stream handed on {} items but {} were pushed",
+                    end.count(),
+                    self.count
+                ),
+            ));
+        }
+        let envelope = serde_json::to_vec(&Envelope {
+            disclosure: end.disclosure(),
+            count: self.count,
+            items: NoItems,
+        })
+        .map_err(|source| crate::Error::from(crate::ErrorKind::Serialize { source }))?;
+        // The envelope ends with its empty item list, `[]}`: the items go
+        // between the brackets.
+        let (head, tail) = envelope.split_at(envelope.len() - 2);
+        let mut writer = writer;
+        let io = |source: std::io::Error| {
+            crate::Error::from(crate::ErrorKind::Serialize {
+                source: serde_json::Error::io(source),
+            })
+        };
+        writer.write_all(head).map_err(io)?;
+        writer.write_all(&self.bytes).map_err(io)?;
+        writer.write_all(tail).map_err(io)?;
+        writer.flush().map_err(io)
+    }
+}
+
 #[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
 struct BoundedIn<T> {
     complete: bool,
     #[serde(default)]
     truncation: Option<TruncationIn>,
+    #[serde(default)]
+    start: u64,
     count: usize,
     total: TotalIn,
     #[serde(default)]
-    next_cursor: Option<Cursor>,
+    next_cursor: Option<crate::Cursor>,
     #[serde(default)]
     skipped: Option<SkippedIn>,
     items: Vec<T>,
 }
 
 #[derive(Deserialize)]
-#[serde(tag = "by", rename_all = "snake_case")]
+#[serde(tag = "by", rename_all = "snake_case", deny_unknown_fields)]
 enum TruncationIn {
     Limit {
         limit: usize,
         #[serde(default)]
         requested: Option<usize>,
+        #[serde(default)]
+        note: Option<String>,
     },
     Budget {
         budget: String,
         max: u64,
         used: u64,
+        #[serde(default)]
+        limit: Option<usize>,
+        #[serde(default)]
+        requested: Option<usize>,
+        #[serde(default)]
+        note: Option<String>,
     },
 }
 
 #[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
 struct TotalIn {
     value: u64,
     relation: String,
 }
 
 #[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
 struct SkippedIn {
     total: u64,
     by_reason: BTreeMap<String, u64>,
@@ -538,6 +818,7 @@ struct SkippedIn {
 }
 
 #[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
 struct SampleIn {
     path: String,
     reason: String,
@@ -546,9 +827,10 @@ struct SampleIn {
 }
 
 impl<'de, T: Deserialize<'de>> Deserialize<'de> for Bounded<T> {
-    /// Decodes the wire shape and checks that its disclosure is consistent:
-    /// `count` is the number of items, `complete` agrees with the rest, and
-    /// an exact result's total is its count.
+    /// Decodes the wire shape, refusing unknown fields, and checks its
+    /// disclosure with the rules every result obeys (those of
+    /// [`Bounded::from_parts`]), and that `count` is the number of items
+    /// and `complete` agrees with the rest.
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let wire = BoundedIn::<T>::deserialize(deserializer)?;
         if wire.count != wire.items.len() {
@@ -558,16 +840,33 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for Bounded<T> {
                 wire.items.len()
             )));
         }
-        let completeness = match wire.truncation {
-            None => Completeness::Exact,
-            Some(TruncationIn::Limit { limit, requested }) => {
-                Completeness::TruncatedByLimit { limit, requested }
-            }
-            Some(TruncationIn::Budget { budget, max, used }) => {
+        let (completeness, note) = match wire.truncation {
+            None => (Completeness::Exact, None),
+            Some(TruncationIn::Limit {
+                limit,
+                requested,
+                note,
+            }) => (Completeness::TruncatedByLimit { limit, requested }, note),
+            Some(TruncationIn::Budget {
+                budget,
+                max,
+                used,
+                limit,
+                requested,
+                note,
+            }) => {
                 let kind = budget.parse::<BudgetKind>().map_err(de::Error::custom)?;
-                Completeness::TruncatedByBudget {
-                    budget: Budget::new(kind, max, used),
-                }
+                let clamp = match (limit, requested) {
+                    (None, None) => None,
+                    (Some(limit), Some(requested)) => Some(Clamp::new(limit, requested)),
+                    _ => {
+                        return Err(de::Error::custom(
+                            "a budget truncation carries limit and requested together, or neither",
+                        ));
+                    }
+                };
+                let budget = Budget::new(kind, max, used);
+                (Completeness::TruncatedByBudget { budget, clamp }, note)
             }
         };
         let total = match wire.total.relation.as_str() {
@@ -579,47 +878,6 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for Bounded<T> {
                 )));
             }
         };
-        if completeness.is_exact() && total != Total::Exact(wire.items.len() as u64) {
-            return Err(de::Error::custom(
-                "a result without truncation must have an exact total equal to its count",
-            ));
-        }
-        if total.value() < wire.items.len() as u64 {
-            return Err(de::Error::custom("total is below count"));
-        }
-        if completeness.proves_more() && total.value() <= wire.items.len() as u64 {
-            return Err(de::Error::custom(
-                "a result cut by its limit or output budget must have a total above its count",
-            ));
-        }
-        match &completeness {
-            Completeness::TruncatedByLimit { limit, requested } => {
-                if wire.items.len() > *limit {
-                    return Err(de::Error::custom(format!(
-                        "count {} is above the limit {limit}",
-                        wire.items.len()
-                    )));
-                }
-                if requested.is_some_and(|r| r <= *limit) {
-                    return Err(de::Error::custom(
-                        "requested is only present when it is above the limit applied",
-                    ));
-                }
-            }
-            Completeness::TruncatedByBudget { budget }
-                if budget.kind() == BudgetKind::OutputBytes && budget.used() > budget.max() =>
-            {
-                return Err(de::Error::custom(
-                    "an output-bytes budget cannot have used more than its max",
-                ));
-            }
-            _ => {}
-        }
-        if completeness.is_exact() && wire.next_cursor.is_some() {
-            return Err(de::Error::custom(
-                "an exact result has no next_cursor: nothing is left to resume",
-            ));
-        }
         let skipped = match wire.skipped {
             None => Skipped::new(),
             Some(s) => Skipped::from_parts(
@@ -640,19 +898,28 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for Bounded<T> {
                     .collect(),
             ),
         };
-        let complete = completeness.is_exact() && !skipped.has_errors();
-        if complete != wire.complete {
+        let has_cursor = wire.next_cursor.is_some();
+        let note_form = match note {
+            None => NoteForm::Omitted,
+            Some(n) if n == short_note(&completeness, has_cursor) => NoteForm::Short,
+            // The note is text for the reader: any other wording is kept
+            // as the full note of this disclosure.
+            Some(_) => NoteForm::Full,
+        };
+        let mut disclosure = Disclosure::new(completeness, total)
+            .with_start(wire.start)
+            .with_skipped(skipped);
+        disclosure.set_next_cursor(wire.next_cursor);
+        if disclosure.completeness().is_truncated() {
+            disclosure.set_note(note_form);
+        }
+        if disclosure.is_complete() != wire.complete {
             return Err(de::Error::custom(format!(
                 "complete is {} but the disclosure says {}",
-                wire.complete, complete
+                wire.complete,
+                disclosure.is_complete()
             )));
         }
-        Ok(Bounded::from_parts(
-            wire.items,
-            completeness,
-            total,
-            wire.next_cursor,
-            skipped,
-        ))
+        Bounded::from_parts(wire.items, disclosure).map_err(de::Error::custom)
     }
 }

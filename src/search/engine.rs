@@ -525,8 +525,10 @@ impl<'l, T: Item> Ordered<'l, T> {
         if let (Some(path), true) = (path, self.files > 0) {
             if let Some(budget) = self.work_budget_spent() {
                 self.scan_resume = Some((path.to_owned(), plan.offset_in(path)));
-                self.collector
-                    .stop_with(Completeness::TruncatedByBudget { budget });
+                self.collector.stop_with(Completeness::TruncatedByBudget {
+                    budget,
+                    clamp: None,
+                });
                 return ControlFlow::Break(());
             }
         }
@@ -595,7 +597,10 @@ impl<'l, T: Item> Ordered<'l, T> {
     }
 
     fn count_budget_spent(&mut self) -> bool {
-        if self.limits.max_count.is_some_and(|max| self.answer >= max)
+        if self
+            .limits
+            .max_counted
+            .is_some_and(|max| self.answer >= max)
             || self.collector.deadline_passed().is_some()
         {
             self.count_end = Some(Total::AtLeast(self.answer));
@@ -690,8 +695,7 @@ impl<'l, T: Item> Ordered<'l, T> {
         stamp: Stamp<'_>,
     ) -> Result<crate::Streamed, Error> {
         let (f, strict) = self.finish_parts(scope, stamp)?;
-        let streamed =
-            crate::Streamed::new(f.kept, f.completeness, f.total, f.next_cursor, f.skipped);
+        let streamed = crate::Streamed::new(f.kept, f.disclosure);
         if strict && !streamed.is_complete() {
             return Err(Error::incomplete_stream(streamed));
         }

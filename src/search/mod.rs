@@ -472,7 +472,7 @@ fn run_query<S: Source, T: Item>(
         Some(c) => Some(resume_point(source, &scope, c)?),
         None => None,
     };
-    let (limit, _) = limits.applied_limit();
+    let limit = limits.applied_limit().limit();
     let plan = Plan {
         matcher: &matcher,
         mode,
@@ -497,6 +497,7 @@ fn run_query<S: Source, T: Item>(
         }
         None => Ordered::new(limits, mode, start),
     };
+    ordered.collector.set_start(cursor.map_or(0, Cursor::start));
     source.run(&plan, &mut |outcome| {
         let flow = ordered.take(&plan, outcome, to_items);
         if flow.is_break() {
@@ -702,7 +703,7 @@ fn excerpt_impl(
         }
         None => None,
     };
-    let mut collector: Collector<Line> = Collector::new(limits);
+    let mut collector: Collector<Line> = Collector::resuming(limits, cursor);
     let bytes = match source.read(&resolved.path) {
         Ok(bytes) => bytes,
         Err(e) => {

@@ -35,6 +35,7 @@ fn kind_name(e: &Error) -> &'static str {
         ErrorKind::BudgetTooSmall { .. } => "BudgetTooSmall",
         ErrorKind::Incomplete { .. } => "Incomplete",
         ErrorKind::Serialize { .. } => "Serialize",
+        ErrorKind::InvalidDisclosure { .. } => "InvalidDisclosure",
         _ => "other",
     }
 }
@@ -331,7 +332,7 @@ fn strict_mode_fails_with_the_partial_result() {
     assert!(err.has_partial());
     assert_eq!(
         err.to_string(),
-        "incomplete result in strict mode: 2 of at least 3 items (limit 2)"
+        "incomplete result in strict mode: items 1-2 of at least 3 (limit 2)"
     );
     assert_message_style(&err);
     // The wrong item type gives the error back, partial and all.
@@ -405,7 +406,7 @@ fn into_exact_converts_into_error_with_question_mark() {
         .unwrap_err();
     assert_eq!(
         incomplete.to_string(),
-        "incomplete result: 1 of at least 2 items (limit 1)"
+        "incomplete result: item 1 of at least 2 (limit 1)"
     );
     assert_eq!(incomplete.bounded().items(), &[0]);
     // Boxing into a std error works too.
@@ -553,6 +554,14 @@ fn error_kinds_are_distinct_and_messages_name_the_value() {
                 .unwrap_err(),
             "source",
         ),
+        (
+            Bounded::from_parts(
+                vec![1u8, 2],
+                Disclosure::new(Completeness::Exact, Total::Exact(5)),
+            )
+            .unwrap_err(),
+            "start + count (2)",
+        ),
     ];
     let mut kinds: Vec<&str> = Vec::new();
     for (err, needle) in &errors {
@@ -623,6 +632,10 @@ fn public_types_are_send_and_sync() {
     assert_send_sync::<Bounded<u32>>();
     assert_send_sync::<Bounded<String>>();
     assert_send_sync::<Disclosure>();
+    assert_send_sync::<candor::Streamed>();
+    assert_send_sync::<candor::JsonStream>();
+    assert_send_sync::<candor::Clamp>();
+    assert_send_sync::<candor::AppliedLimit>();
     assert_send_sync::<Limits>();
     assert_send_sync::<Cursor>();
     assert_send_sync::<Scope>();

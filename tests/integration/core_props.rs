@@ -178,7 +178,7 @@ impl Knobs {
             l = l.max_bytes(n);
         }
         if let Some(n) = self.max_count {
-            l = l.max_count(n);
+            l = l.max_counted(n);
         }
         if let Some((deadline, step)) = self.deadline {
             // A fresh clock per query, so a run is reproducible.
@@ -222,18 +222,36 @@ fn check_any<T: Item>(
 ) -> Result<(), TestCaseError> {
     let len = b.len();
     let n = full.len() as u64;
-    // Rule 3: a result is always a prefix of the full answer.
-    prop_assert!(len <= full.len(), "more items than the full answer");
-    prop_assert_eq!(b.items(), &full[..len], "not a prefix of the full answer");
+    // A page holds items `start + 1` to `start + len` of the full answer.
+    let start = usize::try_from(b.start()).expect("a small start");
+    prop_assert!(start <= full.len(), "start {} is past the answer", start);
+    let full_from_start = &full[start..];
+    // Rule 3: a result is always a prefix of the answer from its start.
+    prop_assert!(
+        len <= full_from_start.len(),
+        "more items than the full answer"
+    );
+    prop_assert_eq!(
+        b.items(),
+        &full_from_start[..len],
+        "not a prefix of the answer from start"
+    );
+    prop_assert!(
+        b.start() + len as u64 <= b.total().value(),
+        "start + count > total"
+    );
+    if let Some(next) = b.next_cursor() {
+        prop_assert_eq!(next.start(), b.start() + len as u64, "the cursor's start");
+    }
     // Rule 1: exact means exact.
     if b.completeness().is_exact() {
-        prop_assert_eq!(b.items(), full);
+        prop_assert_eq!(b.items(), full_from_start);
         prop_assert_eq!(b.total(), Total::Exact(n));
         prop_assert!(b.next_cursor().is_none(), "an exact result has a cursor");
     } else {
         // Rule 3: the total is at least the items, plus the probe when the
         // stop proves more; a lower bound is never above the truth.
-        let floor = len as u64 + u64::from(b.completeness().proves_more());
+        let floor = (start + len) as u64 + u64::from(b.completeness().proves_more());
         prop_assert!(
             b.total().value() >= floor,
             "total {} < {}",
@@ -241,7 +259,10 @@ fn check_any<T: Item>(
             floor
         );
         if b.completeness().proves_more() {
-            prop_assert!(len < full.len(), "claims more exist but all were returned");
+            prop_assert!(
+                len < full_from_start.len(),
+                "claims more exist but all were returned"
+            );
         }
     }
     prop_assert!(
@@ -396,7 +417,7 @@ fn check_collect<T: Item>(input: &[T], picks: &KnobPicks) -> Result<(), TestCase
             }
             prop_assert_eq!(b.len(), *limit);
         }
-        Completeness::TruncatedByBudget { budget } => match budget.kind() {
+        Completeness::TruncatedByBudget { budget, .. } => match budget.kind() {
             BudgetKind::OutputBytes => {
                 prop_assert!(knobs.max_bytes.is_some());
             }
@@ -482,12 +503,10 @@ fn follow_pages<T: Item>(
         let page = limits
             .page(&scope, cursor.as_ref(), input.iter().cloned())
             .map_err(|e| TestCaseError::fail(format!("page after {} items: {e}", all.len())))?;
-        let rest = &input[all.len()..];
-        check_any(rest, &page, max_bytes)?;
-        // The total counts from the cursor on.
-        if page.total().is_exact() {
-            prop_assert_eq!(page.total(), Total::Exact(rest.len() as u64));
-        }
+        // Rules 1 and 3: the page says where it starts, and its total
+        // counts the whole answer.
+        prop_assert_eq!(page.start(), all.len() as u64, "the page's start");
+        check_any(input, &page, max_bytes)?;
         all.extend_from_slice(page.items());
         match page.next_cursor() {
             Some(next) => {
@@ -561,7 +580,8 @@ where
         let page = limits
             .page_by_key(&scope, cursor.as_ref(), source, key)
             .map_err(|e| TestCaseError::fail(format!("page after {} items: {e}", all.len())))?;
-        check_any(&sorted[all.len()..], &page, max_bytes)?;
+        prop_assert_eq!(page.start(), all.len() as u64, "the page's start");
+        check_any(sorted, &page, max_bytes)?;
         all.extend_from_slice(page.items());
         match page.next_cursor() {
             Some(next) => {
@@ -1042,7 +1062,7 @@ fn count_total_ending_at_max_count_is_exact() {
     let b = Limits::new()
         .limit(2)
         .count_total(true)
-        .max_count(5)
+        .max_counted(5)
         .collect(0..5u32)
         .unwrap();
     assert_eq!(b.total(), Total::Exact(5));

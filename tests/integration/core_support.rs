@@ -45,9 +45,10 @@ pub fn top_keys(json: &str) -> Vec<String> {
 
 /// The only order the envelope's keys may take (each one optional here;
 /// which are present is checked separately).
-pub const KEY_ORDER: [&str; 7] = [
+pub const KEY_ORDER: [&str; 8] = [
     "complete",
     "truncation",
+    "start",
     "count",
     "total",
     "next_cursor",

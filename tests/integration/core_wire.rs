@@ -24,6 +24,8 @@ struct Wire<T> {
     complete: bool,
     #[serde(default)]
     truncation: Option<WireTruncation>,
+    #[serde(default)]
+    start: Option<u64>,
     count: usize,
     total: WireTotal,
     #[serde(default)]
@@ -40,13 +42,19 @@ enum WireTruncation {
         limit: usize,
         #[serde(default)]
         requested: Option<usize>,
-        note: String,
+        #[serde(default)]
+        note: Option<String>,
     },
     Budget {
         budget: String,
         max: u64,
         used: u64,
-        note: String,
+        #[serde(default)]
+        limit: Option<usize>,
+        #[serde(default)]
+        requested: Option<usize>,
+        #[serde(default)]
+        note: Option<String>,
     },
 }
 
@@ -94,7 +102,7 @@ fn gte_total(value: u64) -> WireTotal {
 
 /// The token `Limits::page` issues to resume after 3 items of the query
 /// fingerprinted "q". Pinned: a change voids every cursor handed out.
-const TOKEN_Q_3: &str = "AQDZVnK1B8nRCAEDzfmnOtGYaC8";
+const TOKEN_Q_3: &str = "AQLZVnK1B8nRCAMBA7UXjFcKnHzb";
 
 // ---------------------------------------------------------------------------
 // Golden JSON
@@ -113,6 +121,7 @@ fn golden_exact_result_is_small_and_plain() {
         Wire {
             complete: true,
             truncation: None,
+            start: None,
             count: 3,
             total: eq_total(3),
             next_cursor: None,
@@ -193,7 +202,7 @@ fn golden_page_with_cursor() {
         concat!(
             r#"{"complete":false,"truncation":{"by":"limit","limit":3,"#,
             r#""note":"Stopped at the limit of 3 items and more exist: resume with next_cursor, raise the limit or narrow the query."},"#,
-            r#""count":3,"total":{"value":4,"relation":"gte"},"next_cursor":"AQDZVnK1B8nRCAEDzfmnOtGYaC8","items":[0,1,2]}"#
+            r#""count":3,"total":{"value":4,"relation":"gte"},"next_cursor":"AQLZVnK1B8nRCAMBA7UXjFcKnHzb","items":[0,1,2]}"#
         )
     );
     assert_eq!(
@@ -274,7 +283,8 @@ fn count_total_gives_an_exact_total_beside_a_truncation() {
 fn design_example() -> String {
     json!({
         "complete": false,
-        "truncation": { "by": "limit", "limit": 3, "requested": 100000 },
+        "truncation": { "by": "limit", "limit": 3, "requested": 100000,
+                        "note": "Stopped at the limit of 3 items (the 100000 asked for is above this server's ceiling) and more exist: resume with next_cursor or narrow the query; asking for a larger limit will not help." },
         "count": 3,
         "total": { "value": 1001, "relation": "gte" },
         "next_cursor": TOKEN_Q_3,
@@ -311,12 +321,16 @@ fn golden_design_example_with_skipped_decodes_and_reencodes() {
             r#"{"complete":false,"truncation":{"by":"limit","limit":3,"requested":100000,"#,
             r#""note":"Stopped at the limit of 3 items (the 100000 asked for is above this server's ceiling) "#,
             r#"and more exist: resume with next_cursor or narrow the query; asking for a larger limit will not help."},"#,
-            r#""count":3,"total":{"value":1001,"relation":"gte"},"next_cursor":"AQDZVnK1B8nRCAEDzfmnOtGYaC8","#,
+            r#""count":3,"total":{"value":1001,"relation":"gte"},"next_cursor":"AQLZVnK1B8nRCAMBA7UXjFcKnHzb","#,
             r#""skipped":{"total":4,"by_reason":{"binary":3,"too_large":1},"sample":[{"path":"img/logo.png","reason":"binary"}]},"#,
             r#""items":[0,1,2]}"#
         )
     );
-    assert_eq!(top_keys(&json), crate::core_support::KEY_ORDER);
+    let without_start: Vec<&str> = crate::core_support::KEY_ORDER
+        .into_iter()
+        .filter(|k| *k != "start")
+        .collect();
+    assert_eq!(top_keys(&json), without_start);
     let wire = decode::<u32>(&json);
     assert_eq!(
         wire.skipped,
@@ -413,7 +427,7 @@ fn field_order_is_fixed_and_empty_fields_are_omitted() {
                     .to_json()
                     .unwrap()
             },
-            vec!["complete", "count", "total", "items"],
+            vec!["complete", "start", "count", "total", "items"],
         ),
         (
             "skipped",
@@ -421,7 +435,10 @@ fn field_order_is_fixed_and_empty_fields_are_omitted() {
                 .unwrap()
                 .to_json()
                 .unwrap(),
-            crate::core_support::KEY_ORDER.to_vec(),
+            crate::core_support::KEY_ORDER
+                .into_iter()
+                .filter(|k| *k != "start")
+                .collect(),
         ),
     ];
     let mut names: Vec<&str> = cases.iter().map(|c| c.0).collect();
@@ -448,6 +465,8 @@ fn truncation_note_is_present_on_every_kind_of_stop() {
         let note = match wire.truncation.expect("truncated") {
             WireTruncation::Limit { note, .. } | WireTruncation::Budget { note, .. } => note,
         };
+        // A budget that leaves room for the full note keeps it.
+        let note = note.expect("a note");
         assert!(note.starts_with("Stopped"), "{note}");
         assert!(note.ends_with('.'), "{note}");
         assert_eq!(
@@ -756,12 +775,12 @@ fn disclosure_lines() {
     let cases: Vec<(&str, String, &str)> = vec![
         (
             "exact",
-            Bounded::exact(vec![1u32, 2, 3]).disclosure("matches"),
+            Bounded::exact(vec![1u32, 2, 3]).summary("matches"),
             "Complete: 3 matches.",
         ),
         (
             "exact, one item",
-            Bounded::exact(vec![7u32]).disclosure("matches"),
+            Bounded::exact(vec![7u32]).summary("matches"),
             "Complete: 1 match.",
         ),
         (
@@ -771,8 +790,8 @@ fn disclosure_lines() {
                 .clock(ManualClock::new().auto_advance(Duration::from_millis(10)))
                 .collect(0..50u32)
                 .unwrap()
-                .disclosure("matches"),
-            "Incomplete: 3 of at least 3 matches (deadline budget of 25 ms ran out). Allow more time or narrow the query to see the rest.",
+                .summary("matches"),
+            "Incomplete: matches 1-3 of at least 3 (deadline budget of 25 ms ran out). Allow more time or narrow the query to see the rest.",
         ),
         (
             "limit",
@@ -780,8 +799,8 @@ fn disclosure_lines() {
                 .limit(1000)
                 .collect(0..5000u32)
                 .unwrap()
-                .disclosure("matches"),
-            "Incomplete: 1000 of at least 1001 matches (limit 1000). Raise the limit or narrow the query to see the rest.",
+                .summary("matches"),
+            "Incomplete: matches 1-1000 of at least 1001 (limit 1000). Raise the limit or narrow the query to see the rest.",
         ),
         (
             "limit with cursor (DESIGN.md's line)",
@@ -789,8 +808,8 @@ fn disclosure_lines() {
                 .limit(1000)
                 .page(&scope, None, 0..5000u32)
                 .unwrap()
-                .disclosure("matches"),
-            "Incomplete: 1000 of at least 1001 matches (limit 1000). Resume with next_cursor.",
+                .summary("matches"),
+            "Incomplete: matches 1-1000 of at least 1001 (limit 1000). Resume with next_cursor.",
         ),
         (
             "clamped limit",
@@ -799,8 +818,8 @@ fn disclosure_lines() {
                 .limit(100)
                 .collect(0..50u32)
                 .unwrap()
-                .disclosure("matches"),
-            "Incomplete: 5 of at least 6 matches (limit 5; 100 requested, above the ceiling). Narrow the query to see the rest.",
+                .summary("matches"),
+            "Incomplete: matches 1-5 of at least 6 (limit 5; 100 requested, above the ceiling). Narrow the query to see the rest.",
         ),
         (
             "counted total",
@@ -809,15 +828,15 @@ fn disclosure_lines() {
                 .count_total(true)
                 .collect(0..7u32)
                 .unwrap()
-                .disclosure("callers"),
-            "Incomplete: 2 of 7 callers (limit 2). Raise the limit or narrow the query to see the rest.",
+                .summary("callers"),
+            "Incomplete: callers 1-2 of 7 (limit 2). Raise the limit or narrow the query to see the rest.",
         ),
         (
             "skipped by policy",
             serde_json::from_str::<Bounded<u32>>(&design_example())
                 .unwrap()
-                .disclosure("matches"),
-            "Incomplete: 3 of at least 1001 matches (limit 3; 100000 requested, above the ceiling). Resume with next_cursor. 4 inputs skipped by policy (binary: 3, too_large: 1).",
+                .summary("matches"),
+            "Incomplete: matches 1-3 of at least 1001 (limit 3; 100000 requested, above the ceiling). Resume with next_cursor. 4 inputs skipped by policy (binary: 3, too_large: 1).",
         ),
         (
             "skipped for an error",
@@ -826,7 +845,7 @@ fn disclosure_lines() {
                     "skipped":{"total":1,"by_reason":{"unreadable":1},"sample":[]},"items":[4,5]}"#,
             )
             .unwrap()
-            .disclosure("matches"),
+            .summary("matches"),
             "Incomplete: 2 matches found, but 1 input could not be searched because of errors (unreadable: 1).",
         ),
     ];
@@ -837,10 +856,10 @@ fn disclosure_lines() {
         .max_bytes(400)
         .collect((0..50u32).map(|n| format!("item {n}")))
         .unwrap()
-        .disclosure("matches");
+        .summary("matches");
     assert!(
         budget.starts_with(
-            "Incomplete: 8 of at least 34 matches (output_bytes budget of 400 bytes ran out). Raise max_bytes or narrow the query to see the rest."
+            "Incomplete: matches 1-8 of at least 34 (output_bytes budget of 400 bytes ran out). Raise max_bytes or narrow the query to see the rest."
         ),
         "{budget}"
     );
@@ -861,7 +880,7 @@ fn budget_disclosure_does_not_advise_raising_the_limit() {
         .collect((0..50u32).map(|n| n.to_string()))
         .unwrap();
     for b in [bytes, deadline] {
-        let line = b.disclosure("matches");
+        let line = b.summary("matches");
         assert!(!line.contains("Raise the limit"), "{line}");
     }
 }
@@ -878,4 +897,100 @@ fn bounded_iterates_by_reference() {
     assert_eq!(b.iter().count(), b.len());
     // The result is still there, disclosure and all.
     assert!(b.is_truncated());
+}
+
+// ---------------------------------------------------------------------------
+// Golden JSON: start, the clamp under a budget, and the note under a tight
+// budget
+
+#[test]
+fn golden_resumed_page_says_where_it_starts() {
+    let scope = Scope::new(Fingerprint::of("q"));
+    let limits = Limits::new().limit(3).count_total(true);
+    let first = limits.page(&scope, None, 0..8u32).unwrap();
+    let second = limits.page(&scope, first.next_cursor(), 0..8u32).unwrap();
+    let json = second.to_json().unwrap();
+    assert_eq!(
+        json,
+        concat!(
+            r#"{"complete":false,"truncation":{"by":"limit","limit":3,"#,
+            r#""note":"Stopped at the limit of 3 items and more exist: resume with next_cursor, raise the limit or narrow the query."},"#,
+            r#""start":3,"count":3,"total":{"value":8,"relation":"eq"},"next_cursor":"AQLZVnK1B8nRCAYBBlvDLN5OqBjX","items":[3,4,5]}"#
+        )
+    );
+    let wire = decode::<u32>(&json);
+    assert_eq!(wire.start, Some(3));
+    assert_eq!(wire.count, 3);
+    assert_eq!(wire.total, eq_total(8));
+    assert_eq!(wire.items, vec![3, 4, 5]);
+}
+
+#[test]
+fn golden_clamp_under_a_byte_budget() {
+    let b = Limits::new()
+        .ceiling(50)
+        .limit(100)
+        .max_bytes(330)
+        .collect((0..50u32).map(|n| format!("item {n}")))
+        .unwrap();
+    let json = b.to_json().unwrap();
+    assert_eq!(
+        json,
+        concat!(
+            r#"{"complete":false,"truncation":{"by":"budget","budget":"output_bytes","max":330,"used":325,"#,
+            r#""limit":50,"requested":100,"note":"More items exist."},"count":13,"total":{"value":27,"relation":"gte"},"#,
+            r#""items":["item 0","item 1","item 2","item 3","item 4","item 5","item 6","item 7","item 8","item 9","item 10","item 11","item 12"]}"#
+        )
+    );
+    match decode::<String>(&json).truncation {
+        Some(WireTruncation::Budget {
+            budget,
+            limit,
+            requested,
+            ..
+        }) => {
+            assert_eq!(budget, "output_bytes");
+            assert_eq!((limit, requested), (Some(50), Some(100)));
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn golden_tight_budget_shortens_then_drops_the_note() {
+    let scope = Scope::new(Fingerprint::of("q"));
+    let items = || (0..50u32).map(|n| format!("item {n}"));
+    let page = |max: usize| {
+        Limits::new()
+            .max_bytes(max)
+            .page(&scope, None, items())
+            .unwrap()
+            .to_json()
+            .unwrap()
+    };
+    // The full note does not fit beside one item: the short one does.
+    assert_eq!(
+        page(260),
+        concat!(
+            r#"{"complete":false,"truncation":{"by":"budget","budget":"output_bytes","max":260,"used":256,"#,
+            r#""note":"More items exist: resume with next_cursor."},"count":1,"total":{"value":20,"relation":"gte"},"#,
+            r#""next_cursor":"AQLZVnK1B8nRCAEBAe8LaLlultge","items":["item 0"]}"#
+        )
+    );
+    // Not even the short note fits beside one item: without a note, two
+    // items and their cursor do.
+    assert_eq!(
+        page(215),
+        concat!(
+            r#"{"complete":false,"truncation":{"by":"budget","budget":"output_bytes","max":215,"used":213},"#,
+            r#""count":2,"total":{"value":16,"relation":"gte"},"#,
+            r#""next_cursor":"AQLZVnK1B8nRCAIBAq-uJh8DZ7Sg","items":["item 0","item 1"]}"#
+        )
+    );
+    for (max, json) in [(260, page(260)), (215, page(215))] {
+        let wire = decode::<String>(&json);
+        assert!(json.len() <= max);
+        assert!(wire.count >= 1);
+        assert!(wire.next_cursor.is_some());
+    }
 }

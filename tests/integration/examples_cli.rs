@@ -354,7 +354,10 @@ fn human_output_is_path_line_text_and_the_last_line_discloses() {
         .last()
         .expect("a status line")
         .to_owned();
-    assert!(last.starts_with("Incomplete: 2 of at least"), "{last}");
+    assert!(
+        last.starts_with("Incomplete: matches 1-2 of at least"),
+        "{last}"
+    );
     assert!(last.contains("(limit 2)"), "{last}");
     assert!(last.contains("--cursor "), "{last}");
 
@@ -372,7 +375,7 @@ fn human_output_is_path_line_text_and_the_last_line_discloses() {
         .as_u64()
         .expect("a count");
     assert!(
-        last.starts_with(&format!("Incomplete: 2 of {expected_total} matches")),
+        last.starts_with(&format!("Incomplete: matches 1-2 of {expected_total}")),
         "{last}"
     );
 }

@@ -99,7 +99,7 @@ where
     let bounded: Bounded<T> = serde_json::from_value(structured.clone()).expect("the wire shape");
     assert_eq!(
         first,
-        bounded.disclosure(noun),
+        bounded.summary(noun),
         "the text opens with the disclosure"
     );
     structured
@@ -433,7 +433,10 @@ async fn a_limit_above_the_ceiling_is_clamped_and_disclosed() {
     assert_eq!(page["truncation"]["requested"], 50);
     assert_eq!(page["total"]["relation"], "eq");
     let first = text(&result).lines().next().unwrap_or_default().to_owned();
-    assert!(first.starts_with("Incomplete: 5 of 42 matches"), "{first}");
+    assert!(
+        first.starts_with("Incomplete: matches 1-5 of 42"),
+        "{first}"
+    );
     assert!(first.contains("50 requested"), "{first}");
 
     // The server's default limit is not a request: no clamp to disclose.

@@ -1,7 +1,9 @@
 //! The integration tests: one binary (`autotests = false`), one module per
 //! area.
 
+mod core_disclosure;
 mod core_errors;
+mod core_paging;
 mod core_props;
 mod core_support;
 mod core_wire;

@@ -882,7 +882,7 @@ fn check_limited(
                 name
             );
         }
-        Completeness::TruncatedByBudget { budget } => {
+        Completeness::TruncatedByBudget { budget, .. } => {
             prop_assert_eq!(budget.kind(), BudgetKind::OutputBytes, "{}", name);
             prop_assert!(max_bytes.is_some(), "{}: no byte budget was set", name);
             prop_assert!(got.len() < answer.len(), "{}: truncated but whole", name);
@@ -1072,19 +1072,20 @@ fn page_through<C: Corpus + ?Sized>(
                 json_len(&b)
             );
         }
-        let remaining = answer_len - all.len();
+        // A page says where it starts, and its total counts the whole
+        // answer, also on a resumed page.
+        prop_assert_eq!(b.start(), all.len() as u64, "{}: page {}", name, page);
         if count_total && b.completeness().is_truncated_by_limit() {
-            // On a resumed page the total counts from the cursor on.
             prop_assert_eq!(
                 b.total(),
-                Total::Exact(remaining as u64),
+                Total::Exact(answer_len as u64),
                 "{}: page {}",
                 name,
                 page
             );
         }
         if b.completeness().is_exact() {
-            prop_assert_eq!(b.total(), Total::Exact(b.len() as u64), "{}", name);
+            prop_assert_eq!(b.total(), Total::Exact(answer_len as u64), "{}", name);
         }
         all.extend(wants_of(&b));
         match b.next_cursor() {

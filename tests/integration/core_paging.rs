@@ -1,0 +1,828 @@
+//! Properties of paging under tight byte budgets, and of the disclosure's
+//! rules as `Bounded::from_parts` and the decoder apply them.
+//!
+//! Walking `next_cursor` from the first page yields the full answer exactly
+//! once; every page fits `max_bytes`, says where it starts and never claims
+//! more than its total; every cursor resumes; and whenever the required
+//! fields plus one item fit the budget, a page holds an item and a cursor.
+
+use candor::{Bounded, JsonStream};
+use candor::{
+    Budget, BudgetKind, Clamp, Completeness, Corpus, Cursor, Disclosure, Documents, ErrorKind,
+    Fingerprint, Limits, Query, Scope, SkipReason, Skipped, SkippedInput, Total,
+};
+use proptest::prelude::*;
+use proptest::test_runner::Config;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+fn config() -> Config {
+    Config {
+        cases: 128,
+        failure_persistence: None,
+        ..Config::default()
+    }
+}
+
+/// Strings of every length that matter, some JSON-escaped.
+fn item_string() -> impl Strategy<Value = String> {
+    prop_oneof![
+        3 => "[a-z]{0,12}",
+        1 => "[a-z\"\\\\\n\u{1}é]{0,40}",
+        1 => Just(String::new()),
+    ]
+}
+
+/// Knobs for a walk: the page limit (with a ceiling that may clamp it),
+/// a byte budget that is often tight, and counting.
+#[derive(Debug, Clone)]
+struct Knobs {
+    limit: Option<usize>,
+    ceiling: Option<usize>,
+    max_bytes: Option<usize>,
+    count_total: bool,
+}
+
+fn knobs() -> impl Strategy<Value = Knobs> {
+    (
+        prop::option::weighted(0.7, 1..12usize),
+        prop::option::weighted(0.3, 1..8usize),
+        prop::option::weighted(0.85, prop_oneof![120..400usize, 400..1200usize]),
+        any::<bool>(),
+    )
+        .prop_map(|(limit, ceiling, max_bytes, count_total)| Knobs {
+            limit,
+            ceiling,
+            max_bytes,
+            count_total,
+        })
+}
+
+impl Knobs {
+    fn limits(&self) -> Limits {
+        let mut l = Limits::new().count_total(self.count_total);
+        if let Some(n) = self.limit {
+            l = l.limit(n);
+        }
+        if let Some(n) = self.ceiling {
+            l = l.ceiling(n);
+        }
+        if let Some(n) = self.max_bytes {
+            l = l.max_bytes(n);
+        }
+        l
+    }
+}
+
+/// The size of the smallest page that holds `item` after `start` items and
+/// a cursor: the required fields only (no note, an empty sample), with a
+/// total and `used` as wide as they can be.
+fn required_with_one<T: Serialize + Clone>(
+    item: &T,
+    start: u64,
+    answer_len: u64,
+    cursor: Cursor,
+    max: usize,
+    skipped: &Skipped,
+    clamp: Option<Clamp>,
+) -> usize {
+    let completeness = Completeness::TruncatedByBudget {
+        budget: Budget::new(BudgetKind::OutputBytes, max as u64, max as u64),
+        clamp,
+    };
+    let disclosure = Disclosure::new(completeness, Total::AtLeast(answer_len.max(start + 2)))
+        .with_start(start)
+        .with_next_cursor(cursor)
+        .with_skipped(skipped.clone());
+    let b = Bounded::from_parts(vec![item.clone()], disclosure).expect("a valid page");
+    let mut value: Value = serde_json::from_str(&b.to_json().unwrap()).unwrap();
+    value["truncation"]
+        .as_object_mut()
+        .expect("a truncation")
+        .remove("note");
+    if let Some(sample) = value.get_mut("skipped").and_then(|s| s.get_mut("sample")) {
+        *sample = Value::Array(Vec::new());
+    }
+    serde_json::to_string(&value).unwrap().len()
+}
+
+/// Checks one page of a walk: the rules of DESIGN.md for the page alone,
+/// and that the wire form decodes back to the same page.
+fn check_page<T>(
+    full: &[T],
+    done: usize,
+    page: &Bounded<T>,
+    max_bytes: Option<usize>,
+) -> Result<(), TestCaseError>
+where
+    T: Serialize + DeserializeOwned + PartialEq + std::fmt::Debug + Clone,
+{
+    let len = page.len() as u64;
+    prop_assert_eq!(page.start(), done as u64, "start is the items before");
+    prop_assert!(
+        page.start() + len <= page.total().value(),
+        "start + count > total"
+    );
+    prop_assert!(
+        page.total().value() <= full.len() as u64,
+        "total overstates"
+    );
+    if page.total().is_exact() {
+        prop_assert_eq!(page.total().value(), full.len() as u64);
+    }
+    prop_assert_eq!(page.items(), &full[done..done + page.len()]);
+    if page.completeness().is_exact() {
+        prop_assert_eq!(done + page.len(), full.len(), "exact but items are missing");
+        prop_assert!(page.next_cursor().is_none());
+    }
+    if let Some(next) = page.next_cursor() {
+        prop_assert_eq!(next.start(), page.start() + len);
+        prop_assert!(!page.is_empty(), "a cursor that does not advance");
+    }
+    let json = page.to_json().unwrap();
+    if let Some(max) = max_bytes {
+        prop_assert!(json.len() <= max, "{} > {}: {}", json.len(), max, json);
+    }
+    // Serialize then deserialize is the identity, for every form of note.
+    let back: Bounded<T> = serde_json::from_str(&json)
+        .map_err(|e| TestCaseError::fail(format!("own output refused: {e}: {json}")))?;
+    prop_assert_eq!(&back, page);
+    prop_assert_eq!(back.to_json().unwrap(), json);
+    let mut written = Vec::new();
+    page.write_json(&mut written).unwrap();
+    prop_assert_eq!(String::from_utf8(written).unwrap(), page.to_json().unwrap());
+    Ok(())
+}
+
+/// The clamp the knobs cause, if any.
+fn clamp_of(limits: &Limits) -> Option<Clamp> {
+    limits.applied_limit().clamp()
+}
+
+/// Walks `Limits::page` over `full` and checks every page.
+fn walk_pages(full: &[String], knobs: &Knobs) -> Result<(), TestCaseError> {
+    let scope = Scope::new(Fingerprint::of("tight pages"));
+    let limits = knobs.limits();
+    let mut all: Vec<String> = Vec::new();
+    let mut cursor: Option<Cursor> = None;
+    for _ in 0..=full.len() + 1 {
+        let result = limits.page(&scope, cursor.as_ref(), full.iter().cloned());
+        let done = all.len() as u64;
+        let fits_one = |max: usize| {
+            full.get(done as usize).is_some_and(|item| {
+                let next = scope.cursor_at(&(done + 1), done + 1);
+                let required = required_with_one(
+                    item,
+                    done,
+                    full.len() as u64,
+                    next,
+                    max,
+                    &Skipped::new(),
+                    clamp_of(&limits),
+                );
+                required <= max
+            })
+        };
+        let page = match result {
+            Ok(page) => page,
+            Err(e) => {
+                // Only a budget below the required fields is refused.
+                prop_assert!(
+                    matches!(e.kind(), ErrorKind::BudgetTooSmall { .. }),
+                    "{}",
+                    e
+                );
+                let max = knobs.max_bytes.expect("a budget");
+                prop_assert!(!fits_one(max), "refused, but one item fits {}", max);
+                return Ok(());
+            }
+        };
+        check_page(full, all.len(), &page, knobs.max_bytes)?;
+        if let (Some(max), true) = (knobs.max_bytes, page.is_truncated()) {
+            if fits_one(max) && knobs.limit != Some(0) {
+                prop_assert!(!page.is_empty(), "one item fits {} but none was given", max);
+                prop_assert!(page.next_cursor().is_some(), "no cursor");
+            }
+        }
+        if let Some(clamp) = clamp_of(&limits) {
+            if page.is_truncated() {
+                prop_assert_eq!(page.completeness().clamp(), Some(clamp), "clamp lost");
+            }
+        }
+        all.extend_from_slice(page.items());
+        match page.next_cursor() {
+            Some(next) => cursor = Some(next.clone()),
+            None => {
+                if page.is_truncated() {
+                    // Stalled only when one item cannot fit.
+                    let max = knobs.max_bytes;
+                    prop_assert!(
+                        max.is_some_and(|m| !fits_one(m)),
+                        "truncated without a cursor: {:?}",
+                        page
+                    );
+                    prop_assert_eq!(all.as_slice(), &full[..all.len()]);
+                } else {
+                    prop_assert_eq!(all.as_slice(), full, "pages do not rebuild the answer");
+                }
+                return Ok(());
+            }
+        }
+    }
+    Err(TestCaseError::fail("paging did not end"))
+}
+
+/// Walks `Limits::page_by_key` over sorted unique strings.
+fn walk_key_pages(full: &[String], knobs: &Knobs) -> Result<(), TestCaseError> {
+    let scope = Scope::new(Fingerprint::of("tight key pages"));
+    let limits = knobs.limits();
+    let mut all: Vec<String> = Vec::new();
+    let mut cursor: Option<Cursor> = None;
+    for _ in 0..=full.len() + 1 {
+        let source = |after: Option<String>| {
+            full.iter()
+                .filter(move |s| after.as_ref().is_none_or(|a| *s > a))
+                .cloned()
+        };
+        let done = all.len() as u64;
+        let fits_one = |max: usize| {
+            full.get(done as usize).is_some_and(|item| {
+                let next = scope.cursor_at(item, done + 1);
+                required_with_one(
+                    item,
+                    done,
+                    full.len() as u64,
+                    next,
+                    max,
+                    &Skipped::new(),
+                    clamp_of(&limits),
+                ) <= max
+            })
+        };
+        let page = match limits.page_by_key(&scope, cursor.as_ref(), source, String::clone) {
+            Ok(page) => page,
+            Err(e) => {
+                prop_assert!(
+                    matches!(e.kind(), ErrorKind::BudgetTooSmall { .. }),
+                    "{}",
+                    e
+                );
+                prop_assert!(!fits_one(knobs.max_bytes.expect("a budget")));
+                return Ok(());
+            }
+        };
+        check_page(full, all.len(), &page, knobs.max_bytes)?;
+        if let (Some(max), true) = (knobs.max_bytes, page.is_truncated()) {
+            if fits_one(max) {
+                prop_assert!(!page.is_empty(), "one item fits {} but none was given", max);
+                prop_assert!(page.next_cursor().is_some(), "no cursor");
+            }
+        }
+        all.extend_from_slice(page.items());
+        match page.next_cursor() {
+            Some(next) => {
+                let key: String = scope.resume(next).expect("every cursor resumes");
+                prop_assert_eq!(Some(&key), page.items().last());
+                cursor = Some(next.clone());
+            }
+            None => {
+                if page.is_truncated() {
+                    prop_assert!(knobs.max_bytes.is_some_and(|m| !fits_one(m)));
+                } else {
+                    prop_assert_eq!(all.as_slice(), full);
+                }
+                return Ok(());
+            }
+        }
+    }
+    Err(TestCaseError::fail("paging did not end"))
+}
+
+/// A corpus: documents of lines, some binary (skipped by policy).
+#[derive(Debug, Clone)]
+struct Doc {
+    lines: Vec<bool>,
+    binary: bool,
+}
+
+fn docs() -> impl Strategy<Value = Vec<Doc>> {
+    prop::collection::vec(
+        (
+            prop::collection::vec(any::<bool>(), 0..6),
+            prop::bool::weighted(0.2),
+        )
+            .prop_map(|(lines, binary)| Doc { lines, binary }),
+        0..14,
+    )
+}
+
+fn corpus(docs: &[Doc]) -> (Documents<'static>, Vec<(String, u64)>) {
+    let mut corpus = Documents::new();
+    let mut oracle = Vec::new();
+    for (i, doc) in docs.iter().enumerate() {
+        let name = format!("d{i:02}.txt");
+        let mut text = String::new();
+        for (n, hit) in doc.lines.iter().enumerate() {
+            text.push_str(if *hit { "a fish here\n" } else { "nothing\n" });
+            if *hit && !doc.binary {
+                oracle.push((name.clone(), n as u64 + 1));
+            }
+        }
+        if doc.binary {
+            text.push('\0');
+        }
+        corpus.insert(name, text).unwrap();
+    }
+    (corpus, oracle)
+}
+
+/// Walks a search over `Documents`, against the oracle of matching lines.
+fn walk_search(docs: &[Doc], knobs: &Knobs) -> Result<(), TestCaseError> {
+    let (corpus, oracle) = corpus(docs);
+    let query = Query::literal("fish");
+    let limits = knobs.limits();
+    let mut all: Vec<(String, u64)> = Vec::new();
+    let mut cursor: Option<Cursor> = None;
+    for _ in 0..=oracle.len() + 1 {
+        let page = match corpus.search(&query, &limits, cursor.as_ref()) {
+            Ok(page) => page,
+            Err(e) => {
+                prop_assert!(
+                    matches!(e.kind(), ErrorKind::BudgetTooSmall { .. }),
+                    "{}",
+                    e
+                );
+                // Never a budget that holds the next match with them.
+                let max = knobs.max_bytes.expect("a budget");
+                if let Some(first) = corpus_match(&corpus, &oracle, all.len()) {
+                    let done = all.len() as u64;
+                    let required = required_with_one(
+                        &first,
+                        done,
+                        oracle.len() as u64,
+                        scope_cursor(&first, done),
+                        max,
+                        &Skipped::new(),
+                        clamp_of(&limits),
+                    );
+                    prop_assert!(required > max, "refused, but one match fits {}", max);
+                }
+                return Ok(());
+            }
+        };
+        let got: Vec<(String, u64)> = page
+            .iter()
+            .map(|m| (m.path.clone(), m.line_number))
+            .collect();
+        prop_assert_eq!(page.start(), all.len() as u64);
+        prop_assert!(page.start() + page.len() as u64 <= page.total().value());
+        prop_assert!(page.total().value() <= oracle.len() as u64);
+        prop_assert_eq!(got.as_slice(), &oracle[all.len()..all.len() + got.len()]);
+        let json = page.to_json().unwrap();
+        if let Some(max) = knobs.max_bytes {
+            prop_assert!(json.len() <= max, "{} > {}", json.len(), max);
+        }
+        let back: Bounded<candor::Match> = serde_json::from_str(&json)
+            .map_err(|e| TestCaseError::fail(format!("own output refused: {e}: {json}")))?;
+        prop_assert_eq!(&back, &page);
+        // When one match fits with the required fields, the page has one.
+        if let (Some(max), Some(first)) =
+            (knobs.max_bytes, corpus_match(&corpus, &oracle, all.len()))
+        {
+            let done = all.len() as u64;
+            let next = scope_cursor(&first, done);
+            let required = required_with_one(
+                &first,
+                done,
+                oracle.len() as u64,
+                next,
+                max,
+                page.skipped(),
+                clamp_of(&limits),
+            );
+            if required <= max && page.is_truncated() {
+                prop_assert!(
+                    !page.is_empty(),
+                    "one match fits {} but none was given",
+                    max
+                );
+                prop_assert!(page.next_cursor().is_some());
+            }
+        }
+        all.extend(got);
+        match page.next_cursor() {
+            Some(next) => {
+                prop_assert!(!page.is_empty(), "a cursor that does not advance");
+                cursor = Some(next.clone());
+            }
+            None => {
+                if !page.is_truncated() {
+                    prop_assert_eq!(&all, &oracle, "pages do not rebuild the answer");
+                }
+                return Ok(());
+            }
+        }
+    }
+    Err(TestCaseError::fail("paging did not end"))
+}
+
+/// A cursor at least as long as the engine's after `first`, the match
+/// after `done` others.
+fn scope_cursor(first: &candor::Match, done: u64) -> Cursor {
+    Scope::new(Fingerprint::of("q"))
+        .generation(u64::MAX)
+        .cursor_at(&(first.path.clone(), u64::MAX), done + 1)
+}
+
+/// The match the oracle has at `index`, as the engine returns it alone.
+fn corpus_match(
+    corpus: &Documents<'_>,
+    oracle: &[(String, u64)],
+    index: usize,
+) -> Option<candor::Match> {
+    let (path, line) = oracle.get(index)?;
+    let query = Query::literal("fish").paths([path.as_str()]);
+    let found = corpus.search(&query, &Limits::new(), None).ok()?;
+    found.iter().find(|m| m.line_number == *line).cloned()
+}
+
+// ---------------------------------------------------------------------------
+// The disclosure's rules, built by hand
+
+/// A disclosure that obeys the rules, for `count` items.
+fn valid_disclosure() -> impl Strategy<Value = (Vec<u32>, Disclosure)> {
+    (
+        prop::collection::vec(any::<u32>(), 0..6),
+        0..1000u64,
+        0..4usize,
+        0..5u64,
+        any::<bool>(),
+        prop::collection::vec((0..6usize, "[a-z/]{1,8}"), 0..9),
+        any::<bool>(),
+    )
+        .prop_map(
+            |(items, start, kind, extra, with_cursor, skips, exact_total)| {
+                let count = items.len();
+                let end = start + count as u64;
+                let limit = count;
+                let completeness = match kind {
+                    0 => Completeness::Exact,
+                    1 => Completeness::TruncatedByLimit {
+                        limit,
+                        requested: (extra > 2).then_some(limit + extra as usize),
+                    },
+                    2 => Completeness::TruncatedByBudget {
+                        budget: Budget::new(BudgetKind::OutputBytes, 4096, 4000),
+                        clamp: (extra > 2).then(|| Clamp::new(limit, limit + 7)),
+                    },
+                    _ => Completeness::TruncatedByBudget {
+                        budget: Budget::new(BudgetKind::Deadline, 50, 70),
+                        clamp: None,
+                    },
+                };
+                let total = if completeness.is_exact() {
+                    Total::Exact(end)
+                } else {
+                    let more = u64::from(completeness.proves_more()) + extra;
+                    if exact_total {
+                        Total::Exact(end + more)
+                    } else {
+                        Total::AtLeast(end + more)
+                    }
+                };
+                let mut skipped = Skipped::new();
+                for (reason, path) in skips {
+                    let reason = match reason {
+                        0 => SkipReason::Binary,
+                        1 => SkipReason::TooLarge,
+                        2 => SkipReason::Unreadable,
+                        3 => SkipReason::Symlink,
+                        4 => SkipReason::Changed,
+                        _ => SkipReason::Other("shard_failed".into()),
+                    };
+                    skipped.record(SkippedInput::new(path, reason));
+                }
+                let mut d = Disclosure::new(completeness.clone(), total)
+                    .with_start(start)
+                    .with_skipped(skipped);
+                if with_cursor && completeness.is_truncated() {
+                    let scope = Scope::new(Fingerprint::of("parts"));
+                    d = d.with_next_cursor(scope.cursor_at(&end, end));
+                }
+                (items, d)
+            },
+        )
+}
+
+/// Ways to break one rule of a valid envelope, on the wire.
+#[derive(Debug, Clone, Copy)]
+enum Breakage {
+    TotalBelowEnd,
+    SkippedTotalOff,
+    CountOff,
+    CursorOnExact,
+    StartPastTotal,
+}
+
+fn break_wire(value: &mut Value, how: Breakage) -> bool {
+    let end = value["start"].as_u64().unwrap_or(0) + value["count"].as_u64().unwrap();
+    match how {
+        Breakage::TotalBelowEnd if end > 0 => value["total"]["value"] = (end - 1).into(),
+        Breakage::SkippedTotalOff if value.get("skipped").is_some() => {
+            let t = value["skipped"]["total"].as_u64().unwrap();
+            value["skipped"]["total"] = (t + 1).into();
+        }
+        Breakage::CountOff => {
+            let c = value["count"].as_u64().unwrap();
+            value["count"] = (c + 1).into();
+        }
+        Breakage::CursorOnExact if value.get("truncation").is_none() => {
+            let token = Scope::new(Fingerprint::of("parts")).cursor_at(&end, end);
+            value["next_cursor"] = token.to_string().into();
+        }
+        Breakage::StartPastTotal => {
+            let total = value["total"]["value"].as_u64().unwrap();
+            value["start"] = (total + 1).into();
+        }
+        _ => return false,
+    }
+    true
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    /// Rules 1, 3, 5 and 6 for `Limits::page` under tight budgets and
+    /// clamped limits.
+    #[test]
+    fn pages_under_tight_budgets_rebuild_the_answer(
+        full in prop::collection::vec(item_string(), 0..30),
+        knobs in knobs(),
+    ) {
+        walk_pages(&full, &knobs)?;
+    }
+
+    /// The same for `Limits::page_by_key`.
+    #[test]
+    fn key_pages_under_tight_budgets_rebuild_the_answer(
+        full in prop::collection::btree_set(item_string(), 0..30),
+        knobs in knobs(),
+    ) {
+        let full: Vec<String> = full.into_iter().collect();
+        walk_key_pages(&full, &knobs)?;
+    }
+
+    /// The same for a search over `Documents`, with skipped inputs.
+    #[test]
+    fn searches_under_tight_budgets_rebuild_the_answer(docs in docs(), knobs in knobs()) {
+        walk_search(&docs, &knobs)?;
+    }
+
+    /// A valid disclosure is accepted by `from_parts`, and its wire form
+    /// decodes to the same result and encodes to the same bytes.
+    #[test]
+    fn valid_parts_round_trip((items, disclosure) in valid_disclosure()) {
+        let b = Bounded::from_parts(items, disclosure.clone())
+            .map_err(|e| TestCaseError::fail(format!("{e}: {disclosure:?}")))?;
+        prop_assert_eq!(b.disclosure(), &disclosure);
+        let json = b.to_json().unwrap();
+        let back: Bounded<u32> = serde_json::from_str(&json)
+            .map_err(|e| TestCaseError::fail(format!("{e}: {json}")))?;
+        prop_assert_eq!(&back, &b);
+        prop_assert_eq!(back.to_json().unwrap(), json);
+    }
+
+    /// Breaking one rule on the wire is refused by the decoder, and the
+    /// same parts are refused by `from_parts`.
+    #[test]
+    fn broken_rules_are_refused(
+        (items, disclosure) in valid_disclosure(),
+        how in prop_oneof![
+            Just(Breakage::TotalBelowEnd),
+            Just(Breakage::SkippedTotalOff),
+            Just(Breakage::CountOff),
+            Just(Breakage::CursorOnExact),
+            Just(Breakage::StartPastTotal),
+        ],
+    ) {
+        let b = Bounded::from_parts(items, disclosure).expect("valid");
+        let mut value: Value = serde_json::from_str(&b.to_json().unwrap()).unwrap();
+        prop_assume!(break_wire(&mut value, how));
+        let json = value.to_string();
+        prop_assert!(
+            serde_json::from_str::<Bounded<u32>>(&json).is_err(),
+            "accepted {:?}: {}", how, json
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Examples
+
+#[test]
+fn from_parts_refuses_each_broken_rule_with_its_reason() {
+    let scope = Scope::new(Fingerprint::of("parts"));
+    let limit = |limit, requested| Completeness::TruncatedByLimit { limit, requested };
+    let mut unreadable = Skipped::new();
+    unreadable.record(SkippedInput::new("a", SkipReason::Unreadable));
+    let cases: Vec<(&str, Vec<u32>, Disclosure, &str)> = vec![
+        (
+            "exact total other than start + count",
+            vec![1, 2],
+            Disclosure::new(Completeness::Exact, Total::Exact(3)),
+            "exact total",
+        ),
+        (
+            "exact with a lower bound",
+            vec![1],
+            Disclosure::new(Completeness::Exact, Total::AtLeast(1)),
+            "exact total",
+        ),
+        (
+            "exact with a cursor",
+            vec![1],
+            Disclosure::new(Completeness::Exact, Total::Exact(1))
+                .with_next_cursor(scope.cursor_at(&1u64, 1)),
+            "next_cursor",
+        ),
+        (
+            "total below start + count",
+            vec![1, 2],
+            Disclosure::new(limit(2, None), Total::AtLeast(5)).with_start(4),
+            "below count",
+        ),
+        (
+            "limit stop without more",
+            vec![1, 2],
+            Disclosure::new(limit(2, None), Total::AtLeast(2)),
+            "above start + count",
+        ),
+        (
+            "more items than the limit",
+            vec![1, 2, 3],
+            Disclosure::new(limit(2, None), Total::AtLeast(9)),
+            "above the limit",
+        ),
+        (
+            "requested not above the limit",
+            vec![1],
+            Disclosure::new(limit(2, Some(2)), Total::AtLeast(9)),
+            "requested",
+        ),
+        (
+            "clamp not above its limit",
+            vec![1],
+            Disclosure::new(
+                Completeness::TruncatedByBudget {
+                    budget: Budget::new(BudgetKind::Files, 3, 3),
+                    clamp: Some(Clamp::new(5, 5)),
+                },
+                Total::AtLeast(1),
+            ),
+            "requested",
+        ),
+        (
+            "output bytes over the max",
+            vec![1],
+            Disclosure::new(
+                Completeness::TruncatedByBudget {
+                    budget: Budget::new(BudgetKind::OutputBytes, 100, 101),
+                    clamp: None,
+                },
+                Total::AtLeast(2),
+            ),
+            "output-bytes",
+        ),
+        (
+            "cursor at the wrong item",
+            vec![1, 2],
+            Disclosure::new(limit(2, None), Total::AtLeast(3))
+                .with_next_cursor(scope.cursor(&2u64)),
+            "resumes after item 0",
+        ),
+    ];
+    let mut names: Vec<&str> = cases.iter().map(|c| c.0).collect();
+    names.sort_unstable();
+    names.dedup();
+    assert_eq!(names.len(), cases.len(), "case names are unique");
+    for (name, items, disclosure, needle) in cases {
+        let err = Bounded::from_parts(items, disclosure).expect_err(name);
+        assert!(
+            matches!(err.kind(), ErrorKind::InvalidDisclosure { .. }),
+            "{name}: {err:?}"
+        );
+        let message = err.to_string();
+        assert!(
+            message.contains(needle),
+            "{name}: {message:?} lacks {needle:?}"
+        );
+    }
+    // A valid one is accepted, and says so.
+    let ok = Bounded::from_parts(
+        vec![1u32],
+        Disclosure::new(Completeness::Exact, Total::Exact(1)).with_skipped(unreadable),
+    )
+    .unwrap();
+    assert!(!ok.is_complete(), "an error skip makes it incomplete");
+}
+
+#[test]
+fn the_summary_names_which_items_of_how_many() {
+    let scope = Scope::new(Fingerprint::of("numbers below 25"));
+    let limits = Limits::new().limit(10).count_total(true);
+    let first = limits.page(&scope, None, 0..25u32).unwrap();
+    let second = limits.page(&scope, first.next_cursor(), 0..25u32).unwrap();
+    let third = limits.page(&scope, second.next_cursor(), 0..25u32).unwrap();
+    assert_eq!(
+        first.summary("matches"),
+        "Incomplete: matches 1-10 of 25 (limit 10). Resume with next_cursor."
+    );
+    assert_eq!(
+        second.summary("matches"),
+        "Incomplete: matches 11-20 of 25 (limit 10). Resume with next_cursor."
+    );
+    assert_eq!(
+        third.summary("matches"),
+        "Complete: matches 21-25 of 25 (the last page)."
+    );
+    let one = Limits::new().limit(1).collect(0..3u32).unwrap();
+    assert_eq!(
+        one.summary("matches"),
+        "Incomplete: match 1 of at least 2 (limit 1). Raise the limit or narrow the query to see the rest."
+    );
+    let none = Limits::new().limit(0).collect(0..3u32).unwrap();
+    assert_eq!(
+        none.summary("matches"),
+        "Incomplete: no matches of at least 1 (limit 0). Raise the limit or narrow the query to see the rest."
+    );
+    let clamped = Limits::new()
+        .ceiling(1000)
+        .limit(100_000)
+        .max_bytes(2000)
+        .collect(0..5000u32)
+        .unwrap();
+    assert!(
+        clamped
+            .summary("matches")
+            .contains("limit 1000, 100000 requested, above the ceiling"),
+        "{}",
+        clamped.summary("matches")
+    );
+}
+
+#[test]
+fn a_stream_writes_the_wire_shape_of_the_collected_search() {
+    let mut docs = Documents::new();
+    for i in 0..4 {
+        docs.insert(format!("f{i}.txt"), "fish\n\"fish\"\nfish\n").unwrap();
+    }
+    docs.insert("z.bin", b"fish\0".to_vec()).unwrap();
+    let query = Query::literal("fish");
+    for limits in [
+        Limits::new(),
+        Limits::new().limit(5),
+        Limits::new().limit(12),
+    ] {
+        let collected = docs.search(&query, &limits, None).unwrap();
+        let mut json = JsonStream::new();
+        let end = docs
+            .search_each(&query, &limits, None, &mut |m| json.push(m).unwrap())
+            .unwrap();
+        let mut out = Vec::new();
+        json.write(&end, &mut out).unwrap();
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            collected.to_json().unwrap()
+        );
+        assert_eq!(end.disclosure(), collected.disclosure());
+    }
+}
+
+#[test]
+fn the_applied_limit_is_a_named_value() {
+    let applied = Limits::new().ceiling(10).limit(40).applied_limit();
+    assert_eq!(applied.limit(), Some(10));
+    assert_eq!(applied.requested(), Some(40));
+    assert_eq!(applied.clamp(), Some(Clamp::new(10, 40)));
+    let plain = Limits::new().limit(4).applied_limit();
+    assert_eq!((plain.limit(), plain.requested()), (Some(4), None));
+    assert_eq!(Limits::new().max_bytes(9).max_bytes_value(), Some(9));
+    let counted = Limits::new()
+        .limit(2)
+        .count_total(true)
+        .max_counted(5)
+        .collect(0..100u32)
+        .unwrap();
+    assert_eq!(counted.total(), Total::AtLeast(5));
+}
+
+#[test]
+fn a_cursor_carries_its_start_through_its_token() {
+    let scope = Scope::new(Fingerprint::of("q"));
+    let c = scope.cursor_at(&7u64, 7);
+    assert_eq!(c.start(), 7);
+    let parsed: Cursor = c.to_string().parse().unwrap();
+    assert_eq!(parsed, c);
+    assert_eq!(scope.cursor(&7u64).start(), 0);
+}
