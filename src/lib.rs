@@ -95,6 +95,7 @@ mod cursor;
 mod error;
 mod limits;
 mod merge;
+mod page;
 #[cfg(feature = "search")]
 mod search;
 mod skipped;
@@ -107,6 +108,7 @@ pub use completeness::{Budget, BudgetKind, Completeness, UnknownBudgetKind};
 pub use cursor::{Cursor, CursorKey, Fingerprint, Scope};
 pub use error::{Error, ErrorKind, Incomplete};
 pub use limits::Limits;
+pub use page::{Interrupted, KeyRequest, TryError};
 pub use skipped::{SKIPPED_SAMPLE_LEN, SkipReason, Skipped, SkippedInput};
 pub use total::Total;
 pub use wire::{LLM_GUIDE, envelope_schema};

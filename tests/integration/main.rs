@@ -1,6 +1,7 @@
 //! The integration tests: one binary (`autotests = false`), one module per
 //! area.
 
+mod adopters;
 mod core_errors;
 mod core_props;
 mod core_support;
