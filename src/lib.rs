@@ -81,6 +81,8 @@
 //! - `tree` (default): text search over directory trees, walked in path
 //!   order (.gitignore-aware, with the `ignore` crate's rule matching) and
 //!   searched in parallel.
+//! - `mcp`: the `mcp` module, MCP tool results and paging
+//!   arguments on the official SDK `rmcp`.
 //!
 //! With `default-features = false` only the core types remain, for tools
 //! that wrap their own queries (references, callers, outlines).
@@ -94,6 +96,8 @@ mod completeness;
 mod cursor;
 mod error;
 mod limits;
+#[cfg(feature = "mcp")]
+pub mod mcp;
 mod merge;
 mod page;
 #[cfg(feature = "search")]

@@ -372,3 +372,43 @@ fn the_two_sql_mistakes_are_refused() {
     assert_eq!(page.total(), Total::Exact(8963));
     assert!(page.is_truncated());
 }
+
+proptest! {
+    /// The skipped sample lists error skips before policy skips, each in
+    /// the order recorded, however the record was assembled from parts.
+    #[test]
+    fn skipped_sample_lists_errors_first(
+        skips in proptest::collection::vec(any::<bool>(), 0..20),
+        cut in any::<prop::sample::Index>(),
+    ) {
+        use candor::{SKIPPED_SAMPLE_LEN, SkipReason, Skipped, SkippedInput};
+        let input = |(n, is_error): (usize, &bool)| {
+            let reason = if *is_error { SkipReason::Vanished } else { SkipReason::Hidden };
+            SkippedInput::new(format!("f{n}"), reason)
+        };
+        let inputs: Vec<SkippedInput> = skips.iter().enumerate().map(input).collect();
+        let oracle: Vec<SkippedInput> = inputs
+            .iter()
+            .filter(|i| i.reason().is_error())
+            .chain(inputs.iter().filter(|i| !i.reason().is_error()))
+            .take(SKIPPED_SAMPLE_LEN)
+            .cloned()
+            .collect();
+        let mut whole = Skipped::new();
+        for i in &inputs {
+            whole.record(i.clone());
+        }
+        prop_assert_eq!(whole.sample(), oracle.as_slice());
+        let at = if inputs.is_empty() { 0 } else { cut.index(inputs.len() + 1) };
+        let (mut left, mut right) = (Skipped::new(), Skipped::new());
+        for i in &inputs[..at] {
+            left.record(i.clone());
+        }
+        for i in &inputs[at..] {
+            right.record(i.clone());
+        }
+        left.absorb(right);
+        prop_assert_eq!(left.sample(), oracle.as_slice());
+        prop_assert_eq!(left.total(), inputs.len() as u64);
+    }
+}
