@@ -175,7 +175,7 @@ pub enum TryError<T, E> {
     /// its promises (keys out of order, fewer items than asked for).
     Query(Error),
     /// The source yielded an error.
-    Source(Interrupted<T, E>),
+    Source(Box<Interrupted<T, E>>),
 }
 
 impl<T, E> TryError<T, E> {
@@ -210,6 +210,26 @@ impl<T, E> TryError<T, E> {
             TryError::Query(_) => None,
             TryError::Source(i) => Some(i),
         }
+    }
+}
+
+impl<T, E> TryError<T, E> {
+    /// A source's error before any item was read: for a source that fails
+    /// to start (a statement that does not prepare).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use candor::TryError;
+    /// let err: TryError<u8, &str> = TryError::from_source("no such table: refs");
+    /// assert_eq!(err.to_string(), "the source failed after 0 items: no such table: refs");
+    /// ```
+    pub fn from_source(error: E) -> Self {
+        TryError::Source(Box::new(Interrupted {
+            items: Vec::new(),
+            next_cursor: None,
+            error,
+        }))
     }
 }
 
@@ -340,6 +360,9 @@ impl<T: fmt::Debug, E: std::error::Error + 'static> std::error::Error for Interr
         Some(&self.error)
     }
 }
+
+/// The count of a page that reads on for its total instead.
+type NoCount<K, E> = fn(Option<&K>) -> Result<u64, E>;
 
 /// Why a source stopped being read before its end.
 enum Fault<E> {
@@ -505,7 +528,7 @@ fn interrupted<T: Serialize, E>(
                 .finish_parts(|_| None, None)
                 .map(|f| f.items)
                 .unwrap_or_default();
-            TryError::Source(Interrupted {
+            TryError::Source(Box::new(Interrupted {
                 next_cursor: if items.is_empty() {
                     None
                 } else {
@@ -513,7 +536,7 @@ fn interrupted<T: Serialize, E>(
                 },
                 items,
                 error,
-            })
+            }))
         }
     }
 }
@@ -727,11 +750,11 @@ impl Limits {
         while skipped_over < offset {
             if iter.next().is_none() {
                 if let Some(Fault::Source(error)) = iter.fault {
-                    return Err(TryError::Source(Interrupted {
+                    return Err(TryError::Source(Box::new(Interrupted {
                         items: Vec::new(),
                         next_cursor: None,
                         error,
-                    }));
+                    })));
                 }
                 return Err(Error::cursor_out_of_range(format!(
                     "it resumes after item {offset}, but the source holds only {skipped_over} items"
@@ -860,7 +883,7 @@ impl Limits {
         &self,
         scope: &Scope,
         cursor: Option<&Cursor>,
-        mut source: S,
+        source: S,
         key: F,
     ) -> Result<Bounded<T>, TryError<T, E>>
     where
@@ -870,8 +893,84 @@ impl Limits {
         K: CursorKey + Ord + Clone,
         F: Fn(&T) -> K,
     {
+        self.page_by_key_inner(scope, cursor, source, key, None::<NoCount<K, E>>)
+    }
+
+    /// Like [`try_page_by_key`](Self::try_page_by_key), with the total
+    /// from `count` instead of from reading on: `count` gets the key the
+    /// page resumes after and returns how many items follow it (in SQL,
+    /// `SELECT COUNT(*) ... WHERE key > ?1`). It is called only when the
+    /// page is truncated (an exact page knows its total), and its answer
+    /// is reported as an exact total; a count below what the page saw is
+    /// not believed, and the total becomes a lower bound.
+    ///
+    /// Use it when the source can count cheaply; the source is then asked
+    /// for `limit + 1` items only ([`Limits::count_total`] is not needed).
+    ///
+    /// # Errors
+    ///
+    /// Those of [`try_page_by_key`](Self::try_page_by_key);
+    /// [`TryError::Source`] also when `count` fails.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use candor::{Fingerprint, KeyRequest, Limits, Scope, Total};
+    /// let table: Vec<u64> = (1..=8963).collect();
+    /// let scope = Scope::new(Fingerprint::of("references of Typography"));
+    /// let rows = |request: KeyRequest<u64>| {
+    ///     let after = request.after().copied().unwrap_or(0);
+    ///     let fetch = request.fetch().unwrap_or(usize::MAX);
+    ///     table.iter().copied().filter(move |id| *id > after).take(fetch).map(Ok::<u64, std::io::Error>)
+    /// };
+    /// let count = |after: Option<&u64>| Ok(table.iter().filter(|id| Some(*id) > after).count() as u64);
+    /// let page = Limits::new().limit(1000).try_page_by_key_counted(&scope, None, rows, |id: &u64| *id, count)?;
+    /// assert_eq!(page.total(), Total::Exact(8963));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn try_page_by_key_counted<I, T, E, K, S, F, C>(
+        &self,
+        scope: &Scope,
+        cursor: Option<&Cursor>,
+        source: S,
+        key: F,
+        count: C,
+    ) -> Result<Bounded<T>, TryError<T, E>>
+    where
+        S: FnMut(KeyRequest<K>) -> I,
+        I: IntoIterator<Item = Result<T, E>>,
+        T: Serialize + Send + Sync + 'static,
+        K: CursorKey + Ord + Clone,
+        F: Fn(&T) -> K,
+        C: FnOnce(Option<&K>) -> Result<u64, E>,
+    {
+        self.page_by_key_inner(scope, cursor, source, key, Some(count))
+    }
+
+    fn page_by_key_inner<I, T, E, K, S, F, C>(
+        &self,
+        scope: &Scope,
+        cursor: Option<&Cursor>,
+        mut source: S,
+        key: F,
+        count: Option<C>,
+    ) -> Result<Bounded<T>, TryError<T, E>>
+    where
+        S: FnMut(KeyRequest<K>) -> I,
+        I: IntoIterator<Item = Result<T, E>>,
+        T: Serialize + Send + Sync + 'static,
+        K: CursorKey + Ord + Clone,
+        F: Fn(&T) -> K,
+        C: FnOnce(Option<&K>) -> Result<u64, E>,
+    {
+        let counting_here = count.is_some();
         let after = cursor.map(|c| scope.resume::<K>(c)).transpose()?;
-        let fetch = fetch_for(self);
+        let resumed_after = after.clone();
+        let fetch = if counting_here {
+            fetch_for(&self.clone().count_total(false))
+        } else {
+            fetch_for(self)
+        };
         let mut last = after.clone();
         let check = |item: &T| {
             let k = key(item);
@@ -881,7 +980,11 @@ impl Limits {
         };
         let mut iter = Checked::new(source(KeyRequest { after, fetch }).into_iter(), check);
         let mut collector = Collector::new(self);
-        let counted = drive(&mut collector, &mut iter, self);
+        let mut counted = if counting_here {
+            drive(&mut collector, &mut iter, &self.clone().count_total(false))
+        } else {
+            drive(&mut collector, &mut iter, self)
+        };
         let Checked {
             pulled,
             ended,
@@ -922,6 +1025,12 @@ impl Limits {
                 Some(Err(error)) => {
                     return Err(interrupted(collector, Fault::Source(error), cursor_for));
                 }
+            }
+        }
+        if let Some(count) = count.filter(|_| collector.stop_proves_more()) {
+            match count(resumed_after.as_ref()) {
+                Ok(n) => counted = Some(Total::Exact(n)),
+                Err(error) => return Err(interrupted(collector, Fault::Source(error), cursor_for)),
             }
         }
         Ok(collector.finish(cursor_for, counted, self.strict)?)

@@ -2,6 +2,7 @@
 //! area.
 
 mod adopters;
+mod code_index;
 mod core_errors;
 mod core_props;
 mod core_support;
