@@ -81,6 +81,8 @@
 //! - `tree` (default): text search over directory trees, walked in path
 //!   order (.gitignore-aware, with the `ignore` crate's rule matching) and
 //!   searched in parallel.
+//! - `schemars`: `Bounded<T>` implements `schemars::JsonSchema`, with the
+//!   schema of `envelope_schema`.
 //! - `mcp`: the `mcp` module, MCP tool results and paging
 //!   arguments on the official SDK `rmcp`.
 //!
@@ -100,6 +102,8 @@ mod limits;
 pub mod mcp;
 mod merge;
 mod page;
+#[cfg(feature = "schemars")]
+mod schema;
 #[cfg(feature = "search")]
 mod search;
 mod skipped;

@@ -9,5 +9,6 @@ mod core_support;
 mod core_wire;
 mod examples_cli;
 mod examples_mcp;
+mod schemas;
 mod search_props;
 mod search_tree;
