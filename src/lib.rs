@@ -90,6 +90,9 @@
 //! that wrap their own queries (references, callers, outlines).
 
 #![forbid(unsafe_code)]
+// docs.rs (`--cfg docsrs`, nightly): badge each item with the features it
+// needs.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 mod bounded;
 mod clock;

@@ -39,7 +39,7 @@ fn struct_name(n: usize) -> String {
 
 fn file_path(k: usize) -> String {
     // Some files in a folder, so that path order is not file order.
-    if k % 2 == 0 {
+    if k.is_multiple_of(2) {
         format!("m{k}.rs")
     } else {
         format!("sub/m{k}.rs")
