@@ -20,7 +20,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use candor::mcp::{PageArgs, Policy, bounded_tool, error_result, respond};
-use candor::{Corpus, Error, Excerpt, LLM_GUIDE, Limits, Query, Tree};
+use candor::{CancelToken, Corpus, Error, Excerpt, LLM_GUIDE, Limits, Query, Tree};
 use clap::Parser;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
@@ -284,7 +284,7 @@ impl Inner {
         })
     }
 
-    fn call(&self, tool: &Tool, arguments: &JsonObject) -> CallToolResult {
+    fn call(&self, tool: &Tool, arguments: &JsonObject, cancel: CancelToken) -> CallToolResult {
         let known = tool
             .input_schema
             .get("properties")
@@ -309,7 +309,10 @@ impl Inner {
             Ok(page) => page,
             Err(e) => return error_result(&e),
         };
-        let limits: Limits = page.limits(&self.policy).deadline(self.deadline);
+        let limits: Limits = page
+            .limits(&self.policy)
+            .deadline(self.deadline)
+            .cancel_token(cancel);
         let cursor = match page.cursor() {
             Ok(cursor) => cursor,
             Err(e) => return error_result(&e),
@@ -386,8 +389,11 @@ impl ServerHandler for Server {
         let arguments = request.arguments.unwrap_or_default();
         let inner = Arc::clone(&self.inner);
         // A search reads files and runs its own threads: keep it off the
-        // async workers.
-        let result = tokio::task::spawn_blocking(move || inner.call(&tool, &arguments))
+        // async workers. If this future is dropped (the client cancelled
+        // the request), the guard cancels the search.
+        let cancel = CancelToken::new();
+        let _cancel_on_drop = cancel.cancel_on_drop();
+        let result = tokio::task::spawn_blocking(move || inner.call(&tool, &arguments, cancel))
             .await
             .unwrap_or_else(|e| error_result(&e));
         Ok(result.into())

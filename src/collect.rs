@@ -16,7 +16,8 @@ use crate::clock::Clock;
 use crate::error::{Error, ErrorKind};
 use crate::wire::{Envelope, NoItems};
 use crate::{
-    Bounded, Budget, BudgetKind, Completeness, Cursor, Limits, Skipped, SkippedInput, Total,
+    Bounded, Budget, BudgetKind, CancelToken, Completeness, Cursor, Limits, Skipped, SkippedInput,
+    Total,
 };
 
 /// Counts bytes written, so that an item's JSON size is known without
@@ -71,6 +72,7 @@ pub(crate) struct Collector<T> {
     /// When the query started; read only when there is a deadline.
     started: Option<Instant>,
     deadline: Option<Duration>,
+    cancel: Option<CancelToken>,
     error: Option<Error>,
     /// Items kept so far; with `discard`, only the last stays in `items`.
     kept: usize,
@@ -124,6 +126,7 @@ impl<T: Serialize> Collector<T> {
             started: limits.deadline.map(|_| limits.clock.now()),
             clock: limits.deadline.map(|_| Arc::clone(&limits.clock)),
             deadline: limits.deadline,
+            cancel: limits.cancel.clone(),
             error: None,
             kept: 0,
             discard: false,
@@ -252,8 +255,11 @@ impl<T: Serialize> Collector<T> {
         }
     }
 
-    /// The deadline's record if it has passed.
+    /// The deadline's record if it has passed, or the cancellation's.
     pub(crate) fn deadline_passed(&self) -> Option<Budget> {
+        if self.cancel.as_ref().is_some_and(CancelToken::is_cancelled) {
+            return Some(Budget::new(BudgetKind::Cancelled, 0, 0));
+        }
         let deadline = self.deadline?;
         let elapsed = self
             .clock

@@ -95,6 +95,7 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 mod bounded;
+mod cancel;
 mod clock;
 mod collect;
 mod completeness;
@@ -114,6 +115,7 @@ mod total;
 mod wire;
 
 pub use bounded::{Bounded, Disclosure, Streamed};
+pub use cancel::{CancelOnDrop, CancelToken};
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use completeness::{Budget, BudgetKind, Completeness, UnknownBudgetKind};
 pub use cursor::{Cursor, CursorKey, Fingerprint, Scope};

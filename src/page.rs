@@ -11,7 +11,7 @@ use std::fmt;
 use serde::Serialize;
 
 use crate::collect::Collector;
-use crate::error::Error;
+use crate::error::{Error, Incomplete};
 use crate::{Bounded, Cursor, CursorKey, Limits, Scope, Total};
 
 /// What [`Limits::page_by_key`] asks of its source: the key to resume
@@ -176,6 +176,11 @@ pub enum TryError<T, E> {
     Query(Error),
     /// The source yielded an error.
     Source(Box<Interrupted<T, E>>),
+    /// Strict mode was asked for and the result is not complete; it holds
+    /// the result. (The infallible forms report this as
+    /// [`ErrorKind::Incomplete`](crate::ErrorKind::Incomplete); this form
+    /// needs no `'static`, `Send` or `Sync` items.)
+    Incomplete(Incomplete<T>),
 }
 
 impl<T, E> TryError<T, E> {
@@ -192,7 +197,7 @@ impl<T, E> TryError<T, E> {
     pub fn query(&self) -> Option<&Error> {
         match self {
             TryError::Query(e) => Some(e),
-            TryError::Source(_) => None,
+            TryError::Source(_) | TryError::Incomplete(_) => None,
         }
     }
 
@@ -207,7 +212,7 @@ impl<T, E> TryError<T, E> {
     #[must_use]
     pub fn interrupted(&self) -> Option<&Interrupted<T, E>> {
         match self {
-            TryError::Query(_) => None,
+            TryError::Query(_) | TryError::Incomplete(_) => None,
             TryError::Source(i) => Some(i),
         }
     }
@@ -244,6 +249,12 @@ impl<T, E: fmt::Display> fmt::Display for TryError<T, E> {
         match self {
             TryError::Query(e) => fmt::Display::fmt(e, f),
             TryError::Source(i) => fmt::Display::fmt(i, f),
+            TryError::Incomplete(i) => write!(
+                f,
+                "incomplete result in strict mode: {} items of {} found",
+                i.bounded().len(),
+                i.bounded().total()
+            ),
         }
     }
 }
@@ -253,6 +264,7 @@ impl<T: fmt::Debug, E: std::error::Error + 'static> std::error::Error for TryErr
         match self {
             TryError::Query(e) => std::error::Error::source(e),
             TryError::Source(i) => Some(&i.error),
+            TryError::Incomplete(_) => None,
         }
     }
 }
@@ -450,7 +462,8 @@ fn drive<T: Serialize>(
     iter: &mut impl Iterator<Item = T>,
     limits: &Limits,
 ) -> Option<Total> {
-    let has_deadline = limits.deadline.is_some();
+    // A cancel token is checked where the deadline is.
+    let has_deadline = limits.deadline.is_some() || limits.cancel.is_some();
     if !has_deadline && collector.take_bulk(iter) {
         // Done without per-item checks: nothing but the limit applies.
     } else {
@@ -541,9 +554,26 @@ fn interrupted<T: Serialize, E>(
     }
 }
 
-fn into_query_error<T>(error: TryError<T, Infallible>) -> Error {
+/// Builds the result; in strict mode an incomplete one is an error that
+/// holds it, with no bound on `T`.
+fn finish<T: Serialize, E>(
+    collector: Collector<T>,
+    cursor_for: impl Fn(&[T]) -> Option<Cursor>,
+    counted: Option<Total>,
+    strict: bool,
+) -> Result<Bounded<T>, TryError<T, E>> {
+    let f = collector.finish_parts(cursor_for, counted)?;
+    let bounded = Bounded::from_parts(f.items, f.completeness, f.total, f.next_cursor, f.skipped);
+    if strict && !bounded.is_complete() {
+        return Err(TryError::Incomplete(Incomplete::new(bounded)));
+    }
+    Ok(bounded)
+}
+
+fn into_query_error<T: Send + Sync + 'static>(error: TryError<T, Infallible>) -> Error {
     match error {
         TryError::Query(e) => e,
+        TryError::Incomplete(incomplete) => Error::incomplete(incomplete.into_bounded()),
         TryError::Source(i) => match i.error {},
     }
 }
@@ -626,7 +656,7 @@ impl Limits {
     pub fn try_collect<I, T, E>(&self, items: I) -> Result<Bounded<T>, TryError<T, E>>
     where
         I: IntoIterator<Item = Result<T, E>>,
-        T: Serialize + Send + Sync + 'static,
+        T: Serialize,
     {
         let mut collector = Collector::new(self);
         let mut iter = Checked::new(items.into_iter(), |_: &T| true);
@@ -634,7 +664,7 @@ impl Limits {
         if let Some(fault) = iter.fault {
             return Err(interrupted(collector, fault, |_| None));
         }
-        Ok(collector.finish(|_| None, counted, self.strict)?)
+        finish(collector, |_| None, counted, self.strict)
     }
 
     /// Collects one page of an ordered source, resuming at `cursor`.
@@ -725,7 +755,7 @@ impl Limits {
     ) -> Result<Bounded<T>, TryError<T, E>>
     where
         I: IntoIterator<Item = Result<T, E>>,
-        T: Serialize + Send + Sync + 'static,
+        T: Serialize,
     {
         self.page_from(scope, cursor, Checked::new(items.into_iter(), |_: &T| true))
     }
@@ -740,7 +770,7 @@ impl Limits {
     where
         I: Iterator<Item = Result<T, E>>,
         C: FnMut(&T) -> bool,
-        T: Serialize + Send + Sync + 'static,
+        T: Serialize,
     {
         let offset = match cursor {
             Some(c) => scope.resume::<u64>(c)?,
@@ -770,7 +800,7 @@ impl Limits {
         if let Some(fault) = iter.fault {
             return Err(interrupted(collector, fault, cursor_for));
         }
-        Ok(collector.finish(cursor_for, counted, self.strict)?)
+        finish(collector, cursor_for, counted, self.strict)
     }
 
     /// Collects one page of a source that can resume after a key.
@@ -889,7 +919,7 @@ impl Limits {
     where
         S: FnMut(KeyRequest<K>) -> I,
         I: IntoIterator<Item = Result<T, E>>,
-        T: Serialize + Send + Sync + 'static,
+        T: Serialize,
         K: CursorKey + Ord + Clone,
         F: Fn(&T) -> K,
     {
@@ -939,7 +969,7 @@ impl Limits {
     where
         S: FnMut(KeyRequest<K>) -> I,
         I: IntoIterator<Item = Result<T, E>>,
-        T: Serialize + Send + Sync + 'static,
+        T: Serialize,
         K: CursorKey + Ord + Clone,
         F: Fn(&T) -> K,
         C: FnOnce(Option<&K>) -> Result<u64, E>,
@@ -958,7 +988,7 @@ impl Limits {
     where
         S: FnMut(KeyRequest<K>) -> I,
         I: IntoIterator<Item = Result<T, E>>,
-        T: Serialize + Send + Sync + 'static,
+        T: Serialize,
         K: CursorKey + Ord + Clone,
         F: Fn(&T) -> K,
         C: FnOnce(Option<&K>) -> Result<u64, E>,
@@ -1033,6 +1063,6 @@ impl Limits {
                 Err(error) => return Err(interrupted(collector, Fault::Source(error), cursor_for)),
             }
         }
-        Ok(collector.finish(cursor_for, counted, self.strict)?)
+        finish(collector, cursor_for, counted, self.strict)
     }
 }

@@ -412,3 +412,142 @@ proptest! {
         prop_assert_eq!(left.total(), inputs.len() as u64);
     }
 }
+
+proptest! {
+    /// A query cancelled after `k` items were pulled stops there with a
+    /// `cancelled` budget, a prefix of the answer and a cursor; following
+    /// cursors (each page cancelled the same way) rebuilds the answer.
+    #[test]
+    fn a_cancelled_query_stops_with_a_cursor_and_loses_nothing(
+        len in 0..40u32,
+        cancel_after in 1..6usize,
+        limit in proptest::option::of(1..10usize),
+    ) {
+        use candor::{BudgetKind, CancelToken, Completeness};
+        let scope = scope();
+        let answer: Vec<u32> = (0..len).collect();
+        let mut all = Vec::new();
+        let mut cursor = None;
+        for _ in 0..=answer.len() + 1 {
+            let token = CancelToken::new();
+            let mut limits = Limits::new().cancel_token(token.clone());
+            if let Some(limit) = limit {
+                limits = limits.limit(limit);
+            }
+            let mut pulled = 0;
+            let source = answer.iter().copied().inspect(|_| {
+                pulled += 1;
+                if pulled == cancel_after {
+                    token.cancel();
+                }
+            });
+            let page = limits.page(&scope, cursor.as_ref(), source).unwrap();
+            let rest = &answer[all.len()..];
+            prop_assert_eq!(page.items(), &rest[..page.len()]);
+            match page.completeness() {
+                Completeness::TruncatedByBudget { budget } => {
+                    prop_assert_eq!(budget.kind(), BudgetKind::Cancelled);
+                    prop_assert!(!page.is_empty(), "a cancelled page still advances");
+                    prop_assert!(page.next_cursor().is_some());
+                    let json = page.to_json().unwrap();
+                    prop_assert!(json.contains(r#""budget":"cancelled""#), "{}", json);
+                }
+                Completeness::TruncatedByLimit { .. } => prop_assert!(page.next_cursor().is_some()),
+                _ => prop_assert_eq!(page.items(), rest),
+            }
+            all.extend_from_slice(page.items());
+            match page.next_cursor() {
+                Some(next) => cursor = Some(next.clone()),
+                None => break,
+            }
+        }
+        prop_assert_eq!(all, answer);
+    }
+}
+
+/// A search is cancelled the same way, between files.
+#[cfg(feature = "search")]
+#[test]
+fn a_cancelled_search_answers_with_what_it_has() {
+    use candor::{BudgetKind, CancelToken, Corpus, Documents, Query};
+    let mut docs = Documents::new();
+    for n in 0..20 {
+        docs = docs.with(format!("f{n:02}.txt"), "needle\n");
+    }
+    let token = CancelToken::new();
+    token.cancel();
+    let limits = Limits::new().cancel_token(token);
+    let b = docs
+        .search(&Query::literal("needle"), &limits, None)
+        .unwrap();
+    assert!(!b.is_empty(), "at least one unit of work is done");
+    assert!(b.len() < 20);
+    assert_eq!(
+        b.completeness().budget().map(|b| b.kind()),
+        Some(BudgetKind::Cancelled)
+    );
+    let rest = docs
+        .search(&Query::literal("needle"), &Limits::new(), b.next_cursor())
+        .unwrap();
+    assert_eq!(b.len() + rest.len(), 20);
+}
+
+/// Borrowed items that are neither `'static` nor `Send`: the `try_` forms
+/// take them, strict mode included.
+#[test]
+fn borrowed_and_thread_bound_items_are_collected_and_paged() {
+    use std::convert::Infallible;
+    use std::rc::Rc;
+
+    #[derive(Debug, serde::Serialize)]
+    struct Line<'a> {
+        text: &'a str,
+        // Not Send, not Sync.
+        owner: Rc<str>,
+    }
+    let text = String::from("alpha\nbeta\ndelta\ngamma\n");
+    let owner: Rc<str> = Rc::from("doc");
+    let lines = || {
+        text.lines().map(|line| {
+            Ok::<_, Infallible>(Line {
+                text: line,
+                owner: Rc::clone(&owner),
+            })
+        })
+    };
+    let b = Limits::new().limit(2).try_collect(lines()).unwrap();
+    assert_eq!(
+        b.items().iter().map(|l| l.text).collect::<Vec<_>>(),
+        ["alpha", "beta"]
+    );
+    assert!(b.is_truncated());
+
+    let source = |request: KeyRequest<String>| {
+        let after = request.into_after();
+        lines().filter(move |l| match (l, &after) {
+            (Ok(line), Some(a)) => line.text > a.as_str(),
+            _ => true,
+        })
+    };
+    let key = |l: &Line<'_>| l.text.to_owned();
+    let first = Limits::new()
+        .limit(3)
+        .try_page_by_key(&scope(), None, source, key)
+        .unwrap();
+    assert_eq!(first.len(), 3);
+    let second = Limits::new()
+        .limit(3)
+        .try_page_by_key(&scope(), first.next_cursor(), source, key)
+        .unwrap();
+    assert!(second.is_complete());
+    let keys: Vec<&str> = first.iter().chain(second.iter()).map(|l| l.text).collect();
+    assert_eq!(keys, text.lines().collect::<Vec<_>>());
+
+    // Strict mode keeps the partial result, with no bound on the items.
+    match Limits::new().limit(1).strict(true).try_collect(lines()) {
+        Err(TryError::Incomplete(incomplete)) => {
+            assert_eq!(incomplete.bounded().items()[0].text, "alpha");
+        }
+        other => panic!("expected a strict-mode error, got {other:?}"),
+    }
+}
