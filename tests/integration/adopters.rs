@@ -321,7 +321,7 @@ proptest! {
     }
 }
 
-/// The issue's own numbers: 8,963 rows, a limit of 1,000, a source with
+/// The motivating numbers of the design: 8,963 rows, a limit of 1,000, a source with
 /// `LIMIT n` and one with `LIMIT n + 1` while counting.
 #[test]
 fn the_two_sql_mistakes_are_refused() {
