@@ -1,15 +1,17 @@
 //! An MCP server over stdio that searches one directory tree with candor.
 //!
 //! ```text
-//! cargo run --release --example mcp_server -- --root /path/to/project [--ceiling 1000]
+//! cargo run --release --example mcp_server --features mcp -- --root /path/to/project [--ceiling 1000]
 //! ```
 //!
 //! Tools: `search_text`, `count_matches`, `files_with_matches` and
-//! `excerpt`. Every result carries candor's wire shape in
-//! `structuredContent` (its JSON Schema is the tool's `outputSchema`), and a
-//! text content that starts with a one-line disclosure, for clients that
-//! read only the text. A bad pattern, a bad cursor or a path outside the
-//! root is a tool error (`isError: true`); the server keeps serving.
+//! `excerpt`. Each answers through `candor::mcp`: the wire shape in
+//! `structuredContent` (its JSON Schema is the tool's `outputSchema`), a
+//! text block with the one-line disclosure, and one with exactly the JSON.
+//! A bad pattern, a bad cursor or a path outside the root is a tool error
+//! (`isError: true`); a line that is not JSON gets a JSON-RPC parse error
+//! (-32700), and `arguments` that are not an object an invalid-params
+//! error (-32602). The server keeps serving after each.
 //!
 //! Standard output is the protocol channel: the server logs nothing there.
 
@@ -17,25 +19,18 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use candor::{
-    Bounded, Corpus, Cursor, ErrorKind, Excerpt, LLM_GUIDE, Limits, Query, Tree, envelope_schema,
-};
+use candor::mcp::{PageArgs, Policy, bounded_tool, error_result, respond};
+use candor::{CancelToken, Corpus, Error, Excerpt, LLM_GUIDE, Limits, Query, Tree};
 use clap::Parser;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
     JsonObject, ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
-    ToolAnnotations,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, ServiceExt};
-use serde::Serialize;
 use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
-/// The item limit when the client gives none.
-const DEFAULT_LIMIT: usize = 100;
-/// The response budget, in bytes of the structured JSON, when the client
-/// gives none.
-const DEFAULT_MAX_BYTES: usize = 64 * 1024;
 /// Matched lines longer than this are cut around their first match, unless
 /// the client asks otherwise: one minified file must not eat the budget.
 const DEFAULT_MAX_COLUMNS: usize = 500;
@@ -64,11 +59,6 @@ struct Args {
     follow_links: bool,
 }
 
-const SEARCH_TEXT: &str = "search_text";
-const COUNT_MATCHES: &str = "count_matches";
-const FILES_WITH_MATCHES: &str = "files_with_matches";
-const EXCERPT: &str = "excerpt";
-
 #[derive(Clone)]
 struct Server {
     inner: Arc<Inner>,
@@ -76,16 +66,9 @@ struct Server {
 
 struct Inner {
     tree: Tree,
-    ceiling: usize,
+    policy: Policy,
     deadline: Duration,
     tools: Vec<Tool>,
-}
-
-fn object(value: Value) -> JsonObject {
-    match value {
-        Value::Object(map) => map,
-        _ => unreachable!("a schema literal is an object"),
-    }
 }
 
 /// The JSON Schema of one text-search match.
@@ -155,9 +138,13 @@ fn line_schema() -> Value {
     })
 }
 
-/// The input properties the three search tools share.
-fn query_properties(ceiling: usize) -> JsonObject {
-    object(json!({
+fn properties(value: Value) -> JsonObject {
+    value.as_object().cloned().unwrap_or_default()
+}
+
+/// The arguments of the three search tools, besides paging.
+fn query_properties() -> JsonObject {
+    properties(json!({
         "query": { "type": "string", "description": "What to look for." },
         "mode": {
             "type": "string",
@@ -170,312 +157,128 @@ fn query_properties(ceiling: usize) -> JsonObject {
         "path": {
             "type": "string",
             "description": "A file or folder under the served root (relative, or absolute inside the root) to confine the search to. Default: the whole root."
-        },
-        "limit": {
-            "type": "integer",
-            "minimum": 0,
-            "description": format!("The most items to return. Default {DEFAULT_LIMIT}; at most {ceiling} (a larger value is clamped, and the result says so).")
-        },
-        "max_bytes": {
-            "type": "integer",
-            "minimum": 1,
-            "description": format!("The most bytes of the JSON result. Default {DEFAULT_MAX_BYTES}.")
-        },
-        "cursor": {
-            "type": "string",
-            "description": "A next_cursor from an earlier result of this tool, to get the next page. Send the same query and options with it."
-        },
-        "count_total": {
-            "type": "boolean",
-            "default": false,
-            "description": "Keep counting past the limit, so that total is exact (relation \"eq\")."
-        },
-        "strict": {
-            "type": "boolean",
-            "default": false,
-            "description": "Return an error instead of an incomplete result."
         }
     }))
 }
 
-fn input_schema(mut properties: JsonObject, required: &[&str]) -> Arc<JsonObject> {
-    let mut schema = object(json!({
-        "type": "object",
-        "required": required,
-        "additionalProperties": false
-    }));
-    schema.insert(
-        "properties".into(),
-        Value::Object(std::mem::take(&mut properties)),
-    );
-    Arc::new(schema)
-}
-
-fn tool(name: &'static str, description: String, input: Arc<JsonObject>, item: Value) -> Tool {
-    Tool::new(name, description, input)
-        .with_raw_output_schema(Arc::new(object(envelope_schema(item))))
-        .with_annotations(
-            ToolAnnotations::new()
-                .read_only(true)
-                .destructive(false)
-                .idempotent(true)
-                .open_world(false),
-        )
-}
-
-fn tools(ceiling: usize, deadline: Duration) -> Vec<Tool> {
+fn tools(policy: &Policy, deadline: Duration) -> Vec<Tool> {
     let defaults = format!(
-        "Defaults: limit {DEFAULT_LIMIT} (at most {ceiling}), max_bytes {DEFAULT_MAX_BYTES}. A call works for at \
-         most {} ms; past that it returns what it found, marked incomplete, with a cursor.",
+        "A call works for at most {} ms; past that it returns what it found, marked incomplete, with a cursor. \
+         {LLM_GUIDE}",
         deadline.as_millis()
     );
-    let mut search_props = query_properties(ceiling);
-    search_props.insert(
-        "max_columns".into(),
-        json!({
-            "type": "integer",
-            "minimum": 1,
-            "description": format!("Cut matched lines longer than this many bytes around their first match (the item then has line_cut). Default {DEFAULT_MAX_COLUMNS}.")
-        }),
-    );
-    let mut excerpt_props = query_properties(ceiling);
-    excerpt_props.retain(|k, _| matches!(k.as_str(), "limit" | "max_bytes" | "cursor" | "strict"));
-    excerpt_props.insert(
-        "path".into(),
-        json!({ "type": "string", "description": "A file under the served root." }),
-    );
-    excerpt_props.insert(
-        "start_line".into(),
-        json!({ "type": "integer", "minimum": 1, "default": 1, "description": "The first line, 1-based." }),
-    );
-    excerpt_props.insert(
-        "end_line".into(),
-        json!({ "type": "integer", "minimum": 1, "description": "The last line, inclusive. Default: the end of the file." }),
-    );
-    excerpt_props.insert(
-        "max_columns".into(),
-        json!({ "type": "integer", "minimum": 1, "description": "Cut lines longer than this many bytes. Default: no cut." }),
-    );
+    let mut search = query_properties();
+    search.insert("max_columns".into(), json!({
+        "type": "integer", "minimum": 1,
+        "description": format!("Cut matched lines longer than this many bytes around their first match (the item then has line_cut). Default {DEFAULT_MAX_COLUMNS}.")
+    }));
+    let excerpt = properties(json!({
+        "path": { "type": "string", "description": "A file under the served root." },
+        "start_line": { "type": "integer", "minimum": 1, "default": 1, "description": "The first line, 1-based." },
+        "end_line": { "type": "integer", "minimum": 1, "description": "The last line, inclusive. Default: the end of the file." },
+        "max_columns": { "type": "integer", "minimum": 1, "description": "Cut lines longer than this many bytes. Default: no cut." }
+    }));
+    let input = |props, required: &[&str]| PageArgs::input_schema(props, required, policy);
     vec![
-        tool(
-            SEARCH_TEXT,
+        bounded_tool(
+            "search_text",
             format!(
                 "Search the files under the served root for lines matching `query`. Each item is one matching line \
                  (path, line_number, byte_offset, line, byte ranges of the matches), in path order then byte offset. \
-                 {defaults} {LLM_GUIDE}"
+                 {defaults}"
             ),
-            input_schema(search_props, &["query"]),
+            input(search, &["query"]),
             match_schema(),
         ),
-        tool(
-            COUNT_MATCHES,
+        bounded_tool(
+            "count_matches",
             format!(
                 "Count the matching lines of `query` per file: one item {{path, count}} per file that has any, in \
-                 path order. `total` counts files, not lines. {defaults} {LLM_GUIDE}"
+                 path order. `total` counts files, not lines. {defaults}"
             ),
-            input_schema(query_properties(ceiling), &["query"]),
+            input(query_properties(), &["query"]),
             file_count_schema(),
         ),
-        tool(
-            FILES_WITH_MATCHES,
+        bounded_tool(
+            "files_with_matches",
             format!(
-                "List the paths of the files with at least one line matching `query`, in path order. {defaults} \
-                 {LLM_GUIDE}"
+                "List the paths of the files with at least one line matching `query`, in path order. {defaults}"
             ),
-            input_schema(query_properties(ceiling), &["query"]),
+            input(query_properties(), &["query"]),
             path_schema(),
         ),
-        tool(
-            EXCERPT,
+        bounded_tool(
+            "excerpt",
             format!(
-                "Read lines start_line..=end_line of one file under the served root. `limit` counts lines. \
-                 {defaults} {LLM_GUIDE}"
+                "Read lines start_line..=end_line of one file under the served root. `limit` counts lines. {defaults}"
             ),
-            input_schema(excerpt_props, &["path"]),
+            input(excerpt, &["path"]),
             line_schema(),
         ),
     ]
 }
 
-/// A tool's arguments, read with messages that name the argument at
-/// fault.
+/// A tool's own arguments, read with errors that name the one at fault.
 struct Arguments<'a>(&'a JsonObject);
 
 impl Arguments<'_> {
-    fn check_names(&self, tool: &Tool) -> Result<(), String> {
-        let known = tool
-            .input_schema
-            .get("properties")
-            .and_then(Value::as_object);
-        for name in self.0.keys() {
-            if !known.is_some_and(|k| k.contains_key(name)) {
-                let mut names: Vec<&str> = known
-                    .map(|k| k.keys().map(String::as_str).collect())
-                    .unwrap_or_default();
-                names.sort_unstable();
-                return Err(format!(
-                    "unknown argument `{name}` for {}; the arguments are: {}",
-                    tool.name,
-                    names.join(", ")
-                ));
-            }
-        }
-        Ok(())
-    }
-
     fn get(&self, name: &str) -> Option<&Value> {
         self.0.get(name).filter(|v| !v.is_null())
     }
 
-    fn string(&self, name: &str) -> Result<Option<&str>, String> {
+    fn string(&self, name: &'static str) -> Result<Option<&str>, Error> {
         match self.get(name) {
             None => Ok(None),
             Some(Value::String(s)) => Ok(Some(s)),
-            Some(other) => Err(format!("`{name}` must be a string, got {other}")),
+            Some(other) => Err(invalid(name, format!("must be a string, got {other}"))),
         }
     }
 
-    fn required_string(&self, name: &str) -> Result<&str, String> {
+    fn required(&self, name: &'static str) -> Result<&str, Error> {
         self.string(name)?
-            .ok_or_else(|| format!("the argument `{name}` is required"))
+            .ok_or_else(|| invalid(name, "is required".into()))
     }
 
-    fn boolean(&self, name: &str) -> Result<bool, String> {
+    fn flag(&self, name: &'static str) -> Result<bool, Error> {
         match self.get(name) {
             None => Ok(false),
             Some(Value::Bool(b)) => Ok(*b),
-            Some(other) => Err(format!("`{name}` must be true or false, got {other}")),
+            Some(other) => Err(invalid(name, format!("must be true or false, got {other}"))),
         }
     }
 
-    fn number(&self, name: &str) -> Result<Option<u64>, String> {
-        match self.get(name) {
-            None => Ok(None),
-            Some(v) => v
-                .as_u64()
-                .map(Some)
-                .ok_or_else(|| format!("`{name}` must be a non-negative integer, got {v}")),
-        }
-    }
-
-    fn size(&self, name: &str) -> Result<Option<usize>, String> {
-        self.number(name)?
-            .map(|n| usize::try_from(n).map_err(|_| format!("`{name}` is too large: {n}")))
+    fn number(&self, name: &'static str) -> Result<Option<u64>, Error> {
+        self.get(name)
+            .map(|v| {
+                v.as_u64().ok_or_else(|| {
+                    invalid(name, format!("must be a non-negative integer, got {v}"))
+                })
+            })
             .transpose()
     }
 }
 
-/// Why a call failed, as the text of a tool error.
-enum Failure {
-    Arguments(String),
-    Candor(candor::Error),
-}
-
-impl From<String> for Failure {
-    fn from(message: String) -> Failure {
-        Failure::Arguments(message)
-    }
-}
-
-impl From<candor::Error> for Failure {
-    fn from(e: candor::Error) -> Failure {
-        Failure::Candor(e)
-    }
-}
-
-fn tool_error(text: String) -> CallToolResult {
-    CallToolResult::error(vec![ContentBlock::text(text)])
-}
-
-/// The error and its causes, joined.
-fn chain(e: &dyn std::error::Error) -> String {
-    let mut text = e.to_string();
-    let mut cause = e.source();
-    while let Some(c) = cause {
-        text.push_str(": ");
-        text.push_str(&c.to_string());
-        cause = c.source();
-    }
-    text
-}
-
-/// The wire shape, in `structuredContent` and, after the one-line
-/// disclosure, in the text.
-fn success<T: Serialize>(result: &Bounded<T>, noun: &str) -> CallToolResult {
-    // `to_json` is what max_bytes bounds.
-    let json = match result.to_json() {
-        Ok(json) => json,
-        Err(e) => return tool_error(chain(&e)),
-    };
-    let structured: Value = match serde_json::from_str(&json) {
-        Ok(value) => value,
-        Err(e) => return tool_error(format!("cannot re-read the result as JSON: {e}")),
-    };
-    let mut answer = CallToolResult::success(vec![ContentBlock::text(format!(
-        "{}\n{json}",
-        result.summary(noun)
-    ))]);
-    answer.structured_content = Some(structured);
-    answer
-}
-
-fn respond<T: Serialize + 'static>(
-    result: Result<Bounded<T>, Failure>,
-    noun: &str,
-) -> CallToolResult {
-    match result {
-        Ok(bounded) => success(&bounded, noun),
-        Err(Failure::Arguments(message)) => tool_error(message),
-        Err(Failure::Candor(e)) if matches!(e.kind(), ErrorKind::Incomplete { .. }) => {
-            let message = chain(&e);
-            match e.into_partial::<T>() {
-                Ok(partial) => {
-                    let json = partial.to_json().unwrap_or_else(|e| {
-                        format!("(the partial result could not be encoded: {e})")
-                    });
-                    tool_error(format!(
-                        "{message}. Strict mode was asked for, so this is an error: the result is incomplete \
-                         and must not be treated as all of the answer. What was found:\n{}\n{json}",
-                        partial.summary(noun)
-                    ))
-                }
-                Err(e) => tool_error(chain(&e)),
-            }
-        }
-        Err(Failure::Candor(e)) => tool_error(chain(&e)),
-    }
+/// An argument error, worded like candor's own.
+fn invalid(name: &'static str, reason: String) -> Error {
+    Error::from(candor::ErrorKind::InvalidArgument { name, reason })
 }
 
 impl Inner {
-    fn limits(&self, args: &Arguments<'_>) -> Result<Limits, String> {
-        // A default above a low ceiling would disclose a clamp the client
-        // never asked for.
-        let limit = args
-            .size("limit")?
-            .unwrap_or(DEFAULT_LIMIT.min(self.ceiling));
-        Ok(Limits::new()
-            .ceiling(self.ceiling)
-            .limit(limit)
-            .max_bytes(args.size("max_bytes")?.unwrap_or(DEFAULT_MAX_BYTES))
-            .deadline(self.deadline)
-            .count_total(args.boolean("count_total")?)
-            .strict(args.boolean("strict")?))
-    }
-
-    fn query(&self, args: &Arguments<'_>, max_columns: Option<usize>) -> Result<Query, String> {
-        let text = args.required_string("query")?;
+    fn query(&self, args: &Arguments<'_>, max_columns: Option<usize>) -> Result<Query, Error> {
+        let text = args.required("query")?;
         let query = match args.string("mode")?.unwrap_or("literal") {
             "literal" => Query::literal(text),
             "regex" => Query::regex(text),
             other => {
-                return Err(format!(
-                    "`mode` must be \"literal\" or \"regex\", got {other:?}"
+                return Err(invalid(
+                    "mode",
+                    format!("must be \"literal\" or \"regex\", got {other:?}"),
                 ));
             }
         };
         let query = query
-            .case_insensitive(args.boolean("case_insensitive")?)
-            .whole_word(args.boolean("whole_word")?);
+            .case_insensitive(args.flag("case_insensitive")?)
+            .whole_word(args.flag("whole_word")?);
         let query = match args.string("path")? {
             Some(path) => query.paths([path]),
             None => query,
@@ -486,66 +289,71 @@ impl Inner {
         })
     }
 
-    fn cursor(args: &Arguments<'_>) -> Result<Option<Cursor>, Failure> {
-        Ok(args.string("cursor")?.map(Cursor::parse).transpose()?)
-    }
-
-    fn call(&self, name: &str, arguments: &JsonObject) -> CallToolResult {
-        let Some(tool) = self.tools.iter().find(|t| t.name == name) else {
-            return tool_error(format!("unknown tool {name:?}"));
-        };
-        let args = Arguments(arguments);
-        if let Err(message) = args.check_names(tool) {
-            return tool_error(message);
+    fn call(&self, tool: &Tool, arguments: &JsonObject, cancel: CancelToken) -> CallToolResult {
+        let known = tool
+            .input_schema
+            .get("properties")
+            .and_then(Value::as_object);
+        if let Some(name) = arguments
+            .keys()
+            .find(|k| !known.is_some_and(|p| p.contains_key(*k)))
+        {
+            let mut names: Vec<&str> = known
+                .map(|k| k.keys().map(String::as_str).collect())
+                .unwrap_or_default();
+            names.sort_unstable();
+            let text = format!(
+                "unknown argument `{name}` for {}; the arguments are: {}",
+                tool.name,
+                names.join(", ")
+            );
+            return CallToolResult::error(vec![ContentBlock::text(text)]);
         }
-        match name {
-            SEARCH_TEXT => respond(
-                (|| {
-                    let columns = args.size("max_columns")?.unwrap_or(DEFAULT_MAX_COLUMNS);
-                    let query = self.query(&args, Some(columns))?;
-                    let limits = self.limits(&args)?;
-                    let cursor = Self::cursor(&args)?;
-                    Ok(self.tree.search(&query, &limits, cursor.as_ref())?)
-                })(),
+        let args = Arguments(arguments);
+        let page = match PageArgs::from_arguments(arguments) {
+            Ok(page) => page,
+            Err(e) => return error_result(&e),
+        };
+        let limits: Limits = page
+            .limits(&self.policy)
+            .deadline(self.deadline)
+            .cancel_token(cancel);
+        let cursor = match page.cursor() {
+            Ok(cursor) => cursor,
+            Err(e) => return error_result(&e),
+        };
+        let cursor = cursor.as_ref();
+        let columns = || Ok::<_, Error>(args.number("max_columns")?.map(|n| n as usize));
+        match tool.name.as_ref() {
+            "search_text" => respond(
+                columns()
+                    .and_then(|c| self.query(&args, Some(c.unwrap_or(DEFAULT_MAX_COLUMNS))))
+                    .and_then(|q| self.tree.search(&q, &limits, cursor)),
                 "matches",
             ),
-            COUNT_MATCHES => respond(
-                (|| {
-                    let query = self.query(&args, None)?;
-                    let limits = self.limits(&args)?;
-                    let cursor = Self::cursor(&args)?;
-                    Ok(self.tree.count(&query, &limits, cursor.as_ref())?)
-                })(),
+            "count_matches" => respond(
+                self.query(&args, None)
+                    .and_then(|q| self.tree.count(&q, &limits, cursor)),
                 "files with matches",
             ),
-            FILES_WITH_MATCHES => respond(
-                (|| {
-                    let query = self.query(&args, None)?;
-                    let limits = self.limits(&args)?;
-                    let cursor = Self::cursor(&args)?;
-                    Ok(self
-                        .tree
-                        .files_with_matches(&query, &limits, cursor.as_ref())?)
-                })(),
+            "files_with_matches" => respond(
+                self.query(&args, None)
+                    .and_then(|q| self.tree.files_with_matches(&q, &limits, cursor)),
                 "files",
             ),
-            EXCERPT => respond(
+            _ => respond(
                 (|| {
-                    let path = args.required_string("path")?;
                     let first = args.number("start_line")?.unwrap_or(1);
                     // The excerpt reads up to the end of the file.
                     let last = args.number("end_line")?.unwrap_or(u64::MAX);
-                    let mut excerpt = Excerpt::new(path, first..=last);
-                    if let Some(n) = args.size("max_columns")? {
+                    let mut excerpt = Excerpt::new(args.required("path")?, first..=last);
+                    if let Some(n) = columns()? {
                         excerpt = excerpt.max_columns(n);
                     }
-                    let limits = self.limits(&args)?;
-                    let cursor = Self::cursor(&args)?;
-                    Ok(self.tree.excerpt(&excerpt, &limits, cursor.as_ref())?)
+                    self.tree.excerpt(&excerpt, &limits, cursor)
                 })(),
                 "lines",
             ),
-            other => tool_error(format!("unknown tool {other:?}")),
         }
     }
 }
@@ -553,10 +361,7 @@ impl Inner {
 impl ServerHandler for Server {
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
-            .with_server_info(Implementation::new(
-                "candor-mcp-server",
-                env!("CARGO_PKG_VERSION"),
-            ))
+            .with_server_info(Implementation::new("candor-mcp-server", env!("CARGO_PKG_VERSION")))
             .with_instructions(format!(
                 "Text search over one directory tree: search_text, count_matches, files_with_matches, excerpt. \
                  {LLM_GUIDE}"
@@ -580,22 +385,127 @@ impl ServerHandler for Server {
         request: CallToolRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
-        let name = request.name.to_string();
-        if self.get_tool(&name).is_none() {
+        let Some(tool) = self.get_tool(&request.name) else {
             return Err(McpError::invalid_params(
-                format!("unknown tool {name:?}"),
+                format!("unknown tool {:?}", request.name),
                 None,
             ));
-        }
+        };
         let arguments = request.arguments.unwrap_or_default();
         let inner = Arc::clone(&self.inner);
         // A search reads files and runs its own threads: keep it off the
-        // async workers.
-        let result = tokio::task::spawn_blocking(move || inner.call(&name, &arguments))
+        // async workers. If this future is dropped (the client cancelled
+        // the request), the guard cancels the search.
+        let cancel = CancelToken::new();
+        let _cancel_on_drop = cancel.cancel_on_drop();
+        let result = tokio::task::spawn_blocking(move || inner.call(&tool, &arguments, cancel))
             .await
-            .unwrap_or_else(|e| tool_error(format!("the tool call failed: {e}")));
+            .unwrap_or_else(|e| error_result(&e));
         Ok(result.into())
     }
+}
+
+/// The JSON-RPC error for a line the SDK would mishandle, if any. rmcp's
+/// stdio transport drops a line that is not JSON without a reply, and
+/// reads a `tools/call` whose `arguments` is not an object as an unknown
+/// method (-32601); both are answered here, before the SDK sees them.
+fn precheck(line: &str) -> Option<Value> {
+    let reply = |id: Value, code: i32, message: String| json!({ "jsonrpc": "2.0", "id": id, "error": { "code": code, "message": message } });
+    let message: Value = match serde_json::from_str(line) {
+        Ok(message) => message,
+        Err(e) => {
+            return Some(reply(
+                Value::Null,
+                -32700,
+                format!("parse error: the line is not JSON ({e})"),
+            ));
+        }
+    };
+    if message.get("method").and_then(Value::as_str) != Some("tools/call") {
+        return None;
+    }
+    let id = message.get("id").cloned().unwrap_or(Value::Null);
+    let kind = |v: &Value| match v {
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+        Value::Null => "null",
+    };
+    let params = message.get("params");
+    let problem = match (params, params.and_then(|p| p.get("arguments"))) {
+        (Some(p), _) if !p.is_object() => format!("`params` must be an object, got {}", kind(p)),
+        (_, Some(a)) if !a.is_object() && !a.is_null() => {
+            format!(
+                "`arguments` of tools/call must be a JSON object, got {}: {a}",
+                kind(a)
+            )
+        }
+        _ => return None,
+    };
+    Some(reply(id, -32602, format!("invalid params: {problem}")))
+}
+
+/// Serves `server` on stdin/stdout, with `precheck` in front of the SDK:
+/// one task reads stdin and forwards the lines that pass, one writes the
+/// SDK's output and the prechecks' replies to stdout, a line at a time.
+async fn serve_stdio(server: Server) -> Result<(), String> {
+    let (ours, theirs) = tokio::io::duplex(1 << 16);
+    let (from_sdk, mut to_sdk) = tokio::io::split(ours);
+    let (replies, mut pending) = tokio::sync::mpsc::unbounded_channel::<Value>();
+    tokio::spawn(async move {
+        let mut lines = BufReader::new(tokio::io::stdin()).lines();
+        while let Ok(Some(line)) = lines.next_line().await {
+            if line.trim().is_empty() {
+                continue;
+            }
+            match precheck(&line) {
+                Some(reply) => drop(replies.send(reply)),
+                None if to_sdk
+                    .write_all(format!("{line}\n").as_bytes())
+                    .await
+                    .is_err() =>
+                {
+                    break;
+                }
+                None => {}
+            }
+        }
+        // Dropping `to_sdk` ends the session, as end of input does.
+    });
+    let writer = tokio::spawn(async move {
+        let mut stdout = tokio::io::stdout();
+        let mut sdk_lines = BufReader::new(from_sdk).lines();
+        loop {
+            let line = tokio::select! {
+                line = sdk_lines.next_line() => match line {
+                    Ok(Some(line)) => line,
+                    _ => break,
+                },
+                Some(reply) = pending.recv() => reply.to_string(),
+            };
+            if stdout
+                .write_all(format!("{line}\n").as_bytes())
+                .await
+                .is_err()
+                || stdout.flush().await.is_err()
+            {
+                break;
+            }
+        }
+    });
+    let service = server
+        .serve(theirs)
+        .await
+        .map_err(|e| format!("cannot start: {e}"))?;
+    let ended = service
+        .waiting()
+        .await
+        .map(|_| ())
+        .map_err(|e| e.to_string());
+    let _ = writer.await;
+    ended
 }
 
 #[tokio::main]
@@ -604,28 +514,28 @@ async fn main() -> std::process::ExitCode {
     let tree = match Tree::new(&args.root) {
         Ok(tree) => tree.follow_links(args.follow_links),
         Err(e) => {
-            eprintln!("mcp_server: --root: {}", chain(&e));
+            eprintln!(
+                "mcp_server: --root: {}",
+                error_result(&e).content[0]
+                    .as_text()
+                    .map_or("", |t| &t.text)
+            );
             return std::process::ExitCode::from(2);
         }
     };
     let deadline = Duration::from_millis(args.deadline_ms);
+    let policy = Policy::new().ceiling(args.ceiling);
+    let tools = tools(&policy, deadline);
     let server = Server {
         inner: Arc::new(Inner {
             tree,
-            ceiling: args.ceiling,
+            policy,
             deadline,
-            tools: tools(args.ceiling, deadline),
+            tools,
         }),
     };
-    let service = match server.serve(rmcp::transport::stdio()).await {
-        Ok(service) => service,
-        Err(e) => {
-            eprintln!("mcp_server: cannot start: {e}");
-            return std::process::ExitCode::from(1);
-        }
-    };
-    match service.waiting().await {
-        Ok(_) => std::process::ExitCode::SUCCESS,
+    match serve_stdio(server).await {
+        Ok(()) => std::process::ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("mcp_server: {e}");
             std::process::ExitCode::from(1)

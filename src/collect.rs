@@ -3,7 +3,7 @@
 //! A [`Collector`] takes the items of an answer in order and decides, item
 //! by item, whether to keep going; at the end it fits the result to the
 //! byte budget and writes the disclosure. `Limits::collect`, `Limits::page`
-//! and the search engine all drive one.
+//! (in `page.rs`) and the search engine all drive one.
 
 use std::io;
 use std::ops::ControlFlow;
@@ -16,7 +16,7 @@ use crate::clock::Clock;
 use crate::error::{Error, ErrorKind};
 use crate::wire::{Envelope, NoItems, NoteForm};
 use crate::{
-    Bounded, Budget, BudgetKind, Clamp, Completeness, Cursor, CursorKey, Disclosure, Limits, Scope,
+    Bounded, Budget, BudgetKind, CancelToken, Clamp, Completeness, Cursor, Disclosure, Limits,
     Skipped, SkippedInput, Total,
 };
 
@@ -79,6 +79,7 @@ pub(crate) struct Collector<T> {
     /// When the query started; read only when there is a deadline.
     started: Option<Instant>,
     deadline: Option<Duration>,
+    cancel: Option<CancelToken>,
     error: Option<Error>,
     /// Items kept so far; with `discard`, only the last stays in `items`.
     kept: usize,
@@ -125,6 +126,7 @@ impl<T: Serialize> Collector<T> {
             started: limits.deadline.map(|_| limits.clock.now()),
             clock: limits.deadline.map(|_| Arc::clone(&limits.clock)),
             deadline: limits.deadline,
+            cancel: limits.cancel.clone(),
             error: None,
             kept: 0,
             discard: false,
@@ -277,8 +279,11 @@ impl<T: Serialize> Collector<T> {
         }
     }
 
-    /// The deadline's record if it has passed.
+    /// The deadline's record if it has passed, or the cancellation's.
     pub(crate) fn deadline_passed(&self) -> Option<Budget> {
+        if self.cancel.as_ref().is_some_and(CancelToken::is_cancelled) {
+            return Some(Budget::new(BudgetKind::Cancelled, 0, 0));
+        }
         let deadline = self.deadline?;
         let elapsed = self
             .clock
@@ -626,254 +631,6 @@ fn envelope_len(disclosure: &Disclosure, count: usize) -> Result<usize, Error> {
         count,
         items: NoItems,
     })
-}
-
-/// Drives a collector over an iterator: offers items until it stops, then,
-/// if asked, counts on for an exact total.
-fn drive<T: Serialize>(
-    collector: &mut Collector<T>,
-    iter: &mut impl Iterator<Item = T>,
-    limits: &Limits,
-) -> Option<Total> {
-    let has_deadline = limits.deadline.is_some();
-    if !has_deadline && collector.take_bulk(iter) {
-        // Done without per-item checks: nothing but the limit applies.
-    } else {
-        drive_each(collector, iter, has_deadline);
-    }
-    if !(limits.count_total && collector.stop_proves_more()) {
-        return None;
-    }
-    let mut counted = collector.seen();
-    loop {
-        if limits.max_counted.is_some_and(|max| counted >= max) {
-            // The count budget is spent; one more pull tells whether the
-            // count happens to be complete.
-            return Some(match iter.next() {
-                None => Total::Exact(counted),
-                Some(_) => Total::AtLeast(counted),
-            });
-        }
-        if has_deadline && collector.deadline_passed().is_some() {
-            return Some(Total::AtLeast(counted));
-        }
-        match iter.next() {
-            Some(_) => counted += 1,
-            None => return Some(Total::Exact(counted)),
-        }
-    }
-}
-
-fn drive_each<T: Serialize>(
-    collector: &mut Collector<T>,
-    iter: &mut impl Iterator<Item = T>,
-    has_deadline: bool,
-) {
-    for item in iter.by_ref() {
-        if collector.offer(item).is_break() {
-            break;
-        }
-        if has_deadline && collector.check_deadline().is_break() {
-            break;
-        }
-    }
-}
-
-impl Limits {
-    /// Collects `items` under these limits into a [`Bounded`].
-    ///
-    /// Applies the item limit (with the `limit + 1` probe, so an answer of
-    /// exactly `limit` items is exact), the clamp to the ceiling, the
-    /// output-bytes budget on the serialized response, the deadline, and,
-    /// if asked, counts on past the limit for an exact total. The iterator
-    /// is pulled lazily: at most `limit + 1` items (plus what counting
-    /// pulls), and at least one item before the deadline can stop it.
-    ///
-    /// Can return `Exact`, `TruncatedByLimit`, or `TruncatedByBudget` with
-    /// [`BudgetKind::OutputBytes`] or [`BudgetKind::Deadline`]. The result
-    /// has no cursor: use [`page`](Self::page) for a resumable answer.
-    ///
-    /// # Errors
-    ///
-    /// - [`ErrorKind::BudgetTooSmall`] when `max_bytes` cannot hold even
-    ///   the required fields of a response with no items;
-    /// - [`ErrorKind::Serialize`] when an item fails to serialize;
-    /// - [`ErrorKind::Incomplete`] in [strict](Self::strict) mode, holding
-    ///   the partial result.
-    ///
-    /// # Example
-    ///
-    /// ```
-    /// use candor::{Bounded, Completeness, Limits, Total};
-    /// let limits = Limits::new().limit(10);
-    /// let b: Bounded<u32> = limits.collect(0..25u32)?;
-    /// assert!(!b.is_complete());
-    /// assert!(matches!(b.completeness(), Completeness::TruncatedByLimit { .. }));
-    /// assert_eq!(b.total(), Total::AtLeast(11));
-    /// let json = serde_json::to_string(&b)?;
-    /// # let _ = json;
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    pub fn collect<I>(&self, items: I) -> Result<Bounded<I::Item>, Error>
-    where
-        I: IntoIterator,
-        I::Item: Serialize + Send + Sync + 'static,
-    {
-        let mut collector = Collector::new(self);
-        let mut iter = items.into_iter();
-        let counted = drive(&mut collector, &mut iter, self);
-        collector.finish(|_| None, counted, self.strict)
-    }
-
-    /// Collects one page of an ordered source, resuming at `cursor`.
-    ///
-    /// `items` must yield the full answer, in the same order on every call
-    /// (the page starts by skipping what earlier pages returned). The
-    /// cursor is bound to `scope`: following `next_cursor` page after page
-    /// yields every item exactly once. A page says where it starts
-    /// ([`Bounded::start`]), and its total counts the whole answer.
-    ///
-    /// For sources that can seek, [`page_by_key`](Self::page_by_key)
-    /// avoids re-reading the skipped items.
-    ///
-    /// # Errors
-    ///
-    /// Those of [`collect`](Self::collect); and for the cursor,
-    /// [`ErrorKind::ForeignCursor`] (another query),
-    /// [`ErrorKind::StaleCursor`] (another corpus generation),
-    /// [`ErrorKind::MalformedCursor`] (not a page cursor), and
-    /// [`ErrorKind::CursorOutOfRange`] when it points past the end of the
-    /// source.
-    ///
-    /// # Example
-    ///
-    /// ```
-    /// use candor::{Fingerprint, Limits, Scope};
-    /// let scope = Scope::new(Fingerprint::of("squares below 1000"));
-    /// let source = || (0..32u32).map(|n| n * n);
-    /// let limits = Limits::new().limit(10);
-    ///
-    /// let mut all = Vec::new();
-    /// let mut cursor = None;
-    /// loop {
-    ///     let page = limits.page(&scope, cursor.as_ref(), source())?;
-    ///     all.extend_from_slice(page.items());
-    ///     match page.next_cursor() {
-    ///         Some(next) => cursor = Some(next.clone()),
-    ///         None => break,
-    ///     }
-    /// }
-    /// assert_eq!(all, source().collect::<Vec<_>>());
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    pub fn page<I>(
-        &self,
-        scope: &Scope,
-        cursor: Option<&Cursor>,
-        items: I,
-    ) -> Result<Bounded<I::Item>, Error>
-    where
-        I: IntoIterator,
-        I::Item: Serialize + Send + Sync + 'static,
-    {
-        let offset = match cursor {
-            Some(c) => scope.resume::<u64>(c)?,
-            None => 0,
-        };
-        let mut iter = items.into_iter();
-        let mut skipped_over = 0u64;
-        while skipped_over < offset {
-            if iter.next().is_none() {
-                return Err(Error::cursor_out_of_range(format!(
-                    "it resumes after item {offset}, but the source holds only {skipped_over} items"
-                )));
-            }
-            skipped_over += 1;
-        }
-        let mut collector = Collector::new(self);
-        collector.set_start(offset);
-        let counted = drive(&mut collector, &mut iter, self);
-        collector.finish(
-            |kept| (!kept.is_empty()).then(|| scope.cursor(&(offset + kept.len() as u64))),
-            counted,
-            self.strict,
-        )
-    }
-
-    /// Collects one page of a source that can resume after a key.
-    ///
-    /// `source` is called once with the key to resume after (`None` for
-    /// the first page) and must yield the items whose key is greater, in
-    /// increasing key order; `key` gives an item's key, unique within the
-    /// answer. The next cursor holds the key of the last item returned, so
-    /// the source does not re-read earlier pages.
-    ///
-    /// # Errors
-    ///
-    /// Those of [`page`](Self::page), except that a key cursor cannot
-    /// point out of range; and [`ErrorKind::InvalidArgument`] when the
-    /// source yields keys out of order, repeated, or not after the cursor
-    /// (which would lose or repeat items across pages).
-    ///
-    /// # Example
-    ///
-    /// ```
-    /// use candor::{Fingerprint, Limits, Scope};
-    /// let callers = vec!["main", "parse", "render", "run", "write"];
-    /// let scope = Scope::new(Fingerprint::of("callers of flush"));
-    /// let source = |after: Option<String>| {
-    ///     let callers = callers.clone();
-    ///     callers
-    ///         .into_iter()
-    ///         .filter(move |c| after.as_deref().is_none_or(|a| *c > a))
-    ///         .map(String::from)
-    /// };
-    /// let limits = Limits::new().limit(2);
-    /// let first = limits.page_by_key(&scope, None, source, |c: &String| c.clone())?;
-    /// assert_eq!(first.items(), &["main", "parse"]);
-    /// let second = limits.page_by_key(&scope, first.next_cursor(), source, |c: &String| c.clone())?;
-    /// assert_eq!(second.items(), &["render", "run"]);
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    pub fn page_by_key<I, K, S, F>(
-        &self,
-        scope: &Scope,
-        cursor: Option<&Cursor>,
-        source: S,
-        key: F,
-    ) -> Result<Bounded<I::Item>, Error>
-    where
-        S: FnOnce(Option<K>) -> I,
-        I: IntoIterator,
-        I::Item: Serialize + Send + Sync + 'static,
-        K: CursorKey + Ord + Clone,
-        F: Fn(&I::Item) -> K,
-    {
-        let after = cursor.map(|c| scope.resume::<K>(c)).transpose()?;
-        let mut last = after.clone();
-        let mut disorder = false;
-        let mut checked = source(after).into_iter().inspect(|item| {
-            let k = key(item);
-            if last.as_ref().is_some_and(|prev| k <= *prev) {
-                disorder = true;
-            }
-            last = Some(k);
-        });
-        let mut collector = Collector::resuming(self, cursor);
-        let counted = drive(&mut collector, &mut checked, self);
-        drop(checked);
-        if disorder {
-            return Err(Error::invalid_argument(
-                "source",
-                "items are not in strictly increasing key order after the cursor; pages would lose or repeat items",
-            ));
-        }
-        collector.finish(
-            |kept| kept.last().map(|item| scope.cursor(&key(item))),
-            counted,
-            self.strict,
-        )
-    }
 }
 
 #[cfg(test)]

@@ -333,11 +333,14 @@ pub enum BudgetKind {
     Files,
     /// Wall-clock time, in milliseconds.
     Deadline,
+    /// The query was cancelled through its
+    /// [`CancelToken`](crate::CancelToken); its `max` and `used` are 0.
+    Cancelled,
 }
 
 impl BudgetKind {
-    /// The wire name: `"output_bytes"`, `"scanned_bytes"`, `"files"` or
-    /// `"deadline"`.
+    /// The wire name: `"output_bytes"`, `"scanned_bytes"`, `"files"`,
+    /// `"deadline"` or `"cancelled"`.
     ///
     /// # Example
     ///
@@ -351,6 +354,7 @@ impl BudgetKind {
             BudgetKind::ScannedBytes => "scanned_bytes",
             BudgetKind::Files => "files",
             BudgetKind::Deadline => "deadline",
+            BudgetKind::Cancelled => "cancelled",
         }
     }
 
@@ -359,7 +363,7 @@ impl BudgetKind {
         match self {
             BudgetKind::OutputBytes | BudgetKind::ScannedBytes => "bytes",
             BudgetKind::Files => "files",
-            BudgetKind::Deadline => "ms",
+            BudgetKind::Deadline | BudgetKind::Cancelled => "ms",
         }
     }
 }
@@ -379,6 +383,7 @@ impl std::str::FromStr for BudgetKind {
             "scanned_bytes" => Ok(BudgetKind::ScannedBytes),
             "files" => Ok(BudgetKind::Files),
             "deadline" => Ok(BudgetKind::Deadline),
+            "cancelled" => Ok(BudgetKind::Cancelled),
             _ => Err(UnknownBudgetKind(name.to_owned())),
         }
     }

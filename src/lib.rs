@@ -106,20 +106,33 @@
 //! - `tree` (default): text search over directory trees, walked in path
 //!   order (.gitignore-aware, with the `ignore` crate's rule matching) and
 //!   searched in parallel.
+//! - `schemars`: `Bounded<T>` implements `schemars::JsonSchema`, with the
+//!   schema of `envelope_schema`.
+//! - `mcp`: the `mcp` module, MCP tool results and paging
+//!   arguments on the official SDK `rmcp`.
 //!
 //! With `default-features = false` only the core types remain, for tools
 //! that wrap their own queries (references, callers, outlines).
 
 #![forbid(unsafe_code)]
+// docs.rs (`--cfg docsrs`, nightly): badge each item with the features it
+// needs.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 mod bounded;
+mod cancel;
 mod clock;
 mod collect;
 mod completeness;
 mod cursor;
 mod error;
 mod limits;
+#[cfg(feature = "mcp")]
+pub mod mcp;
 mod merge;
+mod page;
+#[cfg(feature = "schemars")]
+mod schema;
 #[cfg(feature = "search")]
 mod search;
 mod skipped;
@@ -127,11 +140,13 @@ mod total;
 mod wire;
 
 pub use bounded::{Bounded, Disclosure, Streamed};
+pub use cancel::{CancelOnDrop, CancelToken};
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use completeness::{Budget, BudgetKind, Clamp, Completeness, UnknownBudgetKind};
 pub use cursor::{Cursor, CursorKey, Fingerprint, Scope};
 pub use error::{Error, ErrorKind, Incomplete};
 pub use limits::{AppliedLimit, Limits};
+pub use page::{Interrupted, KeyRequest, TryError};
 pub use skipped::{SKIPPED_SAMPLE_LEN, SkipReason, Skipped, SkippedInput};
 pub use total::Total;
 pub use wire::{JsonStream, LLM_GUIDE, envelope_schema};

@@ -3,6 +3,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::CancelToken;
 use crate::Clamp;
 use crate::clock::{Clock, SystemClock};
 
@@ -43,6 +44,7 @@ pub struct Limits {
     pub(crate) max_counted: Option<u64>,
     pub(crate) strict: bool,
     pub(crate) clock: Arc<dyn Clock>,
+    pub(crate) cancel: Option<CancelToken>,
 }
 
 impl Default for Limits {
@@ -75,6 +77,7 @@ impl Limits {
             max_counted: None,
             strict: false,
             clock: Arc::new(SystemClock),
+            cancel: None,
         }
     }
 
@@ -201,6 +204,29 @@ impl Limits {
     #[must_use]
     pub fn deadline(mut self, deadline: Duration) -> Limits {
         self.deadline = Some(deadline);
+        self
+    }
+
+    /// A handle that ends the query from elsewhere, checked wherever the
+    /// deadline is. A cancelled query answers with what it has,
+    /// [`TruncatedByBudget`](crate::Completeness::TruncatedByBudget) with
+    /// [`BudgetKind::Cancelled`](crate::BudgetKind::Cancelled), and a
+    /// cursor when it is resumable. Default: none.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use candor::{BudgetKind, CancelToken, Limits};
+    /// let token = CancelToken::new();
+    /// token.cancel();
+    /// let b = Limits::new().cancel_token(token).collect(0..100u32)?;
+    /// assert_eq!(b.len(), 1);
+    /// assert_eq!(b.completeness().budget().map(|b| b.kind()), Some(BudgetKind::Cancelled));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[must_use]
+    pub fn cancel_token(mut self, token: CancelToken) -> Limits {
+        self.cancel = Some(token);
         self
     }
 

@@ -280,25 +280,48 @@ impl Skipped {
     }
 
     /// Counts one skipped input, keeping it in the sample while the sample
-    /// has room (the first [`SKIPPED_SAMPLE_LEN`] in the order recorded).
+    /// has room: at most [`SKIPPED_SAMPLE_LEN`] entries, inputs skipped for
+    /// an error first, then those skipped by policy, each in the order
+    /// recorded. An error displaces a policy entry from a full sample, so
+    /// that `hidden` or `binary` entries never hide an unreadable file.
     ///
     /// # Example
     ///
     /// ```
-    /// let mut s = candor::Skipped::new();
-    /// s.record(candor::SkippedInput::new("x", candor::SkipReason::Vanished));
+    /// use candor::{SkipReason, Skipped, SkippedInput, SKIPPED_SAMPLE_LEN};
+    /// let mut s = Skipped::new();
+    /// for n in 0..SKIPPED_SAMPLE_LEN {
+    ///     s.record(SkippedInput::new(format!(".hidden{n}"), SkipReason::Hidden));
+    /// }
+    /// s.record(SkippedInput::new("x", SkipReason::Vanished));
     /// assert!(s.has_errors());
+    /// assert_eq!(s.sample()[0].path(), "x");
+    /// assert_eq!(s.sample().len(), SKIPPED_SAMPLE_LEN);
     /// ```
     pub fn record(&mut self, input: SkippedInput) {
         self.total = self.total.saturating_add(1);
         *self.by_reason.entry(input.reason.clone()).or_insert(0) += 1;
-        if self.sample.len() < SKIPPED_SAMPLE_LEN {
+        self.keep_in_sample(input);
+    }
+
+    fn keep_in_sample(&mut self, input: SkippedInput) {
+        if input.reason.is_error() {
+            let at = self
+                .sample
+                .iter()
+                .position(|s| !s.reason.is_error())
+                .unwrap_or(self.sample.len());
+            if at < SKIPPED_SAMPLE_LEN {
+                self.sample.insert(at, input);
+                self.sample.truncate(SKIPPED_SAMPLE_LEN);
+            }
+        } else if self.sample.len() < SKIPPED_SAMPLE_LEN {
             self.sample.push(input);
         }
     }
 
     /// Adds every count of `other` to this record, and its sample while
-    /// there is room.
+    /// there is room (errors first, as in [`record`](Self::record)).
     ///
     /// # Example
     ///
@@ -317,8 +340,9 @@ impl Skipped {
             let slot = self.by_reason.entry(reason).or_insert(0);
             *slot = slot.saturating_add(n);
         }
-        let room = SKIPPED_SAMPLE_LEN.saturating_sub(self.sample.len());
-        self.sample.extend(other.sample.into_iter().take(room));
+        for input in other.sample {
+            self.keep_in_sample(input);
+        }
     }
 
     /// How many inputs were skipped, for every reason.

@@ -142,7 +142,7 @@ fn envelope_schema_with(item_schema: Value) -> Value {
                         "additionalProperties": false,
                         "properties": {
                             "by": { "const": "budget" },
-                            "budget": { "enum": ["output_bytes", "scanned_bytes", "files", "deadline"] },
+                            "budget": { "enum": ["output_bytes", "scanned_bytes", "files", "deadline", "cancelled"] },
                             "max": { "type": "integer", "minimum": 0 },
                             "used": { "type": "integer", "minimum": 0 },
                             "limit": { "type": "integer", "minimum": 0, "description": "With requested: the item limit applied after the clamp to the ceiling." },
@@ -244,6 +244,9 @@ fn what_happened(completeness: &Completeness) -> String {
                 BudgetKind::Deadline => format!(
                     "Stopped after {used} ms by the {max} ms deadline before the search finished, so more items may exist"
                 ),
+                BudgetKind::Cancelled => {
+                    "Stopped because the query was cancelled before it finished, so more items may exist".to_owned()
+                }
             };
             happened + &clamped
         }
@@ -269,6 +272,7 @@ fn remedies(completeness: &Completeness, has_cursor: bool) -> Vec<&'static str> 
             BudgetKind::ScannedBytes => "raise the scan budget",
             BudgetKind::Files => "raise the file budget",
             BudgetKind::Deadline => "allow more time",
+            BudgetKind::Cancelled => "ask again",
         }),
     }
     options.push("narrow the query");

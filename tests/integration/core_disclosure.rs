@@ -72,7 +72,8 @@ fn a_resumed_page_without_counting_has_a_lower_bound_past_its_items() {
 fn a_resumed_key_page_says_where_it_starts() {
     let scope = Scope::new(Fingerprint::of("letters"));
     let letters: Vec<String> = ('a'..='g').map(String::from).collect();
-    let source = |after: Option<String>| {
+    let source = |request: candor::KeyRequest<String>| {
+        let after = request.into_after();
         letters
             .clone()
             .into_iter()
@@ -95,7 +96,8 @@ fn a_resumed_key_page_says_where_it_starts() {
 fn a_resumed_search_page_says_where_it_starts() {
     let mut docs = Documents::new();
     for i in 0..5 {
-        docs.insert(format!("f{i}.txt"), "fish\nfish\nfish\n").unwrap();
+        docs.insert(format!("f{i}.txt"), "fish\nfish\nfish\n")
+            .unwrap();
     }
     let query = Query::literal("fish");
     let limits = Limits::new().limit(4).count_total(true);
@@ -188,7 +190,8 @@ fn an_unclamped_budget_stop_names_no_limit() {
 fn docs_with_skips() -> Documents<'static> {
     let mut docs = Documents::new();
     for i in 0..6 {
-        docs.insert(format!("bin/{i}.dat"), b"fish\0binary\n".to_vec()).unwrap();
+        docs.insert(format!("bin/{i}.dat"), b"fish\0binary\n".to_vec())
+            .unwrap();
     }
     for i in 0..20 {
         docs.insert(format!("src/{i:02}.txt"), "fish\n").unwrap();

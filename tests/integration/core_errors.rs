@@ -181,7 +181,12 @@ fn foreign_cursor_names_both_fingerprints() {
     assert_message_style(&err);
     // page_by_key refuses it as well.
     let err = Limits::new()
-        .page_by_key(&other, Some(&cursor), |_: Option<u64>| 0..10u64, |n| *n)
+        .page_by_key(
+            &other,
+            Some(&cursor),
+            |_: candor::KeyRequest<u64>| 0..10u64,
+            |n| *n,
+        )
         .unwrap_err();
     assert!(matches!(err.kind(), ErrorKind::ForeignCursor { .. }));
 }
@@ -422,7 +427,12 @@ fn page_by_key_rejects_an_unsorted_or_repeating_source() {
         ("repeated", vec![1u64, 2, 2, 3]),
     ] {
         let err = limits
-            .page_by_key(&scope(), None, |_: Option<u64>| source.clone(), |n| *n)
+            .page_by_key(
+                &scope(),
+                None,
+                |_: candor::KeyRequest<u64>| source.clone(),
+                |n| *n,
+            )
             .unwrap_err();
         assert!(
             matches!(
@@ -440,14 +450,19 @@ fn page_by_key_rejects_an_unsorted_or_repeating_source() {
     // A source that ignores the cursor and starts over is caught too.
     let first = Limits::new()
         .limit(2)
-        .page_by_key(&scope(), None, |_: Option<u64>| 0..10u64, |n| *n)
+        .page_by_key(
+            &scope(),
+            None,
+            |_: candor::KeyRequest<u64>| 0..10u64,
+            |n| *n,
+        )
         .unwrap();
     let err = Limits::new()
         .limit(2)
         .page_by_key(
             &scope(),
             first.next_cursor(),
-            |_: Option<u64>| 0..10u64,
+            |_: candor::KeyRequest<u64>| 0..10u64,
             |n| *n,
         )
         .unwrap_err();
@@ -550,7 +565,7 @@ fn error_kinds_are_distinct_and_messages_name_the_value() {
         ),
         (
             Limits::new()
-                .page_by_key(&s, None, |_: Option<u64>| vec![2u64, 1], |n| *n)
+                .page_by_key(&s, None, |_: candor::KeyRequest<u64>| vec![2u64, 1], |n| *n)
                 .unwrap_err(),
             "source",
         ),

@@ -240,7 +240,8 @@ fn walk_key_pages(full: &[String], knobs: &Knobs) -> Result<(), TestCaseError> {
     let mut all: Vec<String> = Vec::new();
     let mut cursor: Option<Cursor> = None;
     for _ in 0..=full.len() + 1 {
-        let source = |after: Option<String>| {
+        let source = |request: candor::KeyRequest<String>| {
+            let after = request.into_after();
             full.iter()
                 .filter(move |s| after.as_ref().is_none_or(|a| *s > a))
                 .cloned()
@@ -775,7 +776,8 @@ fn the_summary_names_which_items_of_how_many() {
 fn a_stream_writes_the_wire_shape_of_the_collected_search() {
     let mut docs = Documents::new();
     for i in 0..4 {
-        docs.insert(format!("f{i}.txt"), "fish\n\"fish\"\nfish\n").unwrap();
+        docs.insert(format!("f{i}.txt"), "fish\n\"fish\"\nfish\n")
+            .unwrap();
     }
     docs.insert("z.bin", b"fish\0".to_vec()).unwrap();
     let query = Query::literal("fish");

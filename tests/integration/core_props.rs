@@ -571,7 +571,8 @@ where
     let mut all: Vec<T> = Vec::new();
     let mut cursor = None;
     for _ in 0..=sorted.len() + 1 {
-        let source = |after: Option<K>| {
+        let source = |request: candor::KeyRequest<K>| {
+            let after = request.into_after();
             sorted
                 .iter()
                 .filter(move |item| after.as_ref().is_none_or(|a| key(item) > *a))

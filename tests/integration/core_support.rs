@@ -1,5 +1,5 @@
 //! Helpers shared by the core tests: a key-order probe for JSON objects, a
-//! small structural validator for `envelope_schema`, and a base64url encoder
+//! JSON Schema validation of responses, and a base64url encoder
 //! for hand-made cursor tokens.
 
 use std::fmt;
@@ -77,81 +77,21 @@ pub fn check_key_order(json: &str) -> Result<(), String> {
     Ok(())
 }
 
-/// Validates `instance` against the subset of JSON Schema that
-/// `envelope_schema` uses: type, required, properties,
-/// additionalProperties (false or a schema), const, enum, minimum, items
-/// and oneOf. Returns the first violation.
+/// Validates `instance` against `schema` with a real JSON Schema validator
+/// (the `jsonschema` crate, draft 2020-12). Returns every violation, each
+/// with its location under `at`.
 pub fn validate(schema: &Value, instance: &Value, at: &str) -> Result<(), String> {
-    let fail = |what: String| Err(format!("{at}: {what}"));
-    if let Some(branches) = schema.get("oneOf").and_then(Value::as_array) {
-        let passing = branches
-            .iter()
-            .filter(|b| validate(b, instance, at).is_ok())
-            .count();
-        if passing != 1 {
-            return fail(format!("{passing} oneOf branches match {instance}"));
-        }
+    let validator =
+        jsonschema::validator_for(schema).map_err(|e| format!("invalid schema: {e}"))?;
+    let errors: Vec<String> = validator
+        .iter_errors(instance)
+        .map(|e| format!("{at}{}: {e}", e.instance_path()))
+        .collect();
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(errors.join("; "))
     }
-    if let Some(expected) = schema.get("const") {
-        if expected != instance {
-            return fail(format!("{instance} is not the const {expected}"));
-        }
-    }
-    if let Some(options) = schema.get("enum").and_then(Value::as_array) {
-        if !options.contains(instance) {
-            return fail(format!("{instance} is not one of {options:?}"));
-        }
-    }
-    if let Some(ty) = schema.get("type").and_then(Value::as_str) {
-        let ok = match ty {
-            "object" => instance.is_object(),
-            "array" => instance.is_array(),
-            "string" => instance.is_string(),
-            "boolean" => instance.is_boolean(),
-            "integer" => instance.is_u64() || instance.is_i64(),
-            "number" => instance.is_number(),
-            "null" => instance.is_null(),
-            other => return fail(format!("validator does not know type {other:?}")),
-        };
-        if !ok {
-            return fail(format!("{instance} is not of type {ty}"));
-        }
-    }
-    if let Some(min) = schema.get("minimum").and_then(Value::as_f64) {
-        if instance.as_f64().is_some_and(|v| v < min) {
-            return fail(format!("{instance} is below the minimum {min}"));
-        }
-    }
-    if let Some(object) = instance.as_object() {
-        if let Some(required) = schema.get("required").and_then(Value::as_array) {
-            for key in required {
-                let key = key.as_str().expect("required holds names");
-                if !object.contains_key(key) {
-                    return fail(format!("required key {key:?} is missing"));
-                }
-            }
-        }
-        let properties = schema.get("properties").and_then(Value::as_object);
-        for (key, value) in object {
-            let sub_at = format!("{at}.{key}");
-            match properties.and_then(|p| p.get(key)) {
-                Some(sub) => validate(sub, value, &sub_at)?,
-                None => match schema.get("additionalProperties") {
-                    Some(Value::Bool(false)) => {
-                        return fail(format!("key {key:?} is not allowed"));
-                    }
-                    Some(sub @ Value::Object(_)) => validate(sub, value, &sub_at)?,
-                    _ => {}
-                },
-            }
-        }
-    }
-    if let (Some(items), Some(array)) = (schema.get("items"), instance.as_array()) {
-        for (i, item) in array.iter().enumerate() {
-            validate(items, item, &format!("{at}[{i}]"))?;
-        }
-    }
-    Ok(())
 }
 
 /// URL-safe base64 without padding, as candor writes cursor tokens.

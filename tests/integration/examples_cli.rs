@@ -38,6 +38,8 @@ pub(crate) fn example(name: &str) -> PathBuf {
                 "grep",
                 "--example",
                 "mcp_server",
+                "--features",
+                "mcp",
             ])
             .args(["--profile", profile])
             .arg("--target-dir")

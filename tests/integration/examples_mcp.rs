@@ -2,7 +2,7 @@
 //! describe the contract, answer in the wire shape with a disclosure line,
 //! page without gap or duplicate, and turn bad input into tool errors while
 //! they keep serving.
-#![cfg(feature = "tree")]
+#![cfg(all(feature = "tree", feature = "mcp"))]
 
 use std::path::Path;
 use std::time::Duration;
@@ -69,9 +69,22 @@ where
         .structured_content
         .clone()
         .expect("structuredContent");
-    let text = text(result);
-    let (first, json) = text.split_once('\n').expect("a disclosure line, then JSON");
-    let from_text: Value = serde_json::from_str(json).expect("the text holds the JSON");
+    // Two text blocks: the disclosure line, then exactly the JSON, so a
+    // client that parses a text block as JSON can.
+    let blocks: Vec<&str> = result
+        .content
+        .iter()
+        .filter_map(|c| c.as_text())
+        .map(|t| t.text.as_str())
+        .collect();
+    let [first, json] = blocks[..] else {
+        panic!("expected two text blocks, got {blocks:?}");
+    };
+    assert!(
+        !first.contains('\n'),
+        "the disclosure is one line: {first:?}"
+    );
+    let from_text: Value = serde_json::from_str(json).expect("the second block is the JSON");
     assert_eq!(
         from_text, structured,
         "the text duplicates structuredContent"
@@ -608,4 +621,124 @@ async fn bad_input_is_a_tool_error_and_the_server_keeps_serving() {
         [json!("b/three.txt")]
     );
     client.cancel().await.expect("shutdown");
+}
+
+/// Drives the server with raw JSON-RPC lines, for what a well-behaved
+/// client never sends.
+struct RawSession {
+    child: tokio::process::Child,
+    stdin: tokio::process::ChildStdin,
+    stdout: tokio::io::Lines<tokio::io::BufReader<tokio::process::ChildStdout>>,
+}
+
+impl RawSession {
+    async fn start(root: &Path) -> RawSession {
+        let mut child = tokio::process::Command::new(example("mcp_server"))
+            .arg("--root")
+            .arg(root)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .kill_on_drop(true)
+            .spawn()
+            .expect("the server starts");
+        let stdin = child.stdin.take().expect("stdin");
+        let stdout = child.stdout.take().expect("stdout");
+        use tokio::io::AsyncBufReadExt;
+        let mut session = RawSession {
+            child,
+            stdin,
+            stdout: tokio::io::BufReader::new(stdout).lines(),
+        };
+        let init = session
+            .request(json!({
+                "jsonrpc": "2.0", "id": 1, "method": "initialize",
+                "params": { "protocolVersion": "2025-06-18", "capabilities": {},
+                            "clientInfo": { "name": "raw", "version": "0" } }
+            }))
+            .await;
+        assert!(init.get("result").is_some(), "{init}");
+        session
+            .send(&json!({ "jsonrpc": "2.0", "method": "notifications/initialized" }).to_string())
+            .await;
+        session
+    }
+
+    async fn send(&mut self, line: &str) {
+        use tokio::io::AsyncWriteExt;
+        self.stdin
+            .write_all(format!("{line}\n").as_bytes())
+            .await
+            .expect("write to the server");
+        self.stdin.flush().await.expect("flush");
+    }
+
+    async fn reply(&mut self) -> Value {
+        let line = tokio::time::timeout(HANG_GUARD, self.stdout.next_line())
+            .await
+            .expect("the server answers")
+            .expect("read")
+            .expect("a line before the end");
+        serde_json::from_str(&line).expect("a JSON-RPC message")
+    }
+
+    async fn request(&mut self, message: Value) -> Value {
+        self.send(&message.to_string()).await;
+        self.reply().await
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn malformed_lines_and_wrong_argument_types_get_json_rpc_errors() {
+    let tmp = sample_tree();
+    let mut session = RawSession::start(tmp.path()).await;
+
+    for garbage in ["{not json", "[1, 2", "tools/call please"] {
+        session.send(garbage).await;
+        let reply = session.reply().await;
+        assert_eq!(reply["error"]["code"], json!(-32700), "{garbage}: {reply}");
+        assert_eq!(reply["id"], Value::Null, "{reply}");
+        assert!(
+            reply["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("not JSON"),
+            "{reply}"
+        );
+    }
+
+    for (id, arguments, kind) in [
+        (7, json!("fish"), "a string"),
+        (8, json!([1, 2]), "an array"),
+        (9, json!(3), "a number"),
+    ] {
+        let reply = session
+            .request(json!({
+                "jsonrpc": "2.0", "id": id, "method": "tools/call",
+                "params": { "name": "search_text", "arguments": arguments }
+            }))
+            .await;
+        assert_eq!(reply["id"], json!(id), "{reply}");
+        assert_eq!(reply["error"]["code"], json!(-32602), "{reply}");
+        let message = reply["error"]["message"].as_str().unwrap();
+        assert!(
+            message.contains("`arguments`") && message.contains(kind),
+            "{message}"
+        );
+    }
+
+    // Still serving, in step: the next answer is to the next request.
+    let reply = session
+        .request(json!({
+            "jsonrpc": "2.0", "id": 10, "method": "tools/call",
+            "params": { "name": "files_with_matches", "arguments": { "query": "red" } }
+        }))
+        .await;
+    assert_eq!(reply["id"], json!(10), "{reply}");
+    let result = &reply["result"];
+    assert_eq!(result["isError"], json!(false), "{reply}");
+    assert_eq!(result["structuredContent"]["items"], json!(["b/three.txt"]));
+    let mirror: Value =
+        serde_json::from_str(result["content"][1]["text"].as_str().unwrap()).expect("JSON");
+    assert_eq!(mirror, result["structuredContent"]);
+    session.child.kill().await.expect("stop the server");
 }

@@ -1,6 +1,8 @@
 //! The integration tests: one binary (`autotests = false`), one module per
 //! area.
 
+mod adopters;
+mod code_index;
 mod core_disclosure;
 mod core_errors;
 mod core_paging;
@@ -11,5 +13,6 @@ mod examples_cli;
 mod examples_mcp;
 #[cfg(unix)]
 mod hostile;
+mod schemas;
 mod search_props;
 mod search_tree;
