@@ -89,6 +89,9 @@ fn follow(
             }
         };
         let rest = &rows[all.len()..];
+        // A page says where it starts, and its total counts the whole
+        // answer, not only what remains after the cursor.
+        prop_assert_eq!(page.start(), all.len() as u64);
         prop_assert!(page.len() <= rest.len());
         prop_assert_eq!(
             page.items(),
@@ -98,10 +101,10 @@ fn follow(
         if page.completeness().is_exact() {
             prop_assert_eq!(page.items(), rest, "exact, but rows are missing");
         } else {
-            prop_assert!(page.total().value() > page.len() as u64);
+            prop_assert!(page.total().value() > (all.len() + page.len()) as u64);
         }
         if let Total::Exact(n) = page.total() {
-            prop_assert_eq!(n, rest.len() as u64, "an exact total that is wrong");
+            prop_assert_eq!(n, rows.len() as u64, "an exact total that is wrong");
         }
         all.extend_from_slice(page.items());
         match page.next_cursor() {
