@@ -1757,3 +1757,93 @@ proptest! {
         every_corpus_lists_the_oracle(&corpus, &q)?;
     }
 }
+
+/// A regex whose compiled program would be huge (a counted repetition of a
+/// large class) is refused at once on every corpus, with an error that
+/// names the pattern and says why; it never runs for minutes.
+#[test]
+fn oversized_regexes_are_refused_with_the_reason() {
+    let corpus = vec![Doc {
+        name: "a".to_owned(),
+        bytes: b"ab\n".repeat(100),
+    }];
+    let f = fixture(&corpus);
+    for pattern in [r"[\s\S]{65535}", r"\w{1000}", r"(?:.{100}){100}{100}"] {
+        for case_insensitive in [false, true] {
+            let query = Query::regex(pattern).case_insensitive(case_insensitive);
+            for (name, c) in corpora(&f) {
+                let err = c
+                    .search(&query, &Limits::new(), None)
+                    .expect_err("an oversized pattern is refused");
+                match err.kind() {
+                    ErrorKind::InvalidPattern {
+                        pattern: shown,
+                        reason,
+                    } => {
+                        assert_eq!(shown, pattern, "{name}");
+                        assert!(reason.contains("larger than the limit"), "{name}: {reason}");
+                    }
+                    other => panic!("{name}: {pattern}: {other:?}"),
+                }
+            }
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(config(64))]
+
+    /// A pattern that can match part of a character (a byte class) reports
+    /// the whole characters its matches touch: the engine's spans, sorted
+    /// and not overlapping, cover exactly the characters that the `regex`
+    /// crate's bytes API finds a matched byte in, on exactly those lines.
+    #[test]
+    fn byte_patterns_cover_whole_characters(
+        corpus in corpus(Alphabet { invalid_utf8: false, ..COMMON }),
+        pattern in prop::sample::select(vec![
+            r"(?-u:\xA9)", r"(?-u:[\x80-\xBF])", r"(?-u:\xC3)", r"(?-u:\xE2\x82)", r"(?-u:\x84)a",
+            r"(?-u:[\xAA\xBF])|b", r"a(?-u:.)",
+        ]),
+    ) {
+        let raw = regex::bytes::Regex::new(pattern).expect("compiles");
+        let f = fixture(&corpus);
+        // (path, line number) -> the characters (their byte ranges) touched.
+        let mut want: Vec<(String, u64, Vec<(usize, usize)>)> = Vec::new();
+        let mut docs: Vec<&Doc> = corpus.iter().filter(|d| !d.is_binary()).collect();
+        docs.sort_by(|a, b| path_order(&a.name, &b.name));
+        for doc in docs {
+            for (i, (_, line)) in lines_of(&doc.bytes).into_iter().enumerate() {
+                let line = shown(line);
+                let text = std::str::from_utf8(line).expect("valid UTF-8");
+                let touched: Vec<(usize, usize)> = text
+                    .char_indices()
+                    .map(|(at, c)| (at, at + c.len_utf8()))
+                    .filter(|&(s, e)| raw.find_iter(line).any(|m| m.start() < e && s < m.end()))
+                    .collect();
+                if !touched.is_empty() {
+                    want.push((doc.name.clone(), i as u64 + 1, touched));
+                }
+            }
+        }
+        for (name, c) in corpora(&f) {
+            let b = c
+                .search(&Query::regex(pattern), &Limits::new(), None)
+                .map_err(|e| TestCaseError::fail(format!("{name}: {e}")))?;
+            spans_on_char_boundaries(name, &b)?;
+            let mut got = Vec::new();
+            for m in b.iter() {
+                for w in m.matches.windows(2) {
+                    prop_assert!(w[0].end <= w[1].start, "{}: spans overlap: {:?}", name, m.matches);
+                }
+                let covered: Vec<(usize, usize)> = m
+                    .line
+                    .char_indices()
+                    .map(|(at, c)| (at, at + c.len_utf8()))
+                    .filter(|&(s, e)| m.matches.iter().any(|sp| sp.start <= s && e <= sp.end))
+                    .collect();
+                got.push((m.path.clone(), m.line_number, covered));
+            }
+            prop_assert_eq!(&got, &want, "{}", name);
+        }
+    }
+}
