@@ -7,5 +7,6 @@ mod core_support;
 mod core_wire;
 mod examples_cli;
 mod examples_mcp;
+mod fuzz_replay;
 mod search_props;
 mod search_tree;
