@@ -1790,6 +1790,9 @@ fn oversized_regexes_are_refused_with_the_reason() {
     }
 }
 
+/// A line's path, number, and the characters (byte ranges) a match touches.
+type Touched = (String, u64, Vec<(usize, usize)>);
+
 proptest! {
     #![proptest_config(config(64))]
 
@@ -1808,7 +1811,7 @@ proptest! {
         let raw = regex::bytes::Regex::new(pattern).expect("compiles");
         let f = fixture(&corpus);
         // (path, line number) -> the characters (their byte ranges) touched.
-        let mut want: Vec<(String, u64, Vec<(usize, usize)>)> = Vec::new();
+        let mut want: Vec<Touched> = Vec::new();
         let mut docs: Vec<&Doc> = corpus.iter().filter(|d| !d.is_binary()).collect();
         docs.sort_by(|a, b| path_order(&a.name, &b.name));
         for doc in docs {
