@@ -7,10 +7,15 @@
 //! non-overlapping, leftmost, and for several literals the first one given
 //! wins at a position. Whole words check the character on each side with
 //! `char::is_alphanumeric` (invalid UTF-8 and the line's edge are not word
-//! characters). Regexes run with the `regex` crate on each line alone, in
-//! single-line mode, so that `^`/`$` are the line's edges: the engine
-//! instead searches the whole buffer with rewritten anchors, which is what
-//! the comparison checks.
+//! characters; case folds compare characters, `ſ` with `s`). Regexes run
+//! with the `regex` crate on each line alone, in single-line mode, so that
+//! `^`/`$` are the line's edges: the `str` API for a line of UTF-8, the
+//! bytes API otherwise (keeping only the empty matches that do not split a
+//! character). The engine instead searches the whole buffer with rewritten
+//! anchors, which is what the comparison checks. Regexes come from a fixed
+//! list and from a generator that builds them from parts (optional,
+//! repeated, lazy, counted and nested groups, classes, anchors,
+//! alternations, Unicode literals).
 //!
 //! Every property runs on the in-memory `Documents` and on a `Tree` over a
 //! temporary directory with the same files, searched with 1 and with 4
