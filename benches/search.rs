@@ -1,4 +1,4 @@
-//! Text-search benchmarks on a generated corpus.
+//! Text-search benchmarks on a generated corpus and on real source text.
 //!
 //! The corpus is about 16 MiB of Rust-like source in 800 documents, made
 //! from a fixed seed, so runs are comparable. Each matcher kind (one
@@ -8,6 +8,13 @@
 //! the cheap counting path (`count_total`) against building every item.
 //! The same corpus is also written to a temporary folder and searched as a
 //! `Tree`, with 1 and 2 threads.
+//!
+//! The generated corpus hides how a matcher behaves on real text (an
+//! engine's prefilter can fire on common letters), so the engine each
+//! query kind goes to is measured again on real Rust source: the `.rs`
+//! files of the local cargo registry (`$CARGO_HOME/registry/src`, or
+//! `~/.cargo/registry/src`), read in path order up to 32 MiB. When that
+//! folder is absent the `real` group is skipped with a note.
 //!
 //! Run: `cargo bench --bench search` (add `-- --quick` for a short run).
 
@@ -148,11 +155,106 @@ fn tree(c: &mut Criterion) {
     group.finish();
 }
 
+/// Real Rust source, in path order, up to `cap` bytes: the `.rs` files of
+/// the local cargo registry, if there is one.
+fn real_corpus(cap: usize) -> Option<Vec<(String, String)>> {
+    let root = std::env::var_os("CARGO_HOME")
+        .map(std::path::PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| std::path::Path::new(&h).join(".cargo")))?
+        .join("registry")
+        .join("src");
+    let mut stack = vec![root.clone()];
+    let mut paths = Vec::new();
+    while let Some(dir) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            match entry.file_type() {
+                Ok(t) if t.is_dir() => stack.push(path),
+                Ok(t) if t.is_file() && path.extension().is_some_and(|e| e == "rs") => {
+                    paths.push(path)
+                }
+                _ => {}
+            }
+        }
+    }
+    paths.sort();
+    let mut files = Vec::new();
+    let mut total = 0;
+    for path in paths {
+        let Ok(text) = std::fs::read_to_string(&path) else {
+            continue;
+        };
+        if total + text.len() > cap {
+            break;
+        }
+        total += text.len();
+        let name = path.strip_prefix(&root).unwrap_or(&path);
+        files.push((name.to_string_lossy().replace('\\', "/"), text));
+    }
+    (!files.is_empty()).then_some(files)
+}
+
+/// The query kinds whose engine is chosen by measurement, on real text.
+fn real_queries() -> Vec<(&'static str, Query)> {
+    vec![
+        ("literal_rare", Query::literal("Typography")),
+        ("literal_common", Query::literal("self")),
+        (
+            "literal_ci_rare",
+            Query::literal("typography").case_insensitive(true),
+        ),
+        (
+            "literal_ci_common",
+            Query::literal("error").case_insensitive(true),
+        ),
+        (
+            "literals3",
+            Query::literals(["unsafe", "transmute", "MaybeUninit"]),
+        ),
+        (
+            "literals3_ci",
+            Query::literals(["unsafe", "transmute", "maybeuninit"]).case_insensitive(true),
+        ),
+        ("whole_word", Query::literal("map").whole_word(true)),
+        ("regex_prefix", Query::regex(r"fn\s+\w+")),
+        ("regex_leading_repetition", Query::regex(r"\w+Error\w*")),
+        (
+            "regex_optional_group",
+            Query::regex(r"impl(?:<[^>]*>)?\s+Display"),
+        ),
+    ]
+}
+
+fn real(c: &mut Criterion) {
+    let Some(files) = real_corpus(32 << 20) else {
+        eprintln!("note: no cargo registry sources found; skipping the real-text benchmarks");
+        return;
+    };
+    let bytes: usize = files.iter().map(|(_, t)| t.len()).sum();
+    let docs: Documents<'_> = files
+        .iter()
+        .map(|(n, t)| (n.as_str(), t.as_str()))
+        .collect();
+    let mut group = c.benchmark_group("real");
+    group.throughput(Throughput::Bytes(bytes as u64));
+    group.sample_size(20);
+    for (name, query) in real_queries() {
+        group.bench_with_input(BenchmarkId::new("full", name), &query, |b, q| {
+            b.iter(|| black_box(docs.search(q, &Limits::new(), None).unwrap().len()))
+        });
+    }
+    group.finish();
+}
+
 // A hand-written main: `criterion_group!` defines an undocumented public
 // function, which the crate's `missing_docs` lint refuses.
 fn main() {
     let mut c = Criterion::default().configure_from_args();
     documents(&mut c);
     tree(&mut c);
+    real(&mut c);
     c.final_summary();
 }

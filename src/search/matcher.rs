@@ -1,6 +1,7 @@
 //! Matchers: one literal (memchr's memmem), many literals (aho-corasick),
-//! and regex (regex's bytes API), each answering "where is the next
-//! matching line" and "what matches in this line".
+//! and regex (regex-automata's meta engine, the one behind the `regex`
+//! crate), each answering "where is the next matching line" and "what
+//! matches in this line".
 //!
 //! Matching is line-oriented: no match spans a line terminator. Regex
 //! patterns are rewritten so that they cannot match `\n` (it is removed
@@ -8,10 +9,22 @@
 //! start and end of a line, like `^` and `$`. With that, a match found in
 //! the whole buffer is a match of its line, and the buffer can be searched
 //! in one pass.
+//!
+//! Every regex is compiled from its rewritten HIR, never from pattern text
+//! printed from one: a printed HIR does not always parse back to itself
+//! (regex-syntax prints the optional group `(?:\d+)?` as `\d+?`, a lazy
+//! repetition that needs a digit).
+//!
+//! Spans fall on character boundaries: an empty match never splits a
+//! character (as in the `regex` crate's `str` API), and a match of a
+//! pattern that can match part of a character (`(?-u:\xA9)`) is widened
+//! to the whole characters it touches. Inside invalid UTF-8 the shown
+//! line decides (see `engine::show`).
 
 use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
 use memchr::memmem;
-use regex::bytes::{Regex, RegexBuilder};
+use regex_automata::Input;
+use regex_automata::meta::{self, Regex};
 use regex_syntax::hir::literal::{ExtractKind, Extractor};
 use regex_syntax::hir::{Class, ClassBytes, ClassBytesRange, ClassUnicode, ClassUnicodeRange};
 use regex_syntax::hir::{Hir, HirKind, Look};
@@ -24,8 +37,17 @@ use crate::search::query::{PatternKind, Query};
 pub(crate) const MAX_PATTERN_BYTES: usize = 1 << 20;
 /// The most literals accepted in a set.
 pub(crate) const MAX_LITERALS: usize = 100_000;
-/// The compiled size limit for a regex.
-const REGEX_SIZE_LIMIT: usize = 64 << 20;
+/// The size limit of a regex's compiled program (each NFA, and the
+/// one-pass DFA), as in the `regex` crate. A pattern over it is refused:
+/// past it, a counted repetition of a large class (`[\s\S]{65535}`) builds
+/// a program that takes minutes to compile or to run.
+const REGEX_SIZE_LIMIT: usize = 10 << 20;
+/// The size limit for a set of literals, which grows with the literals
+/// given (at most `MAX_PATTERN_BYTES`) and runs in linear time.
+const LITERALS_SIZE_LIMIT: usize = 64 << 20;
+/// The memory the lazy DFA may fill before it clears its cache; one cache
+/// is made per searching thread.
+const LAZY_DFA_CACHE: usize = 16 << 20;
 
 #[derive(Clone)]
 pub(crate) struct Matcher {
@@ -40,6 +62,9 @@ pub(crate) struct Matcher {
     /// that confirms them: on a line without `\r`, where the two agree, a
     /// candidate needs no second look.
     candidates_confirm: bool,
+    /// The pattern can match part of a character (a byte class such as
+    /// `(?-u:\xA9)`): spans are widened to whole characters.
+    widen: bool,
 }
 
 /// A buffer-wide finder: every line with a match holds a candidate.
@@ -63,7 +88,9 @@ impl Candidates {
             // Only the line matters, so the end of the shortest match will
             // do: it lies in the same line as the start (no match spans a
             // line), and finding it takes one forward scan, no reverse one.
-            Candidates::Regex(re) => re.shortest_match_at(haystack, start),
+            Candidates::Regex(re) => re
+                .search_half(&Input::new(haystack).range(start..).earliest(true))
+                .map(|m| m.offset()),
         }
     }
 }
@@ -113,13 +140,62 @@ fn parse(query: &Query, pattern: &str, crlf: bool) -> Result<Hir, Error> {
     line_local(hir, crlf).map_err(|reason| invalid(&shown, reason))
 }
 
-fn compile(query: &Query, hir: &Hir) -> Result<Regex, Error> {
-    RegexBuilder::new(&hir.to_string())
-        .unicode(true)
-        .size_limit(REGEX_SIZE_LIMIT)
-        .dfa_size_limit(REGEX_SIZE_LIMIT)
-        .build()
-        .map_err(|e| invalid(&query.pattern_text(), one_line(&e.to_string())))
+/// Compiles `hir` itself (never its printed form, which may not parse
+/// back to the same regex), within `size_limit` bytes per compiled program.
+fn compile(query: &Query, hir: &Hir, size_limit: usize) -> Result<Regex, Error> {
+    let config = meta::Config::new()
+        .match_kind(regex_automata::MatchKind::LeftmostFirst)
+        // Empty matches never split a character, as in regex's str API.
+        .utf8_empty(true)
+        .which_captures(regex_automata::nfa::thompson::WhichCaptures::Implicit)
+        .nfa_size_limit(Some(size_limit))
+        .onepass_size_limit(Some(size_limit))
+        .hybrid_cache_capacity(LAZY_DFA_CACHE);
+    meta::Builder::new()
+        .configure(config)
+        .build_from_hir(hir)
+        .map_err(|e| {
+            let reason = match e.size_limit() {
+                Some(limit) => format!(
+                    "the compiled pattern is larger than the limit of {} MiB; \
+                     use smaller repetition counts or narrower classes",
+                    limit >> 20
+                ),
+                None => one_line(&e.to_string()),
+            };
+            invalid(&query.pattern_text(), reason)
+        })
+}
+
+/// The HIR of one literal: its bytes, or, without case, each character
+/// as the class of its simple case folds (what the parser makes of
+/// `(?i)` and the escaped literal).
+fn literal_hir(literal: &str, case_insensitive: bool) -> Result<Hir, String> {
+    if !case_insensitive {
+        return Ok(Hir::literal(literal.as_bytes()));
+    }
+    let mut parts = Vec::with_capacity(literal.len());
+    for c in literal.chars() {
+        let mut class = ClassUnicode::new([ClassUnicodeRange::new(c, c)]);
+        class
+            .try_case_fold_simple()
+            .map_err(|_| "case folding is not available".to_owned())?;
+        parts.push(match class.literal() {
+            Some(bytes) => Hir::literal(bytes),
+            None => Hir::class(Class::Unicode(class)),
+        });
+    }
+    Ok(Hir::concat(parts))
+}
+
+/// The HIR of any of `literals`, the earlier given winning at a position.
+fn literals_hir(literals: &[String], case_insensitive: bool) -> Result<Hir, String> {
+    Ok(Hir::alternation(
+        literals
+            .iter()
+            .map(|l| literal_hir(l, case_insensitive))
+            .collect::<Result<Vec<_>, _>>()?,
+    ))
 }
 
 fn whole_word(hir: Hir) -> Hir {
@@ -175,19 +251,15 @@ impl Matcher {
                 ));
             }
         }
-        let simple_case =
-            !query.is_case_insensitive() || literals.iter().all(|l| ascii_fold_is_unicode_fold(l));
-        if !simple_case {
-            // Unicode case folding (the Kelvin sign, the long s, non-ASCII
-            // letters) needs the regex engine.
-            let alternation = literals
-                .iter()
-                .map(|l| regex_syntax::escape(l))
-                .collect::<Vec<_>>()
-                .join("|");
-            return Self::regex(query, &alternation);
+        if query.is_case_insensitive() {
+            // The regex engine, not aho-corasick's ASCII folding: it folds
+            // case the Unicode way (the Kelvin sign, the long s), and on
+            // real text its prefilter is several times faster (aho-corasick's
+            // rare-byte prefilter fires on common letters).
+            let hir = literals_hir(literals, true).map_err(|reason| invalid(&shown, reason))?;
+            return Self::regex_of(query, hir.clone(), hir, LITERALS_SIZE_LIMIT);
         }
-        let candidates = if literals.len() == 1 && !query.is_case_insensitive() {
+        let candidates = if literals.len() == 1 {
             Candidates::Literal(Box::new(
                 memmem::Finder::new(literals[0].as_bytes()).into_owned(),
             ))
@@ -195,19 +267,13 @@ impl Matcher {
             Candidates::Set(
                 AhoCorasickBuilder::new()
                     .match_kind(MatchKind::LeftmostFirst)
-                    .ascii_case_insensitive(query.is_case_insensitive())
                     .build(literals)
                     .map_err(|e| invalid(&shown, e.to_string()))?,
             )
         };
         let verify = if query.is_whole_word() {
-            let alternation = literals
-                .iter()
-                .map(|l| regex_syntax::escape(l))
-                .collect::<Vec<_>>()
-                .join("|");
-            let hir = whole_word(parse(query, &alternation, false)?);
-            Verify::Regex(compile(query, &hir)?)
+            let hir = literals_hir(literals, false).map_err(|reason| invalid(&shown, reason))?;
+            Verify::Regex(compile(query, &whole_word(hir), LITERALS_SIZE_LIMIT)?)
         } else {
             Verify::Same
         };
@@ -216,6 +282,7 @@ impl Matcher {
             verify,
             nul_for_invalid: query.is_whole_word(),
             candidates_confirm: false,
+            widen: false,
         })
     }
 
@@ -226,11 +293,22 @@ impl Matcher {
         // then confirms.
         let buffer_hir = parse(query, pattern, true)?;
         let line_hir = parse(query, pattern, false)?;
+        Self::regex_of(query, buffer_hir, line_hir, REGEX_SIZE_LIMIT)
+    }
+
+    /// A regex matcher from the buffer-wide and the line form of a HIR.
+    fn regex_of(
+        query: &Query,
+        buffer_hir: Hir,
+        line_hir: Hir,
+        size_limit: usize,
+    ) -> Result<Matcher, Error> {
         let line_hir = if query.is_whole_word() {
             whole_word(line_hir)
         } else {
             line_hir
         };
+        let widen = !line_hir.properties().is_utf8();
         let required = if has_literal_prefix(&buffer_hir) {
             None
         } else {
@@ -248,15 +326,16 @@ impl Matcher {
                     .build(&set)
                     .map_err(|e| invalid(&query.pattern_text(), e.to_string()))?,
             ),
-            None => Candidates::Regex(compile(query, &buffer_hir)?),
+            None => Candidates::Regex(compile(query, &buffer_hir, size_limit)?),
         };
         let candidates_confirm =
-            matches!(candidates, Candidates::Regex(_)) && !query.is_whole_word();
+            matches!(candidates, Candidates::Regex(_)) && !query.is_whole_word() && !widen;
         Ok(Matcher {
             candidates,
-            verify: Verify::Regex(compile(query, &line_hir)?),
+            verify: Verify::Regex(compile(query, &line_hir, size_limit)?),
             nul_for_invalid: query.is_whole_word(),
             candidates_confirm,
+            widen,
         })
     }
 
@@ -354,6 +433,9 @@ impl Matcher {
         match &self.verify {
             Verify::Regex(regex) => {
                 out.extend(regex.find_iter(content).map(|m| span(m.start(), m.end())));
+                if self.widen {
+                    widen_to_characters(content, out);
+                }
             }
             Verify::Same => match &self.candidates {
                 Candidates::Literal(f) => {
@@ -400,7 +482,7 @@ pub(crate) struct MatchedLines<'m, 'h> {
 enum BufferMatches<'m, 'h> {
     Literal(memmem::FindIter<'h, 'm>, usize),
     Set(aho_corasick::FindIter<'m, 'h>),
-    Regex(regex::bytes::Matches<'m, 'h>),
+    Regex(meta::FindMatches<'m, 'h>),
 }
 
 impl Iterator for BufferMatches<'_, '_> {
@@ -421,6 +503,7 @@ impl<'m, 'h> MatchedLines<'m, 'h> {
         // Literals never hold a `\n`, so their matches in the buffer are
         // those of its lines (a line with a `\r` is checked again below).
         let matches = match (&matcher.candidates, &matcher.verify) {
+            _ if matcher.widen => None,
             (Candidates::Regex(re), _) if matcher.candidates_confirm => {
                 Some(BufferMatches::Regex(re.find_iter(rest)))
             }
@@ -535,11 +618,40 @@ impl Matcher {
     }
 }
 
-/// Returns true when ASCII case folding of `literal` is the same as
-/// Unicode simple case folding: the literal is ASCII and has no `k` or `s`
-/// (which also fold to the Kelvin sign and the long s).
-fn ascii_fold_is_unicode_fold(literal: &str) -> bool {
-    literal.is_ascii() && !literal.bytes().any(|b| matches!(b | 0x20, b'k' | b's'))
+/// Widens each span that starts or ends inside a valid multi-byte
+/// character to that whole character, then joins the spans that come to
+/// overlap. Offsets inside invalid UTF-8 stay: the shown line replaces the
+/// sequence with one character, and `engine::show` maps them onto it.
+fn widen_to_characters(content: &[u8], spans: &mut Vec<Span>) {
+    // The character around `at`, as (start, end), when `at` is inside one.
+    let around = |at: usize| -> Option<(usize, usize)> {
+        (1..=at.min(3)).find_map(|back| {
+            let start = at - back;
+            let c = content[start..]
+                .utf8_chunks()
+                .next()?
+                .valid()
+                .chars()
+                .next()?;
+            (c.len_utf8() > back).then(|| (start, start + c.len_utf8()))
+        })
+    };
+    let mut out: Vec<Span> = Vec::with_capacity(spans.len());
+    for s in spans.drain(..) {
+        let start = around(s.start).map_or(s.start, |(from, _)| from);
+        let end = if s.end == s.start {
+            start
+        } else {
+            around(s.end).map_or(s.end, |(_, to)| to)
+        };
+        match out.last_mut() {
+            Some(last) if start < last.end || (start == last.start && end == last.end) => {
+                last.end = last.end.max(end);
+            }
+            _ => out.push(Span { start, end }),
+        }
+    }
+    *spans = out;
 }
 
 fn one_line(message: &str) -> String {
@@ -684,18 +796,28 @@ mod tests {
     }
 
     #[test]
+    fn oversized_patterns_are_refused_with_the_reason() {
+        for pattern in [r"[\s\S]{65535}", r"\w{100}{100}", r"(?:.{1000}){1000}"] {
+            let err = Matcher::new(&Query::regex(pattern)).err().expect("refused");
+            match err.kind() {
+                ErrorKind::InvalidPattern {
+                    pattern: shown,
+                    reason,
+                } => {
+                    assert_eq!(shown, pattern);
+                    assert!(reason.contains("larger than the limit"), "{reason}");
+                }
+                other => panic!("{pattern}: {other:?}"),
+            }
+        }
+    }
+
+    #[test]
     fn alternation_needs_a_literal_in_every_branch() {
         assert_eq!(
             required_literals(&hir(r"\d+(foo|bar)")),
             Some(vec![b"bar".to_vec(), b"foo".to_vec()])
         );
         assert_eq!(required_literals(&hir(r"\d+(foo|\w)")), None);
-    }
-
-    #[test]
-    fn kelvin_and_long_s_rule_out_ascii_folding() {
-        assert!(ascii_fold_is_unicode_fold("fn main"));
-        assert!(!ascii_fold_is_unicode_fold("task"));
-        assert!(!ascii_fold_is_unicode_fold("naïve"));
     }
 }

@@ -102,14 +102,34 @@ impl Query {
 
     /// Searches for a regular expression (the `regex` crate's syntax).
     ///
+    /// Each line matches as it would with the `regex` crate's `str` API
+    /// run on that line alone: matches are leftmost-first and do not
+    /// overlap, and an empty match never splits a character. A pattern that
+    /// can match part of a character (a byte class such as `(?-u:\xA9)`)
+    /// reports the whole characters its match touches, so every span falls
+    /// on character boundaries of the line returned.
+    ///
     /// The pattern is compiled when a search runs; an invalid one is an
-    /// [`InvalidPattern`](crate::ErrorKind::InvalidPattern) error then.
+    /// [`InvalidPattern`](crate::ErrorKind::InvalidPattern) error then, and
+    /// so is one whose compiled program would exceed 10 MiB (such as
+    /// `[\s\S]{65535}`, which would otherwise take minutes to run).
     ///
     /// # Example
     ///
     /// ```
-    /// let q = candor::Query::regex(r"fn\s+\w+");
-    /// assert_eq!(q.kind(), candor::PatternKind::Regex);
+    /// use candor::{Corpus, Documents, ErrorKind, Limits, Query};
+    ///
+    /// let docs = Documents::new().with("a.txt", "xy\nx1y\n");
+    /// let b = docs.search(&Query::regex(r"x(?:\d+)?y"), &Limits::new(), None)?;
+    /// assert_eq!(b.len(), 2);
+    /// assert!(b.is_complete());
+    ///
+    /// let huge = docs.search(&Query::regex(r"[\s\S]{65535}"), &Limits::new(), None);
+    /// assert!(matches!(
+    ///     huge.unwrap_err().kind(),
+    ///     ErrorKind::InvalidPattern { pattern, .. } if pattern == r"[\s\S]{65535}"
+    /// ));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     #[must_use]
     pub fn regex(pattern: impl Into<String>) -> Query {

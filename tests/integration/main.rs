@@ -11,6 +11,7 @@ mod core_support;
 mod core_wire;
 mod examples_cli;
 mod examples_mcp;
+mod fuzz_replay;
 #[cfg(unix)]
 mod hostile;
 mod schemas;

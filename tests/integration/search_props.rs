@@ -7,10 +7,15 @@
 //! non-overlapping, leftmost, and for several literals the first one given
 //! wins at a position. Whole words check the character on each side with
 //! `char::is_alphanumeric` (invalid UTF-8 and the line's edge are not word
-//! characters). Regexes run with the `regex` crate on each line alone, in
-//! single-line mode, so that `^`/`$` are the line's edges: the engine
-//! instead searches the whole buffer with rewritten anchors, which is what
-//! the comparison checks.
+//! characters; case folds compare characters, `ſ` with `s`). Regexes run
+//! with the `regex` crate on each line alone, in single-line mode, so that
+//! `^`/`$` are the line's edges: the `str` API for a line of UTF-8, the
+//! bytes API otherwise (keeping only the empty matches that do not split a
+//! character). The engine instead searches the whole buffer with rewritten
+//! anchors, which is what the comparison checks. Regexes come from a fixed
+//! list and from a generator that builds them from parts (optional,
+//! repeated, lazy, counted and nested groups, classes, anchors,
+//! alternations, Unicode literals).
 //!
 //! Every property runs on the in-memory `Documents` and on a `Tree` over a
 //! temporary directory with the same files, searched with 1 and with 4
@@ -119,6 +124,10 @@ fn chunk(alphabet: Alphabet) -> BoxedStrategy<Vec<u8>> {
         (1, Just(b"A".to_vec()).boxed()),
         (1, Just("é".as_bytes().to_vec()).boxed()),
         (1, Just("€".as_bytes().to_vec()).boxed()),
+        // The long s and the Kelvin sign fold to ASCII `s` and `k`.
+        (1, Just("ſ".as_bytes().to_vec()).boxed()),
+        (1, Just("\u{212A}".as_bytes().to_vec()).boxed()),
+        (1, Just(b"x".to_vec()).boxed()),
         (3, Just(b" ".to_vec()).boxed()),
         (1, Just(b"_".to_vec()).boxed()),
         (1, Just(b"1".to_vec()).boxed()),
@@ -258,7 +267,7 @@ impl Q {
 fn needle() -> impl Strategy<Value = String> {
     prop::collection::vec(
         prop::sample::select(vec![
-            "a", "b", "ab", "s", "k", "K", "A", "é", " ", "_", "1", "\r",
+            "a", "b", "ab", "s", "k", "K", "A", "é", " ", "_", "1", "\r", "ſ", "\u{212A}", "É",
         ]),
         1..4,
     )
@@ -300,11 +309,119 @@ const REGEXES: &[&str] = &[
     "[[:alpha:]]{3}",
 ];
 
+/// A regex built from parts, printed as pattern text by `Display`.
+#[derive(Debug, Clone)]
+enum Re {
+    /// Pattern text that matches one literal string.
+    Literal(&'static str),
+    /// Pattern text of one character class.
+    Class(&'static str),
+    /// Pattern text of one zero-width assertion.
+    Look(&'static str),
+    /// A group, capturing or not.
+    Group(Box<Re>, bool),
+    /// A repetition operator after its operand (greedy, lazy, counted).
+    Repeat(Box<Re>, &'static str),
+    Concat(Vec<Re>),
+    Alternation(Vec<Re>),
+}
+
+impl Re {
+    /// Returns true when an operator placed after this part applies to
+    /// all of it.
+    fn is_atom(&self) -> bool {
+        match self {
+            Re::Literal(text) => text.chars().count() == 1 || text.starts_with('\\'),
+            Re::Class(_) | Re::Group(..) => true,
+            Re::Look(_) | Re::Repeat(..) | Re::Concat(_) | Re::Alternation(_) => false,
+        }
+    }
+}
+
+impl std::fmt::Display for Re {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Re::Literal(text) | Re::Class(text) | Re::Look(text) => f.write_str(text),
+            Re::Group(sub, true) => write!(f, "({sub})"),
+            Re::Group(sub, false) => write!(f, "(?:{sub})"),
+            Re::Repeat(sub, op) if sub.is_atom() => write!(f, "{sub}{op}"),
+            Re::Repeat(sub, op) => write!(f, "(?:{sub}){op}"),
+            Re::Concat(subs) => subs.iter().try_for_each(|sub| match sub {
+                Re::Alternation(_) => write!(f, "(?:{sub})"),
+                _ => write!(f, "{sub}"),
+            }),
+            Re::Alternation(subs) => {
+                for (i, sub) in subs.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str("|")?;
+                    }
+                    write!(f, "{sub}")?;
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+/// Literals of the corpus alphabet, some of several bytes, some with
+/// case folds outside ASCII (`s` and the long s, `k` and the Kelvin sign).
+const RE_LITERALS: &[&str] = &[
+    "a", "b", "ab", "ba", "s", "k", "K", "A", "x", "é", "É", "ſ", "\u{212A}", "€", " ", "_", "1",
+    "a b",
+];
+
+const RE_CLASSES: &[&str] = &[
+    ".",
+    r"\d",
+    r"\w",
+    r"\W",
+    r"\s",
+    r"\S",
+    "[ab]",
+    "[^ab]",
+    "[^a ]",
+    "[a-c1]",
+    "[sk]",
+    r"\p{L}",
+    r"\P{L}",
+    r"\p{Greek}",
+    "[[:alpha:]]",
+    "[[:^alpha:]]",
+    "[é€]",
+    "[^é]",
+];
+
+const RE_LOOKS: &[&str] = &["^", "$", r"\b", r"\B", r"\A", r"\z"];
+
+const RE_REPEATS: &[&str] = &[
+    "?", "*", "+", "??", "*?", "+?", "{2}", "{0,2}", "{1,3}", "{2,}", "{1,2}?", "{0,1}", "{3}?",
+];
+
+/// Regexes of optional, repeated (greedy, lazy, counted) and nested
+/// groups over classes, anchors, alternations and Unicode literals.
+fn generated_regex() -> impl Strategy<Value = Re> {
+    let leaf = prop_oneof![
+        4 => prop::sample::select(RE_LITERALS).prop_map(Re::Literal),
+        3 => prop::sample::select(RE_CLASSES).prop_map(Re::Class),
+        1 => prop::sample::select(RE_LOOKS).prop_map(Re::Look),
+    ];
+    leaf.prop_recursive(4, 16, 4, |inner| {
+        prop_oneof![
+            3 => prop::collection::vec(inner.clone(), 2..4).prop_map(Re::Concat),
+            2 => prop::collection::vec(inner.clone(), 2..4).prop_map(Re::Alternation),
+            3 => (inner.clone(), prop::sample::select(RE_REPEATS))
+                .prop_map(|(sub, op)| Re::Repeat(Box::new(sub), op)),
+            2 => (inner, any::<bool>()).prop_map(|(sub, capture)| Re::Group(Box::new(sub), capture)),
+        ]
+    })
+}
+
 fn pattern() -> impl Strategy<Value = Pattern> {
     prop_oneof![
         3 => needle().prop_map(Pattern::Literal),
         2 => prop::collection::vec(needle(), 1..4).prop_map(Pattern::Literals),
-        3 => prop::sample::select(REGEXES).prop_map(|p| Pattern::Regex(p.to_owned())),
+        2 => prop::sample::select(REGEXES).prop_map(|p| Pattern::Regex(p.to_owned())),
+        3 => generated_regex().prop_map(|re| Pattern::Regex(re.to_string())),
     ]
 }
 
@@ -427,22 +544,13 @@ fn literal_spans(
     case_insensitive: bool,
     whole_word: bool,
 ) -> Vec<(usize, usize)> {
-    let eq = |a: &[u8], b: &[u8]| {
-        if case_insensitive {
-            a.eq_ignore_ascii_case(b)
-        } else {
-            a == b
-        }
-    };
     let mut out = Vec::new();
     let mut i = 0;
     while i < line.len() {
         let hit = needles.iter().find_map(|n| {
-            let end = i + n.len();
-            let ok = end <= line.len()
-                && eq(&line[i..end], n)
-                && (!whole_word
-                    || (!is_word(char_before(line, i)) && !is_word(char_after(line, end))));
+            let end = i + match_len(line, i, n, case_insensitive)?;
+            let ok =
+                !whole_word || (!is_word(char_before(line, i)) && !is_word(char_after(line, end)));
             ok.then_some(end)
         });
         match hit {
@@ -454,6 +562,40 @@ fn literal_spans(
         }
     }
     out
+}
+
+/// Returns true when `x` and `y` are the same character but for case:
+/// they are equal, or have the same single-character lower case, or the
+/// same single-character upper case (which is Unicode simple case folding
+/// for the alphabet used here: `ſ` and `s` share `S`, the Kelvin sign and
+/// `K` share `k`).
+fn same_but_case(x: char, y: char) -> bool {
+    fn single(mut it: impl Iterator<Item = char>) -> Option<char> {
+        let c = it.next()?;
+        it.next().is_none().then_some(c)
+    }
+    x == y
+        || single(x.to_lowercase()).is_some_and(|l| Some(l) == single(y.to_lowercase()))
+        || single(x.to_uppercase()).is_some_and(|u| Some(u) == single(y.to_uppercase()))
+}
+
+/// The length in `line` of a match of `needle` at `at`, if there is one.
+/// Without case, a case fold can change a character's length (`s` and
+/// `ſ`), so the needle is matched character by character.
+fn match_len(line: &[u8], at: usize, needle: &[u8], case_insensitive: bool) -> Option<usize> {
+    if !case_insensitive {
+        return line[at..].starts_with(needle).then_some(needle.len());
+    }
+    let needle = std::str::from_utf8(needle).expect("needles are text");
+    let mut pos = at;
+    for n in needle.chars() {
+        let c = char_after(line, pos)?;
+        if !same_but_case(c, n) {
+            return None;
+        }
+        pos += c.len_utf8();
+    }
+    Some(pos - at)
 }
 
 /// Builds the oracle's matcher for one line (`\r` already stripped).
@@ -479,8 +621,15 @@ fn line_matcher(q: &Q) -> LineMatcher {
                 p.clone()
             };
             // Single-line mode: the haystack is one line, so `^`/`$` are its
-            // edges.
-            let re = regex::bytes::RegexBuilder::new(&p)
+            // edges. A line of valid UTF-8 goes to the `str` API, whose
+            // empty matches never split a character; other lines to the
+            // bytes API, keeping only the empty matches that do not sit
+            // before a continuation byte (0x80-0xBF), the same rule.
+            let re = regex::RegexBuilder::new(&p)
+                .case_insensitive(q.case_insensitive)
+                .build()
+                .expect("the oracle's regex compiles");
+            let bytes_re = regex::bytes::RegexBuilder::new(&p)
                 .case_insensitive(q.case_insensitive)
                 .build()
                 .expect("the oracle's regex compiles");
@@ -499,9 +648,22 @@ fn line_matcher(q: &Q) -> LineMatcher {
                 } else {
                     line.to_vec()
                 };
-                re.find_iter(&text)
-                    .map(|m| (m.start(), m.end()))
-                    .collect::<Vec<_>>()
+                match std::str::from_utf8(&text) {
+                    Ok(text) => re
+                        .find_iter(text)
+                        .map(|m| (m.start(), m.end()))
+                        .collect::<Vec<_>>(),
+                    Err(_) => bytes_re
+                        .find_iter(&text)
+                        .filter(|m| {
+                            !m.is_empty()
+                                || text
+                                    .get(m.start())
+                                    .is_none_or(|&b| !(0x80..0xC0).contains(&b))
+                        })
+                        .map(|m| (m.start(), m.end()))
+                        .collect::<Vec<_>>(),
+                }
             })
         }
     }
@@ -605,6 +767,24 @@ fn oracle(corpus: &[Doc], q: &Q, filters: &[String]) -> Oracle {
 // ---------------------------------------------------------------------------
 // Checks shared by the properties
 
+/// Checks that every span of every item falls on character boundaries of
+/// its line (the line is text; a span inside a character cannot be shown).
+fn spans_on_char_boundaries(name: &str, b: &Bounded<Match>) -> Result<(), TestCaseError> {
+    for m in b.iter() {
+        for s in &m.matches {
+            prop_assert!(
+                s.start <= s.end && m.line.get(s.start..s.end).is_some(),
+                "{}: span {}..{} is not on character boundaries of {:?}",
+                name,
+                s.start,
+                s.end,
+                m.line
+            );
+        }
+    }
+    Ok(())
+}
+
 fn counts_of(b: &Bounded<candor::FileCount>) -> Vec<(String, u64)> {
     b.iter().map(|c| (c.path.clone(), c.count)).collect()
 }
@@ -657,6 +837,7 @@ fn every_corpus_lists_the_oracle(corpus: &[Doc], q: &Q) -> Result<(), TestCaseEr
         let b = c
             .search(&q.query(), &Limits::new(), None)
             .map_err(|e| TestCaseError::fail(format!("{name}: {e}")))?;
+        spans_on_char_boundaries(name, &b)?;
         prop_assert_eq!(wants_of(&b), o.items.clone(), "{}", name);
     }
     Ok(())
@@ -712,6 +893,7 @@ proptest! {
                 TestCaseError::fail(format!("{name}: search failed: {e}"))
             })?;
             prop_assert!(b.completeness().is_exact(), "{}: {:?}", name, b.completeness());
+            spans_on_char_boundaries(name, &b)?;
             prop_assert_eq!(wants_of(&b), o.items.clone(), "{}: items", name);
             prop_assert_eq!(b.total(), Total::Exact(o.items.len() as u64), "{}", name);
             prop_assert!(b.next_cursor().is_none(), "{}: an exact result has no cursor", name);
@@ -1522,5 +1704,156 @@ proptest! {
     ) {
         let q = Q { pattern: Pattern::Regex(pattern.to_owned()), case_insensitive: false, whole_word };
         every_corpus_lists_the_oracle(&corpus, &q)?;
+    }
+}
+
+/// Documents whose lines are drawn from `lines`, with LF or CRLF endings.
+fn corpus_of_lines(lines: &'static [&'static str]) -> impl Strategy<Value = Vec<Doc>> {
+    prop::collection::vec(
+        prop::collection::vec((prop::sample::select(lines), any::<bool>()), 0..12),
+        1..4,
+    )
+    .prop_map(|docs| {
+        docs.into_iter()
+            .enumerate()
+            .map(|(i, lines)| Doc {
+                name: NAMES[i].to_owned(),
+                bytes: lines
+                    .into_iter()
+                    .flat_map(|(line, crlf)| {
+                        let end: &[u8] = if crlf { b"\r\n" } else { b"\n" };
+                        [line.as_bytes(), end].concat()
+                    })
+                    .collect(),
+            })
+            .collect()
+    })
+}
+
+proptest! {
+    #![proptest_config(config(64))]
+
+    /// An optional group that holds a repetition (`(?:\d+)?`) may match
+    /// nothing: the lines without it match too. (Printing such a pattern
+    /// and parsing the text again read it as the lazy `\d+?`.)
+    #[test]
+    fn optional_groups_may_match_nothing(
+        corpus in corpus_of_lines(&["xy", "x1y", "x12y", "foobar", "foo1bar", "foo12bar", "bar", "12bar", "fooxbar", ""]),
+        pattern in prop::sample::select(vec![
+            r"x(?:\d+)?y", r"foo(?:\d+)?bar", r"foo(?:\d{2})?bar", r"foo(?:[0-9]+)?bar",
+            r"(?:\d+)?bar", r"foo(?:\d+?)?bar", r"x(?:\d*)?y", r"(?:x(?:\d+)?)+y",
+        ]),
+        case_insensitive in any::<bool>(),
+        whole_word in any::<bool>(),
+    ) {
+        let q = Q { pattern: Pattern::Regex(pattern.to_owned()), case_insensitive, whole_word };
+        every_corpus_lists_the_oracle(&corpus, &q)?;
+    }
+
+    /// Patterns that can match the empty string, case-insensitive or not,
+    /// never report a span inside a character (`ſ`, the Kelvin sign, `é`
+    /// and `€` are several bytes long), whatever bytes surround it.
+    #[test]
+    fn empty_matches_fall_between_characters(
+        corpus in corpus(COMMON),
+        pattern in prop::sample::select(vec!["", "b*", "x?", "(?:s|k)*", r"\b", r"\B", "^", "$", "a??", r"[sk]{0,2}", r"\w*?"]),
+        case_insensitive in any::<bool>(),
+        whole_word in any::<bool>(),
+    ) {
+        let q = Q { pattern: Pattern::Regex(pattern.to_owned()), case_insensitive, whole_word };
+        every_corpus_lists_the_oracle(&corpus, &q)?;
+    }
+}
+
+/// A regex whose compiled program would be huge (a counted repetition of a
+/// large class) is refused at once on every corpus, with an error that
+/// names the pattern and says why; it never runs for minutes.
+#[test]
+fn oversized_regexes_are_refused_with_the_reason() {
+    let corpus = vec![Doc {
+        name: "a".to_owned(),
+        bytes: b"ab\n".repeat(100),
+    }];
+    let f = fixture(&corpus);
+    for pattern in [r"[\s\S]{65535}", r"\w{1000}", r"(?:.{100}){100}{100}"] {
+        for case_insensitive in [false, true] {
+            let query = Query::regex(pattern).case_insensitive(case_insensitive);
+            for (name, c) in corpora(&f) {
+                let err = c
+                    .search(&query, &Limits::new(), None)
+                    .expect_err("an oversized pattern is refused");
+                match err.kind() {
+                    ErrorKind::InvalidPattern {
+                        pattern: shown,
+                        reason,
+                    } => {
+                        assert_eq!(shown, pattern, "{name}");
+                        assert!(reason.contains("larger than the limit"), "{name}: {reason}");
+                    }
+                    other => panic!("{name}: {pattern}: {other:?}"),
+                }
+            }
+        }
+    }
+}
+
+/// A line's path, number, and the characters (byte ranges) a match touches.
+type Touched = (String, u64, Vec<(usize, usize)>);
+
+proptest! {
+    #![proptest_config(config(64))]
+
+    /// A pattern that can match part of a character (a byte class) reports
+    /// the whole characters its matches touch: the engine's spans, sorted
+    /// and not overlapping, cover exactly the characters that the `regex`
+    /// crate's bytes API finds a matched byte in, on exactly those lines.
+    #[test]
+    fn byte_patterns_cover_whole_characters(
+        corpus in corpus(Alphabet { invalid_utf8: false, ..COMMON }),
+        pattern in prop::sample::select(vec![
+            r"(?-u:\xA9)", r"(?-u:[\x80-\xBF])", r"(?-u:\xC3)", r"(?-u:\xE2\x82)", r"(?-u:\x84)a",
+            r"(?-u:[\xAA\xBF])|b", r"a(?-u:.)",
+        ]),
+    ) {
+        let raw = regex::bytes::Regex::new(pattern).expect("compiles");
+        let f = fixture(&corpus);
+        // (path, line number) -> the characters (their byte ranges) touched.
+        let mut want: Vec<Touched> = Vec::new();
+        let mut docs: Vec<&Doc> = corpus.iter().filter(|d| !d.is_binary()).collect();
+        docs.sort_by(|a, b| path_order(&a.name, &b.name));
+        for doc in docs {
+            for (i, (_, line)) in lines_of(&doc.bytes).into_iter().enumerate() {
+                let line = shown(line);
+                let text = std::str::from_utf8(line).expect("valid UTF-8");
+                let touched: Vec<(usize, usize)> = text
+                    .char_indices()
+                    .map(|(at, c)| (at, at + c.len_utf8()))
+                    .filter(|&(s, e)| raw.find_iter(line).any(|m| m.start() < e && s < m.end()))
+                    .collect();
+                if !touched.is_empty() {
+                    want.push((doc.name.clone(), i as u64 + 1, touched));
+                }
+            }
+        }
+        for (name, c) in corpora(&f) {
+            let b = c
+                .search(&Query::regex(pattern), &Limits::new(), None)
+                .map_err(|e| TestCaseError::fail(format!("{name}: {e}")))?;
+            spans_on_char_boundaries(name, &b)?;
+            let mut got = Vec::new();
+            for m in b.iter() {
+                for w in m.matches.windows(2) {
+                    prop_assert!(w[0].end <= w[1].start, "{}: spans overlap: {:?}", name, m.matches);
+                }
+                let covered: Vec<(usize, usize)> = m
+                    .line
+                    .char_indices()
+                    .map(|(at, c)| (at, at + c.len_utf8()))
+                    .filter(|&(s, e)| m.matches.iter().any(|sp| sp.start <= s && e <= sp.end))
+                    .collect();
+                got.push((m.path.clone(), m.line_number, covered));
+            }
+            prop_assert_eq!(&got, &want, "{}", name);
+        }
     }
 }

@@ -1,0 +1,8 @@
+//! Fuzz target `excerpt`: see `checks/excerpt.rs`, which the test suite also runs
+//! on every file of `corpus/excerpt/`.
+#![no_main]
+
+#[path = "../checks/excerpt.rs"]
+mod check;
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| check::check(data));

@@ -1,0 +1,8 @@
+//! Fuzz target `search`: see `checks/search.rs`, which the test suite also runs
+//! on every file of `corpus/search/`.
+#![no_main]
+
+#[path = "../checks/search.rs"]
+mod check;
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| check::check(data));
