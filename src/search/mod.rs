@@ -14,6 +14,7 @@ mod item;
 mod matcher;
 mod path;
 mod query;
+mod reader;
 #[cfg(feature = "tree")]
 mod tree;
 #[cfg(feature = "tree")]
@@ -25,7 +26,7 @@ pub use query::{PatternKind, Query};
 #[cfg(feature = "tree")]
 pub use tree::Tree;
 
-use engine::{FileOutcome, Hits, Item, Mode, Ordered, Plan, ToItems};
+use engine::{Deadline, FileOutcome, Hits, Item, Mode, Ordered, Plan, ToItems};
 use matcher::Matcher;
 
 mod sealed {
@@ -372,8 +373,10 @@ pub(crate) trait Source: Sync {
     /// Normalizes and confines a caller's path; fails when it leaves the
     /// corpus or does not exist.
     fn resolve(&self, path: &str) -> Result<Resolved, Error>;
-    /// Reads one file named by a resolved path.
-    fn read(&self, path: &str) -> Result<Vec<u8>, Error>;
+    /// Opens one file named by a resolved path (a caller's, or the
+    /// walk's), for the reader: no hidden or ignore rule applies here,
+    /// only the read policy, which the reader applies.
+    fn open(&self, path: &str) -> reader::Opened<'_>;
     /// Hands the outcome of each file, in path order, to `take`, until it
     /// breaks or the files run out.
     fn run(
@@ -427,6 +430,8 @@ const FILES: Operation<String> = Operation {
 };
 
 /// Runs one query over `source`.
+/// With `only`, searches that one file (a resolved path) and nothing
+/// else, whatever the walk's rules would say of it.
 fn run_query<S: Source, T: Item>(
     source: &S,
     operation: Operation<T>,
@@ -434,6 +439,7 @@ fn run_query<S: Source, T: Item>(
     limits: &Limits,
     cursor: Option<&Cursor>,
     stream: Option<&mut dyn FnMut(&T)>,
+    only: Option<&str>,
 ) -> Result<Outcome<T>, Error> {
     let Operation {
         name: operation,
@@ -470,6 +476,9 @@ fn run_query<S: Source, T: Item>(
         filters,
         counting_only: AtomicBool::new(false),
         stop: AtomicBool::new(false),
+        deadline: Deadline::of(limits),
+        max_scanned_bytes: limits.max_scanned_bytes,
+        reads_nothing: limits.max_files == Some(0),
     };
     let streaming = stream.is_some();
     let mut ordered = match stream {
@@ -484,13 +493,35 @@ fn run_query<S: Source, T: Item>(
         }
         None => Ordered::new(limits, mode, start),
     };
-    source.run(&plan, &mut |outcome| {
+    let mut take = |outcome| {
         let flow = ordered.take(&plan, outcome, to_items);
         if flow.is_break() {
             plan.stop.store(true, std::sync::atomic::Ordering::Relaxed);
         }
         flow
-    })?;
+    };
+    match only {
+        // `max_files(0)`: nothing is read; the ordered stage stops at the
+        // file's place, before it records this placeholder.
+        Some(path) if plan.reads_nothing => {
+            let _ = take(FileOutcome::Skipped(SkippedInput::new(
+                path,
+                SkipReason::Ignored,
+            )));
+        }
+        Some(path) => {
+            let outcome = engine::search_opened(
+                &plan,
+                plan.matcher,
+                path,
+                source.open(path),
+                &mut Vec::new(),
+                None,
+            );
+            let _ = take(outcome);
+        }
+        None => source.run(&plan, &mut take)?,
+    }
     if streaming {
         ordered.finish_stream(&scope).map(Outcome::Streamed)
     } else {
@@ -582,7 +613,7 @@ fn search_impl(
     limits: &Limits,
     cursor: Option<&Cursor>,
 ) -> Result<Bounded<Match>, Error> {
-    run_query(source, SEARCH, query, limits, cursor, None).map(Outcome::collected)
+    run_query(source, SEARCH, query, limits, cursor, None, None).map(Outcome::collected)
 }
 
 fn search_each_impl(
@@ -593,7 +624,7 @@ fn search_each_impl(
     on_match: &mut dyn FnMut(&Match),
 ) -> Result<Streamed, Error> {
     // A stream resumes with the same cursors as the collected form.
-    run_query(source, SEARCH, query, limits, cursor, Some(on_match)).map(Outcome::streamed)
+    run_query(source, SEARCH, query, limits, cursor, Some(on_match), None).map(Outcome::streamed)
 }
 
 fn count_impl(
@@ -602,7 +633,7 @@ fn count_impl(
     limits: &Limits,
     cursor: Option<&Cursor>,
 ) -> Result<Bounded<FileCount>, Error> {
-    run_query(source, COUNT, query, limits, cursor, None).map(Outcome::collected)
+    run_query(source, COUNT, query, limits, cursor, None, None).map(Outcome::collected)
 }
 
 fn files_impl(
@@ -611,7 +642,7 @@ fn files_impl(
     limits: &Limits,
     cursor: Option<&Cursor>,
 ) -> Result<Bounded<String>, Error> {
-    run_query(source, FILES, query, limits, cursor, None).map(Outcome::collected)
+    run_query(source, FILES, query, limits, cursor, None, None).map(Outcome::collected)
 }
 
 fn find_in_file_impl(
@@ -621,6 +652,25 @@ fn find_in_file_impl(
     limits: &Limits,
     cursor: Option<&Cursor>,
 ) -> Result<Bounded<Match>, Error> {
+    let resolved = named_file(source, path)?;
+    // The path is part of the query's fingerprint, so a cursor of another
+    // file is refused; the file is searched alone, not through the walk.
+    let query = query.clone().paths([resolved.path.clone()]);
+    run_query(
+        source,
+        FIND_IN_FILE,
+        &query,
+        limits,
+        cursor,
+        None,
+        Some(&resolved.path),
+    )
+    .map(Outcome::collected)
+}
+
+/// Resolves a path the caller names as one file: anything but a folder
+/// (a FIFO or device is then skipped by the reader, as `special`).
+fn named_file(source: &impl Source, path: &str) -> Result<Resolved, Error> {
     let resolved = source.resolve(path)?;
     if !resolved.is_file {
         return Err(crate::ErrorKind::NotFound {
@@ -628,8 +678,114 @@ fn find_in_file_impl(
         }
         .into());
     }
-    let query = query.clone().paths([resolved.path]);
-    run_query(source, FIND_IN_FILE, &query, limits, cursor, None).map(Outcome::collected)
+    Ok(resolved)
+}
+
+/// Reads the lines of an excerpt from `begin` into `collector`, through
+/// the bounded reader: only as far as the last line wanted (or the limit's
+/// probe), under the size limit, the binary rule, the scanned-bytes
+/// budget and the deadline.
+///
+/// The binary rule of an excerpt is that of the bytes it reads: a NUL in
+/// them (at least the first block) makes the file binary, and no line of
+/// it is returned. A NUL further on is not looked for.
+fn read_excerpt(
+    source: &impl Source,
+    path: &str,
+    excerpt: &Excerpt,
+    begin: u64,
+    limits: &Limits,
+    collector: &mut Collector<Line>,
+) {
+    let (_, last) = excerpt.lines();
+    // The lines wanted: up to `last`, and no more than the limit's probe.
+    let (limit, _) = limits.applied_limit();
+    let last = limit.map_or(last, |l| last.min(begin.saturating_add(l as u64)));
+    let deadline = Deadline::of(limits);
+    let mut held: Vec<Line> = Vec::new();
+    let mut line_number = 0u64;
+    let mut stopped_by = None;
+    let mut visit = |chunk: &[u8], base: u64, is_last: bool| -> ControlFlow<()> {
+        let mut at = 0usize;
+        while at < chunk.len() && line_number < last {
+            line_number += 1;
+            let end = memchr::memchr(b'\n', &chunk[at..]).map_or(chunk.len(), |i| at + i);
+            if line_number >= begin {
+                // The line's content: without the `\r` of a `\r\n` ending.
+                let content_end = if end > at && chunk[end - 1] == b'\r' {
+                    end - 1
+                } else {
+                    end
+                };
+                let mut text = String::new();
+                let line_cut = engine::show(
+                    &chunk[at..content_end],
+                    &[],
+                    excerpt.max_columns,
+                    &mut text,
+                    &mut Vec::new(),
+                );
+                held.push(Line {
+                    line_number,
+                    byte_offset: base + at as u64,
+                    line: text,
+                    line_cut,
+                });
+            }
+            at = end + 1;
+        }
+        if line_number >= last || is_last {
+            return ControlFlow::Break(());
+        }
+        let read = base + chunk.len() as u64;
+        if let Some(max) = limits.max_scanned_bytes.filter(|&max| read >= max) {
+            stopped_by = Some(crate::Budget::new(
+                crate::BudgetKind::ScannedBytes,
+                max,
+                read,
+            ));
+            return ControlFlow::Break(());
+        }
+        if deadline.as_ref().is_some_and(Deadline::passed) {
+            stopped_by = Some(crate::Budget::new(
+                crate::BudgetKind::Deadline,
+                limits
+                    .deadline
+                    .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX)),
+                limits
+                    .deadline
+                    .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX)),
+            ));
+            return ControlFlow::Break(());
+        }
+        ControlFlow::Continue(())
+    };
+    let ended = match source.open(path) {
+        reader::Opened::Skip(input) => {
+            collector.skip(input);
+            return;
+        }
+        reader::Opened::Memory(bytes) => reader::visit_memory(bytes, reader::BLOCK, &mut visit),
+        reader::Opened::File(file, rules) => {
+            reader::visit_file(file, rules, &mut Vec::new(), None, &mut visit)
+        }
+    };
+    if let reader::Ended::Skip(reason, detail) = ended {
+        let input = SkippedInput::new(path, reason);
+        collector.skip(match detail {
+            Some(detail) => input.with_detail(detail),
+            None => input,
+        });
+        return;
+    }
+    for line in held {
+        if collector.offer(line).is_break() {
+            return;
+        }
+    }
+    if let Some(budget) = stopped_by {
+        collector.stop_with(crate::Completeness::TruncatedByBudget { budget });
+    }
 }
 
 fn excerpt_impl(
@@ -648,13 +804,7 @@ fn excerpt_impl(
             format!("the range {first}..={last} is empty: its start is after its end"),
         ));
     }
-    let resolved = source.resolve(excerpt.path())?;
-    if !resolved.is_file {
-        return Err(crate::ErrorKind::NotFound {
-            path: excerpt.path().to_owned(),
-        }
-        .into());
-    }
+    let resolved = named_file(source, excerpt.path())?;
     let fingerprint = crate::Fingerprint::of(&(
         "excerpt",
         &resolved.path,
@@ -677,52 +827,21 @@ fn excerpt_impl(
         None => None,
     };
     let mut collector: Collector<Line> = Collector::new(limits);
-    let bytes = match source.read(&resolved.path) {
-        Ok(bytes) => bytes,
-        Err(e) => {
-            collector.skip(
-                SkippedInput::new(&resolved.path, SkipReason::Unreadable)
-                    .with_detail(e.to_string()),
-            );
-            Vec::new()
-        }
-    };
-    if memchr::memchr(0, &bytes).is_some() {
-        collector.skip(SkippedInput::new(&resolved.path, SkipReason::Binary));
+    let begin = after.map_or(first, |a| a + 1);
+    if limits.max_files == Some(0) {
+        // Nothing is read.
+        collector.stop_with(crate::Completeness::TruncatedByBudget {
+            budget: crate::Budget::new(crate::BudgetKind::Files, 0, 0),
+        });
     } else {
-        let begin = after.map_or(first, |a| a + 1);
-        let mut line_number = 0u64;
-        let mut at = 0usize;
-        while at < bytes.len() && line_number < last {
-            line_number += 1;
-            let end = memchr::memchr(b'\n', &bytes[at..]).map_or(bytes.len(), |i| at + i);
-            if line_number >= begin {
-                // The line's content: without the `\r` of a `\r\n` ending.
-                let content_end = if end > at && bytes[end - 1] == b'\r' {
-                    end - 1
-                } else {
-                    end
-                };
-                let mut text = String::new();
-                let line_cut = engine::show(
-                    &bytes[at..content_end],
-                    &[],
-                    excerpt.max_columns,
-                    &mut text,
-                    &mut Vec::new(),
-                );
-                let line = Line {
-                    line_number,
-                    byte_offset: at as u64,
-                    line: text,
-                    line_cut,
-                };
-                if collector.offer(line).is_break() || collector.check_deadline().is_break() {
-                    break;
-                }
-            }
-            at = end + 1;
-        }
+        read_excerpt(
+            source,
+            &resolved.path,
+            excerpt,
+            begin,
+            limits,
+            &mut collector,
+        );
     }
     collector.finish(
         |kept| kept.last().map(|l| scope.cursor(&l.line_number)),

@@ -14,7 +14,7 @@
 
 use std::collections::{BTreeMap, VecDeque};
 use std::fs::File;
-use std::io::{self, Read as _};
+use std::io;
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering as AtomicOrdering};
@@ -23,9 +23,10 @@ use std::sync::{Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use crate::error::{Error, ErrorKind};
-use crate::search::engine::{FileOutcome, Plan, search_text};
+use crate::search::engine::{FileOutcome, Plan, search_opened};
 use crate::search::matcher::Matcher;
 use crate::search::path::normalize;
+use crate::search::reader::{AfterRead, Opened, ReadRules};
 use crate::search::walk::{Job, Walk, WalkOptions};
 use crate::search::{Resolved, Source};
 use crate::{Fingerprint, SkipReason, SkippedInput};
@@ -71,6 +72,12 @@ pub struct Tree {
     solo: Duration,
     #[cfg(test)]
     before_read: Option<Hook>,
+    /// Run after each read of a file, for tests that change it mid-read.
+    #[cfg(test)]
+    after_read: Option<Hook>,
+    /// Smaller buffers, for tests of files larger than one block.
+    #[cfg(test)]
+    rules: Option<ReadRules>,
 }
 
 /// A test hook run before each file is read (to make it vanish, say).
@@ -127,6 +134,10 @@ impl Tree {
             solo: SOLO,
             #[cfg(test)]
             before_read: None,
+            #[cfg(test)]
+            after_read: None,
+            #[cfg(test)]
+            rules: None,
         })
     }
 
@@ -208,18 +219,55 @@ impl Tree {
     /// [`Tree::start_threads_after`]). The results do not depend on it.
     /// Default: the number of cores.
     ///
+    /// More threads than [`Tree::max_threads`] (8 per core) would only
+    /// cost memory (each has its stack and read buffer) and hand-offs, so
+    /// the count is clamped to it; [`Tree::thread_count`] says what
+    /// applies.
+    ///
     /// # Example
     ///
     /// ```
     /// # let dir = tempfile::tempdir()?;
     /// let tree = candor::Tree::new(dir.path())?.threads(1);
-    /// # let _ = tree;
+    /// assert_eq!(tree.thread_count(), 1);
+    /// let many = candor::Tree::new(dir.path())?.threads(32_000);
+    /// assert_eq!(many.thread_count(), candor::Tree::max_threads());
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     #[must_use]
     pub fn threads(mut self, threads: usize) -> Tree {
-        self.threads = threads.max(1);
+        self.threads = threads.clamp(1, Tree::max_threads());
         self
+    }
+
+    /// The number of threads a search uses: what
+    /// [`threads`](Tree::threads) asked for, clamped to
+    /// [`Tree::max_threads`].
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// # let dir = tempfile::tempdir()?;
+    /// let tree = candor::Tree::new(dir.path())?.threads(2);
+    /// assert_eq!(tree.thread_count(), 2.min(candor::Tree::max_threads()));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[must_use]
+    pub fn thread_count(&self) -> usize {
+        self.threads
+    }
+
+    /// The most threads a search uses: 8 per core (as
+    /// `std::thread::available_parallelism` counts them, 1 if unknown).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// assert!(candor::Tree::max_threads() >= 8);
+    /// ```
+    #[must_use]
+    pub fn max_threads() -> usize {
+        THREADS_PER_CORE * std::thread::available_parallelism().map_or(1, |n| n.get())
     }
 
     /// How long a search runs on the calling thread alone before it starts
@@ -299,93 +347,46 @@ impl Tree {
         if let Some(Hook(hook)) = &self.before_read {
             hook(abs);
         }
-        let skip = |reason: SkipReason, e: Option<&io::Error>| {
-            let input = SkippedInput::new(rel, reason);
-            FileOutcome::Skipped(match e {
-                Some(e) => input.with_detail(e.to_string()),
-                None => input,
-            })
-        };
-        let file = match File::open(abs) {
-            Ok(file) => file,
-            Err(e) if e.kind() == io::ErrorKind::NotFound => {
-                return skip(SkipReason::Vanished, Some(&e));
-            }
-            Err(e) => return skip(SkipReason::Unreadable, Some(&e)),
-        };
-        if let Some(max) = self.max_file_size {
-            match file.metadata() {
-                Ok(m) if m.len() > max => return skip(SkipReason::TooLarge, None),
-                Ok(_) => {}
-                Err(e) => return skip(SkipReason::Unreadable, Some(&e)),
-            }
+        if plan.reads_nothing {
+            // `max_files(0)`: the ordered stage stops at this file's place
+            // before it records this placeholder.
+            return FileOutcome::Skipped(SkippedInput::new(rel, SkipReason::Ignored));
         }
-        let filled = match read_all(file, buffer, self.max_file_size) {
-            Ok(Read::Whole(filled)) => filled,
-            // The verdict `search_file` gives a document that holds a NUL.
-            Ok(Read::Binary) => return skip(SkipReason::Binary, None),
-            Err(e) => return skip(SkipReason::Unreadable, Some(&e)),
-        };
-        // The file may have grown between the size check and the read.
-        if self.max_file_size.is_some_and(|max| filled as u64 > max) {
-            return skip(SkipReason::TooLarge, None);
+        let opened = self.open_at(rel, abs);
+        #[cfg(test)]
+        let hook = self.after_read.as_ref().map(|Hook(hook)| move || hook(abs));
+        #[cfg(test)]
+        let after_read: AfterRead<'_> = hook.as_ref().map(|h| h as &(dyn Fn() + Sync));
+        #[cfg(not(test))]
+        let after_read: AfterRead<'_> = None;
+        let outcome = search_opened(plan, matcher, rel, opened, buffer, after_read);
+        // A long line grew the buffer: give the memory back.
+        if buffer.len() > self.read_rules().block {
+            buffer.truncate(self.read_rules().block);
+            buffer.shrink_to_fit();
         }
-        // `read_all` found no NUL in any block it read.
-        search_text(plan, matcher, rel, &buffer[..filled], plan.offset_in(rel))
+        outcome
     }
-}
 
-/// The size of a file's first read, and of a new read buffer.
-const FIRST_READ: usize = 64 * 1024;
-
-/// What [`read_all`] found.
-enum Read {
-    /// The file's bytes fill the front of the buffer, up to this length.
-    Whole(usize),
-    /// The file holds a NUL byte, so it is binary: reading stopped there.
-    Binary,
-}
-
-/// Reads all of `file` (or, with `max`, up to `max + 1` bytes) into the
-/// front of `buffer`, unless it turns out to be binary.
-///
-/// The buffer is reused from file to file and kept initialized, so a read
-/// costs the `read` calls alone: `File::read_to_end` would also ask for the
-/// file's size and position, two more system calls per file. A NUL byte
-/// anywhere makes a file binary, and binary files are skipped: reading
-/// stops at the first block that holds one, which spares reading the rest
-/// of large archives and object files.
-fn read_all(mut file: File, buffer: &mut Vec<u8>, max: Option<u64>) -> io::Result<Read> {
-    let cap = max.map_or(usize::MAX, |m| {
-        usize::try_from(m.saturating_add(1)).unwrap_or(usize::MAX)
-    });
-    if buffer.is_empty() {
-        buffer.resize(FIRST_READ, 0);
+    /// How this tree's files are read.
+    fn read_rules(&self) -> ReadRules {
+        #[cfg(test)]
+        if let Some(rules) = self.rules {
+            return rules;
+        }
+        ReadRules::new(self.max_file_size)
     }
-    let mut filled = 0;
-    loop {
-        if filled == buffer.len() {
-            let grown = buffer.len().saturating_mul(2);
-            buffer.resize(grown, 0);
-        }
-        // The first read takes one block: a binary file shows its NUL
-        // there, before the rest of it is read. The rest comes in as few
-        // reads as the buffer allows.
-        let block = if filled == 0 { FIRST_READ } else { usize::MAX };
-        let end = buffer.len().min(cap).min(filled.saturating_add(block));
-        if filled >= end {
-            return Ok(Read::Whole(filled));
-        }
-        match file.read(&mut buffer[filled..end]) {
-            Ok(0) => return Ok(Read::Whole(filled)),
-            Ok(n) => {
-                if memchr::memchr(0, &buffer[filled..filled + n]).is_some() {
-                    return Ok(Read::Binary);
-                }
-                filled += n;
-            }
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
+
+    /// Opens the file at `rel` (`abs` on disk) for reading, or says why it
+    /// is skipped. This is the one place a file is opened.
+    fn open_at(&self, rel: &str, abs: &Path) -> Opened<'_> {
+        let skip = |reason: SkipReason, e: &io::Error| {
+            Opened::Skip(SkippedInput::new(rel, reason).with_detail(e.to_string()))
+        };
+        match File::open(abs) {
+            Ok(file) => Opened::File(file, self.read_rules()),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => skip(SkipReason::Vanished, &e),
+            Err(e) => skip(SkipReason::Unreadable, &e),
         }
     }
 }
@@ -437,6 +438,9 @@ impl Window {
     }
 }
 
+/// The most threads per core (see `Tree::max_threads`).
+const THREADS_PER_CORE: usize = 8;
+
 /// How long the calling thread searches alone before it starts the
 /// others, by default: a search that ends sooner pays for no thread.
 const SOLO: Duration = Duration::from_millis(1);
@@ -478,14 +482,23 @@ impl Source for Tree {
             .into());
         }
         Ok(Resolved {
-            is_file: real.is_file(),
+            // A FIFO or device named by the caller is a file here: the
+            // reader skips it as `special`.
+            is_file: !real.is_dir(),
             path: rel,
         })
     }
 
-    fn read(&self, path: &str) -> Result<Vec<u8>, Error> {
+    fn open(&self, path: &str) -> Opened<'_> {
         let abs = self.root.join(path);
-        std::fs::read(&abs).map_err(|source| ErrorKind::Read { path: abs, source }.into())
+        // A path the caller names may be a FIFO or a device, which an open
+        // for reading could wait on forever: it is not opened.
+        match std::fs::metadata(&abs) {
+            Ok(meta) if !meta.is_file() => {
+                Opened::Skip(SkippedInput::new(path, SkipReason::Special))
+            }
+            _ => self.open_at(path, &abs),
+        }
     }
 
     fn run(
