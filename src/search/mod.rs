@@ -737,7 +737,11 @@ fn read_excerpt(
         if line_number >= last || is_last {
             return ControlFlow::Break(());
         }
-        let read = base + chunk.len() as u64;
+        // Scanned: from the first line returned, so that a resumed page
+        // advances; and a page holds at least one line.
+        let read = held
+            .first()
+            .map_or(0, |l| base + chunk.len() as u64 - l.byte_offset);
         if let Some(max) = limits.max_scanned_bytes.filter(|&max| read >= max) {
             stopped_by = Some(crate::Budget::new(
                 crate::BudgetKind::ScannedBytes,
@@ -746,7 +750,7 @@ fn read_excerpt(
             ));
             return ControlFlow::Break(());
         }
-        if deadline.as_ref().is_some_and(Deadline::passed) {
+        if !held.is_empty() && deadline.as_ref().is_some_and(Deadline::passed) {
             stopped_by = Some(crate::Budget::new(
                 crate::BudgetKind::Deadline,
                 limits

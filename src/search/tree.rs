@@ -926,4 +926,176 @@ mod tests {
             }
         }
     }
+
+    /// A tree of one file, read through blocks of `block` bytes.
+    fn small_blocks(name: &str, text: &[u8], block: usize) -> (tempfile::TempDir, Tree) {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join(name), text).unwrap();
+        let mut tree = Tree::new(dir.path()).unwrap();
+        tree.rules = Some(ReadRules {
+            block,
+            max_line: 4 * block,
+            max_file_size: None,
+        });
+        (dir, tree)
+    }
+
+    /// The lines holding `needle`, by a plain scan: (number, offset, text);
+    /// `None` for a file holding a NUL.
+    fn naive(text: &[u8], needle: &str) -> Option<Vec<(u64, u64, String)>> {
+        if text.contains(&0) {
+            return None;
+        }
+        let mut out = Vec::new();
+        let mut offset = 0;
+        for (i, line) in text.split_inclusive(|&b| b == b'\n').enumerate() {
+            let content = line.strip_suffix(b"\n").unwrap_or(line);
+            let content = content.strip_suffix(b"\r").unwrap_or(content);
+            let shown = String::from_utf8_lossy(content).into_owned();
+            if shown.contains(needle) {
+                out.push((i as u64 + 1, offset, shown));
+            }
+            offset += line.len() as u64;
+        }
+        Some(out)
+    }
+
+    #[test]
+    fn a_file_that_changes_while_read_is_skipped_as_changed() {
+        let text = "line with x\n".repeat(100);
+        type Change = fn(&Path);
+        let changes: [(&str, Change); 3] = [
+            ("grown", |path| {
+                let mut f = std::fs::OpenOptions::new().append(true).open(path).unwrap();
+                std::io::Write::write_all(&mut f, b"x appended\n").unwrap();
+            }),
+            ("truncated", |path| {
+                let f = std::fs::OpenOptions::new().write(true).open(path).unwrap();
+                f.set_len(200).unwrap();
+            }),
+            ("rewritten", |path| {
+                // The same size, other bytes: only the time of change says so.
+                std::thread::sleep(Duration::from_millis(20));
+                let text = "LINE WITH Y\n".repeat(100);
+                std::fs::write(path, text).unwrap();
+            }),
+        ];
+        for (what, change) in changes {
+            for threads in [1, 4] {
+                let (_dir, mut tree) = small_blocks("f.txt", text.as_bytes(), 64);
+                tree.threads = threads;
+                tree.solo = Duration::ZERO;
+                let done = Arc::new(std::sync::atomic::AtomicBool::new(false));
+                let flag = Arc::clone(&done);
+                tree.after_read = Some(Hook(Arc::new(move |path: &Path| {
+                    // Once, after the first read.
+                    if !flag.swap(true, AtomicOrdering::SeqCst) {
+                        change(path);
+                    }
+                })));
+                let found = tree
+                    .search(&Query::literal("x"), &Limits::new(), None)
+                    .unwrap();
+                assert!(
+                    found.is_empty(),
+                    "{what}, {threads} threads: {:?}",
+                    found.items()
+                );
+                assert_eq!(
+                    found.skipped().count(&SkipReason::Changed),
+                    1,
+                    "{what}, {threads} threads"
+                );
+                assert!(!found.is_complete(), "{what}");
+                // Unchanged since, it reads whole.
+                tree.after_read = None;
+                let again = tree
+                    .search(&Query::literal("x"), &Limits::new(), None)
+                    .unwrap();
+                assert!(again.is_complete(), "{what}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_line_longer_than_the_most_held_skips_the_file_as_long_line() {
+        let mut text = b"x short\n".to_vec();
+        text.extend(std::iter::repeat_n(b'a', 1000));
+        text.extend_from_slice(b"x\nx after\n");
+        let (_dir, tree) = small_blocks("f.txt", &text, 64); // holds 256 bytes
+        let found = tree
+            .search(&Query::literal("x"), &Limits::new(), None)
+            .unwrap();
+        assert!(found.is_empty());
+        assert_eq!(found.skipped().count(&SkipReason::LongLine), 1);
+        assert!(!found.is_complete());
+        // A line that fits once the buffer grows is searched.
+        let (_dir, tree) = small_blocks("f.txt", &text, 512);
+        let found = tree
+            .search(&Query::literal("x"), &Limits::new(), None)
+            .unwrap();
+        assert_eq!(found.len(), 3);
+        assert_eq!(found.items()[1].byte_offset, 8);
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig { cases: 64, ..Default::default() })]
+
+        /// Blocks of a few bytes put chunk ends everywhere: the lines found
+        /// are those of a plain scan, with CRLF, no final newline and NULs
+        /// at any depth, in every mode, and pages rebuild them.
+        #[test]
+        fn reading_in_small_blocks_matches_a_naive_scan(
+            lines in proptest::collection::vec(
+                proptest::string::string_regex("[ax\\r\\x00]{0,40}").unwrap(), 0..40),
+            final_newline: bool,
+            block in 8usize..48,
+            threads in 1usize..=4,
+        ) {
+            let mut text = lines.join("\n");
+            if final_newline && !text.is_empty() {
+                text.push('\n');
+            }
+            let (_dir, mut tree) = small_blocks("f.txt", text.as_bytes(), block);
+            tree.threads = threads;
+            tree.solo = Duration::ZERO;
+            tree.rules = Some(ReadRules { block, max_line: 1 << 20, max_file_size: None });
+            let query = Query::literal("x");
+            let found = tree.search(&query, &Limits::new(), None).unwrap();
+            let got: Vec<(u64, u64, String)> = found
+                .iter()
+                .map(|m| (m.line_number, m.byte_offset, m.line.clone()))
+                .collect();
+            let count = tree.count(&query, &Limits::new(), None).unwrap();
+            let files = tree.files_with_matches(&query, &Limits::new(), None).unwrap();
+            match naive(text.as_bytes(), "x") {
+                None => {
+                    proptest::prop_assert!(got.is_empty());
+                    proptest::prop_assert_eq!(found.skipped().count(&SkipReason::Binary), 1);
+                    proptest::prop_assert_eq!(count.skipped().count(&SkipReason::Binary), 1);
+                    proptest::prop_assert_eq!(files.skipped().count(&SkipReason::Binary), 1);
+                }
+                Some(want) => {
+                    proptest::prop_assert!(found.is_complete());
+                    proptest::prop_assert_eq!(&got, &want);
+                    let n = count.items().first().map_or(0, |c| c.count);
+                    proptest::prop_assert_eq!(n, want.len() as u64);
+                    proptest::prop_assert_eq!(files.len(), usize::from(!want.is_empty()));
+                    let mut paged = Vec::new();
+                    let mut cursor = None;
+                    loop {
+                        let page = tree
+                            .search(&query, &Limits::new().limit(2), cursor.as_ref())
+                            .unwrap();
+                        paged.extend(page.iter().map(|m| (m.line_number, m.byte_offset, m.line.clone())));
+                        match page.next_cursor() {
+                            Some(c) => cursor = Some(c.clone()),
+                            None => break,
+                        }
+                    }
+                    proptest::prop_assert_eq!(paged, want);
+                }
+            }
+        }
+    }
 }

@@ -7,5 +7,6 @@ mod core_support;
 mod core_wire;
 mod examples_cli;
 mod examples_mcp;
+mod reading;
 mod search_props;
 mod search_tree;
