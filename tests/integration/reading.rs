@@ -487,3 +487,54 @@ proptest! {
         prop_assert_eq!(seen(&paged), expected);
     }
 }
+
+#[cfg(feature = "tree")]
+mod grep_example {
+    use std::io::Read as _;
+    use std::process::{Command, Stdio};
+
+    use crate::examples_cli::example;
+
+    #[test]
+    fn grep_stops_at_once_when_its_output_closes() {
+        let dir = tempfile::tempdir().unwrap();
+        let lines: String = (0..5000).map(|i| format!("needle line {i}\n")).collect();
+        for i in 0..40 {
+            std::fs::write(dir.path().join(format!("f{i:02}.txt")), &lines).unwrap();
+        }
+        // About 4 MiB of output; the reader takes one line, then goes away.
+        let mut child = Command::new(example("grep"))
+            .args(["needle", "--threads", "2"])
+            .current_dir(dir.path())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut stdout = child.stdout.take().unwrap();
+        let mut first = [0u8; 16];
+        stdout.read_exact(&mut first).unwrap();
+        assert_eq!(&first, b"f00.txt:1:needle");
+        drop(stdout);
+        let output = child.wait_with_output().unwrap();
+        assert_eq!(output.status.code(), Some(0));
+        // Quietly: no error, and no final status line, which comes only
+        // after a search that ran to its end.
+        let err = String::from_utf8_lossy(&output.stderr);
+        assert!(err.is_empty(), "{err}");
+    }
+
+    #[test]
+    fn grep_notes_a_clamped_thread_count() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("a.txt"), "needle\n").unwrap();
+        let output = Command::new(example("grep"))
+            .args(["needle", "--threads", "32000"])
+            .current_dir(dir.path())
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(0), "{err}");
+        assert_eq!(String::from_utf8_lossy(&output.stdout), "a.txt:1:needle\n");
+        assert!(err.contains("note: --threads 32000"), "{err}");
+    }
+}
