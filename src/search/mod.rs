@@ -43,8 +43,17 @@ mod sealed {
 /// cut is taken in that order, so the first N are the same N on every run
 /// and with any number of threads.
 ///
-/// A file holding a NUL byte is binary: it is not searched, and is counted
-/// in `skipped` (policy). Lines end at `\n`; a `\r` at the end of a line
+/// A file holding a NUL byte anywhere is binary: it yields no items, and
+/// is counted in `skipped` (policy). The rule is the same in every query
+/// and with any thread count, so a file is read to its end (or its first
+/// NUL) even when its matching lines are no longer needed; the lines found
+/// meanwhile are held until then (at most `limit + 1` of them, or, in a
+/// stream without a limit, all of that one file's). Files on disk are read
+/// through a buffer of 256 KiB per thread, whatever their size; a line
+/// longer than 16 MiB is not held, and its file is skipped as
+/// `long_line` (an error: the result is not complete). A file that
+/// changes while it is read is skipped as `changed` (an error). Lines end
+/// at `\n`; a `\r` at the end of a line
 /// is not part of it (it cannot be matched and is not returned), while a
 /// `\r` elsewhere is an ordinary character.
 ///
@@ -170,11 +179,17 @@ pub trait Corpus: sealed::Sealed {
 
     /// [`search`](Self::search) confined to the one file at `path`.
     ///
+    /// The file is searched because it is named, as ripgrep searches the
+    /// paths it is given: no hidden-file or ignore rule applies to it, only
+    /// the read policy (the size limit, the binary rule, the scanned-bytes
+    /// and files budgets, the deadline). A FIFO, socket or device is not
+    /// opened: it is counted in `skipped` as `special`.
+    ///
     /// # Errors
     ///
     /// As [`search`](Self::search), and
-    /// [`NotFound`](crate::ErrorKind::NotFound) when `path` is not a file
-    /// of the corpus.
+    /// [`NotFound`](crate::ErrorKind::NotFound) when `path` is a folder or
+    /// not in the corpus.
     ///
     /// # Example
     ///
@@ -196,6 +211,13 @@ pub trait Corpus: sealed::Sealed {
 
     /// The lines of one file that `excerpt` names, under the limits (the
     /// item limit counts lines).
+    ///
+    /// As for [`find_in_file`](Self::find_in_file), only the read policy
+    /// applies to the named file, and the file is read only as far as the
+    /// lines asked for: a NUL in what is read makes it binary (skipped, no
+    /// lines); one further on is not looked for. The scanned-bytes budget
+    /// counts from the first line returned, the deadline is checked per
+    /// block, and either stops the excerpt with a cursor.
     ///
     /// # Errors
     ///
