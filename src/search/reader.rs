@@ -29,6 +29,7 @@ pub(crate) const BLOCK: usize = 256 * 1024;
 
 /// The longest line held whole. A file holding a longer line is skipped
 /// as `long_line`.
+#[cfg_attr(not(feature = "tree"), allow(dead_code))]
 pub(crate) const MAX_LINE: usize = 16 << 20;
 
 /// How files are read: the buffer's size, the longest line held, and the
@@ -41,6 +42,7 @@ pub(crate) struct ReadRules {
 }
 
 impl ReadRules {
+    #[cfg_attr(not(feature = "tree"), allow(dead_code))]
     pub(crate) fn new(max_file_size: Option<u64>) -> ReadRules {
         ReadRules {
             block: BLOCK,
