@@ -282,6 +282,11 @@ impl Source for Documents<'_> {
             if !plan.filters.is_empty() && !plan.filters.iter().any(|f| is_within(&name.0, f)) {
                 continue;
             }
+            if plan.reads_nothing {
+                // `max_files(0)`: nothing is read.
+                let _ = take(crate::search::engine::unread(&name.0));
+                break;
+            }
             let outcome = search_opened(
                 plan,
                 plan.matcher,

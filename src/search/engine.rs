@@ -198,6 +198,17 @@ pub(crate) fn search_opened(
     }
 }
 
+/// The place of a file that `max_files(0)` leaves unread: the ordered
+/// stage stops there before it counts it.
+pub(crate) fn unread(path: &str) -> FileOutcome {
+    FileOutcome::Searched {
+        path: path.to_owned(),
+        scanned: 0,
+        hits: Hits::Count(0),
+        stopped_at: None,
+    }
+}
+
 /// The search of one file, chunk by chunk: each chunk holds whole lines,
 /// and no match spans a line, so the chunks' matches are the file's.
 pub(crate) struct FileScan<'p, 'm> {
@@ -675,9 +686,11 @@ impl<'l, T: Item> Ordered<'l, T> {
             FileOutcome::Skipped(s) => Some(s.path()),
             FileOutcome::Failed(_) => None,
         };
-        // `max_files(0)` searches nothing: the first input stops it.
-        let files_left = self.limits.max_files != Some(0);
-        if let (Some(path), true) = (path, self.files > 0 || !files_left) {
+        // `max_files(0)` searches nothing: the first file stops it (the
+        // walk's skips before it are recorded, and a cursor names a file).
+        let no_files =
+            self.limits.max_files == Some(0) && matches!(outcome, FileOutcome::Searched { .. });
+        if let (Some(path), true) = (path, self.files > 0 || no_files) {
             if let Some(budget) = self.work_budget_spent() {
                 self.scan_resume = Some((path.to_owned(), plan.offset_in(path)));
                 self.collector

@@ -6,7 +6,7 @@ use std::sync::atomic::AtomicBool;
 
 use crate::collect::Collector;
 use crate::error::Error;
-use crate::{Bounded, Cursor, Limits, Scope, SkipReason, SkippedInput, Streamed};
+use crate::{Bounded, Cursor, Limits, Scope, SkippedInput, Streamed};
 
 mod corpus;
 mod engine;
@@ -523,13 +523,9 @@ fn run_query<S: Source, T: Item>(
         flow
     };
     match only {
-        // `max_files(0)`: nothing is read; the ordered stage stops at the
-        // file's place, before it records this placeholder.
+        // `max_files(0)`: nothing is read.
         Some(path) if plan.reads_nothing => {
-            let _ = take(FileOutcome::Skipped(SkippedInput::new(
-                path,
-                SkipReason::Ignored,
-            )));
+            let _ = take(engine::unread(path));
         }
         Some(path) => {
             let outcome = engine::search_opened(

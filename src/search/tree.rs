@@ -348,9 +348,7 @@ impl Tree {
             hook(abs);
         }
         if plan.reads_nothing {
-            // `max_files(0)`: the ordered stage stops at this file's place
-            // before it records this placeholder.
-            return FileOutcome::Skipped(SkippedInput::new(rel, SkipReason::Ignored));
+            return crate::search::engine::unread(rel);
         }
         let opened = self.open_at(rel, abs);
         #[cfg(test)]

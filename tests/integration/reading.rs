@@ -230,6 +230,28 @@ fn max_files_zero_reads_nothing_and_says_so() {
 }
 
 #[test]
+fn max_files_zero_resumes_at_a_file_after_the_walks_skips() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join(".h")).unwrap();
+    std::fs::write(dir.path().join(".h/x.txt"), "x\n").unwrap();
+    std::fs::write(dir.path().join("b.txt"), "x\n").unwrap();
+    for threads in [1, 4] {
+        let tree = Tree::new(dir.path()).unwrap().threads(threads);
+        let query = Query::literal("x");
+        let page = tree
+            .search(&query, &Limits::new().max_files(0), None)
+            .unwrap();
+        assert!(page.is_empty());
+        assert_eq!(page.skipped().count(&SkipReason::Hidden), 1);
+        let rest = tree
+            .search(&query, &Limits::new(), page.next_cursor())
+            .unwrap();
+        assert_eq!(rest.items()[0].path, "b.txt");
+        assert!(rest.is_complete());
+    }
+}
+
+#[test]
 fn find_in_file_searches_a_named_ignored_or_hidden_file() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::create_dir(dir.path().join(".git")).unwrap();
