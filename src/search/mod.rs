@@ -214,8 +214,9 @@ pub trait Corpus: sealed::Sealed {
     ///
     /// As for [`find_in_file`](Self::find_in_file), only the read policy
     /// applies to the named file, and the file is read only as far as the
-    /// lines asked for: a NUL in what is read makes it binary (skipped, no
-    /// lines); one further on is not looked for. The scanned-bytes budget
+    /// lines asked for, in blocks of about 256 KiB: a NUL in the blocks
+    /// read makes it binary (skipped, no lines); one further on is not
+    /// looked for. The scanned-bytes budget
     /// counts from the first line returned, the deadline is checked per
     /// block, and either stops the excerpt with a cursor.
     ///

@@ -83,11 +83,9 @@ pub(crate) type Visit<'v> = dyn FnMut(&[u8], u64, bool) -> ControlFlow<()> + 'v;
 pub(crate) type AfterRead<'h> = Option<&'h (dyn Fn() + Sync)>;
 
 /// Hands a document's bytes to `visit` in chunks of whole lines of about
-/// `block` bytes, unless it holds a NUL (binary).
+/// `block` bytes, unless it turns out binary: as for a file, a NUL in a
+/// block stops it there, before that block is visited.
 pub(crate) fn visit_memory(haystack: &[u8], block: usize, visit: &mut Visit<'_>) -> Ended {
-    if memchr::memchr(0, haystack).is_some() {
-        return Ended::Skip(SkipReason::Binary, None);
-    }
     let len = haystack.len();
     let mut at = 0usize;
     loop {
@@ -99,6 +97,9 @@ pub(crate) fn visit_memory(haystack: &[u8], block: usize, visit: &mut Visit<'_>)
             };
         }
         let last = end == len;
+        if memchr::memchr(0, &haystack[at..end]).is_some() {
+            return Ended::Skip(SkipReason::Binary, None);
+        }
         let flow = visit(&haystack[at..end], at as u64, last);
         if last {
             return Ended::Whole(len as u64);
