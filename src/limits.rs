@@ -141,9 +141,10 @@ impl Limits {
 
     /// The most bytes of input a search reads. Default: unlimited.
     ///
-    /// Checked between files and, within a large file, between blocks of a
-    /// few hundred KiB (the next page resumes at the line where it
-    /// stopped). At least a block of one input is always searched, so that
+    /// Checked between files and, when a search lists lines, within a
+    /// large file between blocks of a few hundred KiB (the next page
+    /// resumes at the line where it stopped; a count or a list of files
+    /// takes a file whole). At least a block of one input is always searched, so that
     /// paging advances.
     /// Used by the search engine; collecting an iterator has no input bytes.
     ///
@@ -183,7 +184,8 @@ impl Limits {
     /// with the [`clock`](Self::clock). Default: none.
     ///
     /// The deadline is checked between units of work (items pulled, files
-    /// searched, and blocks of a few hundred KiB within a file), and at
+    /// searched, and, when a search lists lines, blocks of a few hundred
+    /// KiB within a file), and at
     /// least one unit is always done, so a query under a
     /// deadline still advances from page to page.
     ///

@@ -293,9 +293,12 @@ impl<'p, 'm> FileScan<'p, 'm> {
             }
         }
         // A work budget spent inside the file stops it at this chunk's
-        // end, which is past the start: the next page advances.
+        // end, which is past the start: the next page advances. Only while
+        // listing lines: a file's count or presence is one item, which a
+        // part of the file cannot give.
         let scanned = end - self.start;
         if !last
+            && self.items_wanted
             && (self
                 .plan
                 .max_scanned_bytes

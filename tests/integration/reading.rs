@@ -158,6 +158,40 @@ fn the_deadline_stops_inside_a_file_and_resuming_loses_no_line() {
 }
 
 #[test]
+fn counts_under_a_deadline_count_each_file_once() {
+    let text = big_text(100_000);
+    let n = oracle(&text, "needle").unwrap().len() as u64;
+    let files: &[(&str, &[u8])] = &[
+        ("a.txt", b"needle\n"),
+        ("big.txt", &text),
+        ("z.txt", b"needle\n"),
+    ];
+    let (_dir, corpora) = corpora(files);
+    let limits = Limits::new()
+        .deadline(Duration::from_millis(5))
+        .clock(ManualClock::new().auto_advance(Duration::from_millis(1)));
+    let query = Query::literal("needle");
+    let want = vec![
+        ("a.txt".to_owned(), 1),
+        ("big.txt".to_owned(), n),
+        ("z.txt".to_owned(), 1),
+    ];
+    for (name, corpus) in &corpora {
+        let mut counts = Vec::new();
+        let mut cursor: Option<Cursor> = None;
+        for _ in 0..100 {
+            let page = corpus.count(&query, &limits, cursor.as_ref()).unwrap();
+            counts.extend(page.iter().map(|c| (c.path.clone(), c.count)));
+            match page.next_cursor() {
+                Some(c) => cursor = Some(c.clone()),
+                None => break,
+            }
+        }
+        assert_eq!(counts, want, "{name}");
+    }
+}
+
+#[test]
 fn the_scanned_bytes_budget_stops_inside_a_file() {
     let text = big_text(60_000); // about 2.2 MiB
     let expected = oracle(&text, "needle").unwrap();
