@@ -289,6 +289,13 @@ fn build_tree(args: &Args, root: &Path) -> Result<Tree, Failure> {
     }
     if let Some(n) = args.threads {
         tree = tree.threads(usize::from(n));
+        if tree.thread_count() < usize::from(n) {
+            eprintln!(
+                "grep: note: --threads {n} is more than the most a search uses here \
+                 (8 per core); searching with {}",
+                tree.thread_count()
+            );
+        }
     }
     Ok(tree)
 }
@@ -406,6 +413,14 @@ fn run(args: &Args) -> Result<bool, Failure> {
         let end = tree.search_each(&query, &limits, cursor.as_ref(), &mut |m| {
             if written.is_ok() {
                 written = write_match(&mut out, &target.display_prefix, m);
+                if written
+                    .as_ref()
+                    .is_err_and(|e| e.kind() == io::ErrorKind::BrokenPipe)
+                {
+                    // The reader went away (`grep ... | head`): nobody will
+                    // read the rest, so stop searching now, quietly.
+                    std::process::exit(0);
+                }
             }
         })?;
         ignore_broken_pipe(written.and_then(|()| out.flush()))?;

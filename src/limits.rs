@@ -154,7 +154,11 @@ impl Limits {
 
     /// The most bytes of input a search reads. Default: unlimited.
     ///
-    /// At least one input is always searched, so that paging advances.
+    /// Checked between files and, when a search lists lines, within a
+    /// large file between blocks of a few hundred KiB (the next page
+    /// resumes at the line where it stopped; a count or a list of files
+    /// takes a file whole). At least a block of one input is always searched, so that
+    /// paging advances.
     /// Used by the search engine; collecting an iterator has no input bytes.
     ///
     /// # Example
@@ -172,7 +176,10 @@ impl Limits {
     /// The most input files (or documents) a search reads. Default:
     /// unlimited.
     ///
-    /// Used by the search engine; collecting an iterator has no files.
+    /// `0` is honoured: nothing is read, and the result is truncated by
+    /// the files budget (`used` 0) when the corpus holds any file, with a
+    /// cursor at the first one. Used by the search engine; collecting an
+    /// iterator has no files.
     ///
     /// # Example
     ///
@@ -190,7 +197,9 @@ impl Limits {
     /// with the [`clock`](Self::clock). Default: none.
     ///
     /// The deadline is checked between units of work (items pulled, files
-    /// searched), and at least one unit is always done, so a query under a
+    /// searched, and, when a search lists lines, blocks of a few hundred
+    /// KiB within a file), and at
+    /// least one unit is always done, so a query under a
     /// deadline still advances from page to page.
     ///
     /// # Example

@@ -53,6 +53,10 @@ pub enum SkipReason {
     /// The file changed while it was being read, so what was read of it
     /// may be neither its old nor its new content (error).
     Changed,
+    /// A line of the file is longer than the longest line a search holds
+    /// whole (16 MiB), so the file was not searched (error: a match in it
+    /// may be missing).
+    LongLine,
     /// The input could not be read (error).
     Unreadable,
     /// The input disappeared between being listed and being read (error).
@@ -87,6 +91,7 @@ impl SkipReason {
             SkipReason::Unreadable
             | SkipReason::Vanished
             | SkipReason::Changed
+            | SkipReason::LongLine
             | SkipReason::Other(_) => true,
         }
     }
@@ -111,6 +116,7 @@ impl SkipReason {
             SkipReason::Symlink => "symlink",
             SkipReason::Special => "special",
             SkipReason::Changed => "changed",
+            SkipReason::LongLine => "long_line",
             SkipReason::Unreadable => "unreadable",
             SkipReason::Vanished => "vanished",
             SkipReason::Other(name) => name,
@@ -139,6 +145,7 @@ impl SkipReason {
             "symlink" => SkipReason::Symlink,
             "special" => SkipReason::Special,
             "changed" => SkipReason::Changed,
+            "long_line" => SkipReason::LongLine,
             "unreadable" => SkipReason::Unreadable,
             "vanished" => SkipReason::Vanished,
             other => SkipReason::Other(other.to_owned()),

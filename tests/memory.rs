@@ -1,5 +1,6 @@
-//! Peak heap of a directory search: bounded by the largest file and the
-//! result, not by the size of the corpus.
+//! Peak heap of a directory search: bounded by a read buffer per thread
+//! and the result, neither by the size of the corpus nor by the size of
+//! its files.
 //!
 //! This binary counts every allocation of the process, so it holds a
 //! single test (tests in one binary run in parallel and would count each
@@ -112,9 +113,12 @@ fn peak_memory_does_not_grow_with_the_corpus() {
         let (small_peak, small_found) = stream(small.path());
         let (large_peak, large_found) = stream(large.path());
         assert_eq!((small_found, large_found), (2, 20));
-        // The largest file (1 MiB) is read whole: each searching thread's
-        // buffer grows past it once.
-        assert!(small_peak > MIB, "threads {threads}: {small_peak}");
+        // Files are read through a buffer of 256 KiB per thread, not
+        // whole: the 1 MiB file costs no more than the others.
+        assert!(
+            small_peak < MIB / 2 * (threads + 1),
+            "threads {threads}: {small_peak}"
+        );
         assert!(
             large_peak < 4 * MIB * threads,
             "threads {threads}: {large_peak} bytes for a 17 MiB corpus"
@@ -144,5 +148,72 @@ fn peak_memory_does_not_grow_with_the_corpus() {
             collected < large_peak + 64 * 1024,
             "threads {threads}: {collected}"
         );
+    }
+
+    large_files_cost_no_more_than_small_ones();
+}
+
+/// Writes `len` bytes of lines to `path`, a 1 MiB block at a time, with
+/// the needle on one line of the first block and four of the last.
+fn write_large(path: &Path, len: usize) {
+    use std::io::Write as _;
+    const BLOCK: usize = 1 << 20;
+    let line = "ordinary text of a large log file, nothing to find on this line\n";
+    let plain = line.repeat(BLOCK / line.len());
+    let mut block = plain.clone().into_bytes();
+    block.resize(BLOCK, b'.');
+    *block.last_mut().unwrap() = b'\n';
+    let mut first = block.clone();
+    first[..7].copy_from_slice(b"needle ");
+    let mut last = block.clone();
+    for i in 0..4 {
+        let at = (i + 1) * 100 * line.len();
+        last[at..at + 7].copy_from_slice(b"needle ");
+    }
+    let mut out = std::io::BufWriter::new(std::fs::File::create(path).unwrap());
+    let blocks = len / BLOCK;
+    for i in 0..blocks {
+        let b = if i == 0 {
+            &first
+        } else if i == blocks - 1 {
+            &last
+        } else {
+            &block
+        };
+        out.write_all(b).unwrap();
+    }
+    out.flush().unwrap();
+}
+
+/// A file of 256 MiB, then 16 files of 64 MiB, each with 5 matching
+/// lines: searched on 1 and 4 threads, the peak heap stays within a
+/// fixed bound, 512 KiB per thread plus 512 KiB, the result included (5
+/// or 80 short lines). Reading them whole would take 256 MiB or more.
+fn large_files_cost_no_more_than_small_ones() {
+    const MIB: usize = 1 << 20;
+    let one = tempfile::tempdir().unwrap();
+    write_large(&one.path().join("big.log"), 256 * MIB);
+    let many = tempfile::tempdir().unwrap();
+    for i in 0..16 {
+        write_large(&many.path().join(format!("part{i:02}.log")), 64 * MIB);
+    }
+    let query = Query::literal("needle");
+    for threads in [1, 4] {
+        for (dir, lines) in [(one.path(), 5), (many.path(), 80)] {
+            let tree = Tree::new(dir)
+                .unwrap()
+                .threads(threads)
+                .start_threads_after(Duration::ZERO);
+            let peak = peak_of(|| {
+                let found = tree.search(&query, &Limits::new(), None).unwrap();
+                assert_eq!(found.len(), lines);
+                assert!(found.is_complete());
+            });
+            eprintln!("threads {threads}, {lines} lines: peak {peak} B");
+            assert!(
+                peak < MIB / 2 * (threads + 1),
+                "threads {threads}: a peak of {peak} bytes for {lines} lines"
+            );
+        }
     }
 }

@@ -4,11 +4,12 @@ use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::ops::ControlFlow;
 
-use crate::Fingerprint;
 use crate::error::{Error, ErrorKind};
-use crate::search::engine::{FileOutcome, Plan, search_file};
+use crate::search::engine::{FileOutcome, Plan, search_opened};
 use crate::search::path::{cmp_paths, is_within, normalize};
+use crate::search::reader::Opened;
 use crate::search::{Resolved, Source};
+use crate::{Fingerprint, SkipReason, SkippedInput};
 
 /// A document's bytes, owned or borrowed; built from `&str`, `String`,
 /// `&[u8]` or `Vec<u8>`.
@@ -309,16 +310,12 @@ impl Source for Documents<'_> {
         0
     }
 
-    fn read(&self, path: &str) -> Result<Vec<u8>, Error> {
-        self.docs
-            .get(&Name(path.to_owned()))
-            .map(|b| b.as_bytes().to_vec())
-            .ok_or_else(|| {
-                ErrorKind::NotFound {
-                    path: path.to_owned(),
-                }
-                .into()
-            })
+    fn open(&self, path: &str) -> Opened<'_> {
+        match self.docs.get(&Name(path.to_owned())) {
+            Some(bytes) => Opened::Memory(bytes.as_bytes()),
+            // `resolve` found it: only a caller's bug gets here.
+            None => Opened::Skip(SkippedInput::new(path, SkipReason::Vanished)),
+        }
     }
 
     fn run(
@@ -338,12 +335,18 @@ impl Source for Documents<'_> {
             if !plan.filters.is_empty() && !plan.filters.iter().any(|f| is_within(&name.0, f)) {
                 continue;
             }
-            let outcome = search_file(
+            if plan.reads_nothing {
+                // `max_files(0)`: nothing is read.
+                let _ = take(crate::search::engine::unread(&name.0));
+                break;
+            }
+            let outcome = search_opened(
                 plan,
                 plan.matcher,
                 &name.0,
-                bytes.as_bytes(),
-                plan.offset_in(&name.0),
+                Opened::Memory(bytes.as_bytes()),
+                &mut Vec::new(),
+                None,
             );
             if take(outcome).is_break() {
                 break;

@@ -16,10 +16,9 @@ use serde::Serialize;
 use crate::collect::{Collector, Finished};
 use crate::error::Error;
 use crate::search::matcher::{MatchedLines, Matcher};
+use crate::search::reader::{AfterRead, BLOCK, Ended, Opened, visit_file, visit_memory};
 use crate::search::{FileCount, LineCut, Match, Span};
-use crate::{
-    Budget, BudgetKind, Completeness, Cursor, Limits, Scope, SkipReason, SkippedInput, Total,
-};
+use crate::{Budget, BudgetKind, Completeness, Cursor, Limits, Scope, SkippedInput, Total};
 
 /// What a query asks of each file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -50,11 +49,46 @@ pub(crate) struct Plan<'a> {
     pub(crate) counting_only: AtomicBool,
     /// Set when no more outcomes are wanted.
     pub(crate) stop: AtomicBool,
+    /// The query's deadline, checked inside a file between chunks.
+    pub(crate) deadline: Option<Deadline>,
+    /// The scanned-bytes budget: no file is scanned past it.
+    pub(crate) max_scanned_bytes: Option<u64>,
+    /// `max_files(0)`: no file is read.
+    pub(crate) reads_nothing: bool,
+}
+
+/// When a query must end, by its limits' clock.
+pub(crate) struct Deadline {
+    clock: std::sync::Arc<dyn crate::Clock>,
+    at: std::time::Instant,
+}
+
+impl Deadline {
+    /// The deadline of a query that starts now under `limits`, if any.
+    pub(crate) fn of(limits: &Limits) -> Option<Deadline> {
+        let after = limits.deadline?;
+        let clock = std::sync::Arc::clone(&limits.clock);
+        let now = clock.now();
+        Some(Deadline {
+            at: now.checked_add(after)?,
+            clock,
+        })
+    }
+
+    /// Returns true once the deadline has passed.
+    pub(crate) fn passed(&self) -> bool {
+        self.clock.now() >= self.at
+    }
 }
 
 impl Plan<'_> {
     pub(crate) fn is_stopped(&self) -> bool {
         self.stop.load(Ordering::Relaxed)
+    }
+
+    /// Returns true once the query's deadline has passed.
+    pub(crate) fn deadline_passed(&self) -> bool {
+        self.deadline.as_ref().is_some_and(Deadline::passed)
     }
 
     /// Where to begin searching in the file at `path`.
@@ -85,69 +119,249 @@ pub(crate) enum FileOutcome {
         path: String,
         scanned: u64,
         hits: Hits,
+        /// The deadline stopped the search of this file here (a line
+        /// start): the hits are those before it.
+        stopped_at: Option<u64>,
     },
     Skipped(SkippedInput),
     Failed(Error),
 }
 
-/// Searches one file's bytes, from `start` (a line start), or skips it as
-/// binary when it holds a NUL.
+/// Searches one opened file from the plan's start in it (a line start),
+/// reading it through `buffer` chunk by chunk (see `reader.rs`).
+///
+/// The binary rule is the same in every mode and with any thread count:
+/// a NUL byte anywhere makes a file binary, and a binary file is skipped
+/// with no items. So every mode reads a file to its end (or its first
+/// NUL), even once its matching lines are no longer needed; the lines
+/// found meanwhile are held until then, at most `limit + 1` of them, each
+/// cut at the column limit if there is one.
+///
 /// `matcher` is the plan's, or a clone of it: each thread searching with
 /// its own clone avoids contention on the regex engine's shared caches.
-pub(crate) fn search_file(
+pub(crate) fn search_opened(
     plan: &Plan<'_>,
     matcher: &Matcher,
     path: &str,
-    haystack: &[u8],
-    start: u64,
+    opened: Opened<'_>,
+    buffer: &mut Vec<u8>,
+    after_read: AfterRead<'_>,
 ) -> FileOutcome {
-    if memchr::memchr(0, haystack).is_some() {
-        return FileOutcome::Skipped(SkippedInput::new(path, SkipReason::Binary));
+    let start = plan.offset_in(path);
+    if let Opened::Skip(input) = opened {
+        return FileOutcome::Skipped(input);
     }
-    search_text(plan, matcher, path, haystack, start)
-}
-
-/// Like `search_file`, for bytes already known to hold no NUL (a tree
-/// checks each block as it reads it): they are not scanned for one again.
-pub(crate) fn search_text(
-    plan: &Plan<'_>,
-    matcher: &Matcher,
-    path: &str,
-    haystack: &[u8],
-    start: u64,
-) -> FileOutcome {
-    let start = if start == u64::MAX {
-        haystack.len()
-    } else {
-        match usize::try_from(start) {
-            // A line start, or the end of the file (after a last line
-            // without a final newline).
-            Ok(s)
-                if s == haystack.len()
-                    || (s < haystack.len() && (s == 0 || haystack[s - 1] == b'\n')) =>
-            {
-                s
-            }
-            _ => {
-                return FileOutcome::Failed(Error::cursor_out_of_range(format!(
-                    "offset {start} is not the start of a line of {path:?} ({} bytes)",
-                    haystack.len()
-                )));
-            }
+    if start == u64::MAX {
+        // Resuming after the whole file: nothing of it is left to search.
+        return FileOutcome::Searched {
+            path: path.to_owned(),
+            scanned: 0,
+            hits: FileScan::new(plan, matcher, path, start).finish(),
+            stopped_at: None,
+        };
+    }
+    let mut scan = FileScan::new(plan, matcher, path, start);
+    let ended = {
+        let mut visit = |chunk: &[u8], base: u64, last: bool| scan.visit(chunk, base, last);
+        match opened {
+            Opened::Memory(bytes) => visit_memory(bytes, BLOCK, &mut visit),
+            Opened::File(file, rules) => visit_file(file, rules, buffer, after_read, &mut visit),
+            Opened::Skip(_) => unreachable!("a skipped file was answered above"),
         }
     };
-    let scanned = (haystack.len() - start) as u64;
-    let counting_only = plan.counting_only.load(Ordering::Relaxed);
-    let scan = matcher.prepare(haystack);
-    let hits = match plan.mode {
-        Mode::Lines if !counting_only => lines(plan, matcher, &scan, haystack, start),
-        Mode::Any => Hits::Count(u64::from(matcher.next_line(&scan, start).is_some())),
-        Mode::Lines | Mode::Count => Hits::Count(count_lines(matcher, &scan, start)),
+    if let Some(error) = scan.error.take() {
+        return FileOutcome::Failed(error);
+    }
+    let (end, stopped_at) = match ended {
+        Ended::Skip(reason, detail) => {
+            let input = SkippedInput::new(path, reason);
+            return FileOutcome::Skipped(match detail {
+                Some(detail) => input.with_detail(detail),
+                None => input,
+            });
+        }
+        Ended::Whole(len) => {
+            if start > len {
+                return FileOutcome::Failed(Error::cursor_out_of_range(format!(
+                    "offset {start} is not the start of a line of {path:?} ({len} bytes)"
+                )));
+            }
+            (len, None)
+        }
+        Ended::Stopped(at) => (at, Some(at)),
     };
     FileOutcome::Searched {
         path: path.to_owned(),
-        scanned,
-        hits,
+        scanned: end.saturating_sub(start),
+        hits: scan.finish(),
+        stopped_at,
+    }
+}
+
+/// The place of a file that `max_files(0)` leaves unread: the ordered
+/// stage stops there before it counts it.
+pub(crate) fn unread(path: &str) -> FileOutcome {
+    FileOutcome::Searched {
+        path: path.to_owned(),
+        scanned: 0,
+        hits: Hits::Count(0),
+        stopped_at: None,
+    }
+}
+
+/// The search of one file, chunk by chunk: each chunk holds whole lines,
+/// and no match spans a line, so the chunks' matches are the file's.
+pub(crate) struct FileScan<'p, 'm> {
+    plan: &'p Plan<'p>,
+    matcher: &'m Matcher,
+    path: &'p str,
+    /// Where matching begins (a line start).
+    start: u64,
+    /// Lines mode builds items; otherwise lines are counted.
+    items_wanted: bool,
+    items: PackedLines,
+    /// The line number of the first line of the next chunk (Lines mode).
+    line_number: u64,
+    rest: u64,
+    exact: bool,
+    count: u64,
+    /// Nothing more is wanted of this file's lines (the cap, or one match
+    /// for `Any`); its bytes are still read, for the binary rule.
+    done: bool,
+    /// A bad start, found on the way.
+    error: Option<Error>,
+}
+
+impl<'p, 'm> FileScan<'p, 'm> {
+    pub(crate) fn new(
+        plan: &'p Plan<'p>,
+        matcher: &'m Matcher,
+        path: &'p str,
+        start: u64,
+    ) -> FileScan<'p, 'm> {
+        let counting_only = plan.counting_only.load(Ordering::Relaxed);
+        FileScan {
+            plan,
+            matcher,
+            path,
+            start,
+            items_wanted: plan.mode == Mode::Lines && !counting_only,
+            items: PackedLines::default(),
+            line_number: 1,
+            rest: 0,
+            exact: true,
+            count: 0,
+            done: false,
+            error: None,
+        }
+    }
+
+    /// Searches one chunk of whole lines at offset `base` of the file.
+    /// `Break` asks the reader to stop: the deadline passed (the file is
+    /// then searched up to the chunk's end), or the start is bad.
+    fn visit(&mut self, chunk: &[u8], base: u64, last: bool) -> ControlFlow<()> {
+        let end = base + chunk.len() as u64;
+        if self.start >= end {
+            // Before the start: only its lines are counted.
+            if self.items_wanted {
+                self.line_number += memchr::memchr_iter(b'\n', chunk).count() as u64;
+            }
+            return ControlFlow::Continue(());
+        }
+        let from = usize::try_from(self.start.saturating_sub(base)).unwrap_or(chunk.len());
+        if from > 0 && chunk[from - 1] != b'\n' {
+            self.error = Some(Error::cursor_out_of_range(format!(
+                "offset {} is not the start of a line of {:?}",
+                self.start, self.path
+            )));
+            return ControlFlow::Break(());
+        }
+        if self.items_wanted {
+            self.line_number += memchr::memchr_iter(b'\n', &chunk[..from]).count() as u64;
+        }
+        if !self.done {
+            let scan = self.matcher.prepare(chunk);
+            match self.plan.mode {
+                Mode::Lines if self.items_wanted => self.lines(&scan, chunk, from, base, last),
+                Mode::Any => {
+                    if self.matcher.next_line(&scan, from).is_some() {
+                        self.count = 1;
+                        self.done = true;
+                    }
+                }
+                Mode::Lines | Mode::Count => self.count += count_lines(self.matcher, &scan, from),
+            }
+        }
+        // A work budget spent inside the file stops it at this chunk's
+        // end, which is past the start: the next page advances. Only while
+        // listing lines: a file's count or presence is one item, which a
+        // part of the file cannot give.
+        let scanned = end - self.start;
+        if !last
+            && self.items_wanted
+            && (self
+                .plan
+                .max_scanned_bytes
+                .is_some_and(|max| scanned >= max)
+                || self.plan.deadline_passed())
+        {
+            return ControlFlow::Break(());
+        }
+        ControlFlow::Continue(())
+    }
+
+    /// Lists a chunk's matching lines: matched in `haystack` (as the
+    /// matcher reads it), shown from `original`. Counts the chunk's lines
+    /// on the way, for the next chunk.
+    fn lines(&mut self, haystack: &[u8], original: &[u8], from: usize, base: u64, last: bool) {
+        let mut counted_to = from;
+        let mut lines = MatchedLines::new(self.matcher, haystack, from);
+        while let Some((hit, spans)) = lines.next_line() {
+            let at_end = hit.next >= haystack.len();
+            if self.plan.cap.is_some_and(|cap| self.items.len() >= cap) {
+                if self.plan.count_rest {
+                    self.rest += 1;
+                    if at_end {
+                        break;
+                    }
+                    continue;
+                }
+                // One more line proves there is more; the rest is not needed.
+                self.rest = 1;
+                self.exact = false;
+                self.done = true;
+                return;
+            }
+            self.line_number +=
+                memchr::memchr_iter(b'\n', &haystack[counted_to..hit.start]).count() as u64;
+            counted_to = hit.start;
+            self.items.push(
+                &original[hit.start..hit.content_end],
+                base + hit.start as u64,
+                self.line_number,
+                spans,
+                self.plan.max_columns,
+                base + hit.next as u64,
+            );
+            if at_end {
+                break;
+            }
+        }
+        if !last {
+            self.line_number += memchr::memchr_iter(b'\n', &haystack[counted_to..]).count() as u64;
+        }
+    }
+
+    pub(crate) fn finish(self) -> Hits {
+        if self.items_wanted {
+            Hits::Lines {
+                items: self.items,
+                rest: self.rest,
+                exact: self.exact,
+            }
+        } else {
+            Hits::Count(self.count)
+        }
     }
 }
 
@@ -161,53 +375,6 @@ fn count_lines(matcher: &Matcher, haystack: &[u8], mut at: usize) -> u64 {
         at = hit.next;
     }
     n
-}
-
-/// Lists the matching lines: matched in `haystack` (as the matcher reads
-/// it), shown from `original`.
-fn lines(
-    plan: &Plan<'_>,
-    matcher: &Matcher,
-    haystack: &[u8],
-    original: &[u8],
-    start: usize,
-) -> Hits {
-    let mut items = PackedLines::default();
-    let mut line_number = 1 + memchr::memchr_iter(b'\n', &haystack[..start]).count() as u64;
-    let mut counted_to = start;
-    let mut rest = 0;
-    let mut exact = true;
-    let mut lines = MatchedLines::new(matcher, haystack, start);
-    while let Some((hit, spans)) = lines.next_line() {
-        let last = hit.next >= haystack.len();
-        if plan.cap.is_some_and(|cap| items.len() >= cap) {
-            if plan.count_rest {
-                rest += 1;
-                if last {
-                    break;
-                }
-                continue;
-            }
-            // One more line proves there is more; the rest is not needed.
-            rest = 1;
-            exact = false;
-            break;
-        }
-        line_number += memchr::memchr_iter(b'\n', &haystack[counted_to..hit.start]).count() as u64;
-        counted_to = hit.start;
-        items.push(
-            &original[hit.start..hit.content_end],
-            hit.start,
-            line_number,
-            spans,
-            plan.max_columns,
-            hit.next as u64,
-        );
-        if last {
-            break;
-        }
-    }
-    Hits::Lines { items, rest, exact }
 }
 
 /// The matching lines of one file, packed: one text buffer and one span
@@ -241,7 +408,7 @@ impl PackedLines {
     fn push(
         &mut self,
         raw: &[u8],
-        line_start: usize,
+        line_start: u64,
         line_number: u64,
         spans: &[Span],
         max_columns: Option<usize>,
@@ -257,7 +424,7 @@ impl PackedLines {
         let cut = show(raw, spans, max_columns, &mut self.text, &mut self.spans);
         self.lines.push(PackedLine {
             line_number,
-            byte_offset: line_start as u64,
+            byte_offset: line_start,
             text_end: self.text.len(),
             spans_end: self.spans.len(),
             cut,
@@ -522,7 +689,11 @@ impl<'l, T: Item> Ordered<'l, T> {
             FileOutcome::Skipped(s) => Some(s.path()),
             FileOutcome::Failed(_) => None,
         };
-        if let (Some(path), true) = (path, self.files > 0) {
+        // `max_files(0)` searches nothing: the first file stops it (the
+        // walk's skips before it are recorded, and a cursor names a file).
+        let no_files =
+            self.limits.max_files == Some(0) && matches!(outcome, FileOutcome::Searched { .. });
+        if let (Some(path), true) = (path, self.files > 0 || no_files) {
             if let Some(budget) = self.work_budget_spent() {
                 self.scan_resume = Some((path.to_owned(), plan.offset_in(path)));
                 self.collector.stop_with(Completeness::TruncatedByBudget {
@@ -545,12 +716,17 @@ impl<'l, T: Item> Ordered<'l, T> {
                 path,
                 scanned,
                 hits,
+                stopped_at,
             } => {
                 self.files += 1;
                 self.scanned += scanned;
                 let (n, exact) = contribution(self.mode, &hits);
                 self.answer += n;
-                self.answer_exact &= exact;
+                self.answer_exact &= exact && stopped_at.is_none();
+                // The deadline stopped the search inside this file: its
+                // items before the stop stand, and the next page resumes
+                // at the stop (or after the last item kept).
+                let stop = stopped_at.map(|at| ((path.clone(), at), self.budget_inside_file()));
                 for (item, resume) in to_items(&path, hits, &mut self.spares) {
                     let spares = self.stream.is_some().then_some(&mut self.spares);
                     if self.collector.offer_recycling(item, spares).is_break() {
@@ -565,9 +741,35 @@ impl<'l, T: Item> Ordered<'l, T> {
                     }
                     self.resume_offsets.push(resume);
                 }
+                if let Some((at, budget)) = stop {
+                    self.scan_resume = Some(at);
+                    self.collector
+                        .stop_with(Completeness::TruncatedByBudget {
+                            budget,
+                            clamp: None,
+                        });
+                    return ControlFlow::Break(());
+                }
                 ControlFlow::Continue(())
             }
         }
+    }
+
+    /// The budget that stopped a file's search inside it: the scanned
+    /// bytes if they are spent, else the deadline.
+    fn budget_inside_file(&self) -> Budget {
+        if let Some(max) = self.limits.max_scanned_bytes {
+            if self.scanned >= max {
+                return Budget::new(BudgetKind::ScannedBytes, max, self.scanned);
+            }
+        }
+        self.collector.deadline_passed().unwrap_or_else(|| {
+            let max = self
+                .limits
+                .deadline
+                .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
+            Budget::new(BudgetKind::Deadline, max, max)
+        })
     }
 
     fn work_budget_spent(&self) -> Option<Budget> {
@@ -614,10 +816,12 @@ impl<'l, T: Item> Ordered<'l, T> {
             return ControlFlow::Break(());
         }
         match outcome {
-            FileOutcome::Searched { hits, .. } => {
+            FileOutcome::Searched {
+                hits, stopped_at, ..
+            } => {
                 let (n, exact) = contribution(self.mode, &hits);
                 self.answer += n;
-                if !exact {
+                if !exact || stopped_at.is_some() {
                     self.count_end = Some(Total::AtLeast(self.answer));
                     return ControlFlow::Break(());
                 }

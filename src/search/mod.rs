@@ -6,7 +6,7 @@ use std::sync::atomic::AtomicBool;
 
 use crate::collect::Collector;
 use crate::error::Error;
-use crate::{Bounded, Cursor, Limits, Scope, SkipReason, SkippedInput, Streamed};
+use crate::{Bounded, Cursor, Limits, Scope, SkippedInput, Streamed};
 
 #[cfg(feature = "tree")]
 mod confine;
@@ -16,6 +16,7 @@ mod item;
 mod matcher;
 mod path;
 mod query;
+mod reader;
 #[cfg(feature = "tree")]
 mod tree;
 #[cfg(feature = "tree")]
@@ -27,7 +28,7 @@ pub use query::{PatternKind, Query};
 #[cfg(feature = "tree")]
 pub use tree::Tree;
 
-use engine::{FileOutcome, Hits, Item, Mode, Ordered, Plan, ToItems};
+use engine::{Deadline, FileOutcome, Hits, Item, Mode, Ordered, Plan, ToItems};
 use matcher::Matcher;
 
 mod sealed {
@@ -44,8 +45,17 @@ mod sealed {
 /// cut is taken in that order, so the first N are the same N on every run
 /// and with any number of threads.
 ///
-/// A file holding a NUL byte is binary: it is not searched, and is counted
-/// in `skipped` (policy). Lines end at `\n`; a `\r` at the end of a line
+/// A file holding a NUL byte anywhere is binary: it yields no items, and
+/// is counted in `skipped` (policy). The rule is the same in every query
+/// and with any thread count, so a file is read to its end (or its first
+/// NUL) even when its matching lines are no longer needed; the lines found
+/// meanwhile are held until then (at most `limit + 1` of them, or, in a
+/// stream without a limit, all of that one file's). Files on disk are read
+/// through a buffer of 256 KiB per thread, whatever their size; a line
+/// longer than 16 MiB is not held, and its file is skipped as
+/// `long_line` (an error: the result is not complete). A file that
+/// changes while it is read is skipped as `changed` (an error). Lines end
+/// at `\n`; a `\r` at the end of a line
 /// is not part of it (it cannot be matched and is not returned), while a
 /// `\r` elsewhere is an ordinary character.
 ///
@@ -171,11 +181,17 @@ pub trait Corpus: sealed::Sealed {
 
     /// [`search`](Self::search) confined to the one file at `path`.
     ///
+    /// The file is searched because it is named, as ripgrep searches the
+    /// paths it is given: no hidden-file or ignore rule applies to it, only
+    /// the read policy (the size limit, the binary rule, the scanned-bytes
+    /// and files budgets, the deadline). A FIFO, socket or device is not
+    /// opened: it is counted in `skipped` as `special`.
+    ///
     /// # Errors
     ///
     /// As [`search`](Self::search), and
-    /// [`NotFound`](crate::ErrorKind::NotFound) when `path` is not a file
-    /// of the corpus.
+    /// [`NotFound`](crate::ErrorKind::NotFound) when `path` is a folder or
+    /// not in the corpus.
     ///
     /// # Example
     ///
@@ -197,6 +213,14 @@ pub trait Corpus: sealed::Sealed {
 
     /// The lines of one file that `excerpt` names, under the limits (the
     /// item limit counts lines).
+    ///
+    /// As for [`find_in_file`](Self::find_in_file), only the read policy
+    /// applies to the named file, and the file is read only as far as the
+    /// lines asked for, in blocks of about 256 KiB: a NUL in the blocks
+    /// read makes it binary (skipped, no lines); one further on is not
+    /// looked for. The scanned-bytes budget
+    /// counts from the first line returned, the deadline is checked per
+    /// block, and either stops the excerpt with a cursor.
     ///
     /// # Errors
     ///
@@ -385,8 +409,10 @@ pub(crate) trait Source: Sync {
     /// and compared when it is resumed; `0` when the corpus has nothing to
     /// tell (then its generation does that work).
     fn stamp(&self, path: &str) -> u64;
-    /// Reads one file named by a resolved path.
-    fn read(&self, path: &str) -> Result<Vec<u8>, Error>;
+    /// Opens one file named by a resolved path (a caller's, or the
+    /// walk's), for the reader: no hidden or ignore rule applies here,
+    /// only the read policy, which the reader applies.
+    fn open(&self, path: &str) -> reader::Opened<'_>;
     /// Hands the outcome of each file, in path order, to `take`, until it
     /// breaks or the files run out.
     fn run(
@@ -440,6 +466,8 @@ const FILES: Operation<String> = Operation {
 };
 
 /// Runs one query over `source`.
+/// With `only`, searches that one file (a resolved path) and nothing
+/// else, whatever the walk's rules would say of it.
 fn run_query<S: Source, T: Item>(
     source: &S,
     operation: Operation<T>,
@@ -447,6 +475,7 @@ fn run_query<S: Source, T: Item>(
     limits: &Limits,
     cursor: Option<&Cursor>,
     stream: Option<&mut dyn FnMut(&T)>,
+    only: Option<&str>,
 ) -> Result<Outcome<T>, Error> {
     let Operation {
         name: operation,
@@ -483,6 +512,9 @@ fn run_query<S: Source, T: Item>(
         filters,
         counting_only: AtomicBool::new(false),
         stop: AtomicBool::new(false),
+        deadline: Deadline::of(limits),
+        max_scanned_bytes: limits.max_scanned_bytes,
+        reads_nothing: limits.max_files == Some(0),
     };
     let streaming = stream.is_some();
     let mut ordered = match stream {
@@ -498,13 +530,31 @@ fn run_query<S: Source, T: Item>(
         None => Ordered::new(limits, mode, start),
     };
     ordered.collector.set_start(cursor.map_or(0, Cursor::start));
-    source.run(&plan, &mut |outcome| {
+    let mut take = |outcome| {
         let flow = ordered.take(&plan, outcome, to_items);
         if flow.is_break() {
             plan.stop.store(true, std::sync::atomic::Ordering::Relaxed);
         }
         flow
-    })?;
+    };
+    match only {
+        // `max_files(0)`: nothing is read.
+        Some(path) if plan.reads_nothing => {
+            let _ = take(engine::unread(path));
+        }
+        Some(path) => {
+            let outcome = engine::search_opened(
+                &plan,
+                plan.matcher,
+                path,
+                source.open(path),
+                &mut Vec::new(),
+                None,
+            );
+            let _ = take(outcome);
+        }
+        None => source.run(&plan, &mut take)?,
+    }
     if streaming {
         ordered
             .finish_stream(&scope, &|path| source.stamp(path))
@@ -609,7 +659,7 @@ fn search_impl(
     limits: &Limits,
     cursor: Option<&Cursor>,
 ) -> Result<Bounded<Match>, Error> {
-    run_query(source, SEARCH, query, limits, cursor, None).map(Outcome::collected)
+    run_query(source, SEARCH, query, limits, cursor, None, None).map(Outcome::collected)
 }
 
 fn search_each_impl(
@@ -620,7 +670,7 @@ fn search_each_impl(
     on_match: &mut dyn FnMut(&Match),
 ) -> Result<Streamed, Error> {
     // A stream resumes with the same cursors as the collected form.
-    run_query(source, SEARCH, query, limits, cursor, Some(on_match)).map(Outcome::streamed)
+    run_query(source, SEARCH, query, limits, cursor, Some(on_match), None).map(Outcome::streamed)
 }
 
 fn count_impl(
@@ -629,7 +679,7 @@ fn count_impl(
     limits: &Limits,
     cursor: Option<&Cursor>,
 ) -> Result<Bounded<FileCount>, Error> {
-    run_query(source, COUNT, query, limits, cursor, None).map(Outcome::collected)
+    run_query(source, COUNT, query, limits, cursor, None, None).map(Outcome::collected)
 }
 
 fn files_impl(
@@ -638,7 +688,7 @@ fn files_impl(
     limits: &Limits,
     cursor: Option<&Cursor>,
 ) -> Result<Bounded<String>, Error> {
-    run_query(source, FILES, query, limits, cursor, None).map(Outcome::collected)
+    run_query(source, FILES, query, limits, cursor, None, None).map(Outcome::collected)
 }
 
 fn find_in_file_impl(
@@ -648,6 +698,25 @@ fn find_in_file_impl(
     limits: &Limits,
     cursor: Option<&Cursor>,
 ) -> Result<Bounded<Match>, Error> {
+    let resolved = named_file(source, path)?;
+    // The path is part of the query's fingerprint, so a cursor of another
+    // file is refused; the file is searched alone, not through the walk.
+    let query = query.clone().paths([resolved.path.clone()]);
+    run_query(
+        source,
+        FIND_IN_FILE,
+        &query,
+        limits,
+        cursor,
+        None,
+        Some(&resolved.path),
+    )
+    .map(Outcome::collected)
+}
+
+/// Resolves a path the caller names as one file: anything but a folder
+/// (a FIFO or device is then skipped by the reader, as `special`).
+fn named_file(source: &impl Source, path: &str) -> Result<Resolved, Error> {
     let resolved = source.resolve(path)?;
     if !resolved.is_file {
         return Err(crate::ErrorKind::NotFound {
@@ -655,8 +724,121 @@ fn find_in_file_impl(
         }
         .into());
     }
-    let query = query.clone().paths([resolved.path]);
-    run_query(source, FIND_IN_FILE, &query, limits, cursor, None).map(Outcome::collected)
+    Ok(resolved)
+}
+
+/// Reads the lines of an excerpt from `begin` into `collector`, through
+/// the bounded reader: only as far as the last line wanted (or the limit's
+/// probe), under the size limit, the binary rule, the scanned-bytes
+/// budget and the deadline.
+///
+/// The binary rule of an excerpt is that of the bytes it reads: a NUL in
+/// them (at least the first block) makes the file binary, and no line of
+/// it is returned. A NUL further on is not looked for.
+fn read_excerpt(
+    source: &impl Source,
+    path: &str,
+    excerpt: &Excerpt,
+    begin: u64,
+    limits: &Limits,
+    collector: &mut Collector<Line>,
+) {
+    let (_, last) = excerpt.lines();
+    // The lines wanted: up to `last`, and no more than the limit's probe.
+    let limit = limits.applied_limit().limit();
+    let last = limit.map_or(last, |l| last.min(begin.saturating_add(l as u64)));
+    let deadline = Deadline::of(limits);
+    let mut held: Vec<Line> = Vec::new();
+    let mut line_number = 0u64;
+    let mut stopped_by = None;
+    let mut visit = |chunk: &[u8], base: u64, is_last: bool| -> ControlFlow<()> {
+        let mut at = 0usize;
+        while at < chunk.len() && line_number < last {
+            line_number += 1;
+            let end = memchr::memchr(b'\n', &chunk[at..]).map_or(chunk.len(), |i| at + i);
+            if line_number >= begin {
+                // The line's content: without the `\r` of a `\r\n` ending.
+                let content_end = if end > at && chunk[end - 1] == b'\r' {
+                    end - 1
+                } else {
+                    end
+                };
+                let mut text = String::new();
+                let line_cut = engine::show(
+                    &chunk[at..content_end],
+                    &[],
+                    excerpt.max_columns,
+                    &mut text,
+                    &mut Vec::new(),
+                );
+                held.push(Line {
+                    line_number,
+                    byte_offset: base + at as u64,
+                    line: text,
+                    line_cut,
+                });
+            }
+            at = end + 1;
+        }
+        if line_number >= last || is_last {
+            return ControlFlow::Break(());
+        }
+        // Scanned: from the first line returned, so that a resumed page
+        // advances; and a page holds at least one line.
+        let read = held
+            .first()
+            .map_or(0, |l| base + chunk.len() as u64 - l.byte_offset);
+        if let Some(max) = limits.max_scanned_bytes.filter(|&max| read >= max) {
+            stopped_by = Some(crate::Budget::new(
+                crate::BudgetKind::ScannedBytes,
+                max,
+                read,
+            ));
+            return ControlFlow::Break(());
+        }
+        if !held.is_empty() && deadline.as_ref().is_some_and(Deadline::passed) {
+            stopped_by = Some(crate::Budget::new(
+                crate::BudgetKind::Deadline,
+                limits
+                    .deadline
+                    .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX)),
+                limits
+                    .deadline
+                    .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX)),
+            ));
+            return ControlFlow::Break(());
+        }
+        ControlFlow::Continue(())
+    };
+    let ended = match source.open(path) {
+        reader::Opened::Skip(input) => {
+            collector.skip(input);
+            return;
+        }
+        reader::Opened::Memory(bytes) => reader::visit_memory(bytes, reader::BLOCK, &mut visit),
+        reader::Opened::File(file, rules) => {
+            reader::visit_file(file, rules, &mut Vec::new(), None, &mut visit)
+        }
+    };
+    if let reader::Ended::Skip(reason, detail) = ended {
+        let input = SkippedInput::new(path, reason);
+        collector.skip(match detail {
+            Some(detail) => input.with_detail(detail),
+            None => input,
+        });
+        return;
+    }
+    for line in held {
+        if collector.offer(line).is_break() {
+            return;
+        }
+    }
+    if let Some(budget) = stopped_by {
+        collector.stop_with(crate::Completeness::TruncatedByBudget {
+            budget,
+            clamp: None,
+        });
+    }
 }
 
 fn excerpt_impl(
@@ -675,13 +857,7 @@ fn excerpt_impl(
             format!("the range {first}..={last} is empty: its start is after its end"),
         ));
     }
-    let resolved = source.resolve(excerpt.path())?;
-    if !resolved.is_file {
-        return Err(crate::ErrorKind::NotFound {
-            path: excerpt.path().to_owned(),
-        }
-        .into());
-    }
+    let resolved = named_file(source, excerpt.path())?;
     let fingerprint = crate::Fingerprint::of(&(
         "excerpt",
         &resolved.path,
@@ -704,52 +880,22 @@ fn excerpt_impl(
         None => None,
     };
     let mut collector: Collector<Line> = Collector::resuming(limits, cursor);
-    let bytes = match source.read(&resolved.path) {
-        Ok(bytes) => bytes,
-        Err(e) => {
-            collector.skip(
-                SkippedInput::new(&resolved.path, SkipReason::Unreadable)
-                    .with_detail(e.to_string()),
-            );
-            Vec::new()
-        }
-    };
-    if memchr::memchr(0, &bytes).is_some() {
-        collector.skip(SkippedInput::new(&resolved.path, SkipReason::Binary));
+    let begin = after.map_or(first, |a| a + 1);
+    if limits.max_files == Some(0) {
+        // Nothing is read.
+        collector.stop_with(crate::Completeness::TruncatedByBudget {
+            budget: crate::Budget::new(crate::BudgetKind::Files, 0, 0),
+            clamp: None,
+        });
     } else {
-        let begin = after.map_or(first, |a| a + 1);
-        let mut line_number = 0u64;
-        let mut at = 0usize;
-        while at < bytes.len() && line_number < last {
-            line_number += 1;
-            let end = memchr::memchr(b'\n', &bytes[at..]).map_or(bytes.len(), |i| at + i);
-            if line_number >= begin {
-                // The line's content: without the `\r` of a `\r\n` ending.
-                let content_end = if end > at && bytes[end - 1] == b'\r' {
-                    end - 1
-                } else {
-                    end
-                };
-                let mut text = String::new();
-                let line_cut = engine::show(
-                    &bytes[at..content_end],
-                    &[],
-                    excerpt.max_columns,
-                    &mut text,
-                    &mut Vec::new(),
-                );
-                let line = Line {
-                    line_number,
-                    byte_offset: at as u64,
-                    line: text,
-                    line_cut,
-                };
-                if collector.offer(line).is_break() || collector.check_deadline().is_break() {
-                    break;
-                }
-            }
-            at = end + 1;
-        }
+        read_excerpt(
+            source,
+            &resolved.path,
+            excerpt,
+            begin,
+            limits,
+            &mut collector,
+        );
     }
     collector.finish(
         |kept| kept.last().map(|l| scope.cursor(&l.line_number)),

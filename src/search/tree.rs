@@ -14,8 +14,7 @@
 
 use std::collections::{BTreeMap, VecDeque};
 use std::ffi::{OsStr, OsString};
-use std::fs::File;
-use std::io::{self, Read as _};
+use std::io;
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering as AtomicOrdering};
@@ -24,10 +23,11 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use crate::error::{Error, ErrorKind};
-use crate::search::confine::{self, DirHandle, Kind, Opened, Target, Unresolved};
-use crate::search::engine::{FileOutcome, Plan, search_text};
+use crate::search::confine::{self, DirHandle, Kind, Target, Unresolved};
+use crate::search::engine::{FileOutcome, Plan, search_opened};
 use crate::search::matcher::Matcher;
 use crate::search::path::{parse_position, parse_tree_path};
+use crate::search::reader::{AfterRead, Opened, ReadRules};
 use crate::search::walk::{Job, Walk, WalkOptions};
 use crate::search::{Resolved, Source};
 use crate::{Fingerprint, SkipReason, SkippedInput};
@@ -103,6 +103,12 @@ pub struct Tree {
     solo: Duration,
     #[cfg(test)]
     before_read: Option<Hook>,
+    /// Run after each read of a file, for tests that change it mid-read.
+    #[cfg(test)]
+    after_read: Option<Hook>,
+    /// Smaller buffers, for tests of files larger than one block.
+    #[cfg(test)]
+    rules: Option<ReadRules>,
 }
 
 /// A test hook run before each file is read (to make it vanish, say).
@@ -169,6 +175,10 @@ impl Tree {
             solo: SOLO,
             #[cfg(test)]
             before_read: None,
+            #[cfg(test)]
+            after_read: None,
+            #[cfg(test)]
+            rules: None,
         })
     }
 
@@ -250,18 +260,55 @@ impl Tree {
     /// [`Tree::start_threads_after`]). The results do not depend on it.
     /// Default: the number of cores.
     ///
+    /// More threads than [`Tree::max_threads`] (8 per core) would only
+    /// cost memory (each has its stack and read buffer) and hand-offs, so
+    /// the count is clamped to it; [`Tree::thread_count`] says what
+    /// applies.
+    ///
     /// # Example
     ///
     /// ```
     /// # let dir = tempfile::tempdir()?;
     /// let tree = candor::Tree::new(dir.path())?.threads(1);
-    /// # let _ = tree;
+    /// assert_eq!(tree.thread_count(), 1);
+    /// let many = candor::Tree::new(dir.path())?.threads(32_000);
+    /// assert_eq!(many.thread_count(), candor::Tree::max_threads());
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     #[must_use]
     pub fn threads(mut self, threads: usize) -> Tree {
-        self.threads = threads.max(1);
+        self.threads = threads.clamp(1, Tree::max_threads());
         self
+    }
+
+    /// The number of threads a search uses: what
+    /// [`threads`](Tree::threads) asked for, clamped to
+    /// [`Tree::max_threads`].
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// # let dir = tempfile::tempdir()?;
+    /// let tree = candor::Tree::new(dir.path())?.threads(2);
+    /// assert_eq!(tree.thread_count(), 2.min(candor::Tree::max_threads()));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[must_use]
+    pub fn thread_count(&self) -> usize {
+        self.threads
+    }
+
+    /// The most threads a search uses: 8 per core (as
+    /// `std::thread::available_parallelism` counts them, 1 if unknown).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// assert!(candor::Tree::max_threads() >= 8);
+    /// ```
+    #[must_use]
+    pub fn max_threads() -> usize {
+        THREADS_PER_CORE * std::thread::available_parallelism().map_or(1, |n| n.get())
     }
 
     /// How long a search runs on the calling thread alone before it starts
@@ -397,42 +444,6 @@ impl Tree {
         })
     }
 
-    /// Opens the regular file a caller names, confined to the root: no
-    /// link followed unless the tree follows links (and then only inside
-    /// the root), never blocking on a FIFO, and refusing anything that is
-    /// not a regular file.
-    ///
-    /// # Errors
-    ///
-    /// Those of `resolve`, and [`ErrorKind::Read`] when the file cannot be
-    /// opened or is not regular (a FIFO, socket or device).
-    pub(crate) fn open_named(
-        &self,
-        path: &str,
-        rel: &str,
-        names: Vec<Vec<u8>>,
-    ) -> Result<File, Error> {
-        let target = self.locate(path, names)?;
-        let not_found = || {
-            Error::from(ErrorKind::NotFound {
-                path: path.to_owned(),
-            })
-        };
-        let name = target.name.ok_or_else(not_found)?;
-        let read_error = |source: io::Error| {
-            Error::from(ErrorKind::Read {
-                path: PathBuf::from(rel),
-                source,
-            })
-        };
-        match confine::open_regular(&target.parent, &name).map_err(read_error)? {
-            Opened::File(file, _) => Ok(file),
-            Opened::Special => Err(read_error(io::Error::other(
-                "not a regular file (a FIFO, socket or device): never read",
-            ))),
-        }
-    }
-
     /// The files to search, and the inputs the walk leaves out, in path
     /// order.
     fn jobs<'p>(&'p self, plan: &'p Plan<'p>) -> Result<impl Iterator<Item = Job> + 'p, Error> {
@@ -482,98 +493,59 @@ impl Tree {
         if let Some(Hook(hook)) = &self.before_read {
             hook(&self.root.join(rel));
         }
-        let skip = |reason: SkipReason, e: Option<&io::Error>| {
-            let input = SkippedInput::new(rel, reason);
-            FileOutcome::Skipped(match e {
-                Some(e) => input.with_detail(e.to_string()),
-                None => input,
-            })
-        };
-        // Relative to the folder the walk listed, without following a
-        // link or blocking on a FIFO swapped in since the listing.
-        let file = match confine::open_file(dir, name) {
-            Ok(file) => file,
-            Err(e) if e.kind() == io::ErrorKind::NotFound => {
-                return skip(SkipReason::Vanished, Some(&e));
-            }
-            Err(e) if confine::is_swapped(&e) => return skip(SkipReason::Changed, Some(&e)),
-            Err(e) if confine::is_socket(&e) => return skip(SkipReason::Special, None),
-            Err(e) => return skip(SkipReason::Unreadable, Some(&e)),
-        };
-        if let Some(max) = self.max_file_size {
-            match file.metadata() {
-                Ok(m) if m.len() > max => return skip(SkipReason::TooLarge, None),
-                Ok(_) => {}
-                Err(e) => return skip(SkipReason::Unreadable, Some(&e)),
-            }
+        if plan.reads_nothing {
+            return crate::search::engine::unread(rel);
         }
-        let filled = match read_all(file, buffer, self.max_file_size) {
-            Ok(Read::Whole(filled)) => filled,
-            // The verdict `search_file` gives a document that holds a NUL.
-            Ok(Read::Binary) => return skip(SkipReason::Binary, None),
-            Err(e) => return skip(SkipReason::Unreadable, Some(&e)),
-        };
-        // The file may have grown between the size check and the read.
-        if self.max_file_size.is_some_and(|max| filled as u64 > max) {
-            return skip(SkipReason::TooLarge, None);
+        let opened = self.open_at(rel, dir, name);
+        #[cfg(test)]
+        let abs = self.root.join(rel);
+        #[cfg(test)]
+        let hook = self.after_read.as_ref().map(|Hook(hook)| move || hook(&abs));
+        #[cfg(test)]
+        let after_read: AfterRead<'_> = hook.as_ref().map(|h| h as &(dyn Fn() + Sync));
+        #[cfg(not(test))]
+        let after_read: AfterRead<'_> = None;
+        let outcome = search_opened(plan, matcher, rel, opened, buffer, after_read);
+        // A long line grew the buffer: give the memory back.
+        if buffer.len() > self.read_rules().block {
+            buffer.truncate(self.read_rules().block);
+            buffer.shrink_to_fit();
         }
-        // `read_all` found no NUL in any block it read.
-        search_text(plan, matcher, rel, &buffer[..filled], plan.offset_in(rel))
+        outcome
     }
-}
 
-/// The size of a file's first read, and of a new read buffer.
-const FIRST_READ: usize = 64 * 1024;
-
-/// What [`read_all`] found.
-enum Read {
-    /// The file's bytes fill the front of the buffer, up to this length.
-    Whole(usize),
-    /// The file holds a NUL byte, so it is binary: reading stopped there.
-    Binary,
-}
-
-/// Reads all of `file` (or, with `max`, up to `max + 1` bytes) into the
-/// front of `buffer`, unless it turns out to be binary.
-///
-/// The buffer is reused from file to file and kept initialized, so a read
-/// costs the `read` calls alone: `File::read_to_end` would also ask for the
-/// file's size and position, two more system calls per file. A NUL byte
-/// anywhere makes a file binary, and binary files are skipped: reading
-/// stops at the first block that holds one, which spares reading the rest
-/// of large archives and object files.
-fn read_all(mut file: File, buffer: &mut Vec<u8>, max: Option<u64>) -> io::Result<Read> {
-    let cap = max.map_or(usize::MAX, |m| {
-        usize::try_from(m.saturating_add(1)).unwrap_or(usize::MAX)
-    });
-    if buffer.is_empty() {
-        buffer.resize(FIRST_READ, 0);
+    /// How this tree's files are read.
+    fn read_rules(&self) -> ReadRules {
+        #[cfg(test)]
+        if let Some(rules) = self.rules {
+            return rules;
+        }
+        ReadRules::new(self.max_file_size)
     }
-    let mut filled = 0;
-    loop {
-        if filled == buffer.len() {
-            let grown = buffer.len().saturating_mul(2);
-            buffer.resize(grown, 0);
+
+    /// Opens the walked file `name` of the folder `dir` (at `rel`) for
+    /// reading, or says why it is skipped: relative to the folder the walk
+    /// listed, without following a link or blocking on a FIFO swapped in
+    /// since the listing. This is the one place a walked file is opened.
+    fn open_at(&self, rel: &str, dir: &DirHandle, name: &OsStr) -> Opened<'_> {
+        match confine::open_file(dir, name) {
+            Ok(file) => Opened::File(file, self.read_rules()),
+            Err(e) => self.open_error(rel, &e),
         }
-        // The first read takes one block: a binary file shows its NUL
-        // there, before the rest of it is read. The rest comes in as few
-        // reads as the buffer allows.
-        let block = if filled == 0 { FIRST_READ } else { usize::MAX };
-        let end = buffer.len().min(cap).min(filled.saturating_add(block));
-        if filled >= end {
-            return Ok(Read::Whole(filled));
-        }
-        match file.read(&mut buffer[filled..end]) {
-            Ok(0) => return Ok(Read::Whole(filled)),
-            Ok(n) => {
-                if memchr::memchr(0, &buffer[filled..filled + n]).is_some() {
-                    return Ok(Read::Binary);
-                }
-                filled += n;
-            }
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
+    }
+
+    /// The skip for a file that could not be opened.
+    fn open_error(&self, rel: &str, e: &io::Error) -> Opened<'_> {
+        let reason = if e.kind() == io::ErrorKind::NotFound {
+            SkipReason::Vanished
+        } else if confine::is_swapped(e) {
+            SkipReason::Changed
+        } else if confine::is_socket(e) {
+            return Opened::Skip(SkippedInput::new(rel, SkipReason::Special));
+        } else {
+            SkipReason::Unreadable
+        };
+        Opened::Skip(SkippedInput::new(rel, reason).with_detail(e.to_string()))
     }
 }
 
@@ -637,6 +609,9 @@ impl Window {
     }
 }
 
+/// The most threads per core (see `Tree::max_threads`).
+const THREADS_PER_CORE: usize = 8;
+
 /// How long the calling thread searches alone before it starts the
 /// others, by default: a search that ends sooner pays for no thread.
 const SOLO: Duration = Duration::from_millis(1);
@@ -667,8 +642,8 @@ impl Source for Tree {
         let (names, rel) = parse_tree_path(path, &self.root)?;
         let target = self.locate(path, names)?;
         Ok(Resolved {
-            // A FIFO or device is a file the search names and counts as
-            // special; it is never opened.
+            // A FIFO or device named by the caller is a file here: it is
+            // never opened, and the reader counts it as `special`.
             is_file: target.kind != Kind::Dir,
             path: rel,
         })
@@ -705,17 +680,33 @@ impl Source for Tree {
         confine::stamp_at(&folder, &os_name(last)).unwrap_or(0)
     }
 
-    fn read(&self, path: &str) -> Result<Vec<u8>, Error> {
-        let (names, rel) = parse_tree_path(path, &self.root)?;
-        let mut file = self.open_named(path, &rel, names)?;
-        let mut bytes = Vec::new();
-        file.read_to_end(&mut bytes).map_err(|source| {
-            Error::from(ErrorKind::Read {
-                path: PathBuf::from(&rel),
-                source,
-            })
-        })?;
-        Ok(bytes)
+    fn open(&self, path: &str) -> Opened<'_> {
+        let not_read = |reason: SkipReason, detail: String| {
+            Opened::Skip(SkippedInput::new(path, reason).with_detail(detail))
+        };
+        let (names, rel) = match parse_tree_path(path, &self.root) {
+            Ok(parsed) => parsed,
+            Err(e) => return not_read(SkipReason::Unreadable, e.to_string()),
+        };
+        let target = match self.locate(path, names) {
+            Ok(target) => target,
+            Err(e) if matches!(e.kind(), ErrorKind::NotFound { .. }) => {
+                return not_read(SkipReason::Vanished, e.to_string());
+            }
+            Err(e) => return not_read(SkipReason::Unreadable, e.to_string()),
+        };
+        let Some(name) = target.name else {
+            return not_read(SkipReason::Unreadable, "the root is a folder".to_owned());
+        };
+        // Name by name from the root's handle, no link followed on the
+        // way, and a FIFO or device refused before any read can block.
+        match confine::open_regular(&target.parent, &name) {
+            Ok(confine::Opened::File(file, _)) => Opened::File(file, self.read_rules()),
+            Ok(confine::Opened::Special) => {
+                Opened::Skip(SkippedInput::new(&rel, SkipReason::Special))
+            }
+            Err(e) => self.open_error(&rel, &e),
+        }
     }
 
     fn run(
@@ -1140,6 +1131,178 @@ mod tests {
             match &first {
                 None => first = Some(items),
                 Some(f) => assert_eq!(f, &items, "threads {threads}"),
+            }
+        }
+    }
+
+    /// A tree of one file, read through blocks of `block` bytes.
+    fn small_blocks(name: &str, text: &[u8], block: usize) -> (tempfile::TempDir, Tree) {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join(name), text).unwrap();
+        let mut tree = Tree::new(dir.path()).unwrap();
+        tree.rules = Some(ReadRules {
+            block,
+            max_line: 4 * block,
+            max_file_size: None,
+        });
+        (dir, tree)
+    }
+
+    /// The lines holding `needle`, by a plain scan: (number, offset, text);
+    /// `None` for a file holding a NUL.
+    fn naive(text: &[u8], needle: &str) -> Option<Vec<(u64, u64, String)>> {
+        if text.contains(&0) {
+            return None;
+        }
+        let mut out = Vec::new();
+        let mut offset = 0;
+        for (i, line) in text.split_inclusive(|&b| b == b'\n').enumerate() {
+            let content = line.strip_suffix(b"\n").unwrap_or(line);
+            let content = content.strip_suffix(b"\r").unwrap_or(content);
+            let shown = String::from_utf8_lossy(content).into_owned();
+            if shown.contains(needle) {
+                out.push((i as u64 + 1, offset, shown));
+            }
+            offset += line.len() as u64;
+        }
+        Some(out)
+    }
+
+    #[test]
+    fn a_file_that_changes_while_read_is_skipped_as_changed() {
+        let text = "line with x\n".repeat(100);
+        type Change = fn(&Path);
+        let changes: [(&str, Change); 3] = [
+            ("grown", |path| {
+                let mut f = std::fs::OpenOptions::new().append(true).open(path).unwrap();
+                std::io::Write::write_all(&mut f, b"x appended\n").unwrap();
+            }),
+            ("truncated", |path| {
+                let f = std::fs::OpenOptions::new().write(true).open(path).unwrap();
+                f.set_len(200).unwrap();
+            }),
+            ("rewritten", |path| {
+                // The same size, other bytes: only the time of change says so.
+                std::thread::sleep(Duration::from_millis(20));
+                let text = "LINE WITH Y\n".repeat(100);
+                std::fs::write(path, text).unwrap();
+            }),
+        ];
+        for (what, change) in changes {
+            for threads in [1, 4] {
+                let (_dir, mut tree) = small_blocks("f.txt", text.as_bytes(), 64);
+                tree.threads = threads;
+                tree.solo = Duration::ZERO;
+                let done = Arc::new(std::sync::atomic::AtomicBool::new(false));
+                let flag = Arc::clone(&done);
+                tree.after_read = Some(Hook(Arc::new(move |path: &Path| {
+                    // Once, after the first read.
+                    if !flag.swap(true, AtomicOrdering::SeqCst) {
+                        change(path);
+                    }
+                })));
+                let found = tree
+                    .search(&Query::literal("x"), &Limits::new(), None)
+                    .unwrap();
+                assert!(
+                    found.is_empty(),
+                    "{what}, {threads} threads: {:?}",
+                    found.items()
+                );
+                assert_eq!(
+                    found.skipped().count(&SkipReason::Changed),
+                    1,
+                    "{what}, {threads} threads"
+                );
+                assert!(!found.is_complete(), "{what}");
+                // Unchanged since, it reads whole.
+                tree.after_read = None;
+                let again = tree
+                    .search(&Query::literal("x"), &Limits::new(), None)
+                    .unwrap();
+                assert!(again.is_complete(), "{what}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_line_longer_than_the_most_held_skips_the_file_as_long_line() {
+        let mut text = b"x short\n".to_vec();
+        text.extend(std::iter::repeat_n(b'a', 1000));
+        text.extend_from_slice(b"x\nx after\n");
+        let (_dir, tree) = small_blocks("f.txt", &text, 64); // holds 256 bytes
+        let found = tree
+            .search(&Query::literal("x"), &Limits::new(), None)
+            .unwrap();
+        assert!(found.is_empty());
+        assert_eq!(found.skipped().count(&SkipReason::LongLine), 1);
+        assert!(!found.is_complete());
+        // A line that fits once the buffer grows is searched.
+        let (_dir, tree) = small_blocks("f.txt", &text, 512);
+        let found = tree
+            .search(&Query::literal("x"), &Limits::new(), None)
+            .unwrap();
+        assert_eq!(found.len(), 3);
+        assert_eq!(found.items()[1].byte_offset, 8);
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig { cases: 64, ..Default::default() })]
+
+        /// Blocks of a few bytes put chunk ends everywhere: the lines found
+        /// are those of a plain scan, with CRLF, no final newline and NULs
+        /// at any depth, in every mode, and pages rebuild them.
+        #[test]
+        fn reading_in_small_blocks_matches_a_naive_scan(
+            lines in proptest::collection::vec(
+                proptest::string::string_regex("[ax\\r\\x00]{0,40}").unwrap(), 0..40),
+            final_newline: bool,
+            block in 8usize..48,
+            threads in 1usize..=4,
+        ) {
+            let mut text = lines.join("\n");
+            if final_newline && !text.is_empty() {
+                text.push('\n');
+            }
+            let (_dir, mut tree) = small_blocks("f.txt", text.as_bytes(), block);
+            tree.threads = threads;
+            tree.solo = Duration::ZERO;
+            tree.rules = Some(ReadRules { block, max_line: 1 << 20, max_file_size: None });
+            let query = Query::literal("x");
+            let found = tree.search(&query, &Limits::new(), None).unwrap();
+            let got: Vec<(u64, u64, String)> = found
+                .iter()
+                .map(|m| (m.line_number, m.byte_offset, m.line.clone()))
+                .collect();
+            let count = tree.count(&query, &Limits::new(), None).unwrap();
+            let files = tree.files_with_matches(&query, &Limits::new(), None).unwrap();
+            match naive(text.as_bytes(), "x") {
+                None => {
+                    proptest::prop_assert!(got.is_empty());
+                    proptest::prop_assert_eq!(found.skipped().count(&SkipReason::Binary), 1);
+                    proptest::prop_assert_eq!(count.skipped().count(&SkipReason::Binary), 1);
+                    proptest::prop_assert_eq!(files.skipped().count(&SkipReason::Binary), 1);
+                }
+                Some(want) => {
+                    proptest::prop_assert!(found.is_complete());
+                    proptest::prop_assert_eq!(&got, &want);
+                    let n = count.items().first().map_or(0, |c| c.count);
+                    proptest::prop_assert_eq!(n, want.len() as u64);
+                    proptest::prop_assert_eq!(files.len(), usize::from(!want.is_empty()));
+                    let mut paged = Vec::new();
+                    let mut cursor = None;
+                    loop {
+                        let page = tree
+                            .search(&query, &Limits::new().limit(2), cursor.as_ref())
+                            .unwrap();
+                        paged.extend(page.iter().map(|m| (m.line_number, m.byte_offset, m.line.clone())));
+                        match page.next_cursor() {
+                            Some(c) => cursor = Some(c.clone()),
+                            None => break,
+                        }
+                    }
+                    proptest::prop_assert_eq!(paged, want);
+                }
             }
         }
     }

@@ -14,6 +14,7 @@ mod examples_mcp;
 mod fuzz_replay;
 #[cfg(unix)]
 mod hostile;
+mod reading;
 mod schemas;
 mod search_props;
 mod search_tree;

@@ -1,0 +1,598 @@
+//! Reading files: large files read through a bounded buffer, the binary
+//! rule, work budgets and the deadline inside a file, and the single-file
+//! queries (`find_in_file`, `excerpt`) with only the read policy.
+//!
+//! Each check runs on `Documents` and on a `Tree` with 1 and 4 threads
+//! where it applies, against a naive line scan.
+
+use std::time::Duration;
+
+use candor::{
+    BudgetKind, Corpus, Cursor, Documents, Excerpt, Limits, ManualClock, Match, Query, SkipReason,
+    Tree,
+};
+use proptest::prelude::*;
+use tempfile::TempDir;
+
+/// A line as the oracle sees it: number, offset, text.
+type Expected = (u64, u64, String);
+
+/// Every line of `bytes` holding `needle`, by a plain scan; `None` when
+/// the file holds a NUL (binary: no items).
+fn oracle(bytes: &[u8], needle: &str) -> Option<Vec<Expected>> {
+    if bytes.contains(&0) {
+        return None;
+    }
+    let mut out = Vec::new();
+    let mut offset = 0u64;
+    let mut number = 0u64;
+    let mut rest = bytes;
+    while !rest.is_empty() {
+        number += 1;
+        let (line, next) = match rest.iter().position(|&b| b == b'\n') {
+            Some(i) => (&rest[..i], &rest[i + 1..]),
+            None => (rest, &rest[rest.len()..]),
+        };
+        let content = line.strip_suffix(b"\r").unwrap_or(line);
+        let text = String::from_utf8_lossy(content).into_owned();
+        if text.contains(needle) {
+            out.push((number, offset, text));
+        }
+        offset += (rest.len() - next.len()) as u64;
+        rest = next;
+    }
+    Some(out)
+}
+
+fn seen(items: &[Match]) -> Vec<Expected> {
+    items
+        .iter()
+        .map(|m| (m.line_number, m.byte_offset, m.line.clone()))
+        .collect()
+}
+
+/// The same files in memory and on disk (1 and 4 threads).
+/// Named corpora holding the same files.
+type Corpora = Vec<(&'static str, Box<dyn Corpus>)>;
+
+fn corpora(files: &[(&str, &[u8])]) -> (TempDir, Corpora) {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, bytes) in files {
+        let path = dir.path().join(name);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, bytes).unwrap();
+    }
+    let docs: Documents<'static> = files
+        .iter()
+        .map(|(n, b)| (n.to_string(), b.to_vec()))
+        .collect();
+    let tree = |threads| {
+        Tree::new(dir.path())
+            .unwrap()
+            .threads(threads)
+            .start_threads_after(Duration::ZERO)
+    };
+    let list: Corpora = vec![
+        ("documents", Box::new(docs)),
+        ("tree, 1 thread", Box::new(tree(1))),
+        ("tree, 4 threads", Box::new(tree(4))),
+    ];
+    (dir, list)
+}
+
+/// Follows cursors page after page and returns every item, checking each
+/// page's disclosure on the way.
+fn all_pages(
+    corpus: &dyn Corpus,
+    query: &Query,
+    limits: &Limits,
+    name: &str,
+    budget: Option<BudgetKind>,
+) -> Vec<Match> {
+    let mut items = Vec::new();
+    let mut cursor: Option<Cursor> = None;
+    for stopped in 0..10_000 {
+        let page = corpus.search(query, limits, cursor.as_ref()).unwrap();
+        items.extend(page.items().iter().cloned());
+        if page.is_complete() {
+            if let Some(kind) = budget {
+                assert!(
+                    stopped > 0,
+                    "{name}: the {kind:?} budget never stopped a page"
+                );
+            }
+            return items;
+        }
+        if budget.is_some() {
+            let by = page.completeness().budget().map(|b| b.kind());
+            assert_eq!(by, budget, "{name}: stopped by {by:?}");
+        }
+        cursor = Some(
+            page.next_cursor()
+                .cloned()
+                .expect("a truncated page has a cursor"),
+        );
+    }
+    panic!("{name}: the pages never end");
+}
+
+/// `lines` lines, every 97th holding the needle, about 40 bytes each.
+fn big_text(lines: usize) -> Vec<u8> {
+    let mut text = Vec::with_capacity(lines * 40);
+    for i in 0..lines {
+        if i % 97 == 0 {
+            text.extend_from_slice(format!("line {i:08} holds the needle here\n").as_bytes());
+        } else {
+            text.extend_from_slice(format!("line {i:08} is plain text, nothing\n").as_bytes());
+        }
+    }
+    text
+}
+
+#[test]
+fn the_deadline_stops_inside_a_file_and_resuming_loses_no_line() {
+    let text = big_text(100_000); // about 3.6 MiB: 14 blocks
+    let expected = oracle(&text, "needle").unwrap();
+    let (_dir, corpora) = corpora(&[("big.txt", &text)]);
+    // Each reading of the clock moves it 1 ms: the deadline passes after
+    // a few blocks of the one file.
+    let limits = Limits::new()
+        .deadline(Duration::from_millis(5))
+        .clock(ManualClock::new().auto_advance(Duration::from_millis(1)));
+    let query = Query::literal("needle");
+    for (name, corpus) in &corpora {
+        let first = corpus.search(&query, &limits, None).unwrap();
+        assert!(
+            !first.is_complete(),
+            "{name}: one slow file must not be complete"
+        );
+        let items = all_pages(
+            corpus.as_ref(),
+            &query,
+            &limits,
+            name,
+            Some(BudgetKind::Deadline),
+        );
+        assert_eq!(seen(&items), expected, "{name}");
+    }
+}
+
+#[test]
+fn counts_under_a_deadline_count_each_file_once() {
+    let text = big_text(100_000);
+    let n = oracle(&text, "needle").unwrap().len() as u64;
+    let files: &[(&str, &[u8])] = &[
+        ("a.txt", b"needle\n"),
+        ("big.txt", &text),
+        ("z.txt", b"needle\n"),
+    ];
+    let (_dir, corpora) = corpora(files);
+    let limits = Limits::new()
+        .deadline(Duration::from_millis(5))
+        .clock(ManualClock::new().auto_advance(Duration::from_millis(1)));
+    let query = Query::literal("needle");
+    let want = vec![
+        ("a.txt".to_owned(), 1),
+        ("big.txt".to_owned(), n),
+        ("z.txt".to_owned(), 1),
+    ];
+    for (name, corpus) in &corpora {
+        let mut counts = Vec::new();
+        let mut cursor: Option<Cursor> = None;
+        for _ in 0..100 {
+            let page = corpus.count(&query, &limits, cursor.as_ref()).unwrap();
+            counts.extend(page.iter().map(|c| (c.path.clone(), c.count)));
+            match page.next_cursor() {
+                Some(c) => cursor = Some(c.clone()),
+                None => break,
+            }
+        }
+        assert_eq!(counts, want, "{name}");
+    }
+}
+
+#[test]
+fn the_scanned_bytes_budget_stops_inside_a_file() {
+    let text = big_text(60_000); // about 2.2 MiB
+    let expected = oracle(&text, "needle").unwrap();
+    let (_dir, corpora) = corpora(&[("a/big.txt", &text), ("b.txt", b"needle\n")]);
+    let limits = Limits::new().max_scanned_bytes(512 * 1024);
+    let query = Query::literal("needle");
+    for (name, corpus) in &corpora {
+        let items = all_pages(
+            corpus.as_ref(),
+            &query,
+            &limits,
+            name,
+            Some(BudgetKind::ScannedBytes),
+        );
+        let (a, b): (Vec<Match>, Vec<Match>) =
+            items.into_iter().partition(|m| m.path == "a/big.txt");
+        assert_eq!(seen(&a), expected, "{name}");
+        assert_eq!(b.len(), 1, "{name}");
+        // The one file alone, by name.
+        let found = corpus
+            .find_in_file("a/big.txt", &query, &limits, None)
+            .unwrap();
+        let budget = found.completeness().budget().expect("a budget stop");
+        assert_eq!(budget.kind(), BudgetKind::ScannedBytes, "{name}");
+        assert!(
+            found.len() < expected.len() && found.next_cursor().is_some(),
+            "{name}"
+        );
+    }
+}
+
+#[test]
+fn max_files_zero_reads_nothing_and_says_so() {
+    let (_dir, corpora) = corpora(&[("a.txt", b"x\n"), ("b.txt", b"x\n")]);
+    let query = Query::literal("x");
+    for (name, corpus) in &corpora {
+        let page = corpus
+            .search(&query, &Limits::new().max_files(0), None)
+            .unwrap();
+        assert!(page.is_empty(), "{name}");
+        let budget = page.completeness().budget().expect("a budget stop");
+        assert_eq!(
+            (budget.kind(), budget.max(), budget.used()),
+            (BudgetKind::Files, 0, 0),
+            "{name}"
+        );
+        // The cursor resumes at the first file, unread.
+        let rest = corpus
+            .search(&query, &Limits::new(), page.next_cursor())
+            .unwrap();
+        assert_eq!(rest.len(), 2, "{name}");
+        let one = corpus
+            .find_in_file("b.txt", &query, &Limits::new().max_files(0), None)
+            .unwrap();
+        assert!(one.is_empty() && !one.is_complete(), "{name}");
+        assert_eq!(
+            one.completeness().budget().map(|b| b.used()),
+            Some(0),
+            "{name}"
+        );
+        let lines = corpus
+            .excerpt(
+                &Excerpt::new("a.txt", 1..=1),
+                &Limits::new().max_files(0),
+                None,
+            )
+            .unwrap();
+        assert!(lines.is_empty() && !lines.is_complete(), "{name}");
+    }
+}
+
+#[test]
+fn max_files_zero_resumes_at_a_file_after_the_walks_skips() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join(".h")).unwrap();
+    std::fs::write(dir.path().join(".h/x.txt"), "x\n").unwrap();
+    std::fs::write(dir.path().join("b.txt"), "x\n").unwrap();
+    for threads in [1, 4] {
+        let tree = Tree::new(dir.path()).unwrap().threads(threads);
+        let query = Query::literal("x");
+        let page = tree
+            .search(&query, &Limits::new().max_files(0), None)
+            .unwrap();
+        assert!(page.is_empty());
+        assert_eq!(page.skipped().count(&SkipReason::Hidden), 1);
+        let rest = tree
+            .search(&query, &Limits::new(), page.next_cursor())
+            .unwrap();
+        assert_eq!(rest.items()[0].path, "b.txt");
+        assert!(rest.is_complete());
+    }
+}
+
+#[test]
+fn find_in_file_searches_a_named_ignored_or_hidden_file() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join(".git")).unwrap();
+    std::fs::write(dir.path().join(".gitignore"), "secret.txt\n").unwrap();
+    std::fs::write(dir.path().join("secret.txt"), "a\nthe needle\n").unwrap();
+    std::fs::write(dir.path().join(".hidden.txt"), "the needle\n").unwrap();
+    let query = Query::literal("needle");
+    for threads in [1, 4] {
+        let tree = Tree::new(dir.path()).unwrap().threads(threads);
+        for path in ["secret.txt", ".hidden.txt"] {
+            let found = tree
+                .find_in_file(path, &query, &Limits::new(), None)
+                .unwrap();
+            assert_eq!(found.len(), 1, "{path}, {threads} threads");
+            assert_eq!(found.items()[0].path, path);
+            assert!(found.is_complete());
+        }
+        // A walk still leaves them out.
+        let walked = tree.search(&query, &Limits::new(), None).unwrap();
+        assert!(walked.is_empty());
+    }
+}
+
+#[test]
+fn find_in_file_reads_only_the_named_file() {
+    let (_dir, corpora) = corpora(&[("a", b"x in a\n"), ("ab", b"x in ab\n")]);
+    let docs = Documents::new()
+        .with("a", "x in a\n")
+        .with("a/b", "x in a/b\n");
+    let found = docs
+        .find_in_file("a", &Query::literal("x"), &Limits::new(), None)
+        .unwrap();
+    let paths: Vec<&str> = found.iter().map(|m| m.path.as_str()).collect();
+    assert_eq!(paths, ["a"]);
+    assert!(found.is_complete());
+    for (name, corpus) in &corpora {
+        let found = corpus
+            .find_in_file("a", &Query::literal("x"), &Limits::new(), None)
+            .unwrap();
+        assert_eq!(found.len(), 1, "{name}");
+    }
+}
+
+#[test]
+fn a_named_fifo_is_skipped_as_special() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("pipe");
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+    if !made.is_ok_and(|s| s.success()) {
+        // No mkfifo here: nothing to check (a FIFO cannot be made otherwise
+        // without unsafe code).
+        eprintln!("mkfifo is not available");
+        return;
+    }
+    let tree = Tree::new(dir.path()).unwrap();
+    let found = tree
+        .find_in_file("pipe", &Query::literal("x"), &Limits::new(), None)
+        .unwrap();
+    assert!(found.is_empty());
+    assert_eq!(found.skipped().count(&SkipReason::Special), 1);
+    let lines = tree
+        .excerpt(&Excerpt::new("pipe", 1..=3), &Limits::new(), None)
+        .unwrap();
+    assert!(lines.is_empty());
+    assert_eq!(lines.skipped().count(&SkipReason::Special), 1);
+}
+
+#[test]
+fn excerpt_applies_the_read_policy() {
+    let text = big_text(40_000); // about 1.5 MiB
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("big.txt"), &text).unwrap();
+    let tree = Tree::new(dir.path()).unwrap().max_file_size(1 << 20);
+    let wide = Excerpt::new("big.txt", 1..=40_000);
+    let lines = tree.excerpt(&wide, &Limits::new(), None).unwrap();
+    assert!(lines.is_empty());
+    assert_eq!(lines.skipped().count(&SkipReason::TooLarge), 1);
+
+    // The scanned-bytes budget stops an excerpt; its cursor resumes it.
+    let want: Vec<String> = String::from_utf8(text.clone())
+        .unwrap()
+        .lines()
+        .map(str::to_owned)
+        .collect();
+    let (_d, corpora) = corpora(&[("big.txt", &text)]);
+    let limits = Limits::new().max_scanned_bytes(300 * 1024);
+    for (name, corpus) in &corpora {
+        let mut got = Vec::new();
+        let mut cursor: Option<Cursor> = None;
+        let mut pages = 0;
+        loop {
+            let page = corpus.excerpt(&wide, &limits, cursor.as_ref()).unwrap();
+            got.extend(page.iter().map(|l| l.line.clone()));
+            pages += 1;
+            if page.is_complete() {
+                break;
+            }
+            let budget = page.completeness().budget().expect("a budget stop");
+            assert_eq!(budget.kind(), BudgetKind::ScannedBytes, "{name}");
+            cursor = Some(page.next_cursor().cloned().expect("a cursor"));
+            assert!(pages < 100, "{name}: the pages never end");
+        }
+        assert!(pages > 1, "{name}");
+        assert_eq!(got, want, "{name}");
+    }
+}
+
+#[test]
+fn excerpt_reads_only_as_far_as_its_lines() {
+    // A NUL 2 MiB in: the first lines are read and shown without reading
+    // that far.
+    let mut text = big_text(60_000);
+    text[2 << 20] = 0;
+    let (_dir, corpora) = corpora(&[("f.txt", &text)]);
+    for (name, corpus) in &corpora {
+        let lines = corpus
+            .excerpt(&Excerpt::new("f.txt", 2..=3), &Limits::new(), None)
+            .unwrap();
+        let got: Vec<u64> = lines.iter().map(|l| l.line_number).collect();
+        assert_eq!(got, [2, 3], "{name}");
+        assert!(lines.is_complete(), "{name}");
+        assert_eq!(lines.items()[0].byte_offset, 36, "{name}");
+        // Its first block holds a NUL: binary.
+        let mut early = text.clone();
+        early[1000] = 0;
+        let docs = Documents::new().with("f.txt", early);
+        let lines = docs
+            .excerpt(&Excerpt::new("f.txt", 2..=3), &Limits::new(), None)
+            .unwrap();
+        assert!(lines.is_empty());
+        assert_eq!(lines.skipped().count(&SkipReason::Binary), 1);
+    }
+}
+
+#[test]
+fn a_nul_anywhere_makes_a_file_binary_in_every_mode() {
+    for depth in [0usize, 100, 300 * 1024, 3 << 20] {
+        let mut text = big_text(100_000);
+        text[depth] = 0;
+        let (_dir, corpora) = corpora(&[("f.txt", &text), ("g.txt", b"needle\n")]);
+        let query = Query::literal("needle");
+        for (name, corpus) in &corpora {
+            for limits in [Limits::new(), Limits::new().limit(3)] {
+                let found = corpus.search(&query, &limits, None).unwrap();
+                let paths: Vec<&str> = found.iter().map(|m| m.path.as_str()).collect();
+                assert_eq!(paths, ["g.txt"], "{name}, NUL at {depth}");
+                assert_eq!(found.skipped().count(&SkipReason::Binary), 1);
+                let counts = corpus.count(&query, &limits, None).unwrap();
+                assert_eq!(counts.len(), 1, "{name}, NUL at {depth}");
+                assert_eq!(counts.skipped().count(&SkipReason::Binary), 1);
+                let files = corpus.files_with_matches(&query, &limits, None).unwrap();
+                assert_eq!(files.items(), ["g.txt"], "{name}, NUL at {depth}");
+                assert_eq!(files.skipped().count(&SkipReason::Binary), 1);
+            }
+        }
+    }
+}
+
+#[test]
+fn the_thread_count_is_clamped_and_disclosed() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.txt"), "x\n").unwrap();
+    let tree = Tree::new(dir.path()).unwrap().threads(32_000);
+    assert_eq!(tree.thread_count(), Tree::max_threads());
+    assert!(Tree::max_threads() < 32_000);
+    let found = tree
+        .search(&Query::literal("x"), &Limits::new(), None)
+        .unwrap();
+    assert_eq!(found.len(), 1);
+}
+
+/// A piece of a generated file.
+#[derive(Debug, Clone)]
+enum Piece {
+    Plain(usize),
+    Needle {
+        before: usize,
+        after: usize,
+    },
+    Crlf(bool),
+    /// A line longer than the read buffer (256 KiB), the needle at a place.
+    Long {
+        len: usize,
+        at: Option<usize>,
+    },
+}
+
+fn piece() -> impl Strategy<Value = Piece> {
+    prop_oneof![
+        6 => (0usize..200).prop_map(Piece::Plain),
+        3 => (0usize..100, 0usize..100).prop_map(|(before, after)| Piece::Needle { before, after }),
+        1 => any::<bool>().prop_map(Piece::Crlf),
+        1 => (256usize * 1024..700 * 1024, proptest::option::of(0usize..700 * 1024))
+            .prop_map(|(len, at)| Piece::Long { len, at: at.map(|a| a % len) }),
+    ]
+}
+
+fn render(pieces: &[Piece], repeat: usize, final_newline: bool) -> Vec<u8> {
+    let mut out = Vec::new();
+    for _ in 0..repeat {
+        for p in pieces {
+            match p {
+                Piece::Plain(n) => out.extend(std::iter::repeat_n(b'a', *n)),
+                Piece::Needle { before, after } => {
+                    out.extend(std::iter::repeat_n(b'b', *before));
+                    out.extend_from_slice(b"needle");
+                    out.extend(std::iter::repeat_n(b'c', *after));
+                }
+                Piece::Crlf(needle) => {
+                    out.extend_from_slice(if *needle { b"x needle\r" } else { b"plain\r" })
+                }
+                Piece::Long { len, at } => {
+                    let start = out.len();
+                    out.extend(std::iter::repeat_n(b'd', *len));
+                    if let Some(at) = at {
+                        let at = start + (*at).min(len - 6);
+                        out[at..at + 6].copy_from_slice(b"needle");
+                    }
+                }
+            }
+            out.push(b'\n');
+        }
+    }
+    if !final_newline && out.last() == Some(&b'\n') {
+        out.pop();
+    }
+    out
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 8, ..ProptestConfig::default() })]
+
+    /// Files larger than the read buffer, lines longer than it, CRLF, no
+    /// final newline: every corpus gives the naive scan's lines, and pages
+    /// of a few lines rebuild them.
+    #[test]
+    fn large_files_read_in_blocks_match_a_naive_scan(
+        pieces in proptest::collection::vec(piece(), 1..12),
+        repeat in 1usize..60,
+        final_newline in any::<bool>(),
+    ) {
+        let mut text = render(&pieces, repeat, final_newline);
+        // A few blocks are enough to put lines across block ends.
+        text.truncate(1536 * 1024);
+        let expected = oracle(&text, "needle").unwrap();
+        let (_dir, corpora) = corpora(&[("f.txt", &text)]);
+        let query = Query::literal("needle");
+        for (name, corpus) in &corpora {
+            let found = corpus.search(&query, &Limits::new(), None).unwrap();
+            prop_assert!(found.is_complete(), "{}", name);
+            prop_assert_eq!(seen(found.items()), expected.clone(), "{}", name);
+            let counted = corpus.count(&query, &Limits::new(), None).unwrap();
+            let n = counted.items().first().map_or(0, |c| c.count);
+            prop_assert_eq!(n, expected.len() as u64, "{}", name);
+        }
+        let paged = all_pages(corpora[1].1.as_ref(), &query, &Limits::new().limit(7), "paged", None);
+        prop_assert_eq!(seen(&paged), expected);
+    }
+}
+
+#[cfg(feature = "tree")]
+mod grep_example {
+    use std::io::Read as _;
+    use std::process::{Command, Stdio};
+
+    use crate::examples_cli::example;
+
+    #[test]
+    fn grep_stops_at_once_when_its_output_closes() {
+        let dir = tempfile::tempdir().unwrap();
+        let lines: String = (0..5000).map(|i| format!("needle line {i}\n")).collect();
+        for i in 0..40 {
+            std::fs::write(dir.path().join(format!("f{i:02}.txt")), &lines).unwrap();
+        }
+        // About 4 MiB of output; the reader takes one line, then goes away.
+        let mut child = Command::new(example("grep"))
+            .args(["needle", "--threads", "2"])
+            .current_dir(dir.path())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut stdout = child.stdout.take().unwrap();
+        let mut first = [0u8; 16];
+        stdout.read_exact(&mut first).unwrap();
+        assert_eq!(&first, b"f00.txt:1:needle");
+        drop(stdout);
+        let output = child.wait_with_output().unwrap();
+        assert_eq!(output.status.code(), Some(0));
+        // Quietly: no error, and no final status line, which comes only
+        // after a search that ran to its end.
+        let err = String::from_utf8_lossy(&output.stderr);
+        assert!(err.is_empty(), "{err}");
+    }
+
+    #[test]
+    fn grep_notes_a_clamped_thread_count() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("a.txt"), "needle\n").unwrap();
+        let output = Command::new(example("grep"))
+            .args(["needle", "--threads", "32000"])
+            .current_dir(dir.path())
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(0), "{err}");
+        assert_eq!(String::from_utf8_lossy(&output.stdout), "a.txt:1:needle\n");
+        assert!(err.contains("note: --threads 32000"), "{err}");
+    }
+}
