@@ -127,8 +127,12 @@ fn peak_memory_does_not_grow_with_the_corpus() {
         // may grow is the root's listing (40 names instead of 4), and the
         // walk's queue and the reordering window, both bounded. Holding
         // even 100 bytes per file of the corpus would add 200 KB.
+        // With several threads, how many of them start (and take their
+        // 256 KiB read buffer) depends on timing, not on the corpus: allow
+        // one buffer for each thread beyond the first.
+        let buffers = (threads - 1) * 256 * 1024;
         assert!(
-            large_peak < small_peak + 64 * 1024,
+            large_peak < small_peak + 64 * 1024 + buffers,
             "threads {threads}: {small_peak} -> {large_peak} bytes"
         );
         eprintln!(
