@@ -743,11 +743,10 @@ impl<'l, T: Item> Ordered<'l, T> {
                 }
                 if let Some((at, budget)) = stop {
                     self.scan_resume = Some(at);
-                    self.collector
-                        .stop_with(Completeness::TruncatedByBudget {
-                            budget,
-                            clamp: None,
-                        });
+                    self.collector.stop_with(Completeness::TruncatedByBudget {
+                        budget,
+                        clamp: None,
+                    });
                     return ControlFlow::Break(());
                 }
                 ControlFlow::Continue(())

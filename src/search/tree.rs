@@ -500,7 +500,10 @@ impl Tree {
         #[cfg(test)]
         let abs = self.root.join(rel);
         #[cfg(test)]
-        let hook = self.after_read.as_ref().map(|Hook(hook)| move || hook(&abs));
+        let hook = self
+            .after_read
+            .as_ref()
+            .map(|Hook(hook)| move || hook(&abs));
         #[cfg(test)]
         let after_read: AfterRead<'_> = hook.as_ref().map(|h| h as &(dyn Fn() + Sync));
         #[cfg(not(test))]
