@@ -465,6 +465,7 @@ impl<T: Serialize> Collector<T> {
 ///   before the last item does.
 /// - With no item fitting at any level, the page holds none (at the
 ///   poorest level), and if even that does not fit, the budget is too small.
+#[derive(Clone, Copy)]
 struct Fitting<'a> {
     base: &'a Disclosure,
     /// The JSON size of each item.
@@ -560,6 +561,20 @@ impl Fitting<'_> {
                         disclosure: *disclosure,
                     });
                 }
+                Fit::Over(len) => needed = len,
+            }
+        }
+        // The response names its budget (`max`), so at a budget of
+        // `needed` it can be longer than it is at `max`: the smallest
+        // budget that fits is the least fixed point, reached from below.
+        let poorest = levels[levels.len() - 1];
+        for _ in 0..4 {
+            let at_needed = Fitting {
+                max: needed,
+                ..*self
+            };
+            match at_needed.try_fit(poorest, 0, n)? {
+                Fit::Fits(_) => break,
                 Fit::Over(len) => needed = len,
             }
         }

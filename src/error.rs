@@ -109,7 +109,12 @@ pub enum ErrorKind {
     BudgetTooSmall {
         /// The budget that was asked for.
         max_bytes: usize,
-        /// The size of the smallest response this query can produce.
+        /// The size of the smallest response this query can produce from
+        /// what it had read when it stopped. A search given this budget
+        /// reads further, and what it then finds (more skipped inputs, a
+        /// longer total) can make the smallest response longer: a retry
+        /// with `needed` either fits or fails again with a larger
+        /// `needed`.
         needed: usize,
     },
     /// Strict mode was asked for and the result is not complete. The

@@ -54,6 +54,11 @@ pub(crate) fn normalize(path: &str, root_abs: Option<&std::path::Path>) -> Resul
             other => parts.push(other),
         }
     }
+    // `./c:x` normalizes to `c:x`, which reads as a drive path: refused
+    // here too, so that a normalized path normalizes to itself.
+    if parts.first().is_some_and(|first| has_drive_prefix(first)) {
+        return Err(outside());
+    }
     Ok(parts.join("/"))
 }
 
@@ -266,6 +271,10 @@ mod tests {
         assert!(normalize("/etc/passwd", None).is_err());
         assert!(normalize("/srv/repo/src", Some(std::path::Path::new("/srv/repo"))).is_ok());
         assert!(normalize("/srv/repo2/src", Some(std::path::Path::new("/srv/repo"))).is_err());
+        for drive in ["c:x", "./c:x", "a/../c:", ".\\c:x"] {
+            assert!(normalize(drive, None).is_err(), "{drive:?}");
+        }
+        assert_eq!(normalize("a/c:x", None).unwrap(), "a/c:x");
     }
 
     #[cfg(feature = "tree")]

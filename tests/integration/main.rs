@@ -16,5 +16,7 @@ mod fuzz_replay;
 mod hostile;
 mod reading;
 mod schemas;
+#[cfg(unix)]
+mod seams;
 mod search_props;
 mod search_tree;
