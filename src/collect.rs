@@ -530,11 +530,21 @@ impl Fitting<'_> {
             }
         }
         for &level in levels.iter().filter(|_| n > 0) {
+            // All the items, with the stop the collector found (a limit
+            // stop writes a shorter envelope than a cut by the budget
+            // would): fitting more items here than by cutting is possible.
+            if let Fit::Fits(all) = self.try_fit(level, n, n)? {
+                return Ok(Fitted {
+                    count: n,
+                    disclosure: *all,
+                });
+            }
             let Fit::Fits(one) = self.try_fit(level, 1, n)? else {
                 continue;
             };
-            // The most items that fit at this level: at least one.
-            let (mut lo, mut hi, mut best) = (1, n, one);
+            // The most items that fit at this level, cut by the budget: at
+            // least one, fewer than all.
+            let (mut lo, mut hi, mut best) = (1, n - 1, one);
             while lo < hi {
                 let mid = lo + (hi - lo).div_ceil(2);
                 match self.try_fit(level, mid, n)? {

@@ -828,3 +828,126 @@ fn a_cursor_carries_its_start_through_its_token() {
     assert_eq!(parsed, c);
     assert_eq!(scope.cursor(&7u64).start(), 0);
 }
+
+// ---------------------------------------------------------------------------
+// A budget the answer already fits changes nothing
+
+/// Runs `query` without a byte budget and with `max_bytes`; whenever the
+/// answer without the budget fits in it, the budgeted answer must be the
+/// same to the byte: a budget only ever cuts what does not fit.
+fn budget_that_fits_changes_nothing<T>(
+    max_bytes: usize,
+    query: impl Fn(&Limits) -> Result<Bounded<T>, candor::Error>,
+    limits: &Limits,
+) -> Result<(), TestCaseError>
+where
+    T: Serialize + std::fmt::Debug + PartialEq,
+{
+    let free = query(limits).map_err(|e| TestCaseError::fail(e.to_string()))?;
+    let free_json = free
+        .to_json()
+        .map_err(|e| TestCaseError::fail(e.to_string()))?;
+    if free_json.len() > max_bytes {
+        return Ok(());
+    }
+    let budgeted = query(&limits.clone().max_bytes(max_bytes))
+        .map_err(|e| TestCaseError::fail(format!("{e} (the free answer is {free_json})")))?;
+    let budgeted_json = budgeted
+        .to_json()
+        .map_err(|e| TestCaseError::fail(e.to_string()))?;
+    prop_assert_eq!(
+        &budgeted_json,
+        &free_json,
+        "max_bytes {} changed an answer of {} bytes",
+        max_bytes,
+        free_json.len()
+    );
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    /// `collect`, `page` (first and resumed pages) and `page_by_key` under a
+    /// budget their answer fits: the same answer. A limit stop writes a
+    /// shorter envelope than a cut by the budget, so a page that fits with
+    /// all its items must not be cut to fewer, or to none.
+    #[test]
+    fn a_budget_the_answer_fits_changes_nothing(
+        n in 0u64..24,
+        limit in proptest::option::of(0usize..10),
+        max_bytes in 60usize..420,
+        resume_after in 0u64..6,
+    ) {
+        let mut limits = Limits::new();
+        if let Some(limit) = limit {
+            limits = limits.limit(limit);
+        }
+        let scope = Scope::new(Fingerprint::of("numbers"));
+        budget_that_fits_changes_nothing(max_bytes, |l| l.collect(1..=n), &limits)?;
+        budget_that_fits_changes_nothing(max_bytes, |l| l.page(&scope, None, 1..=n), &limits)?;
+        // A resumed page: the cursor comes from a page without a budget.
+        let first = Limits::new().limit(resume_after as usize).page(&scope, None, 1..=n).unwrap();
+        if let Some(cursor) = first.next_cursor() {
+            budget_that_fits_changes_nothing(
+                max_bytes,
+                |l| l.page(&scope, Some(cursor), 1..=n),
+                &limits,
+            )?;
+        }
+        let keyed = |l: &Limits| {
+            l.page_by_key(
+                &scope,
+                None,
+                |request: candor::KeyRequest<u64>| {
+                    let after = request.after().copied().unwrap_or(0);
+                    (after + 1..=n).take(request.fetch().unwrap_or(usize::MAX))
+                },
+                |k: &u64| *k,
+            )
+        };
+        budget_that_fits_changes_nothing(max_bytes, keyed, &limits)?;
+    }
+
+    /// The same for a search over documents.
+    #[test]
+    fn a_budget_the_search_fits_changes_nothing(
+        docs in docs(),
+        limit in proptest::option::of(0usize..6),
+        max_bytes in 100usize..900,
+    ) {
+        let (corpus, _) = corpus(&docs);
+        let mut limits = Limits::new();
+        if let Some(limit) = limit {
+            limits = limits.limit(limit);
+        }
+        let query = Query::literal("fish");
+        budget_that_fits_changes_nothing(
+            max_bytes,
+            |l| corpus.search(&query, l, None),
+            &limits,
+        )?;
+    }
+}
+
+/// The case that showed it: four items of ten with a limit of 4 fit in 166
+/// bytes, yet a budget of 170 gave an empty page with no cursor.
+#[test]
+fn a_limit_page_that_fits_its_budget_keeps_its_items_and_cursor() {
+    let scope = Scope::new(Fingerprint::of("k"));
+    for max_bytes in 166..=260 {
+        let page = Limits::new()
+            .limit(4)
+            .max_bytes(max_bytes)
+            .page(&scope, None, 1..=10u64)
+            .unwrap();
+        assert_eq!(page.items(), &[1, 2, 3, 4], "max_bytes {max_bytes}");
+        assert!(page.next_cursor().is_some(), "max_bytes {max_bytes}");
+        let second = Limits::new()
+            .limit(4)
+            .max_bytes(max_bytes.max(200))
+            .page(&scope, page.next_cursor(), 1..=10u64)
+            .unwrap();
+        assert_eq!(second.items(), &[5, 6, 7, 8], "max_bytes {max_bytes}");
+    }
+}
