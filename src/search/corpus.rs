@@ -5,9 +5,9 @@ use std::collections::BTreeMap;
 use std::ops::ControlFlow;
 
 use crate::error::{Error, ErrorKind};
-use crate::search::engine::{FileOutcome, Plan, search_opened};
+use crate::search::engine::{FileOutcome, Plan, no_hits, search_opened};
 use crate::search::path::{cmp_paths, is_within, normalize};
-use crate::search::reader::{Known, Opened};
+use crate::search::reader::{BLOCK, Known, Opened};
 use crate::search::{Resolved, Source};
 use crate::{Fingerprint, SkipReason, SkippedInput};
 
@@ -411,14 +411,30 @@ impl Source for Documents<'_> {
                 let _ = take(crate::search::engine::unread(&name.0));
                 break;
             }
-            let outcome = search_opened(
-                plan,
-                plan.matcher,
-                &name.0,
-                Opened::Memory(doc.bytes.as_bytes(), doc.known),
-                &mut Vec::new(),
-                None,
-            );
+            let bytes = doc.bytes.as_bytes();
+            // Most documents of a selective query hold no match: one scan
+            // for a matching line tells, and such a document's outcome is
+            // then known without the line-by-line machinery. Only for a
+            // text document searched whole in one block, where nothing
+            // else (the binary rule, a resume point, a budget checked
+            // between blocks) could change that outcome.
+            let outcome = if doc.known.first_nul.is_none()
+                && doc.known.utf8
+                && bytes.len() <= BLOCK
+                && plan.offset_in(&name.0) == 0
+                && plan.matcher.next_line(bytes, 0).is_none()
+            {
+                no_hits(plan, plan.matcher, &name.0, bytes.len() as u64)
+            } else {
+                search_opened(
+                    plan,
+                    plan.matcher,
+                    &name.0,
+                    Opened::Memory(bytes, doc.known),
+                    &mut Vec::new(),
+                    None,
+                )
+            };
             if take(outcome).is_break() {
                 break;
             }

@@ -226,6 +226,23 @@ pub(crate) fn search_opened<'p>(
     }
 }
 
+/// The outcome of a whole file, `len` bytes searched from its start, known
+/// to hold no matching line and no NUL: what `search_opened` would give
+/// it, without reading it again.
+pub(crate) fn no_hits<'p>(
+    plan: &Plan<'_>,
+    matcher: &Matcher,
+    path: &'p str,
+    len: u64,
+) -> FileOutcome<'p> {
+    FileOutcome::Searched {
+        path: Cow::Borrowed(path),
+        scanned: len,
+        hits: FileScan::new(plan, matcher, path, 0).finish(),
+        stopped_at: None,
+    }
+}
+
 /// The place of a file that `max_files(0)` leaves unread: the ordered
 /// stage stops there before it counts it.
 pub(crate) fn unread(path: &str) -> FileOutcome<'_> {
