@@ -249,11 +249,78 @@ fn real(c: &mut Criterion) {
     group.finish();
 }
 
+/// Many small documents (0.5 to 6 KiB, about 60 MiB in all) of
+/// Rust-like text; one in 500 holds `Typography`.
+fn small_documents() -> Vec<(String, String)> {
+    let mut rng = Rng(0x0dd_ba11_5eed_0042);
+    (0..20_000)
+        .map(|i| {
+            let size = 512 + rng.below(5 * 1024 + 512);
+            let mut text = String::with_capacity(size + 80);
+            let rare_line = (rng.below(500) == 0).then(|| rng.below(size / 40 + 1));
+            let mut line = 0;
+            while text.len() < size {
+                text.extend(std::iter::repeat_n(' ', rng.below(4) * 4));
+                for w in 0..(3 + rng.below(9)) {
+                    if w > 0 {
+                        text.push(' ');
+                    }
+                    text.push_str(WORDS[rng.below(WORDS.len())]);
+                }
+                if rare_line == Some(line) {
+                    text.push_str(" Typography");
+                }
+                text.push_str(";\n");
+                line += 1;
+            }
+            // Name order is the order made (and laid out in memory), as
+            // when a corpus is loaded from a walk: neither side of the
+            // comparison jumps around memory.
+            (format!("pkg{:03}/src/file{:05}.rs", i / 70, i), text)
+        })
+        .collect()
+}
+
+fn many_documents(c: &mut Criterion) {
+    let files = small_documents();
+    let bytes: usize = files.iter().map(|(_, t)| t.len()).sum();
+    let docs: Documents<'_> = files
+        .iter()
+        .map(|(n, t)| (n.as_str(), t.as_str()))
+        .collect();
+    let query = Query::literal("Typography");
+    let finder = memchr::memmem::Finder::new("Typography");
+    // The same answer both ways, or the comparison means nothing.
+    let raw: usize = files
+        .iter()
+        .map(|(_, t)| finder.find_iter(t.as_bytes()).count())
+        .sum();
+    let found = docs.search(&query, &Limits::new(), None).unwrap();
+    assert!(raw > 0 && found.is_complete() && found.len() == raw);
+    let mut group = c.benchmark_group("many_documents");
+    group.throughput(Throughput::Bytes(bytes as u64));
+    group.bench_function("memmem/literal_rare", |b| {
+        b.iter(|| {
+            black_box(
+                files
+                    .iter()
+                    .map(|(_, t)| finder.find_iter(t.as_bytes()).count())
+                    .sum::<usize>(),
+            )
+        })
+    });
+    group.bench_function("search/literal_rare", |b| {
+        b.iter(|| black_box(docs.search(&query, &Limits::new(), None).unwrap().len()))
+    });
+    group.finish();
+}
+
 // A hand-written main: `criterion_group!` defines an undocumented public
 // function, which the crate's `missing_docs` lint refuses.
 fn main() {
     let mut c = Criterion::default().configure_from_args();
     documents(&mut c);
+    many_documents(&mut c);
     tree(&mut c);
     real(&mut c);
     c.final_summary();

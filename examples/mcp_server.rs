@@ -475,20 +475,30 @@ async fn serve_stdio(server: Server) -> Result<(), String> {
         // Dropping `to_sdk` ends the session, as end of input does.
     });
     let writer = tokio::spawn(async move {
-        let mut stdout = tokio::io::stdout();
+        // A large result is one long line: it goes out through a buffer
+        // as it is, never copied into another string to add its newline.
+        let mut stdout = tokio::io::BufWriter::with_capacity(64 * 1024, tokio::io::stdout());
         let mut sdk_lines = BufReader::new(from_sdk).lines();
+        let mut reply_bytes = Vec::new();
         loop {
-            let line = tokio::select! {
+            let line: &[u8] = tokio::select! {
                 line = sdk_lines.next_line() => match line {
-                    Ok(Some(line)) => line,
+                    Ok(Some(line)) => {
+                        reply_bytes = line.into_bytes();
+                        &reply_bytes
+                    }
                     _ => break,
                 },
-                Some(reply) = pending.recv() => reply.to_string(),
+                Some(reply) = pending.recv() => {
+                    reply_bytes.clear();
+                    if serde_json::to_writer(&mut reply_bytes, &reply).is_err() {
+                        continue;
+                    }
+                    &reply_bytes
+                }
             };
-            if stdout
-                .write_all(format!("{line}\n").as_bytes())
-                .await
-                .is_err()
+            if stdout.write_all(line).await.is_err()
+                || stdout.write_all(b"\n").await.is_err()
                 || stdout.flush().await.is_err()
             {
                 break;

@@ -7,8 +7,16 @@ and the same machine load. It prints the median wall time of each command
 and the median of the per-pair ratios: on a shared machine, runs that are
 not paired drift by 15-20%, the pair ratios much less.
 
+Cases: six patterns (rare and common literal, case-insensitive literal,
+a leading repetition, a regex with a literal prefix, an alternation), each
+as text and as `--json` (ripgrep's own JSON lines, which are larger), and a
+capped search (`--limit 100`) against ripgrep's full listing. With
+`--baseline BIN`, A is another build of the example instead of ripgrep.
+
 Usage: scripts/compare_rg.py CORPUS_DIR [--runs N] [--threads N]
-Needs `rg` on PATH; builds the example with `cargo build --release`.
+                             [--grep BIN] [--baseline BIN] [--json-only]
+Needs `rg` on PATH; builds the example with `cargo build --release` unless
+`--grep` names a binary.
 """
 
 import argparse
@@ -53,64 +61,69 @@ def compare(name, a, b, runs):
     )
 
 
+CASES = [
+    # (name, ripgrep's pattern arguments, candor's)
+    ("rare literal 'Typography'", ["-F", "Typography"], ["-F", "Typography"]),
+    ("common literal 'self'", ["-F", "self"], ["-F", "self"]),
+    ("case-insensitive literal 'unsafe'", ["-i", "-F", "unsafe"], ["-i", "-F", "unsafe"]),
+    (r"regex '\w+Error\w*' (leading repetition)", [r"\w+Error\w*"], [r"\w+Error\w*"]),
+    (r"regex 'fn\s+\w+'", [r"fn\s+\w+"], [r"fn\s+\w+"]),
+    (
+        "alternation 'unsafe|transmute|MaybeUninit'",
+        ["unsafe|transmute|MaybeUninit"],
+        ["unsafe|transmute|MaybeUninit"],
+    ),
+]
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("corpus")
     parser.add_argument("--runs", type=int, default=10)
     parser.add_argument("--threads", type=int, default=0, help="candor threads (0: default)")
-    args = parser.parse_args()
-    subprocess.run(
-        ["cargo", "build", "--release", "--example", "grep"], cwd=ROOT, check=True
+    parser.add_argument(
+        "--grep", default=str(GREP), help="the candor grep binary (default: this checkout's, built)"
     )
+    parser.add_argument(
+        "--baseline",
+        help="another candor grep binary: compare against it instead of ripgrep",
+    )
+    parser.add_argument("--json-only", action="store_true", help="only the --json cases")
+    args = parser.parse_args()
+    if args.grep == str(GREP):
+        subprocess.run(
+            ["cargo", "build", "--release", "--example", "grep"], cwd=ROOT, check=True
+        )
     corpus = args.corpus
     rg_version = subprocess.run(["rg", "--version"], capture_output=True, text=True).stdout.split("\n")[0]
     print(f"ripgrep: {rg_version}; corpus: {corpus}; runs: {args.runs} pairs")
     threads = ["--threads", str(args.threads)] if args.threads else []
-    grep = [str(GREP), *threads]
+    grep = [args.grep, *threads]
 
-    print("\nA = ripgrep, B = candor (same matches, every line listed)")
-    compare(
-        "common literal 'result', every match",
-        ["rg", "-n", "-F", "result", corpus],
-        [*grep, "-F", "result", corpus],
-        args.runs,
-    )
-    compare(
-        "common literal, rg --sort path (deterministic)",
-        ["rg", "-n", "--sort", "path", "-F", "result", corpus],
-        [*grep, "-F", "result", corpus],
-        args.runs,
-    )
-    compare(
-        "rare literal 'Typography'",
-        ["rg", "-n", "-F", "Typography", corpus],
-        [*grep, "-F", "Typography", corpus],
-        args.runs,
-    )
-    compare(
-        r"regex 'fn\s+\w+'",
-        ["rg", "-n", r"fn\s+\w+", corpus],
-        [*grep, r"fn\s+\w+", corpus],
-        args.runs,
-    )
-    compare(
-        r"regex '\w+Error\w*' (leading repetition)",
-        ["rg", "-n", r"\w+Error\w*", corpus],
-        [*grep, r"\w+Error\w*", corpus],
-        args.runs,
-    )
-    compare(
-        "case-insensitive literal 'unsafe'",
-        ["rg", "-n", "-i", "-F", "unsafe", corpus],
-        [*grep, "-i", "-F", "unsafe", corpus],
-        args.runs,
-    )
+    def other(pattern_args, candor_args, json):
+        """The command B is compared with: ripgrep, or the baseline."""
+        if args.baseline:
+            return [args.baseline, *threads, *(["--json"] if json else []), *candor_args, corpus]
+        return ["rg", *(["--json"] if json else ["-n"]), *pattern_args, corpus]
 
-    print("\nA = candor full listing, B = candor --limit 100 (same query)")
+    a_name = "candor baseline" if args.baseline else "ripgrep"
+    outputs = [True] if args.json_only else [False, True]
+    for json in outputs:
+        flag = ["--json"] if json else []
+        print(f"\nA = {a_name}, B = candor, every matching line listed, {'--json' if json else 'text'}")
+        for name, pattern_args, candor_args in CASES:
+            compare(
+                name,
+                other(pattern_args, candor_args, json),
+                [*grep, *flag, *candor_args, corpus],
+                args.runs,
+            )
+
+    print(f"\nA = {a_name} (every line), B = candor --limit 100 (the first 100, and the disclosure)")
     compare(
-        "common literal 'result', limit 100 vs all",
-        [*grep, "-F", "result", corpus],
-        [*grep, "--limit", "100", "-F", "result", corpus],
+        "common literal 'self', limit 100",
+        other(["-F", "self"], ["-F", "self"], False),
+        [*grep, "--limit", "100", "-F", "self", corpus],
         args.runs,
     )
 

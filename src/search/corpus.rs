@@ -5,9 +5,9 @@ use std::collections::BTreeMap;
 use std::ops::ControlFlow;
 
 use crate::error::{Error, ErrorKind};
-use crate::search::engine::{FileOutcome, Plan, search_opened};
+use crate::search::engine::{FileOutcome, Plan, no_hits, search_opened};
 use crate::search::path::{cmp_paths, is_within, normalize};
-use crate::search::reader::Opened;
+use crate::search::reader::{BLOCK, Known, Opened};
 use crate::search::{Resolved, Source};
 use crate::{Fingerprint, SkipReason, SkippedInput};
 
@@ -23,8 +23,27 @@ use crate::{Fingerprint, SkipReason, SkippedInput};
 /// assert_eq!(borrowed.as_bytes(), b"text");
 /// assert_eq!(owned.as_bytes().len(), 2);
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct DocBytes<'a>(Cow<'a, [u8]>);
+#[derive(Clone)]
+pub struct DocBytes<'a> {
+    bytes: Cow<'a, [u8]>,
+    /// Made from a `str`: known to be UTF-8 without checking.
+    is_str: bool,
+}
+
+// By the bytes alone, whatever they were made from.
+impl PartialEq for DocBytes<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        self.bytes == other.bytes
+    }
+}
+
+impl Eq for DocBytes<'_> {}
+
+impl std::fmt::Debug for DocBytes<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("DocBytes").field(&self.bytes).finish()
+    }
+}
 
 impl DocBytes<'_> {
     /// The bytes.
@@ -36,37 +55,52 @@ impl DocBytes<'_> {
     /// ```
     #[must_use]
     pub fn as_bytes(&self) -> &[u8] {
-        &self.0
+        &self.bytes
     }
 }
 
 impl<'a> From<&'a str> for DocBytes<'a> {
     fn from(text: &'a str) -> Self {
-        DocBytes(Cow::Borrowed(text.as_bytes()))
+        DocBytes {
+            bytes: Cow::Borrowed(text.as_bytes()),
+            is_str: true,
+        }
     }
 }
 
 impl From<String> for DocBytes<'_> {
     fn from(text: String) -> Self {
-        DocBytes(Cow::Owned(text.into_bytes()))
+        DocBytes {
+            bytes: Cow::Owned(text.into_bytes()),
+            is_str: true,
+        }
     }
 }
 
 impl<'a> From<&'a [u8]> for DocBytes<'a> {
     fn from(bytes: &'a [u8]) -> Self {
-        DocBytes(Cow::Borrowed(bytes))
+        DocBytes {
+            bytes: Cow::Borrowed(bytes),
+            is_str: false,
+        }
     }
 }
 
 impl From<Vec<u8>> for DocBytes<'_> {
     fn from(bytes: Vec<u8>) -> Self {
-        DocBytes(Cow::Owned(bytes))
+        DocBytes {
+            bytes: Cow::Owned(bytes),
+            is_str: false,
+        }
     }
 }
 
 impl<'a, const N: usize> From<&'a [u8; N]> for DocBytes<'a> {
     fn from(bytes: &'a [u8; N]) -> Self {
-        DocBytes(Cow::Borrowed(bytes))
+        DocBytes {
+            bytes: Cow::Borrowed(bytes),
+            is_str: false,
+        }
     }
 }
 
@@ -86,6 +120,34 @@ impl PartialOrd for Name {
     }
 }
 
+/// A document and what every query would otherwise find out about it
+/// again: its binary verdict and UTF-8 validity, and its share of the
+/// corpus's fingerprint.
+#[derive(Debug, Clone)]
+struct Doc<'a> {
+    bytes: DocBytes<'a>,
+    known: Known,
+    /// The hash of the document's name and size (see `Documents::names_hash`).
+    hash: u64,
+}
+
+impl<'a> Doc<'a> {
+    fn new(name: &str, bytes: DocBytes<'a>) -> Doc<'a> {
+        let known = Known::of(bytes.as_bytes(), bytes.is_str);
+        let hash = mix(Fingerprint::of(&(name, bytes.as_bytes().len())).as_u64());
+        Doc { bytes, known, hash }
+    }
+}
+
+/// A bijective finalizer (splitmix64's): the sum of the entries' hashes
+/// stays well spread even though FNV's outputs for similar names are
+/// close.
+fn mix(mut z: u64) -> u64 {
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
 /// An in-memory corpus: documents with names, searched in name order.
 ///
 /// Names are paths relative to an imaginary root, with `/` separators
@@ -93,6 +155,12 @@ impl PartialOrd for Name {
 /// under a name already present replaces it. A name that names no file
 /// (empty, `.`, absolute, above the root, or holding a NUL byte) is
 /// refused by [`insert`](Documents::insert).
+///
+/// What a query would find out about each document whatever its pattern
+/// (whether it holds a NUL byte, which makes it binary, and whether it is
+/// UTF-8) is found once, when the document is added: a query over many
+/// small documents costs about what finding the pattern in their bytes
+/// costs.
 ///
 /// # Example
 ///
@@ -111,7 +179,11 @@ impl PartialOrd for Name {
 /// ```
 #[derive(Debug, Clone, Default)]
 pub struct Documents<'a> {
-    docs: BTreeMap<Name, DocBytes<'a>>,
+    docs: BTreeMap<Name, Doc<'a>>,
+    /// The wrapping sum of the documents' hashes: the fingerprint of the
+    /// set of names and sizes, kept up to date as documents are added or
+    /// replaced rather than recomputed on every query.
+    names_hash: u64,
     generation: Option<u64>,
 }
 
@@ -188,7 +260,11 @@ impl<'a> Documents<'a> {
                 format!("{name:?} names the root, not a document"),
             ));
         }
-        self.docs.insert(Name(normalized), bytes.into());
+        let doc = Doc::new(&normalized, bytes.into());
+        self.names_hash = self.names_hash.wrapping_add(doc.hash);
+        if let Some(old) = self.docs.insert(Name(normalized), doc) {
+            self.names_hash = self.names_hash.wrapping_sub(old.hash);
+        }
         Ok(())
     }
 
@@ -263,12 +339,7 @@ impl<'a, N: Into<String>, B: Into<DocBytes<'a>>> FromIterator<(N, B)> for Docume
 
 impl Source for Documents<'_> {
     fn fingerprint(&self) -> u64 {
-        let names: Vec<(&str, usize)> = self
-            .docs
-            .iter()
-            .map(|(n, b)| (n.0.as_str(), b.as_bytes().len()))
-            .collect();
-        Fingerprint::of(&("documents", names)).as_u64()
+        Fingerprint::of(&("documents", self.docs.len(), self.names_hash)).as_u64()
     }
 
     fn generation(&self) -> Option<u64> {
@@ -312,7 +383,7 @@ impl Source for Documents<'_> {
 
     fn open(&self, path: &str) -> Opened<'_> {
         match self.docs.get(&Name(path.to_owned())) {
-            Some(bytes) => Opened::Memory(bytes.as_bytes()),
+            Some(doc) => Opened::Memory(doc.bytes.as_bytes(), doc.known),
             // `resolve` found it: only a caller's bug gets here.
             None => Opened::Skip(SkippedInput::new(path, SkipReason::Vanished)),
         }
@@ -328,7 +399,7 @@ impl Source for Documents<'_> {
             Some(from) => self.docs.range(from..),
             None => self.docs.range::<Name, _>(..),
         };
-        for (name, bytes) in range {
+        for (name, doc) in range {
             if plan.is_stopped() {
                 break;
             }
@@ -340,14 +411,30 @@ impl Source for Documents<'_> {
                 let _ = take(crate::search::engine::unread(&name.0));
                 break;
             }
-            let outcome = search_opened(
-                plan,
-                plan.matcher,
-                &name.0,
-                Opened::Memory(bytes.as_bytes()),
-                &mut Vec::new(),
-                None,
-            );
+            let bytes = doc.bytes.as_bytes();
+            // Most documents of a selective query hold no match: one scan
+            // for a matching line tells, and such a document's outcome is
+            // then known without the line-by-line machinery. Only for a
+            // text document searched whole in one block, where nothing
+            // else (the binary rule, a resume point, a budget checked
+            // between blocks) could change that outcome.
+            let outcome = if doc.known.first_nul.is_none()
+                && doc.known.utf8
+                && bytes.len() <= BLOCK
+                && plan.offset_in(&name.0) == 0
+                && plan.matcher.next_line(bytes, 0).is_none()
+            {
+                no_hits(plan, plan.matcher, &name.0, bytes.len() as u64)
+            } else {
+                search_opened(
+                    plan,
+                    plan.matcher,
+                    &name.0,
+                    Opened::Memory(bytes, doc.known),
+                    &mut Vec::new(),
+                    None,
+                )
+            };
             if take(outcome).is_break() {
                 break;
             }
@@ -401,6 +488,106 @@ mod tests {
                 matches!(err.kind(), ErrorKind::NotFound { .. }),
                 "{path:?}: {err}"
             );
+        }
+    }
+
+    /// The documents of `ops` (name, bytes) applied in order, as a naive
+    /// map: the last bytes given for each name.
+    fn naive(ops: &[(&str, &[u8])]) -> BTreeMap<String, Vec<u8>> {
+        ops.iter()
+            .map(|(n, b)| ((*n).to_owned(), b.to_vec()))
+            .collect()
+    }
+
+    const OPS: &[(&str, &[u8])] = &[
+        ("a.txt", b"needle\n"),
+        ("b/c.txt", b"no\nneedle here\n"),
+        // Replaced by bytes of another size, then of the same size.
+        ("a.txt", b"needle\0\n"),
+        ("a.txt", b"needle\n\0"),
+        ("d.txt", b"\xffneedle\n"),
+        // Back to text, then binary again.
+        ("a.txt", b"x needle\n"),
+        ("d.txt", b"\0"),
+        ("e.txt", b""),
+        ("b/c.txt", b"needle\n"),
+    ];
+
+    #[test]
+    fn the_fingerprint_kept_on_insert_is_that_of_the_documents_held() {
+        let mut docs = Documents::new();
+        for step in 1..=OPS.len() {
+            let (name, bytes) = OPS[step - 1];
+            docs.insert(name, bytes).unwrap();
+            // Built afresh, in another order: the same fingerprint.
+            let fresh: Documents<'_> = naive(&OPS[..step]).into_iter().rev().collect();
+            assert_eq!(docs.fingerprint(), fresh.fingerprint(), "step {step}");
+        }
+        // Names and sizes are what it covers: another size or another
+        // name is another corpus, and undoing a change restores it.
+        let before = docs.fingerprint();
+        let mut other = docs.clone();
+        other.insert("e.txt", "1").unwrap();
+        assert_ne!(other.fingerprint(), before);
+        other.insert("e.txt", "").unwrap();
+        assert_eq!(other.fingerprint(), before);
+        other.insert("f.txt", "").unwrap();
+        assert_ne!(other.fingerprint(), before);
+        assert_ne!(Documents::new().fingerprint(), before);
+    }
+
+    #[test]
+    fn what_is_known_of_a_document_follows_its_replacements() {
+        let query = Query::literal("needle");
+        let mut docs = Documents::new();
+        for step in 1..=OPS.len() {
+            let (name, bytes) = OPS[step - 1];
+            docs.insert(name, bytes).unwrap();
+            for doc in docs.docs.values() {
+                let bytes = doc.bytes.as_bytes();
+                assert_eq!(doc.known.first_nul, bytes.iter().position(|&b| b == 0));
+                assert_eq!(doc.known.utf8, std::str::from_utf8(bytes).is_ok());
+            }
+            // The oracle: a document with a NUL is skipped as binary,
+            // every other one lists its lines holding the needle.
+            let held = naive(&OPS[..step]);
+            let mut want = Vec::new();
+            let mut binary = 0;
+            for (name, bytes) in &held {
+                if bytes.contains(&0) {
+                    binary += 1;
+                    continue;
+                }
+                let mut offset = 0;
+                for line in bytes.split_inclusive(|&b| b == b'\n') {
+                    if line.windows(6).any(|w| w == b"needle") {
+                        want.push((name.clone(), offset));
+                    }
+                    offset += line.len() as u64;
+                }
+            }
+            let found = docs.search(&query, &Limits::new(), None).unwrap();
+            let got: Vec<(String, u64)> = found
+                .iter()
+                .map(|m| (m.path.clone(), m.byte_offset))
+                .collect();
+            assert_eq!(got, want, "step {step}");
+            assert_eq!(
+                found.skipped().count(&SkipReason::Binary),
+                binary,
+                "step {step}"
+            );
+            // Whole words read invalid UTF-8 as a non-word character.
+            let words = docs
+                .count(&query.clone().whole_word(true), &Limits::new(), None)
+                .unwrap();
+            let want_files: Vec<&str> = {
+                let mut files: Vec<&str> = want.iter().map(|(n, _)| n.as_str()).collect();
+                files.dedup();
+                files
+            };
+            let got_files: Vec<&str> = words.iter().map(|c| c.path.as_str()).collect();
+            assert_eq!(got_files, want_files, "step {step}");
         }
     }
 

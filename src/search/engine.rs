@@ -8,6 +8,7 @@
 //! counting after the collection is full, through a cheaper per-file path
 //! that builds no items.
 
+use std::borrow::Cow;
 use std::ops::ControlFlow;
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -114,9 +115,12 @@ pub(crate) enum Hits {
 }
 
 /// The outcome of one file, in path order.
-pub(crate) enum FileOutcome {
+///
+/// The path is borrowed where it can be: an in-memory corpus would
+/// otherwise copy every document's name on every query, hits or not.
+pub(crate) enum FileOutcome<'p> {
     Searched {
-        path: String,
+        path: Cow<'p, str>,
         scanned: u64,
         hits: Hits,
         /// The deadline stopped the search of this file here (a line
@@ -125,6 +129,27 @@ pub(crate) enum FileOutcome {
     },
     Skipped(SkippedInput),
     Failed(Error),
+}
+
+impl FileOutcome<'_> {
+    /// The same outcome, owning its path (to cross threads).
+    pub(crate) fn into_owned(self) -> FileOutcome<'static> {
+        match self {
+            FileOutcome::Searched {
+                path,
+                scanned,
+                hits,
+                stopped_at,
+            } => FileOutcome::Searched {
+                path: Cow::Owned(path.into_owned()),
+                scanned,
+                hits,
+                stopped_at,
+            },
+            FileOutcome::Skipped(input) => FileOutcome::Skipped(input),
+            FileOutcome::Failed(error) => FileOutcome::Failed(error),
+        }
+    }
 }
 
 /// Searches one opened file from the plan's start in it (a line start),
@@ -139,14 +164,14 @@ pub(crate) enum FileOutcome {
 ///
 /// `matcher` is the plan's, or a clone of it: each thread searching with
 /// its own clone avoids contention on the regex engine's shared caches.
-pub(crate) fn search_opened(
+pub(crate) fn search_opened<'p>(
     plan: &Plan<'_>,
     matcher: &Matcher,
-    path: &str,
+    path: &'p str,
     opened: Opened<'_>,
     buffer: &mut Vec<u8>,
     after_read: AfterRead<'_>,
-) -> FileOutcome {
+) -> FileOutcome<'p> {
     let start = plan.offset_in(path);
     if let Opened::Skip(input) = opened {
         return FileOutcome::Skipped(input);
@@ -154,17 +179,20 @@ pub(crate) fn search_opened(
     if start == u64::MAX {
         // Resuming after the whole file: nothing of it is left to search.
         return FileOutcome::Searched {
-            path: path.to_owned(),
+            path: Cow::Borrowed(path),
             scanned: 0,
             hits: FileScan::new(plan, matcher, path, start).finish(),
             stopped_at: None,
         };
     }
     let mut scan = FileScan::new(plan, matcher, path, start);
+    if let Opened::Memory(_, known) = &opened {
+        scan.utf8 = known.utf8;
+    }
     let ended = {
         let mut visit = |chunk: &[u8], base: u64, last: bool| scan.visit(chunk, base, last);
         match opened {
-            Opened::Memory(bytes) => visit_memory(bytes, BLOCK, &mut visit),
+            Opened::Memory(bytes, known) => visit_memory(bytes, known, BLOCK, &mut visit),
             Opened::File(file, rules) => visit_file(file, rules, buffer, after_read, &mut visit),
             Opened::Skip(_) => unreachable!("a skipped file was answered above"),
         }
@@ -191,18 +219,35 @@ pub(crate) fn search_opened(
         Ended::Stopped(at) => (at, Some(at)),
     };
     FileOutcome::Searched {
-        path: path.to_owned(),
+        path: Cow::Borrowed(path),
         scanned: end.saturating_sub(start),
         hits: scan.finish(),
         stopped_at,
     }
 }
 
+/// The outcome of a whole file, `len` bytes searched from its start, known
+/// to hold no matching line and no NUL: what `search_opened` would give
+/// it, without reading it again.
+pub(crate) fn no_hits<'p>(
+    plan: &Plan<'_>,
+    matcher: &Matcher,
+    path: &'p str,
+    len: u64,
+) -> FileOutcome<'p> {
+    FileOutcome::Searched {
+        path: Cow::Borrowed(path),
+        scanned: len,
+        hits: FileScan::new(plan, matcher, path, 0).finish(),
+        stopped_at: None,
+    }
+}
+
 /// The place of a file that `max_files(0)` leaves unread: the ordered
 /// stage stops there before it counts it.
-pub(crate) fn unread(path: &str) -> FileOutcome {
+pub(crate) fn unread(path: &str) -> FileOutcome<'_> {
     FileOutcome::Searched {
-        path: path.to_owned(),
+        path: Cow::Borrowed(path),
         scanned: 0,
         hits: Hits::Count(0),
         stopped_at: None,
@@ -230,6 +275,9 @@ pub(crate) struct FileScan<'p, 'm> {
     done: bool,
     /// A bad start, found on the way.
     error: Option<Error>,
+    /// The file is known to be valid UTF-8, so the matcher need not check
+    /// each chunk (a document, checked once when it was added).
+    utf8: bool,
 }
 
 impl<'p, 'm> FileScan<'p, 'm> {
@@ -253,6 +301,7 @@ impl<'p, 'm> FileScan<'p, 'm> {
             count: 0,
             done: false,
             error: None,
+            utf8: false,
         }
     }
 
@@ -280,7 +329,11 @@ impl<'p, 'm> FileScan<'p, 'm> {
             self.line_number += memchr::memchr_iter(b'\n', &chunk[..from]).count() as u64;
         }
         if !self.done {
-            let scan = self.matcher.prepare(chunk);
+            let scan = if self.utf8 {
+                Cow::Borrowed(chunk)
+            } else {
+                self.matcher.prepare(chunk)
+            };
             match self.plan.mode {
                 Mode::Lines if self.items_wanted => self.lines(&scan, chunk, from, base, last),
                 Mode::Any => {
@@ -678,14 +731,14 @@ impl<'l, T: Item> Ordered<'l, T> {
     pub(crate) fn take(
         &mut self,
         plan: &Plan<'_>,
-        outcome: FileOutcome,
+        outcome: FileOutcome<'_>,
         to_items: ToItems<T>,
     ) -> ControlFlow<()> {
         if self.collector.is_stopped() {
             return self.count(outcome);
         }
         let path = match &outcome {
-            FileOutcome::Searched { path, .. } => Some(path.as_str()),
+            FileOutcome::Searched { path, .. } => Some(path.as_ref()),
             FileOutcome::Skipped(s) => Some(s.path()),
             FileOutcome::Failed(_) => None,
         };
@@ -726,7 +779,7 @@ impl<'l, T: Item> Ordered<'l, T> {
                 // The deadline stopped the search inside this file: its
                 // items before the stop stand, and the next page resumes
                 // at the stop (or after the last item kept).
-                let stop = stopped_at.map(|at| ((path.clone(), at), self.budget_inside_file()));
+                let stop = stopped_at.map(|at| ((path.to_string(), at), self.budget_inside_file()));
                 for (item, resume) in to_items(&path, hits, &mut self.spares) {
                     let spares = self.stream.is_some().then_some(&mut self.spares);
                     if self.collector.offer_recycling(item, spares).is_break() {
@@ -810,7 +863,7 @@ impl<'l, T: Item> Ordered<'l, T> {
         false
     }
 
-    fn count(&mut self, outcome: FileOutcome) -> ControlFlow<()> {
+    fn count(&mut self, outcome: FileOutcome<'_>) -> ControlFlow<()> {
         if self.count_end.is_some() || !self.answer_exact {
             return ControlFlow::Break(());
         }

@@ -418,7 +418,7 @@ pub(crate) trait Source: Sync {
     fn run(
         &self,
         plan: &Plan<'_>,
-        take: &mut dyn FnMut(FileOutcome) -> ControlFlow<()>,
+        take: &mut dyn FnMut(FileOutcome<'_>) -> ControlFlow<()>,
     ) -> Result<(), Error>;
 }
 
@@ -530,7 +530,7 @@ fn run_query<S: Source, T: Item>(
         None => Ordered::new(limits, mode, start),
     };
     ordered.collector.set_start(cursor.map_or(0, Cursor::start));
-    let mut take = |outcome| {
+    let mut take = |outcome: FileOutcome<'_>| {
         let flow = ordered.take(&plan, outcome, to_items);
         if flow.is_break() {
             plan.stop.store(true, std::sync::atomic::Ordering::Relaxed);
@@ -815,7 +815,9 @@ fn read_excerpt(
             collector.skip(input);
             return;
         }
-        reader::Opened::Memory(bytes) => reader::visit_memory(bytes, reader::BLOCK, &mut visit),
+        reader::Opened::Memory(bytes, known) => {
+            reader::visit_memory(bytes, known, reader::BLOCK, &mut visit)
+        }
         reader::Opened::File(file, rules) => {
             reader::visit_file(file, rules, &mut Vec::new(), None, &mut visit)
         }

@@ -52,10 +52,32 @@ impl ReadRules {
     }
 }
 
+/// What is known of a document's bytes whatever the query: found once,
+/// when the document is added, rather than on every query.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Known {
+    /// Where its first NUL byte is, if it has one (then it is binary).
+    pub(crate) first_nul: Option<usize>,
+    /// Whether it is all valid UTF-8 (then so is each of its chunks,
+    /// which end at line ends).
+    pub(crate) utf8: bool,
+}
+
+impl Known {
+    /// What `bytes` hold; `utf8` when the caller already knows they are
+    /// (they came from a `str`).
+    pub(crate) fn of(bytes: &[u8], utf8: bool) -> Known {
+        Known {
+            first_nul: memchr::memchr(0, bytes),
+            utf8: utf8 || std::str::from_utf8(bytes).is_ok(),
+        }
+    }
+}
+
 /// A file opened by its corpus, ready to be read; or why it cannot be.
 pub(crate) enum Opened<'a> {
-    /// A document already in memory.
-    Memory(&'a [u8]),
+    /// A document already in memory, and what is known of it.
+    Memory(&'a [u8], Known),
     /// A file on disk, read under these rules.
     #[cfg_attr(not(feature = "tree"), allow(dead_code))]
     File(File, ReadRules),
@@ -84,8 +106,16 @@ pub(crate) type AfterRead<'h> = Option<&'h (dyn Fn() + Sync)>;
 
 /// Hands a document's bytes to `visit` in chunks of whole lines of about
 /// `block` bytes, unless it turns out binary: as for a file, a NUL in a
-/// block stops it there, before that block is visited.
-pub(crate) fn visit_memory(haystack: &[u8], block: usize, visit: &mut Visit<'_>) -> Ended {
+/// block stops it there, before that block is visited. Where the first
+/// NUL is was found when the document was added (`known`), so no block
+/// is scanned for it again.
+pub(crate) fn visit_memory(
+    haystack: &[u8],
+    known: Known,
+    block: usize,
+    visit: &mut Visit<'_>,
+) -> Ended {
+    debug_assert_eq!(known, Known::of(haystack, known.utf8));
     let len = haystack.len();
     let mut at = 0usize;
     loop {
@@ -97,7 +127,9 @@ pub(crate) fn visit_memory(haystack: &[u8], block: usize, visit: &mut Visit<'_>)
             };
         }
         let last = end == len;
-        if memchr::memchr(0, &haystack[at..end]).is_some() {
+        // The blocks before this one held no NUL: the first is in this
+        // block exactly when it is before the block's end.
+        if known.first_nul.is_some_and(|nul| nul < end) {
             return Ended::Skip(SkipReason::Binary, None);
         }
         let flow = visit(&haystack[at..end], at as u64, last);

@@ -472,7 +472,7 @@ impl Tree {
         matcher: &Matcher,
         job: Job,
         buffer: &mut Vec<u8>,
-    ) -> FileOutcome {
+    ) -> FileOutcome<'static> {
         match job {
             Job::File { rel, dir, name } => self.process(plan, matcher, &rel, &dir, &name, buffer),
             Job::Skip(input) => FileOutcome::Skipped(input),
@@ -488,13 +488,13 @@ impl Tree {
         dir: &DirHandle,
         name: &OsStr,
         buffer: &mut Vec<u8>,
-    ) -> FileOutcome {
+    ) -> FileOutcome<'static> {
         #[cfg(test)]
         if let Some(Hook(hook)) = &self.before_read {
             hook(&self.root.join(rel));
         }
         if plan.reads_nothing {
-            return crate::search::engine::unread(rel);
+            return crate::search::engine::unread(rel).into_owned();
         }
         let opened = self.open_at(rel, dir, name);
         #[cfg(test)]
@@ -508,7 +508,8 @@ impl Tree {
         let after_read: AfterRead<'_> = hook.as_ref().map(|h| h as &(dyn Fn() + Sync));
         #[cfg(not(test))]
         let after_read: AfterRead<'_> = None;
-        let outcome = search_opened(plan, matcher, rel, opened, buffer, after_read);
+        // Owned: the outcome crosses to the thread that orders them.
+        let outcome = search_opened(plan, matcher, rel, opened, buffer, after_read).into_owned();
         // A long line grew the buffer: give the memory back.
         if buffer.len() > self.read_rules().block {
             buffer.truncate(self.read_rules().block);
@@ -715,7 +716,7 @@ impl Source for Tree {
     fn run(
         &self,
         plan: &Plan<'_>,
-        take: &mut dyn FnMut(FileOutcome) -> ControlFlow<()>,
+        take: &mut dyn FnMut(FileOutcome<'_>) -> ControlFlow<()>,
     ) -> Result<(), Error> {
         let window = Window::new();
         let feed = Feed::new(self.jobs(plan)?);
@@ -755,19 +756,21 @@ impl Source for Tree {
         // chunks itself: it is one of the `threads` searchers, beside
         // `threads - 1` workers.
         let workers = self.threads - 1;
-        let (out_tx, out_rx) = mpsc::channel::<(u64, Vec<FileOutcome>)>();
-        let search_chunk =
-            |chunk: Vec<Job>, matcher: &Matcher, buffer: &mut Vec<u8>| -> Vec<FileOutcome> {
-                let mut outcomes = Vec::with_capacity(chunk.len());
-                for job in chunk {
-                    // Once stopped, nobody reads the rest of the chunk.
-                    if plan.is_stopped() {
-                        break;
-                    }
-                    outcomes.push(self.outcome(plan, matcher, job, buffer));
+        let (out_tx, out_rx) = mpsc::channel::<(u64, Vec<FileOutcome<'static>>)>();
+        let search_chunk = |chunk: Vec<Job>,
+                            matcher: &Matcher,
+                            buffer: &mut Vec<u8>|
+         -> Vec<FileOutcome<'static>> {
+            let mut outcomes = Vec::with_capacity(chunk.len());
+            for job in chunk {
+                // Once stopped, nobody reads the rest of the chunk.
+                if plan.is_stopped() {
+                    break;
                 }
-                outcomes
-            };
+                outcomes.push(self.outcome(plan, matcher, job, buffer));
+            }
+            outcomes
+        };
         feed.walk_ahead();
         std::thread::scope(|scope| {
             let window = &window;
@@ -811,7 +814,7 @@ impl Source for Tree {
                 });
             }
             drop(out_tx);
-            let mut held: BTreeMap<u64, Vec<FileOutcome>> = BTreeMap::new();
+            let mut held: BTreeMap<u64, Vec<FileOutcome<'static>>> = BTreeMap::new();
             let matcher = plan.matcher;
             let mut feed_open = true;
             'receive: loop {
