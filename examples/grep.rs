@@ -175,16 +175,34 @@ fn target(paths: &[PathBuf]) -> Result<Target, Failure> {
     } else {
         paths.to_vec()
     };
+    let single = paths.len() == 1;
     let canonical = paths
         .iter()
         .map(|p| {
-            p.canonicalize()
-                .map_err(|e| Failure(format!("{}: {e}", p.display())))
+            let is_link = p
+                .symlink_metadata()
+                .is_ok_and(|m| m.file_type().is_symlink());
+            // A link named here is not resolved here: it keeps its own name
+            // under its real folder, and the tree's link policy decides
+            // (followed only with -L, and never out of the root). Only a
+            // lone folder argument, which becomes the root, is resolved.
+            let resolved = match (p.parent(), p.file_name()) {
+                (Some(parent), Some(name)) if is_link && !(single && p.is_dir()) => {
+                    let parent = if parent.as_os_str().is_empty() {
+                        Path::new(".")
+                    } else {
+                        parent
+                    };
+                    parent.canonicalize().map(|folder| folder.join(name))
+                }
+                _ => p.canonicalize(),
+            };
+            resolved.map_err(|e| Failure(format!("{}: {e}", p.display())))
         })
         .collect::<Result<Vec<_>, _>>()?;
 
     if let [only] = canonical.as_slice() {
-        if only.is_dir() {
+        if only.is_dir() && !only.is_symlink() {
             let display_prefix = if given_default {
                 String::new()
             } else {
@@ -201,7 +219,7 @@ fn target(paths: &[PathBuf]) -> Result<Target, Failure> {
     }
 
     let folder_of = |p: &Path| -> PathBuf {
-        if p.is_dir() {
+        if p.is_dir() && !p.is_symlink() {
             p.to_owned()
         } else {
             p.parent().map_or_else(|| p.to_owned(), Path::to_owned)

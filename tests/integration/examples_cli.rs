@@ -438,3 +438,45 @@ fn the_printed_resume_flag_resumes_without_gap_or_duplicate() {
         assert_eq!(lines, expected, "pages with {extra:?}");
     }
 }
+
+/// A link named on the command line is judged by the tree's link policy,
+/// like a link met in a walk: without `-L` it is not followed, and with it
+/// it is followed only inside the root. Outside content never shows.
+#[cfg(unix)]
+#[test]
+fn a_link_named_on_the_command_line_never_leads_outside() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    std::fs::create_dir_all(root.join("t")).unwrap();
+    std::fs::create_dir_all(root.join("out")).unwrap();
+    std::fs::write(root.join("out/secret.txt"), "secret needle\n").unwrap();
+    std::fs::write(root.join("t/own.txt"), "own needle\n").unwrap();
+    std::os::unix::fs::symlink("../out/secret.txt", root.join("t/outfile")).unwrap();
+    std::os::unix::fs::symlink("own.txt", root.join("t/inlink")).unwrap();
+    for flags in [&[][..], &["-L"][..]] {
+        for named in [&["t/outfile"][..], &["t/outfile", "t/own.txt"][..]] {
+            let args: Vec<&str> = flags
+                .iter()
+                .copied()
+                .chain(["--json", "needle"])
+                .chain(named.iter().copied())
+                .collect();
+            let output = grep(&root, &args);
+            let text = format!("{}{}", stdout(&output), stderr(&output));
+            assert!(!text.contains("secret"), "{args:?}: {text}");
+        }
+    }
+    // Inside the root, -L follows the link named; without it, it is left out.
+    let followed = json_of(&grep(
+        &root,
+        &["-L", "--json", "needle", "t/inlink", "t/own.txt"],
+    ));
+    assert_eq!(followed["count"], 2, "{followed}");
+    let not_followed = grep(&root, &["--json", "needle", "t/inlink", "t/own.txt"]);
+    assert!(
+        !stdout(&not_followed).contains("\"t/inlink\"")
+            && !stdout(&not_followed).contains("\"inlink\""),
+        "{}",
+        stdout(&not_followed)
+    );
+}
