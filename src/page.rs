@@ -507,6 +507,29 @@ fn drive_each<T: Serialize>(
     }
 }
 
+/// The key of a `page` cursor: how many items of the source came before
+/// it. Its encoding starts with a mark no canonical varint starts with, so
+/// a `page` cursor and a `page_by_key` cursor under the same scope (an
+/// integer key, say) are never taken for each other: either way the
+/// cursor is refused as malformed instead of resuming at the wrong place.
+struct PageOffset(u64);
+
+/// `0x80 0x00` would be a zero written in two bytes: no key of candor's
+/// own encodes so.
+const PAGE_MARK: [u8; 2] = [0x80, 0x00];
+
+impl CursorKey for PageOffset {
+    fn encode_key(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&PAGE_MARK);
+        self.0.encode_key(out);
+    }
+
+    fn decode_key(input: &mut &[u8]) -> Option<Self> {
+        *input = input.strip_prefix(&PAGE_MARK[..])?;
+        u64::decode_key(input).map(PageOffset)
+    }
+}
+
 /// The most items a query under `limits` pulls from its source.
 fn fetch_for(limits: &Limits) -> Option<usize> {
     let probe = limits.applied_limit().limit()?.checked_add(1)?;
@@ -773,7 +796,7 @@ impl Limits {
         T: Serialize,
     {
         let offset = match cursor {
-            Some(c) => scope.resume::<u64>(c)?,
+            Some(c) => scope.resume::<PageOffset>(c)?.0,
             None => 0,
         };
         let mut skipped_over = 0u64;
@@ -793,8 +816,9 @@ impl Limits {
             }
             skipped_over += 1;
         }
-        let cursor_for =
-            |kept: &[T]| (!kept.is_empty()).then(|| scope.cursor(&(offset + kept.len() as u64)));
+        let cursor_for = |kept: &[T]| {
+            (!kept.is_empty()).then(|| scope.cursor(&PageOffset(offset + kept.len() as u64)))
+        };
         let mut collector = Collector::new(self);
         collector.set_start(offset);
         let counted = drive(&mut collector, &mut iter, self);

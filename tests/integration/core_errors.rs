@@ -547,7 +547,15 @@ fn error_kinds_are_distinct_and_messages_name_the_value() {
         ),
         (
             Limits::new()
-                .page(&s, Some(&s.cursor(&50u64)), 0..4u32)
+                .page(
+                    &s,
+                    Limits::new()
+                        .limit(50)
+                        .page(&s, None, 0..100u32)
+                        .unwrap()
+                        .next_cursor(),
+                    0..4u32,
+                )
                 .unwrap_err(),
             "50",
         ),
@@ -667,4 +675,31 @@ fn public_types_are_send_and_sync() {
     assert_send_sync::<Total>();
     assert_send_sync::<ManualClock>();
     assert_send_sync::<candor::SystemClock>();
+}
+
+/// A `page` cursor and a `page_by_key` cursor with an integer key, under
+/// one scope, are never taken for each other: resuming one as the other
+/// would skip or repeat items.
+#[test]
+fn page_and_key_cursors_are_not_interchangeable() {
+    let s = scope();
+    let source = |request: candor::KeyRequest<u64>| {
+        let after = request.after().copied().unwrap_or(0);
+        (after + 1..=10).take(request.fetch().unwrap_or(usize::MAX))
+    };
+    let by_offset = Limits::new().limit(3).page(&s, None, 1..=10u64).unwrap();
+    let by_key = Limits::new()
+        .limit(3)
+        .page_by_key(&s, None, source, |k: &u64| *k)
+        .unwrap();
+    let err = Limits::new()
+        .limit(3)
+        .page_by_key(&s, by_offset.next_cursor(), source, |k: &u64| *k)
+        .unwrap_err();
+    assert_eq!(kind_name(&err), "MalformedCursor", "{err}");
+    let err = Limits::new()
+        .limit(3)
+        .page(&s, by_key.next_cursor(), 1..=10u64)
+        .unwrap_err();
+    assert_eq!(kind_name(&err), "MalformedCursor", "{err}");
 }

@@ -102,7 +102,7 @@ fn gte_total(value: u64) -> WireTotal {
 
 /// The token `Limits::page` issues to resume after 3 items of the query
 /// fingerprinted "q". Pinned: a change voids every cursor handed out.
-const TOKEN_Q_3: &str = "AQLZVnK1B8nRCAMBA7UXjFcKnHzb";
+const TOKEN_Q_3: &str = "AQLZVnK1B8nRCAMDgAADKJkEMRkmGQc";
 
 // ---------------------------------------------------------------------------
 // Golden JSON
@@ -202,7 +202,7 @@ fn golden_page_with_cursor() {
         concat!(
             r#"{"complete":false,"truncation":{"by":"limit","limit":3,"#,
             r#""note":"Stopped at the limit of 3 items and more exist: resume with next_cursor, raise the limit or narrow the query."},"#,
-            r#""count":3,"total":{"value":4,"relation":"gte"},"next_cursor":"AQLZVnK1B8nRCAMBA7UXjFcKnHzb","items":[0,1,2]}"#
+            r#""count":3,"total":{"value":4,"relation":"gte"},"next_cursor":"AQLZVnK1B8nRCAMDgAADKJkEMRkmGQc","items":[0,1,2]}"#
         )
     );
     assert_eq!(
@@ -321,7 +321,7 @@ fn golden_design_example_with_skipped_decodes_and_reencodes() {
             r#"{"complete":false,"truncation":{"by":"limit","limit":3,"requested":100000,"#,
             r#""note":"Stopped at the limit of 3 items (the 100000 asked for is above this server's ceiling) "#,
             r#"and more exist: resume with next_cursor or narrow the query; asking for a larger limit will not help."},"#,
-            r#""count":3,"total":{"value":1001,"relation":"gte"},"next_cursor":"AQLZVnK1B8nRCAMBA7UXjFcKnHzb","#,
+            r#""count":3,"total":{"value":1001,"relation":"gte"},"next_cursor":"AQLZVnK1B8nRCAMDgAADKJkEMRkmGQc","#,
             r#""skipped":{"total":4,"by_reason":{"binary":3,"too_large":1},"sample":[{"path":"img/logo.png","reason":"binary"}]},"#,
             r#""items":[0,1,2]}"#
         )
@@ -915,7 +915,7 @@ fn golden_resumed_page_says_where_it_starts() {
         concat!(
             r#"{"complete":false,"truncation":{"by":"limit","limit":3,"#,
             r#""note":"Stopped at the limit of 3 items and more exist: resume with next_cursor, raise the limit or narrow the query."},"#,
-            r#""start":3,"count":3,"total":{"value":8,"relation":"eq"},"next_cursor":"AQLZVnK1B8nRCAYBBlvDLN5OqBjX","items":[3,4,5]}"#
+            r#""start":3,"count":3,"total":{"value":8,"relation":"eq"},"next_cursor":"AQLZVnK1B8nRCAYDgAAGWgneQhOEoGo","items":[3,4,5]}"#
         )
     );
     let wire = decode::<u32>(&json);
@@ -972,22 +972,22 @@ fn golden_tight_budget_shortens_then_drops_the_note() {
     assert_eq!(
         page(260),
         concat!(
-            r#"{"complete":false,"truncation":{"by":"budget","budget":"output_bytes","max":260,"used":256,"#,
+            r#"{"complete":false,"truncation":{"by":"budget","budget":"output_bytes","max":260,"used":259,"#,
             r#""note":"More items exist: resume with next_cursor."},"count":1,"total":{"value":20,"relation":"gte"},"#,
-            r#""next_cursor":"AQLZVnK1B8nRCAEBAe8LaLlultge","items":["item 0"]}"#
+            r#""next_cursor":"AQLZVnK1B8nRCAEDgAABqodzCOxmC84","items":["item 0"]}"#
         )
     );
     // Not even the short note fits beside one item: without a note, two
     // items and their cursor do.
     assert_eq!(
-        page(215),
+        page(218),
         concat!(
-            r#"{"complete":false,"truncation":{"by":"budget","budget":"output_bytes","max":215,"used":213},"#,
+            r#"{"complete":false,"truncation":{"by":"budget","budget":"output_bytes","max":218,"used":216},"#,
             r#""count":2,"total":{"value":16,"relation":"gte"},"#,
-            r#""next_cursor":"AQLZVnK1B8nRCAIBAq-uJh8DZ7Sg","items":["item 0","item 1"]}"#
+            r#""next_cursor":"AQLZVnK1B8nRCAIDgAACloHTfINN9tg","items":["item 0","item 1"]}"#
         )
     );
-    for (max, json) in [(260, page(260)), (215, page(215))] {
+    for (max, json) in [(260, page(260)), (218, page(218))] {
         let wire = decode::<String>(&json);
         assert!(json.len() <= max);
         assert!(wire.count >= 1);
