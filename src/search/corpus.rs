@@ -227,7 +227,9 @@ impl<'a> Documents<'a> {
     }
 
     /// Adds a document, replacing one of the same name. The name is
-    /// normalized as a caller's path is (`./a//b` is `a/b`).
+    /// normalized as a caller's path is (`./a//b` is `a/b`): `\` separates
+    /// names as `/` does (`a\b` is `a/b`), and a name whose first part reads
+    /// as a drive (`c:x`, also once normalized, as in `./c:x`) is absolute.
     ///
     /// # Errors
     ///
@@ -245,6 +247,9 @@ impl<'a> Documents<'a> {
     /// assert_eq!(docs.names().collect::<Vec<_>>(), ["a.txt"]);
     /// assert!(docs.insert("/abs.txt", "x").is_err());
     /// assert!(docs.insert(".", "x").is_err());
+    /// assert!(docs.insert("./c:x", "x").is_err());
+    /// docs.insert("d\\e.txt", "x")?;
+    /// assert_eq!(docs.names().collect::<Vec<_>>(), ["a.txt", "d/e.txt"]);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn insert(
