@@ -133,6 +133,7 @@ pub(crate) enum FileOutcome<'p> {
 
 impl FileOutcome<'_> {
     /// The same outcome, owning its path (to cross threads).
+    #[cfg(feature = "tree")]
     pub(crate) fn into_owned(self) -> FileOutcome<'static> {
         match self {
             FileOutcome::Searched {

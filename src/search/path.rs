@@ -11,24 +11,33 @@ pub(crate) fn cmp_paths(a: &str, b: &str) -> Ordering {
     a.split('/').cmp(b.split('/'))
 }
 
-/// Normalizes a caller's path to the corpus-relative form: `/` separators,
-/// no `.`, no empty components, no trailing `/`. The root is `""`.
-///
-/// Refuses a path that leaves the root lexically (`..` above the root) or
-/// that is absolute and not under `root_abs` (when given).
-pub(crate) fn normalize(path: &str, root_abs: Option<&std::path::Path>) -> Result<String, Error> {
-    let outside = || -> Error {
-        ErrorKind::OutsideRoot {
-            path: path.to_owned(),
-        }
-        .into()
-    };
+/// The error for a caller's path that leaves the root.
+fn outside_root(path: &str) -> Error {
+    ErrorKind::OutsideRoot {
+        path: path.to_owned(),
+    }
+    .into()
+}
+
+/// Refuses a caller's path holding a NUL byte, which no file name holds.
+fn refuse_nul(path: &str) -> Result<(), Error> {
     if path.contains('\0') {
         return Err(Error::invalid_argument(
             "path",
             format!("{path:?} holds a NUL byte"),
         ));
     }
+    Ok(())
+}
+
+/// Normalizes a caller's path to the corpus-relative form: `/` separators,
+/// no `.`, no empty components, no trailing `/`. The root is `""`.
+///
+/// Refuses a path that leaves the root lexically (`..` above the root) or
+/// that is absolute and not under `root_abs` (when given).
+pub(crate) fn normalize(path: &str, root_abs: Option<&std::path::Path>) -> Result<String, Error> {
+    let outside = || outside_root(path);
+    refuse_nul(path)?;
     let unified = path.replace('\\', "/");
     let relative: String = if unified.starts_with('/') || has_drive_prefix(&unified) {
         let Some(root) = root_abs else {
@@ -106,18 +115,8 @@ pub(crate) fn parse_tree_path(
     path: &str,
     root_abs: &std::path::Path,
 ) -> Result<(Vec<Vec<u8>>, String), Error> {
-    let outside = || -> Error {
-        ErrorKind::OutsideRoot {
-            path: path.to_owned(),
-        }
-        .into()
-    };
-    if path.contains('\0') {
-        return Err(Error::invalid_argument(
-            "path",
-            format!("{path:?} holds a NUL byte"),
-        ));
-    }
+    let outside = || outside_root(path);
+    refuse_nul(path)?;
     let relative = if path.starts_with('/') {
         let root = root_abs.to_string_lossy();
         let root = root.trim_end_matches('/');
@@ -241,6 +240,7 @@ pub(crate) fn is_within(path: &str, filter: &str) -> bool {
 
 /// Returns true when a folder at `dir` may hold paths within one of the
 /// filters: it is within one, or one is within it.
+#[cfg(feature = "tree")]
 pub(crate) fn may_hold(dir: &str, filters: &[String]) -> bool {
     filters.is_empty()
         || filters
@@ -321,6 +321,11 @@ mod tests {
         assert!(is_within("src/a.rs", "src"));
         assert!(!is_within("src2/a.rs", "src"));
         assert!(is_within("anything", ""));
+    }
+
+    #[cfg(feature = "tree")]
+    #[test]
+    fn a_folder_may_hold_what_is_within_it_or_leads_to_it() {
         assert!(may_hold("src", &["src/deep/x.rs".to_owned()]));
         assert!(!may_hold("tests", &["src".to_owned()]));
     }
