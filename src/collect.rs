@@ -529,11 +529,13 @@ impl Fitting<'_> {
                 }
             }
         }
+        let exact = self.base.completeness().is_exact();
         for &level in levels.iter().filter(|_| n > 0) {
             // All the items, with the stop the collector found (a limit
             // stop writes a shorter envelope than a cut by the budget
             // would): fitting more items here than by cutting is possible.
-            if let Fit::Fits(all) = self.try_fit(level, n, n)? {
+            // An exact answer was tried whole above.
+            if !exact && let Fit::Fits(all) = self.try_fit(level, n, n)? {
                 return Ok(Fitted {
                     count: n,
                     disclosure: *all,
