@@ -1,0 +1,203 @@
+//! The walk shared by the searchers: its files numbered in path order and
+//! handed out in chunks from a queue, which whichever searcher finds it
+//! running low refills by walking on; and the window that keeps the walk
+//! at most `WINDOW` files ahead of the oldest outcome not yet released.
+
+use std::collections::VecDeque;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering as AtomicOrdering};
+use std::sync::{Condvar, Mutex, MutexGuard};
+
+use crate::search::engine::Plan;
+use crate::search::walk::Job;
+
+/// How far ahead of the oldest unreleased file the walk may run, in
+/// files: bounds the outcomes held for reordering.
+const WINDOW: u64 = 256;
+
+/// The most files handed to a worker at once. Chunks start at one file
+/// and double, so the first results come at once, and later ones cost
+/// few hand-offs between threads.
+const MAX_CHUNK: usize = 32;
+
+/// Lets the walk run at most `WINDOW` files ahead of the release point.
+pub(super) struct Window {
+    released: AtomicU64,
+    /// How many searchers wait for the release point to move.
+    waiting: AtomicUsize,
+    lock: Mutex<()>,
+    moved: Condvar,
+}
+
+impl Window {
+    pub(super) fn new() -> Window {
+        Window {
+            released: AtomicU64::new(0),
+            waiting: AtomicUsize::new(0),
+            lock: Mutex::new(()),
+            moved: Condvar::new(),
+        }
+    }
+
+    /// Returns true when file number `seq` may be taken now.
+    fn admits(&self, seq: u64) -> bool {
+        seq < self.released.load(AtomicOrdering::Acquire) + WINDOW
+    }
+
+    /// Blocks until file number `seq` may be taken, or the search stops.
+    pub(super) fn wait_for(&self, seq: u64, plan: &Plan<'_>) {
+        if self.admits(seq) {
+            return;
+        }
+        let mut guard = self.lock.lock().unwrap_or_else(|p| p.into_inner());
+        self.waiting.fetch_add(1, AtomicOrdering::SeqCst);
+        while seq >= self.released.load(AtomicOrdering::SeqCst) + WINDOW && !plan.is_stopped() {
+            guard = self.moved.wait(guard).unwrap_or_else(|p| p.into_inner());
+        }
+        self.waiting.fetch_sub(1, AtomicOrdering::SeqCst);
+    }
+
+    /// Moves the release point to file number `next`, waking the
+    /// searchers that wait for it.
+    pub(super) fn release(&self, next: u64) {
+        self.released.store(next, AtomicOrdering::SeqCst);
+        // Waking costs a system call: only when a searcher waits.
+        if self.waiting.load(AtomicOrdering::SeqCst) > 0 {
+            let _guard = self.lock.lock().unwrap_or_else(|p| p.into_inner());
+            self.moved.notify_all();
+        }
+    }
+
+    /// Lets every searcher go, whatever number it waits for: the search
+    /// stops.
+    pub(super) fn release_all(&self) {
+        self.release(u64::MAX - WINDOW);
+    }
+}
+
+/// The walk, shared by the searchers: each takes its next chunk of files
+/// from a queue, numbered in path order, and whichever finds the queue
+/// running low walks on to refill it. The walk has its own lock, so the
+/// others keep taking queued files while one walks.
+pub(super) struct Feed<I: Iterator<Item = Job>> {
+    queue: Mutex<Queue>,
+    walk: Mutex<I>,
+    /// How many jobs to keep queued ahead: none while the calling thread
+    /// searches alone (walking ahead would be wasted if the search ends
+    /// soon), `LOW_WATER` once others search too.
+    ahead: AtomicUsize,
+}
+
+struct Queue {
+    jobs: VecDeque<Job>,
+    /// The number of the queue's first job.
+    seq: u64,
+    /// The next chunk's size: it starts at one file and doubles up to
+    /// `MAX_CHUNK`, so the first results come at once and later ones cost
+    /// few hand-offs.
+    size: usize,
+    /// The walk is over: what is queued is all that is left.
+    done: bool,
+}
+
+/// Below this many queued jobs, the searcher that takes a chunk walks on
+/// (if no other searcher is walking).
+const LOW_WATER: usize = 2 * MAX_CHUNK;
+
+/// How many jobs one refill walks.
+const REFILL: usize = 2 * MAX_CHUNK;
+
+impl<I: Iterator<Item = Job>> Feed<I> {
+    pub(super) fn new(jobs: I) -> Feed<I> {
+        Feed {
+            queue: Mutex::new(Queue {
+                jobs: VecDeque::new(),
+                seq: 0,
+                size: 1,
+                done: false,
+            }),
+            walk: Mutex::new(jobs),
+            ahead: AtomicUsize::new(0),
+        }
+    }
+
+    /// From now on, keep `LOW_WATER` jobs queued for the searchers.
+    pub(super) fn walk_ahead(&self) {
+        self.ahead.store(LOW_WATER, AtomicOrdering::Relaxed);
+    }
+
+    fn queue(&self) -> MutexGuard<'_, Queue> {
+        self.queue.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Walks on while the queue runs low. The walk's lock is held until
+    /// the jobs are queued, so they are queued in walk order.
+    fn refill(&self, mut walk: MutexGuard<'_, I>, plan: &Plan<'_>) {
+        loop {
+            // Early on, walk just ahead of the chunks, which start small:
+            // the first file is searched at once.
+            let want = {
+                let queue = self.queue();
+                let floor = self.ahead.load(AtomicOrdering::Relaxed).max(1);
+                if queue.done || queue.jobs.len() >= floor || plan.is_stopped() {
+                    return;
+                }
+                (2 * queue.size).min(REFILL)
+            };
+            let mut batch = Vec::with_capacity(want);
+            batch.extend(walk.by_ref().take(want));
+            let mut queue = self.queue();
+            queue.done = batch.len() < want;
+            queue.jobs.extend(batch);
+        }
+    }
+
+    /// The next chunk of jobs to search.
+    pub(super) fn next_chunk(&self, window: &Window, plan: &Plan<'_>) -> Next {
+        loop {
+            if plan.is_stopped() {
+                return Next::Done;
+            }
+            {
+                let mut queue = self.queue();
+                if !queue.jobs.is_empty() {
+                    let seq = queue.seq;
+                    if !window.admits(seq) {
+                        return Next::Full(seq);
+                    }
+                    let n = queue.size.min(queue.jobs.len());
+                    let chunk: Vec<Job> = queue.jobs.drain(..n).collect();
+                    queue.seq += n as u64;
+                    queue.size = (queue.size * 2).min(MAX_CHUNK);
+                    let low =
+                        !queue.done && queue.jobs.len() < self.ahead.load(AtomicOrdering::Relaxed);
+                    drop(queue);
+                    // Walk ahead now, so that the others find files queued;
+                    // not if another searcher is walking already.
+                    if low {
+                        if let Ok(walk) = self.walk.try_lock() {
+                            self.refill(walk, plan);
+                        }
+                    }
+                    return Next::Chunk(seq, chunk);
+                }
+                if queue.done {
+                    return Next::Done;
+                }
+            }
+            // Nothing queued: walk, or wait for the searcher that walks.
+            let walk = self.walk.lock().unwrap_or_else(|p| p.into_inner());
+            self.refill(walk, plan);
+        }
+    }
+}
+
+/// What a searcher gets when it asks the feed for work.
+pub(super) enum Next {
+    /// The chunk's first number, and its jobs.
+    Chunk(u64, Vec<Job>),
+    /// The window is full: the next chunk, numbered `.0`, must wait for
+    /// the release point to move.
+    Full(u64),
+    /// The walk is over, or the search stopped.
+    Done,
+}

@@ -1,0 +1,342 @@
+//! Reading one file of the tree: a walked file, opened relative to the
+//! folder handle the walk listed it through, then searched by the engine;
+//! the read rules and the skip for a file that cannot be opened, which a
+//! file the caller names shares (see `source.rs`); and the test hooks
+//! around each read.
+
+use std::ffi::OsStr;
+use std::io;
+
+#[cfg(test)]
+use super::Hook;
+use super::Tree;
+use crate::search::confine::{self, DirHandle};
+use crate::search::engine::{FileOutcome, Plan, search_opened, unread};
+use crate::search::matcher::Matcher;
+use crate::search::reader::{AfterRead, Opened, ReadRules};
+use crate::search::walk::Job;
+use crate::{SkipReason, SkippedInput};
+
+impl Tree {
+    /// The outcome of one job of the walk.
+    pub(super) fn outcome(
+        &self,
+        plan: &Plan<'_>,
+        matcher: &Matcher,
+        job: Job,
+        buffer: &mut Vec<u8>,
+    ) -> FileOutcome<'static> {
+        match job {
+            Job::File { rel, dir, name } => self.process(plan, matcher, &rel, &dir, &name, buffer),
+            Job::Skip(input) => FileOutcome::Skipped(input),
+        }
+    }
+
+    /// Reads and searches one file.
+    fn process(
+        &self,
+        plan: &Plan<'_>,
+        matcher: &Matcher,
+        rel: &str,
+        dir: &DirHandle,
+        name: &OsStr,
+        buffer: &mut Vec<u8>,
+    ) -> FileOutcome<'static> {
+        #[cfg(test)]
+        if let Some(Hook(hook)) = &self.before_read {
+            hook(&self.root.join(rel));
+        }
+        if plan.reads_nothing {
+            return unread(rel).into_owned();
+        }
+        let opened = self.open_at(rel, dir, name);
+        #[cfg(test)]
+        let abs = self.root.join(rel);
+        #[cfg(test)]
+        let hook = self
+            .after_read
+            .as_ref()
+            .map(|Hook(hook)| move || hook(&abs));
+        #[cfg(test)]
+        let after_read: AfterRead<'_> = hook.as_ref().map(|h| h as &(dyn Fn() + Sync));
+        #[cfg(not(test))]
+        let after_read: AfterRead<'_> = None;
+        // Owned: the outcome crosses to the thread that orders them.
+        let outcome = search_opened(plan, matcher, rel, opened, buffer, after_read).into_owned();
+        // A long line grew the buffer: give the memory back.
+        if buffer.len() > self.read_rules().block {
+            buffer.truncate(self.read_rules().block);
+            buffer.shrink_to_fit();
+        }
+        outcome
+    }
+
+    /// How this tree's files are read.
+    pub(super) fn read_rules(&self) -> ReadRules {
+        #[cfg(test)]
+        if let Some(rules) = self.rules {
+            return rules;
+        }
+        ReadRules::new(self.max_file_size)
+    }
+
+    /// Opens the walked file `name` of the folder `dir` (at `rel`) for
+    /// reading, or says why it is skipped: relative to the folder the walk
+    /// listed, without following a link or blocking on a FIFO swapped in
+    /// since the listing. This is the one place a walked file is opened.
+    fn open_at(&self, rel: &str, dir: &DirHandle, name: &OsStr) -> Opened<'_> {
+        match confine::open_file(dir, name) {
+            Ok(file) => Opened::File(file, self.read_rules()),
+            Err(e) => self.open_error(rel, &e),
+        }
+    }
+
+    /// The skip for a file that could not be opened.
+    pub(super) fn open_error(&self, rel: &str, e: &io::Error) -> Opened<'_> {
+        let reason = if e.kind() == io::ErrorKind::NotFound {
+            SkipReason::Vanished
+        } else if confine::is_swapped(e) {
+            SkipReason::Changed
+        } else if confine::is_socket(e) {
+            return Opened::Skip(SkippedInput::new(rel, SkipReason::Special));
+        } else {
+            SkipReason::Unreadable
+        };
+        Opened::Skip(SkippedInput::new(rel, reason).with_detail(e.to_string()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+    use std::sync::Arc;
+    use std::sync::atomic::Ordering as AtomicOrdering;
+    use std::time::Duration;
+
+    use super::super::{Hook, Tree, tree_with};
+    use crate::search::reader::ReadRules;
+    use crate::{Corpus, Limits, Query, SkipReason};
+
+    #[test]
+    fn a_file_deleted_between_walk_and_read_is_counted_as_vanished() {
+        for threads in [1, 3] {
+            let (_dir, mut tree) =
+                tree_with(&[("a.txt", "x\n"), ("b.txt", "x\n"), ("c.txt", "x\n")]);
+            tree.threads = threads;
+            tree.solo = Duration::ZERO;
+            tree.before_read = Some(Hook(Arc::new(|path: &Path| {
+                if path.ends_with("b.txt") {
+                    let _ = std::fs::remove_file(path);
+                }
+            })));
+            let found = tree
+                .search(&Query::literal("x"), &Limits::new(), None)
+                .unwrap();
+            let paths: Vec<&str> = found.iter().map(|m| m.path.as_str()).collect();
+            assert_eq!(paths, ["a.txt", "c.txt"]);
+            assert_eq!(found.skipped().count(&SkipReason::Vanished), 1);
+            assert_eq!(found.skipped().sample()[0].path(), "b.txt");
+            // The answer may be missing b.txt's lines: it must not claim to be complete.
+            assert!(found.completeness().is_exact());
+            assert!(!found.is_complete());
+        }
+    }
+
+    #[test]
+    fn an_unreadable_file_is_counted_and_the_search_goes_on() {
+        // Tests run as root, where permissions do not stop reads: replace the
+        // file by a folder between walk and read, which open-for-read refuses.
+        let (_dir, mut tree) = tree_with(&[("a.txt", "x\n"), ("b.txt", "x\n")]);
+        tree.threads = 2;
+        tree.solo = Duration::ZERO;
+        tree.before_read = Some(Hook(Arc::new(|path: &Path| {
+            if path.ends_with("a.txt") && path.is_file() {
+                std::fs::remove_file(path).unwrap();
+                std::fs::create_dir(path).unwrap();
+            }
+        })));
+        let found = tree
+            .search(&Query::literal("x"), &Limits::new(), None)
+            .unwrap();
+        assert_eq!(found.len(), 1);
+        assert_eq!(found.items()[0].path, "b.txt");
+        assert_eq!(found.skipped().count(&SkipReason::Unreadable), 1);
+        assert!(found.skipped().sample()[0].detail().is_some());
+        assert!(!found.is_complete());
+        let json = serde_json::to_value(&found).unwrap();
+        assert_eq!(json["complete"], false);
+        assert_eq!(json["skipped"]["by_reason"]["unreadable"], 1);
+    }
+
+    /// A tree of one file, read through blocks of `block` bytes.
+    fn small_blocks(name: &str, text: &[u8], block: usize) -> (tempfile::TempDir, Tree) {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join(name), text).unwrap();
+        let mut tree = Tree::new(dir.path()).unwrap();
+        tree.rules = Some(ReadRules {
+            block,
+            max_line: 4 * block,
+            max_file_size: None,
+        });
+        (dir, tree)
+    }
+
+    /// The lines holding `needle`, by a plain scan: (number, offset, text);
+    /// `None` for a file holding a NUL.
+    fn naive(text: &[u8], needle: &str) -> Option<Vec<(u64, u64, String)>> {
+        if text.contains(&0) {
+            return None;
+        }
+        let mut out = Vec::new();
+        let mut offset = 0;
+        for (i, line) in text.split_inclusive(|&b| b == b'\n').enumerate() {
+            let content = line.strip_suffix(b"\n").unwrap_or(line);
+            let content = content.strip_suffix(b"\r").unwrap_or(content);
+            let shown = String::from_utf8_lossy(content).into_owned();
+            if shown.contains(needle) {
+                out.push((i as u64 + 1, offset, shown));
+            }
+            offset += line.len() as u64;
+        }
+        Some(out)
+    }
+
+    #[test]
+    fn a_file_that_changes_while_read_is_skipped_as_changed() {
+        let text = "line with x\n".repeat(100);
+        type Change = fn(&Path);
+        let changes: [(&str, Change); 3] = [
+            ("grown", |path| {
+                let mut f = std::fs::OpenOptions::new().append(true).open(path).unwrap();
+                std::io::Write::write_all(&mut f, b"x appended\n").unwrap();
+            }),
+            ("truncated", |path| {
+                let f = std::fs::OpenOptions::new().write(true).open(path).unwrap();
+                f.set_len(200).unwrap();
+            }),
+            ("rewritten", |path| {
+                // The same size, other bytes: only the time of change says so.
+                std::thread::sleep(Duration::from_millis(20));
+                let text = "LINE WITH Y\n".repeat(100);
+                std::fs::write(path, text).unwrap();
+            }),
+        ];
+        for (what, change) in changes {
+            for threads in [1, 4] {
+                let (_dir, mut tree) = small_blocks("f.txt", text.as_bytes(), 64);
+                tree.threads = threads;
+                tree.solo = Duration::ZERO;
+                let done = Arc::new(std::sync::atomic::AtomicBool::new(false));
+                let flag = Arc::clone(&done);
+                tree.after_read = Some(Hook(Arc::new(move |path: &Path| {
+                    // Once, after the first read.
+                    if !flag.swap(true, AtomicOrdering::SeqCst) {
+                        change(path);
+                    }
+                })));
+                let found = tree
+                    .search(&Query::literal("x"), &Limits::new(), None)
+                    .unwrap();
+                assert!(
+                    found.is_empty(),
+                    "{what}, {threads} threads: {:?}",
+                    found.items()
+                );
+                assert_eq!(
+                    found.skipped().count(&SkipReason::Changed),
+                    1,
+                    "{what}, {threads} threads"
+                );
+                assert!(!found.is_complete(), "{what}");
+                // Unchanged since, it reads whole.
+                tree.after_read = None;
+                let again = tree
+                    .search(&Query::literal("x"), &Limits::new(), None)
+                    .unwrap();
+                assert!(again.is_complete(), "{what}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_line_longer_than_the_most_held_skips_the_file_as_long_line() {
+        let mut text = b"x short\n".to_vec();
+        text.extend(std::iter::repeat_n(b'a', 1000));
+        text.extend_from_slice(b"x\nx after\n");
+        let (_dir, tree) = small_blocks("f.txt", &text, 64); // holds 256 bytes
+        let found = tree
+            .search(&Query::literal("x"), &Limits::new(), None)
+            .unwrap();
+        assert!(found.is_empty());
+        assert_eq!(found.skipped().count(&SkipReason::LongLine), 1);
+        assert!(!found.is_complete());
+        // A line that fits once the buffer grows is searched.
+        let (_dir, tree) = small_blocks("f.txt", &text, 512);
+        let found = tree
+            .search(&Query::literal("x"), &Limits::new(), None)
+            .unwrap();
+        assert_eq!(found.len(), 3);
+        assert_eq!(found.items()[1].byte_offset, 8);
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig { cases: 64, ..Default::default() })]
+
+        /// Blocks of a few bytes put chunk ends everywhere: the lines found
+        /// are those of a plain scan, with CRLF, no final newline and NULs
+        /// at any depth, in every mode, and pages rebuild them.
+        #[test]
+        fn reading_in_small_blocks_matches_a_naive_scan(
+            lines in proptest::collection::vec(
+                proptest::string::string_regex("[ax\\r\\x00]{0,40}").unwrap(), 0..40),
+            final_newline: bool,
+            block in 8usize..48,
+            threads in 1usize..=4,
+        ) {
+            let mut text = lines.join("\n");
+            if final_newline && !text.is_empty() {
+                text.push('\n');
+            }
+            let (_dir, mut tree) = small_blocks("f.txt", text.as_bytes(), block);
+            tree.threads = threads;
+            tree.solo = Duration::ZERO;
+            tree.rules = Some(ReadRules { block, max_line: 1 << 20, max_file_size: None });
+            let query = Query::literal("x");
+            let found = tree.search(&query, &Limits::new(), None).unwrap();
+            let got: Vec<(u64, u64, String)> = found
+                .iter()
+                .map(|m| (m.line_number, m.byte_offset, m.line.clone()))
+                .collect();
+            let count = tree.count(&query, &Limits::new(), None).unwrap();
+            let files = tree.files_with_matches(&query, &Limits::new(), None).unwrap();
+            match naive(text.as_bytes(), "x") {
+                None => {
+                    proptest::prop_assert!(got.is_empty());
+                    proptest::prop_assert_eq!(found.skipped().count(&SkipReason::Binary), 1);
+                    proptest::prop_assert_eq!(count.skipped().count(&SkipReason::Binary), 1);
+                    proptest::prop_assert_eq!(files.skipped().count(&SkipReason::Binary), 1);
+                }
+                Some(want) => {
+                    proptest::prop_assert!(found.is_complete());
+                    proptest::prop_assert_eq!(&got, &want);
+                    let n = count.items().first().map_or(0, |c| c.count);
+                    proptest::prop_assert_eq!(n, want.len() as u64);
+                    proptest::prop_assert_eq!(files.len(), usize::from(!want.is_empty()));
+                    let mut paged = Vec::new();
+                    let mut cursor = None;
+                    loop {
+                        let page = tree
+                            .search(&query, &Limits::new().limit(2), cursor.as_ref())
+                            .unwrap();
+                        paged.extend(page.iter().map(|m| (m.line_number, m.byte_offset, m.line.clone())));
+                        match page.next_cursor() {
+                            Some(c) => cursor = Some(c.clone()),
+                            None => break,
+                        }
+                    }
+                    proptest::prop_assert_eq!(paged, want);
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,158 @@
+//! The tree as the engine's `Source`: its identity for cursors, and the
+//! paths a caller names (path filters, `find_in_file`, `excerpt`, a
+//! cursor's position), found, stamped and opened name by name from the
+//! root's handle. The walk's files take the scheduler's way
+//! (`schedule.rs`).
+
+use std::ffi::OsString;
+use std::ops::ControlFlow;
+
+use super::Tree;
+use crate::error::{Error, ErrorKind};
+use crate::search::confine::{self, Kind, Target, Unresolved};
+use crate::search::engine::{FileOutcome, Plan};
+use crate::search::path::{parse_position, parse_tree_path};
+use crate::search::reader::Opened;
+use crate::search::{Resolved, Source};
+use crate::{Fingerprint, SkipReason, SkippedInput};
+
+impl Tree {
+    /// Finds the caller's path `path` (read as `names`) name by name
+    /// from the root's handle. A link on the way is refused unless links
+    /// are followed; hidden and ignore rules do not apply to a named path.
+    fn locate(&self, path: &str, names: Vec<Vec<u8>>) -> Result<Target, Error> {
+        let components = names.into_iter().map(os_name).collect();
+        confine::resolve(&self.root_dir, &self.root, components, self.follow_links).map_err(|why| {
+            match why {
+                Unresolved::Outside => ErrorKind::OutsideRoot {
+                    path: path.to_owned(),
+                }
+                .into(),
+                Unresolved::Link => Error::invalid_argument(
+                    "path",
+                    format!(
+                        "{path:?} goes through a symbolic link, and this tree does not follow links"
+                    ),
+                ),
+                Unresolved::Loop => Error::invalid_argument(
+                    "path",
+                    format!("{path:?} goes through a loop of symbolic links"),
+                ),
+                Unresolved::Missing(_) => ErrorKind::NotFound {
+                    path: path.to_owned(),
+                }
+                .into(),
+            }
+        })
+    }
+}
+
+/// A file name from its bytes.
+#[cfg(unix)]
+fn os_name(bytes: Vec<u8>) -> OsString {
+    std::os::unix::ffi::OsStringExt::from_vec(bytes)
+}
+
+/// A file name from its bytes (valid UTF-8 elsewhere than on unix, where
+/// names are not bytes).
+#[cfg(not(unix))]
+fn os_name(bytes: Vec<u8>) -> OsString {
+    OsString::from(String::from_utf8_lossy(&bytes).into_owned())
+}
+
+impl Source for Tree {
+    fn fingerprint(&self) -> u64 {
+        Fingerprint::of(&(
+            "tree",
+            &self.root,
+            self.hidden,
+            self.gitignore,
+            &self.globs,
+            self.max_file_size,
+        ))
+        .as_u64()
+    }
+
+    fn generation(&self) -> Option<u64> {
+        None
+    }
+
+    fn resolve(&self, path: &str) -> Result<Resolved, Error> {
+        let (names, rel) = parse_tree_path(path, &self.root)?;
+        let target = self.locate(path, names)?;
+        Ok(Resolved {
+            // A FIFO or device named by the caller is a file here: it is
+            // never opened, and the reader counts it as `special`.
+            is_file: target.kind != Kind::Dir,
+            path: rel,
+        })
+    }
+
+    fn check_position(&self, path: &str) -> Result<(), Error> {
+        match parse_position(path) {
+            Some(_) => Ok(()),
+            None => Err(Error::cursor_out_of_range(format!(
+                "it names {path:?}, which is not a path of this tree"
+            ))),
+        }
+    }
+
+    fn stamp(&self, path: &str) -> u64 {
+        let Some(mut names) = parse_position(path) else {
+            return 0;
+        };
+        let Some(last) = names.pop() else {
+            return 0;
+        };
+        let folders = names.into_iter().map(os_name).collect();
+        let Ok(target) = confine::resolve(&self.root_dir, &self.root, folders, self.follow_links)
+        else {
+            return 0;
+        };
+        let folder = match &target.name {
+            Some(name) => match confine::open_dir(&target.parent, name) {
+                Ok(folder) => folder,
+                Err(_) => return 0,
+            },
+            None => target.parent,
+        };
+        confine::stamp_at(&folder, &os_name(last)).unwrap_or(0)
+    }
+
+    fn open(&self, path: &str) -> Opened<'_> {
+        let not_read = |reason: SkipReason, detail: String| {
+            Opened::Skip(SkippedInput::new(path, reason).with_detail(detail))
+        };
+        let (names, rel) = match parse_tree_path(path, &self.root) {
+            Ok(parsed) => parsed,
+            Err(e) => return not_read(SkipReason::Unreadable, e.to_string()),
+        };
+        let target = match self.locate(path, names) {
+            Ok(target) => target,
+            Err(e) if matches!(e.kind(), ErrorKind::NotFound { .. }) => {
+                return not_read(SkipReason::Vanished, e.to_string());
+            }
+            Err(e) => return not_read(SkipReason::Unreadable, e.to_string()),
+        };
+        let Some(name) = target.name else {
+            return not_read(SkipReason::Unreadable, "the root is a folder".to_owned());
+        };
+        // Name by name from the root's handle, no link followed on the
+        // way, and a FIFO or device refused before any read can block.
+        match confine::open_regular(&target.parent, &name) {
+            Ok(confine::Opened::File(file, _)) => Opened::File(file, self.read_rules()),
+            Ok(confine::Opened::Special) => {
+                Opened::Skip(SkippedInput::new(&rel, SkipReason::Special))
+            }
+            Err(e) => self.open_error(&rel, &e),
+        }
+    }
+
+    fn run(
+        &self,
+        plan: &Plan<'_>,
+        take: &mut dyn FnMut(FileOutcome<'_>) -> ControlFlow<()>,
+    ) -> Result<(), Error> {
+        self.schedule(plan, take)
+    }
+}
