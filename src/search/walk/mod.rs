@@ -16,28 +16,27 @@
 //! them; then only while they stay inside the root, and never into a
 //! folder the walk is already in).
 //!
-//! At most `MAX_HANDLES` folder handles are held: in a deeper tree the
-//! outer folders' handles are closed, and reopened from the nearest
-//! folder still open, name by name, when the walk comes back to them.
+//! The query's scope is `scope.rs`, the ignore rules are `rules.rs`, and
+//! the bound on the folder handles held is `handles.rs`.
 
-use std::cmp::Ordering;
 use std::ffi::{OsStr, OsString};
 use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use ignore::Match as Verdict;
-use ignore::gitignore::{Gitignore, GitignoreBuilder};
-use ignore::overrides::{Override, OverrideBuilder};
+use ignore::gitignore::Gitignore;
 
 use crate::error::Error;
 use crate::search::confine::{self, DirHandle, Identity, Kind, Unresolved};
-use crate::search::path::{is_within, may_hold, push_name};
+use crate::search::path::push_name;
 use crate::{SkipReason, SkippedInput};
 
-/// The most folder handles the walk keeps open at once (besides the
-/// root's, and those of folders entered through a followed link).
-const MAX_HANDLES: usize = 64;
+mod handles;
+mod rules;
+mod scope;
+
+use rules::{rules_above, rules_of};
+use scope::QueryScope;
 
 /// What the walk hands on: a file to search (its folder's handle and its
 /// name there), or an input left out.
@@ -97,14 +96,13 @@ struct Frame {
 /// The walk, as an iterator of jobs in path order.
 pub(crate) struct Walk<'a> {
     options: WalkOptions<'a>,
-    overrides: Option<Override>,
+    /// The resume point, the path filters and the globs.
+    scope: QueryScope<'a>,
     /// The rules above the root: those of the root's parents up to the
     /// repository's root, innermost first.
     base_rules: Vec<Gitignore>,
     /// The folders being walked, innermost last.
     stack: Vec<Frame>,
-    /// Where to resume (see `WalkOptions::start`).
-    start: Option<Vec<Vec<u8>>>,
     /// How many frames hold a handle that may be closed.
     open: usize,
     /// A skip found while entering the root, handed on first.
@@ -119,25 +117,15 @@ impl<'a> Walk<'a> {
     /// # Errors
     ///
     /// An invalid argument when a glob does not parse.
-    pub(crate) fn new(options: WalkOptions<'a>) -> Result<Walk<'a>, Error> {
-        let overrides = if options.globs.is_empty() {
-            None
-        } else {
-            let mut builder = OverrideBuilder::new(options.root);
-            for glob in options.globs {
-                builder.add(glob).map_err(|e| {
-                    Error::invalid_argument("globs", format!("bad glob {glob:?}: {e}"))
-                })?;
-            }
-            let built = builder
-                .build()
-                .map_err(|e| Error::invalid_argument("globs", e.to_string()))?;
-            Some(built)
-        };
-        let start = options.start.clone();
+    pub(crate) fn new(mut options: WalkOptions<'a>) -> Result<Walk<'a>, Error> {
+        let scope = QueryScope::new(
+            options.root,
+            options.globs,
+            options.start.take(),
+            options.filters,
+        )?;
         let mut walk = Walk {
-            start,
-            overrides,
+            scope,
             base_rules: Vec::new(),
             stack: Vec::new(),
             open: 0,
@@ -175,50 +163,12 @@ impl<'a> Walk<'a> {
                     id,
                     rules,
                     entries: entries.into_iter(),
-                    on_start_path: walk.start.is_some(),
+                    on_start_path: walk.scope.resumes(),
                 });
             }
             Err(e) => walk.pending = Some(unlisted(String::new(), &e)),
         }
         Ok(walk)
-    }
-
-    /// The innermost folder's handle, reopened if it was closed.
-    fn top_handle(&mut self) -> io::Result<Arc<DirHandle>> {
-        let top = self.stack.len() - 1;
-        if let Some(dir) = &self.stack[top].dir {
-            return Ok(Arc::clone(dir));
-        }
-        // The root's handle is never closed, so one is found.
-        let open = (0..top)
-            .rev()
-            .find(|&i| self.stack[i].dir.is_some())
-            .unwrap_or(0);
-        let mut dir = Arc::clone(
-            self.stack[open]
-                .dir
-                .as_ref()
-                .ok_or_else(|| io::Error::other("the root's handle is closed"))?,
-        );
-        for frame in &self.stack[open + 1..=top] {
-            dir = Arc::new(confine::open_dir(&dir, &frame.name)?);
-        }
-        self.stack[top].dir = Some(Arc::clone(&dir));
-        self.open += 1;
-        self.close_extra();
-        Ok(dir)
-    }
-
-    /// Closes the outermost closable handles beyond `MAX_HANDLES`.
-    fn close_extra(&mut self) {
-        let mut i = 1;
-        while self.open > MAX_HANDLES && i < self.stack.len() {
-            let frame = &mut self.stack[i];
-            if !frame.via_link && frame.dir.take().is_some() {
-                self.open -= 1;
-            }
-            i += 1;
-        }
     }
 
     /// Enters a folder: lists it through `dir` and pushes it.
@@ -289,42 +239,17 @@ impl<'a> Walk<'a> {
         // A link the walk follows may lead to a folder.
         let may_be_dir = is_dir || (kind == Kind::Link && self.options.follow_links);
         // The query's scope: before the resume point, or outside the path
-        // filters, an entry is passed over without a word.
-        let on_start_path = match (&self.start, frame.on_start_path) {
-            (Some(start), true) => {
-                let depth = self.stack.len() - 1;
-                match start.get(depth).map(|s| name.as_encoded_bytes().cmp(s)) {
-                    Some(Ordering::Less) => return None,
-                    Some(Ordering::Equal) => {
-                        // The folder that holds the resume point, or the
-                        // resume point itself.
-                        let inside = start.len() > depth + 1;
-                        if inside && !may_be_dir {
-                            return None;
-                        }
-                        inside
-                    }
-                    _ => false,
-                }
-            }
-            _ => false,
-        };
-        let filters = self.options.filters;
-        if may_be_dir {
-            if !may_hold(&rel, filters) {
-                return None;
-            }
-        } else if !filters.is_empty() && !filters.iter().any(|f| is_within(&rel, f)) {
+        // filters or the globs, an entry is passed over without a word.
+        let depth = self.stack.len() - 1;
+        let on_start_path =
+            self.scope
+                .after_start(depth, &name, frame.on_start_path, may_be_dir)?;
+        if !self.scope.admits(&rel, &abs, is_dir, may_be_dir) {
             return None;
-        }
-        if let Some(overrides) = &self.overrides {
-            if overrides.matched(&abs, is_dir).is_ignore() {
-                return None;
-            }
         }
         // A path the caller names, and the folders on the way to it, are
         // searched whatever the hidden and ignore rules say.
-        let named = !filters.is_empty() && filters.iter().any(|f| is_within(f, &rel));
+        let named = self.scope.names(&rel);
         // Policy: left out, and counted.
         if !named {
             if !self.options.hidden && name.as_encoded_bytes().starts_with(b".") {
@@ -407,19 +332,11 @@ impl<'a> Walk<'a> {
         }
     }
 
-    /// Returns true when the entry at `abs` is ignored: the rules of the
-    /// nearest folder that has a say decide (a `!` rule there lets it back
-    /// in).
+    /// Returns true when the entry at `abs` is ignored by the rules of the
+    /// folders the walk is in, or of those above the root.
     fn is_ignored(&self, abs: &Path, is_dir: bool) -> bool {
         let inner = self.stack.iter().rev().filter_map(|f| f.rules.as_ref());
-        for rules in inner.chain(self.base_rules.iter()) {
-            match rules.matched(abs, is_dir) {
-                Verdict::Ignore(_) => return true,
-                Verdict::Whitelist(_) => return false,
-                Verdict::None => {}
-            }
-        }
-        false
+        rules::is_ignored(inner.chain(self.base_rules.iter()), abs, is_dir)
     }
 }
 
@@ -477,93 +394,11 @@ fn changed_or_unlisted(rel: String, e: &io::Error) -> SkippedInput {
     }
 }
 
-/// The rules of the folders above the root: its parents', up to the
-/// first that holds a `.git` (the repository's root), or to the top when
-/// there is none; innermost first. Their ignore files are outside the
-/// root, and read as the ones inside are: through the folder's handle,
-/// never through a link, only when regular, and within a size cap.
-fn rules_above(root: &Path) -> Vec<Gitignore> {
-    let mut rules = Vec::new();
-    for dir in root.ancestors().skip(1) {
-        let Ok(handle) = confine::open_root(dir) else {
-            break;
-        };
-        let is_repo = confine::kind_at(&handle, OsStr::new(".git")).is_ok();
-        let names = [".gitignore", ".ignore"].into_iter();
-        if let Some(found) = build_rules(&handle, dir, is_repo, names) {
-            rules.push(found);
-        }
-        if is_repo {
-            break;
-        }
-    }
-    rules
-}
-
-/// The rules of a folder the walk enters, from its listing: no file
-/// system call at all for a folder without ignore files.
-fn rules_of(dir: &DirHandle, abs: &Path, entries: &[(OsString, Kind)]) -> Option<Gitignore> {
-    let listed = |name: &str| entries.iter().any(|(n, _)| n == name);
-    let is_repo = listed(".git");
-    let names = [".gitignore", ".ignore"]
-        .into_iter()
-        .filter(|name| listed(name));
-    build_rules(dir, abs, is_repo, names)
-}
-
-/// Builds the rules of the folder `dir` (at `abs`) from its ignore files
-/// named `names` (a later file wins over an earlier one) and, for a
-/// repository's root, `.git/info/exclude` first; `None` when there are
-/// none. Each file is read through `dir`'s handle, without following a
-/// link, only when regular and no larger than `confine::MAX_IGNORE_FILE`.
-fn build_rules<'n>(
-    dir: &DirHandle,
-    abs: &Path,
-    is_repo: bool,
-    names: impl Iterator<Item = &'n str>,
-) -> Option<Gitignore> {
-    let mut builder = GitignoreBuilder::new(abs);
-    let mut any = false;
-    if is_repo {
-        let exclude = confine::open_dir(dir, OsStr::new(".git"))
-            .and_then(|git| confine::open_dir(&git, OsStr::new("info")))
-            .ok()
-            .and_then(|info| confine::read_small(&info, OsStr::new("exclude")));
-        if let Some(bytes) = exclude {
-            add_lines(&mut builder, &abs.join(".git/info/exclude"), &bytes);
-            any = true;
-        }
-    }
-    for name in names {
-        if let Some(bytes) = confine::read_small(dir, OsStr::new(name)) {
-            add_lines(&mut builder, &abs.join(name), &bytes);
-            any = true;
-        }
-    }
-    if !any {
-        return None;
-    }
-    builder.build().ok()
-}
-
-/// Adds an ignore file's lines; a bad line is skipped, the rest applies.
-fn add_lines(builder: &mut GitignoreBuilder, from: &Path, bytes: &[u8]) {
-    let text = String::from_utf8_lossy(bytes);
-    for (i, line) in text.lines().enumerate() {
-        let line = if i == 0 {
-            line.trim_start_matches('\u{feff}')
-        } else {
-            line
-        };
-        let _ = builder.add_line(Some(from.to_path_buf()), line);
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn options<'a>(root: &'a Path, root_dir: &'a Arc<DirHandle>) -> WalkOptions<'a> {
+    pub(super) fn options<'a>(root: &'a Path, root_dir: &'a Arc<DirHandle>) -> WalkOptions<'a> {
         WalkOptions {
             root,
             root_dir,
@@ -624,48 +459,6 @@ mod tests {
                 "a.txt",
                 "b.txt"
             ]
-        );
-    }
-
-    /// The handles this process holds open.
-    fn open_handles() -> usize {
-        std::fs::read_dir("/proc/self/fd").map_or(0, Iterator::count)
-    }
-
-    #[test]
-    #[cfg(target_os = "linux")]
-    fn a_deep_walk_holds_a_bounded_number_of_handles() {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path().canonicalize().unwrap();
-        // 400 levels: within what a path may name, and far more than the
-        // handles the walk may hold.
-        let mut deep = root.clone();
-        for _ in 0..400 {
-            deep.push("d");
-        }
-        std::fs::create_dir_all(&deep).unwrap();
-        std::fs::write(deep.join("f.txt"), "x\n").unwrap();
-        std::fs::write(root.join("d/z.txt"), "x\n").unwrap();
-        let before = open_handles();
-        let handle = Arc::new(confine::open_root(&root).unwrap());
-        let mut walk = Walk::new(options(&root, &handle)).unwrap();
-        let mut most = 0;
-        let mut files = Vec::new();
-        for job in walk.by_ref() {
-            most = most.max(open_handles());
-            if let Job::File { rel, .. } = job {
-                files.push(rel);
-            }
-        }
-        assert_eq!(files.len(), 2);
-        assert!(
-            files[0].ends_with("/d/f.txt") && files[1] == "d/z.txt",
-            "{files:?}"
-        );
-        // Other tests of this process open files meanwhile: leave room.
-        assert!(
-            most < before + MAX_HANDLES + 32,
-            "{most} handles open, {before} before the walk"
         );
     }
 }
