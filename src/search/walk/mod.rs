@@ -63,6 +63,7 @@ pub(crate) struct WalkOptions<'a> {
     pub(crate) globs: &'a [String],
     /// Where to resume, as the names (bytes) from the root of the input
     /// to begin with: inputs before it, in walk order, are passed over.
+    /// The walk's scope takes it.
     pub(crate) start: Option<Vec<Vec<u8>>>,
     /// Normalized path filters; empty for the whole corpus.
     pub(crate) filters: &'a [String],
@@ -74,8 +75,9 @@ struct Frame {
     dir: Option<Arc<DirHandle>>,
     /// Its name in its parent folder; empty for the root.
     name: OsString,
-    /// Entered through a followed link: its handle is kept, since its
-    /// name does not lead to it without following the link.
+    /// Entered through a followed link, or the root: its handle is kept
+    /// and not counted in `Walk::open` (a link's name does not lead to
+    /// its folder without following the link).
     via_link: bool,
     abs: PathBuf,
     /// The path relative to the root, `/`-separated; empty for the root.
