@@ -69,6 +69,10 @@ impl Source for Tree {
             self.gitignore,
             &self.globs,
             self.max_file_size,
+            // Both change which files the walk reaches; the thread settings
+            // do not change the answer and are left out.
+            self.follow_links,
+            self.parent_ignores,
         ))
         .as_u64()
     }
