@@ -177,9 +177,9 @@ pub enum TryError<T, E> {
     /// The source yielded an error.
     Source(Box<Interrupted<T, E>>),
     /// Strict mode was asked for and the result is not complete; it holds
-    /// the result. (The infallible forms report this as
-    /// [`ErrorKind::Incomplete`](crate::ErrorKind::Incomplete); this form
-    /// needs no `'static`, `Send` or `Sync` items.)
+    /// the result, items and all. (The infallible forms report this as
+    /// [`ErrorKind::Incomplete`](crate::ErrorKind::Incomplete), holding
+    /// the result in its wire form.)
     Incomplete(Incomplete<T>),
 }
 
@@ -593,7 +593,7 @@ fn finish<T: Serialize, E>(
     Ok(bounded)
 }
 
-fn into_query_error<T: Send + Sync + 'static>(error: TryError<T, Infallible>) -> Error {
+fn into_query_error<T: Serialize>(error: TryError<T, Infallible>) -> Error {
     match error {
         TryError::Query(e) => e,
         TryError::Incomplete(incomplete) => Error::incomplete(incomplete.into_bounded()),
@@ -625,7 +625,9 @@ impl Limits {
     /// - [`ErrorKind::Serialize`](crate::ErrorKind::Serialize) when an item
     ///   fails to serialize;
     /// - [`ErrorKind::Incomplete`](crate::ErrorKind::Incomplete) in
-    ///   [strict](Self::strict) mode, holding the partial result.
+    ///   [strict](Self::strict) mode, holding the partial result in its
+    ///   wire form ([`Error::partial`]). The items need not be `'static`,
+    ///   `Send` or `Sync`: they are serialized when the error is made.
     ///
     /// # Example
     ///
@@ -643,7 +645,7 @@ impl Limits {
     pub fn collect<I>(&self, items: I) -> Result<Bounded<I::Item>, Error>
     where
         I: IntoIterator,
-        I::Item: Serialize + Send + Sync + 'static,
+        I::Item: Serialize,
     {
         let mut collector = Collector::new(self);
         let mut iter = items.into_iter();
@@ -741,7 +743,7 @@ impl Limits {
     ) -> Result<Bounded<I::Item>, Error>
     where
         I: IntoIterator,
-        I::Item: Serialize + Send + Sync + 'static,
+        I::Item: Serialize,
     {
         let iter = items.into_iter().map(Ok::<_, Infallible>);
         self.page_from(scope, cursor, Checked::infallible(iter, |_: &I::Item| true))
@@ -892,7 +894,7 @@ impl Limits {
     where
         S: FnMut(KeyRequest<K>) -> I,
         I: IntoIterator,
-        I::Item: Serialize + Send + Sync + 'static,
+        I::Item: Serialize,
         K: CursorKey + Ord + Clone,
         F: Fn(&I::Item) -> K,
     {
