@@ -31,7 +31,8 @@ impl Limits {
     /// - [`ErrorKind::BudgetTooSmall`](crate::ErrorKind::BudgetTooSmall)
     ///   when `max_bytes` cannot hold even a response with no items;
     /// - [`ErrorKind::Serialize`](crate::ErrorKind::Serialize) when an item
-    ///   fails to serialize;
+    ///   fails to serialize: while it is measured for the byte budget, or,
+    ///   in strict mode, while what was found is written into the error;
     /// - [`ErrorKind::Incomplete`](crate::ErrorKind::Incomplete) in
     ///   [strict](Self::strict) mode, holding the partial result in its
     ///   wire form ([`Error::partial`]). The items need not be `'static`,
