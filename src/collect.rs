@@ -95,7 +95,7 @@ pub(crate) struct Finished<T> {
     pub(crate) disclosure: Disclosure,
 }
 
-impl<T: Send + Sync + 'static> Finished<T> {
+impl<T: Serialize> Finished<T> {
     /// The result, or in strict mode an error holding it when it is not
     /// complete.
     pub(crate) fn into_bounded(self, strict: bool) -> Result<Bounded<T>, Error> {
@@ -369,10 +369,7 @@ impl<T: Serialize> Collector<T> {
         cursor_for: impl Fn(&[T]) -> Option<Cursor>,
         total_hint: Option<Total>,
         strict: bool,
-    ) -> Result<Bounded<T>, Error>
-    where
-        T: Send + Sync + 'static,
-    {
+    ) -> Result<Bounded<T>, Error> {
         self.finish_parts(cursor_for, total_hint)?
             .into_bounded(strict)
     }

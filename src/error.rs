@@ -1,17 +1,21 @@
 //! The crate's error type.
 
-use std::any::Any;
 use std::fmt;
 use std::path::PathBuf;
 
-use crate::{Bounded, Completeness, Disclosure};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use crate::{Bounded, Completeness, Disclosure, Streamed};
 
 /// The error of every fallible call in candor.
 ///
 /// It is opaque so that new kinds and fields are not breaking changes:
 /// [`Error::kind`] says what went wrong. A strict-mode error (see
-/// [`Limits::strict`](crate::Limits::strict)) also holds the partial result,
-/// which [`Error::into_partial`] gives back.
+/// [`Limits::strict`](crate::Limits::strict)) also holds what was found, in
+/// its wire form: [`Error::partial`] shows it, [`Error::into_partial`]
+/// decodes it.
 ///
 /// # Example
 ///
@@ -26,7 +30,15 @@ pub struct Error(Box<Inner>);
 
 struct Inner {
     kind: ErrorKind,
-    partial: Option<Box<dyn Any + Send + Sync>>,
+    partial: Option<Partial>,
+}
+
+/// What a strict-mode error found.
+enum Partial {
+    /// A result's items in their wire form, with its disclosure.
+    Items(Bounded<Value>),
+    /// The end of a stream (the items were handed on as they came).
+    Stream(Streamed),
 }
 
 /// What went wrong.
@@ -117,8 +129,9 @@ pub enum ErrorKind {
         /// `needed`.
         needed: usize,
     },
-    /// Strict mode was asked for and the result is not complete. The
-    /// partial result is kept: see [`Error::into_partial`].
+    /// Strict mode was asked for and the result is not complete. What was
+    /// found is kept, in its wire form: see [`Error::partial`] and
+    /// [`Error::into_partial`].
     #[error("incomplete result in strict mode: {summary}")]
     Incomplete {
         /// Why the result is incomplete, in one line.
@@ -169,37 +182,77 @@ impl Error {
         &self.0.kind
     }
 
-    /// Gives back the partial result of a strict-mode error, if this error
-    /// holds one of item type `T`; otherwise gives the error back.
+    /// What a strict-mode error found, in its wire form: the items as
+    /// JSON values (as [`serde_json::to_value`] writes them) and the
+    /// disclosure unchanged. `None` for other errors, and for the end of a
+    /// stream ([`stream_end`](Self::stream_end)).
+    ///
+    /// The items need not be `'static`, `Send` or `Sync`: they were
+    /// serialized when the error was made. [`Bounded::to_json`] gives the
+    /// wire JSON of what was found (object keys in the order of
+    /// `serde_json::Map`: sorted, unless serde_json's `preserve_order`
+    /// feature is on).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use candor::{Limits, Total};
+    /// use serde_json::json;
+    /// let words = String::from("ant bee cat");
+    /// // Borrowed items: `&str` slices of a local string.
+    /// let err = Limits::new().limit(2).strict(true).collect(words.split(' ')).unwrap_err();
+    /// let partial = err.partial().expect("strict errors keep what was found");
+    /// assert_eq!(partial.items(), &[json!("ant"), json!("bee")]);
+    /// assert_eq!(partial.total(), Total::AtLeast(3));
+    /// ```
+    #[must_use]
+    pub fn partial(&self) -> Option<&Bounded<Value>> {
+        match &self.0.partial {
+            Some(Partial::Items(wire)) => Some(wire),
+            Some(Partial::Stream(_)) | None => None,
+        }
+    }
+
+    /// Decodes what a strict-mode error found as items of type `T`, with
+    /// the disclosure unchanged; gives the error back when it holds no
+    /// partial result or the items do not decode as `T`.
+    ///
+    /// Any type that reads the items' wire form will do: the type the
+    /// query returned if it implements `Deserialize`, or an owned
+    /// counterpart of borrowed items (`String` for `&str`).
     ///
     /// # Errors
     ///
-    /// Returns `self` unchanged when it holds no partial result of type `T`.
+    /// Returns `self` unchanged when it holds no partial result (see
+    /// [`partial`](Self::partial)) or an item does not decode as `T`.
     ///
     /// # Example
     ///
     /// ```
     /// use candor::Limits;
     /// let err = Limits::new().limit(2).strict(true).collect(0..5u32).unwrap_err();
+    /// // Not strings: the error comes back, partial result and all.
+    /// let err = err.into_partial::<String>().unwrap_err();
     /// let partial = err.into_partial::<u32>().expect("strict errors keep the result");
     /// assert_eq!(partial.items(), &[0, 1]);
     /// ```
-    pub fn into_partial<T: 'static>(self) -> Result<Bounded<T>, Error> {
-        let Inner { kind, partial } = *self.0;
-        match partial.map(|p| p.downcast::<Bounded<T>>()) {
-            Some(Ok(bounded)) => Ok(*bounded),
-            Some(Err(other)) => Err(Error(Box::new(Inner {
-                kind,
-                partial: Some(other),
-            }))),
-            None => Err(Error(Box::new(Inner {
-                kind,
-                partial: None,
-            }))),
-        }
+    pub fn into_partial<T: DeserializeOwned>(self) -> Result<Bounded<T>, Error> {
+        let decoded = match &self.0.partial {
+            Some(Partial::Items(wire)) => wire
+                .items()
+                .iter()
+                .map(T::deserialize)
+                .collect::<Result<Vec<T>, _>>()
+                .ok()
+                .map(|items| Bounded::assemble(items, wire.disclosure().clone())),
+            Some(Partial::Stream(_)) | None => None,
+        };
+        decoded.ok_or(self)
     }
 
-    /// Returns true when this error holds a partial result (strict mode).
+    /// Returns true when this error holds a partial result (strict mode):
+    /// what was found ([`partial`](Self::partial)) or the end of a stream
+    /// ([`stream_end`](Self::stream_end)).
     ///
     /// # Example
     ///
@@ -212,20 +265,32 @@ impl Error {
         self.0.partial.is_some()
     }
 
-    pub(crate) fn incomplete<T: Send + Sync + 'static>(bounded: Bounded<T>) -> Error {
+    /// The strict-mode error for an incomplete result: it holds the
+    /// result in its wire form. When an item fails to serialize, the
+    /// error is that failure instead ([`ErrorKind::Serialize`]).
+    pub(crate) fn incomplete<T: Serialize>(bounded: Bounded<T>) -> Error {
         let summary = incomplete_summary(bounded.disclosure(), bounded.len());
+        let (items, disclosure) = bounded.into_parts();
+        let items = match items
+            .iter()
+            .map(serde_json::to_value)
+            .collect::<Result<Vec<Value>, _>>()
+        {
+            Ok(items) => items,
+            Err(source) => return ErrorKind::Serialize { source }.into(),
+        };
         Error(Box::new(Inner {
             kind: ErrorKind::Incomplete { summary },
-            partial: Some(Box::new(bounded)),
+            partial: Some(Partial::Items(Bounded::assemble(items, disclosure))),
         }))
     }
 
     #[cfg_attr(not(feature = "search"), allow(dead_code))] // used by the search engine
-    pub(crate) fn incomplete_stream(streamed: crate::Streamed) -> Error {
+    pub(crate) fn incomplete_stream(streamed: Streamed) -> Error {
         let summary = incomplete_summary(streamed.disclosure(), streamed.count());
         Error(Box::new(Inner {
             kind: ErrorKind::Incomplete { summary },
-            partial: Some(Box::new(streamed)),
+            partial: Some(Partial::Stream(streamed)),
         }))
     }
 
@@ -240,10 +305,14 @@ impl Error {
     /// let limits = Limits::new().limit(1).strict(true);
     /// let err = docs.search_each(&Query::literal("x"), &limits, None, &mut |_| {}).unwrap_err();
     /// assert_eq!(err.stream_end().map(|s| s.count()), Some(1));
+    /// assert!(err.partial().is_none());
     /// ```
     #[must_use]
-    pub fn stream_end(&self) -> Option<&crate::Streamed> {
-        self.0.partial.as_ref()?.downcast_ref()
+    pub fn stream_end(&self) -> Option<&Streamed> {
+        match &self.0.partial {
+            Some(Partial::Stream(streamed)) => Some(streamed),
+            Some(Partial::Items(_)) | None => None,
+        }
     }
 
     pub(crate) fn invalid_argument(name: &'static str, reason: impl Into<String>) -> Error {
@@ -383,7 +452,10 @@ impl<T> fmt::Display for Incomplete<T> {
 
 impl<T: fmt::Debug> std::error::Error for Incomplete<T> {}
 
-impl<T: Send + Sync + 'static> From<Incomplete<T>> for Error {
+/// The strict-mode error ([`ErrorKind::Incomplete`]) holding the result in
+/// its wire form (see [`Error::partial`]); when an item fails to
+/// serialize, the error is that failure ([`ErrorKind::Serialize`]).
+impl<T: Serialize> From<Incomplete<T>> for Error {
     fn from(incomplete: Incomplete<T>) -> Error {
         Error::incomplete(*incomplete.0)
     }

@@ -283,8 +283,9 @@ impl Limits {
 
     /// Turns any incomplete result into an error of kind
     /// [`Incomplete`](crate::ErrorKind::Incomplete) that still holds the
-    /// partial result ([`Error::into_partial`](crate::Error::into_partial)).
-    /// Default: off.
+    /// partial result, in its wire form
+    /// ([`Error::partial`](crate::Error::partial),
+    /// [`Error::into_partial`](crate::Error::into_partial)). Default: off.
     ///
     /// # Example
     ///
@@ -292,7 +293,8 @@ impl Limits {
     /// use candor::{ErrorKind, Limits};
     /// let err = Limits::new().limit(5).strict(true).collect(0..9u32).unwrap_err();
     /// assert!(matches!(err.kind(), ErrorKind::Incomplete { .. }));
-    /// assert_eq!(err.into_partial::<u32>()?.len(), 5);
+    /// assert_eq!(err.partial().map(|p| p.len()), Some(5));
+    /// assert_eq!(err.into_partial::<u32>()?.items(), &[0, 1, 2, 3, 4]);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     #[must_use]

@@ -86,8 +86,8 @@ pub fn error_result(error: &(dyn std::error::Error + 'static)) -> CallToolResult
 /// Turns a query's outcome into a tool result: [`tool_result`] on
 /// success, [`error_result`] on error. A strict-mode error
 /// ([`ErrorKind::Incomplete`]) also carries what was found: a second text
-/// block with its disclosure line and a third with its JSON, marked as not
-/// all of the answer.
+/// block with its disclosure line and a third with its JSON
+/// ([`Error::partial`]), marked as not all of the answer.
 ///
 /// # Example
 ///
@@ -100,34 +100,27 @@ pub fn error_result(error: &(dyn std::error::Error + 'static)) -> CallToolResult
 /// let ok = candor::mcp::respond(Limits::new().collect(0..5u32), "numbers");
 /// assert_eq!(ok.is_error, Some(false));
 /// ```
-pub fn respond<T: Serialize + 'static>(
-    result: Result<Bounded<T>, Error>,
-    noun: &str,
-) -> CallToolResult {
+pub fn respond<T: Serialize>(result: Result<Bounded<T>, Error>, noun: &str) -> CallToolResult {
     let error = match result {
         Ok(bounded) => return tool_result(&bounded, noun),
         Err(e) => e,
     };
-    if !matches!(error.kind(), ErrorKind::Incomplete { .. }) {
-        return error_result(&error);
-    }
-    let message = chain(&error);
-    match error.into_partial::<T>() {
-        Ok(partial) => {
-            let json = partial
-                .to_json()
-                .unwrap_or_else(|e| format!("(the partial result could not be encoded: {e})"));
-            CallToolResult::error(vec![
-                ContentBlock::text(format!(
-                    "{message}; strict mode was asked for, so the result is an error: what was found is \
-                     not all of the answer"
-                )),
-                ContentBlock::text(partial.summary(noun)),
-                ContentBlock::text(json),
-            ])
-        }
-        Err(e) => error_result(&e),
-    }
+    let partial = match (error.kind(), error.partial()) {
+        (ErrorKind::Incomplete { .. }, Some(partial)) => partial,
+        _ => return error_result(&error),
+    };
+    let json = partial
+        .to_json()
+        .unwrap_or_else(|e| format!("(the partial result could not be encoded: {e})"));
+    CallToolResult::error(vec![
+        ContentBlock::text(format!(
+            "{}; strict mode was asked for, so the result is an error: what was found is \
+             not all of the answer",
+            chain(&error)
+        )),
+        ContentBlock::text(partial.summary(noun)),
+        ContentBlock::text(json),
+    ])
 }
 
 /// The `outputSchema` of a tool answering `Bounded` items of

@@ -142,7 +142,7 @@ impl Limits {
     /// ```
     pub fn merge<T, F>(&self, parts: Vec<Bounded<T>>, compare: F) -> Result<Bounded<T>, Error>
     where
-        T: Serialize + Send + Sync + 'static,
+        T: Serialize,
         F: FnMut(&T, &T) -> Ordering,
     {
         let merged = merge_certain(parts, compare)?;
@@ -182,7 +182,7 @@ impl Limits {
         key: F,
     ) -> Result<Bounded<T>, Error>
     where
-        T: Serialize + Send + Sync + 'static,
+        T: Serialize,
         K: CursorKey + Ord,
         F: Fn(&T) -> K,
     {
@@ -204,7 +204,7 @@ impl Limits {
         cursor_for: impl Fn(&[T]) -> Option<crate::Cursor>,
     ) -> Result<Bounded<T>, Error>
     where
-        T: Serialize + Send + Sync + 'static,
+        T: Serialize,
     {
         let Merged {
             items,

@@ -496,7 +496,7 @@ fn a_cancelled_search_answers_with_what_it_has() {
 }
 
 /// Borrowed items that are neither `'static` nor `Send`: the `try_` forms
-/// take them, strict mode included.
+/// and the infallible ones take them, strict mode included.
 #[test]
 fn borrowed_and_thread_bound_items_are_collected_and_paged() {
     use std::convert::Infallible;
@@ -553,4 +553,24 @@ fn borrowed_and_thread_bound_items_are_collected_and_paged() {
         }
         other => panic!("expected a strict-mode error, got {other:?}"),
     }
+
+    // The infallible forms: the items themselves, or in strict mode an
+    // error holding them in their wire form.
+    let plain = || lines().map(|line| line.unwrap_or_else(|never| match never {}));
+    let b = Limits::new().limit(2).collect(plain()).unwrap();
+    assert_eq!(
+        b.items().iter().map(|l| l.text).collect::<Vec<_>>(),
+        ["alpha", "beta"]
+    );
+    let err = Limits::new()
+        .limit(1)
+        .strict(true)
+        .collect(plain())
+        .unwrap_err();
+    let partial = err.partial().expect("what was found");
+    assert_eq!(
+        partial.items(),
+        &[serde_json::json!({ "text": "alpha", "owner": "doc" })]
+    );
+    assert_eq!(partial.total(), Total::AtLeast(2));
 }

@@ -1,12 +1,19 @@
 //! Errors of the core: each kind is distinct and names the value at fault;
 //! cursors that are malformed, tampered with, foreign, stale or out of range
 //! are refused (never accepted, never a panic); strict mode and
-//! `into_exact` keep the partial result; a limit of 0; `Send + Sync`.
+//! `into_exact` keep the partial result (strict mode in its wire form, for
+//! items that borrow or are not `Send`); a limit of 0; `Send + Sync`.
+
+use std::cell::Cell;
+use std::rc::Rc;
 
 use candor::{
     Bounded, Budget, BudgetKind, Completeness, Cursor, Disclosure, Error, ErrorKind, Fingerprint,
-    Incomplete, Limits, ManualClock, Scope, SkipReason, Skipped, SkippedInput, Total,
+    Incomplete, KeyRequest, Limits, ManualClock, Scope, SkipReason, Skipped, SkippedInput, Total,
 };
+
+use serde::{Deserialize, Serialize};
+use serde_json::json;
 
 use crate::core_support::{TOKEN_ALPHABET, base64url};
 
@@ -340,13 +347,33 @@ fn strict_mode_fails_with_the_partial_result() {
         "incomplete result in strict mode: items 1-2 of at least 3 (limit 2)"
     );
     assert_message_style(&err);
-    // The wrong item type gives the error back, partial and all.
+    // What was found is kept in its wire form, with the disclosure the
+    // non-strict answer has.
+    let wire = err.partial().expect("strict errors keep what was found");
+    assert_eq!(wire.items(), &[json!(0), json!(1)]);
+    let lax = Limits::new().limit(2).collect(0..5u32).unwrap();
+    assert_eq!(wire.disclosure(), lax.disclosure());
+    assert_eq!(wire.to_json().unwrap(), lax.to_json().unwrap());
+    assert!(err.stream_end().is_none());
+    // A type the items do not decode as gives the error back, partial and
+    // all.
     let err = err.into_partial::<String>().unwrap_err();
     assert!(err.has_partial());
+    assert_eq!(err.partial().map(|p| p.len()), Some(2));
+    // Any type that reads the wire form decodes it.
+    let wider = Limits::new()
+        .limit(2)
+        .strict(true)
+        .collect(0..5u32)
+        .unwrap_err()
+        .into_partial::<u64>()
+        .unwrap();
+    assert_eq!(wider.items(), &[0, 1]);
     let partial = err.into_partial::<u32>().unwrap();
     assert_eq!(partial.items(), &[0, 1]);
     assert_eq!(partial.total(), Total::AtLeast(3));
     assert!(partial.is_truncated());
+    assert_eq!(partial.disclosure(), lax.disclosure());
 
     // A complete answer passes strict mode untouched.
     let b = Limits::new()
@@ -364,6 +391,11 @@ fn strict_mode_fails_with_the_partial_result() {
         .unwrap_err();
     let partial = err.into_partial::<u32>().unwrap();
     assert!(partial.next_cursor().is_some());
+    let lax = Limits::new()
+        .limit(2)
+        .page(&scope(), None, 0..5u32)
+        .unwrap();
+    assert_eq!(partial.next_cursor(), lax.next_cursor());
 
     // Budget stops are named in the summary.
     let err = Limits::new()
@@ -382,6 +414,7 @@ fn strict_mode_fails_with_the_partial_result() {
 fn into_partial_of_an_error_without_one_gives_it_back() {
     let err = Cursor::parse("").unwrap_err();
     assert!(!err.has_partial());
+    assert!(err.partial().is_none());
     let err = err.into_partial::<u32>().unwrap_err();
     assert!(matches!(err.kind(), ErrorKind::MalformedCursor { .. }));
 }
@@ -512,6 +545,193 @@ fn serialize_failures_are_their_own_kind() {
         .collect(vec![item()])
         .unwrap_err();
     assert!(matches!(err.kind(), ErrorKind::Serialize { .. }), "{err:?}");
+    // Strict mode writes what was found when the result is incomplete: an
+    // item that cannot be written fails then, with no partial result.
+    let err = Limits::new()
+        .limit(1)
+        .strict(true)
+        .collect(vec![item(), item()])
+        .unwrap_err();
+    assert!(matches!(err.kind(), ErrorKind::Serialize { .. }), "{err:?}");
+    assert!(!err.has_partial());
+    // So does `?` on `into_exact`'s error.
+    let incomplete = Limits::new()
+        .limit(1)
+        .collect(vec![item(), item()])
+        .unwrap()
+        .into_exact()
+        .unwrap_err();
+    let err = Error::from(incomplete);
+    assert!(matches!(err.kind(), ErrorKind::Serialize { .. }), "{err:?}");
+    // A complete answer is not written in strict mode.
+    let b = Limits::new().strict(true).collect(vec![item()]).unwrap();
+    assert_eq!(b.len(), 1);
+}
+
+/// An item that borrows (`&str` of a local string) and is neither `Send`
+/// (`Rc`) nor `Sync` (`Cell`): it counts how often it is written.
+#[derive(Debug)]
+struct Word<'a> {
+    text: &'a str,
+    file: Rc<str>,
+    writes: Rc<Cell<u32>>,
+}
+
+impl Serialize for Word<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        self.writes.set(self.writes.get() + 1);
+        let mut row = serializer.serialize_struct("Word", 2)?;
+        row.serialize_field("text", self.text)?;
+        row.serialize_field("file", &*self.file)?;
+        row.end()
+    }
+}
+
+/// What a [`Word`] decodes as.
+#[derive(Debug, PartialEq, Deserialize)]
+struct OwnedWord {
+    text: String,
+    file: String,
+}
+
+fn texts<'a>(b: &Bounded<Word<'a>>) -> Vec<&'a str> {
+    b.iter().map(|w| w.text).collect()
+}
+
+#[test]
+fn borrowed_non_send_items_are_collected_paged_and_merged_in_either_mode() {
+    let text = String::from("alpha beta delta gamma");
+    let file: Rc<str> = Rc::from("words.txt");
+    let writes = Rc::new(Cell::new(0));
+    let words = || {
+        text.split(' ').map(|t| Word {
+            text: t,
+            file: Rc::clone(&file),
+            writes: Rc::clone(&writes),
+        })
+    };
+    let owned = |t: &str| OwnedWord {
+        text: t.to_owned(),
+        file: "words.txt".to_owned(),
+    };
+    let key = |w: &Word<'_>| w.text.to_owned();
+    let by_key = |request: KeyRequest<String>| {
+        let after = request.into_after();
+        words().filter(move |w| after.as_deref().is_none_or(|a| w.text > a))
+    };
+    // Two sorted shards: alpha and delta, beta and gamma.
+    let halves = || {
+        let (evens, odds): (Vec<_>, Vec<_>) = words().enumerate().partition(|(i, _)| i % 2 == 0);
+        (
+            Bounded::exact(evens.into_iter().map(|(_, w)| w).collect()),
+            Bounded::exact(odds.into_iter().map(|(_, w)| w).collect()),
+        )
+    };
+    let by_text = |a: &Word<'_>, b: &Word<'_>| a.text.cmp(b.text);
+
+    // Not strict: the items themselves, none of them written.
+    let lax = Limits::new().limit(2);
+    let collected = lax.collect(words()).unwrap();
+    assert_eq!(texts(&collected), ["alpha", "beta"]);
+    assert!(collected.is_truncated());
+    let first = Limits::new()
+        .limit(3)
+        .page(&scope(), None, words())
+        .unwrap();
+    let rest = Limits::new()
+        .limit(3)
+        .page(&scope(), first.next_cursor(), words())
+        .unwrap();
+    assert_eq!(texts(&first), ["alpha", "beta", "delta"]);
+    assert_eq!(texts(&rest), ["gamma"]);
+    assert!(rest.is_complete());
+    let keyed = lax.page_by_key(&scope(), None, by_key, key).unwrap();
+    let keyed_rest = lax
+        .page_by_key(&scope(), keyed.next_cursor(), by_key, key)
+        .unwrap();
+    assert_eq!(texts(&keyed), ["alpha", "beta"]);
+    assert_eq!(texts(&keyed_rest), ["delta", "gamma"]);
+    let (a, b) = halves();
+    let merged = Limits::new().limit(3).merge(vec![a, b], by_text).unwrap();
+    assert_eq!(texts(&merged), ["alpha", "beta", "delta"]);
+    assert!(merged.is_truncated());
+    assert_eq!(writes.get(), 0, "nothing is written outside strict mode");
+
+    // Strict: an error holding what was found, written once, with the
+    // disclosure unchanged.
+    let strict = Limits::new().limit(2).strict(true);
+    let err = strict.collect(words()).unwrap_err();
+    assert!(
+        matches!(err.kind(), ErrorKind::Incomplete { .. }),
+        "{err:?}"
+    );
+    assert_eq!(writes.get(), 2, "the two items found are written once");
+    let wire = err.partial().expect("what was found");
+    assert_eq!(
+        wire.items(),
+        &[
+            json!({ "text": "alpha", "file": "words.txt" }),
+            json!({ "text": "beta", "file": "words.txt" }),
+        ]
+    );
+    assert_eq!(wire.disclosure(), collected.disclosure());
+    assert_eq!(wire.to_json().unwrap(), collected.to_json().unwrap());
+    let decoded = err.into_partial::<OwnedWord>().unwrap();
+    assert_eq!(decoded.items(), &[owned("alpha"), owned("beta")]);
+    assert_eq!(decoded.disclosure(), collected.disclosure());
+
+    let err = Limits::new()
+        .limit(3)
+        .strict(true)
+        .page(&scope(), None, words())
+        .unwrap_err();
+    let wire = err.partial().expect("what was found");
+    assert_eq!(wire.disclosure(), first.disclosure());
+    assert_eq!(wire.next_cursor(), first.next_cursor());
+    let decoded = err.into_partial::<OwnedWord>().unwrap();
+    assert_eq!(
+        decoded.items(),
+        &[owned("alpha"), owned("beta"), owned("delta")]
+    );
+    // The last page is complete: strict mode passes it untouched.
+    let last = Limits::new()
+        .limit(3)
+        .strict(true)
+        .page(&scope(), first.next_cursor(), words())
+        .unwrap();
+    assert_eq!(texts(&last), ["gamma"]);
+
+    let err = strict.page_by_key(&scope(), None, by_key, key).unwrap_err();
+    let wire = err.partial().expect("what was found");
+    assert_eq!(wire.disclosure(), keyed.disclosure());
+    assert_eq!(wire.next_cursor(), keyed.next_cursor());
+    let decoded = err.into_partial::<OwnedWord>().unwrap();
+    assert_eq!(decoded.items(), &[owned("alpha"), owned("beta")]);
+    let last = strict
+        .page_by_key(&scope(), keyed.next_cursor(), by_key, key)
+        .unwrap();
+    assert_eq!(texts(&last), ["delta", "gamma"]);
+
+    let (a, b) = halves();
+    let err = Limits::new()
+        .limit(3)
+        .strict(true)
+        .merge(vec![a, b], by_text)
+        .unwrap_err();
+    let wire = err.partial().expect("what was found");
+    assert_eq!(wire.disclosure(), merged.disclosure());
+    let decoded = err.into_partial::<OwnedWord>().unwrap();
+    assert_eq!(
+        decoded.items(),
+        &[owned("alpha"), owned("beta"), owned("delta")]
+    );
+    let (a, b) = halves();
+    let whole = Limits::new()
+        .strict(true)
+        .merge(vec![a, b], by_text)
+        .unwrap();
+    assert_eq!(texts(&whole), ["alpha", "beta", "delta", "gamma"]);
 }
 
 #[test]

@@ -1,0 +1,204 @@
+//! A source of `Result`s read up to its first fault (an error, a key out
+//! of order), and the [`Collector`] driven over it: the items it takes,
+//! the count past the limit, and the result or error it ends with.
+
+use std::convert::Infallible;
+
+use serde::Serialize;
+
+use super::try_error::{Interrupted, TryError};
+use crate::collect::Collector;
+use crate::error::{Error, Incomplete};
+use crate::{Bounded, Cursor, Limits, Total};
+
+/// Why a source stopped being read before its end.
+pub(super) enum Fault<E> {
+    Source(E),
+    /// An item's key was not greater than the one before.
+    Disorder,
+}
+
+/// A source of `Result`s seen as a source of items: it ends at the first
+/// error or broken promise, and remembers which.
+pub(super) struct Checked<I, C, E> {
+    pub(super) iter: I,
+    pub(super) check: C,
+    /// How many items were yielded.
+    pub(super) pulled: usize,
+    /// The source reached its end.
+    pub(super) ended: bool,
+    pub(super) fault: Option<Fault<E>>,
+    /// The inner iterator's size hint is the items' (it yields no errors).
+    exact_hint: bool,
+}
+
+impl<I, C, E> Checked<I, C, E> {
+    pub(super) fn new(iter: I, check: C) -> Self {
+        Checked {
+            iter,
+            check,
+            pulled: 0,
+            ended: false,
+            fault: None,
+            exact_hint: false,
+        }
+    }
+
+    pub(super) fn infallible(iter: I, check: C) -> Self {
+        Checked {
+            exact_hint: true,
+            ..Checked::new(iter, check)
+        }
+    }
+}
+
+impl<T, E, I, C> Iterator for Checked<I, C, E>
+where
+    I: Iterator<Item = Result<T, E>>,
+    C: FnMut(&T) -> bool,
+{
+    type Item = T;
+
+    fn next(&mut self) -> Option<T> {
+        if self.ended || self.fault.is_some() {
+            return None;
+        }
+        match self.iter.next() {
+            None => {
+                self.ended = true;
+                None
+            }
+            Some(Err(e)) => {
+                self.fault = Some(Fault::Source(e));
+                None
+            }
+            Some(Ok(item)) if (self.check)(&item) => {
+                self.pulled += 1;
+                Some(item)
+            }
+            Some(Ok(_)) => {
+                self.fault = Some(Fault::Disorder);
+                None
+            }
+        }
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        if self.ended || self.fault.is_some() {
+            return (0, Some(0));
+        }
+        let (low, high) = self.iter.size_hint();
+        (if self.exact_hint { low } else { 0 }, high)
+    }
+}
+
+/// Drives a collector over an iterator: offers items until it stops, then,
+/// if asked, counts on for an exact total.
+pub(super) fn drive<T: Serialize>(
+    collector: &mut Collector<T>,
+    iter: &mut impl Iterator<Item = T>,
+    limits: &Limits,
+) -> Option<Total> {
+    // A cancel token is checked where the deadline is.
+    let has_deadline = limits.deadline.is_some() || limits.cancel.is_some();
+    if !has_deadline && collector.take_bulk(iter) {
+        // Done without per-item checks: nothing but the limit applies.
+    } else {
+        drive_each(collector, iter, has_deadline);
+    }
+    if !(limits.count_total && collector.stop_proves_more()) {
+        return None;
+    }
+    let mut counted = collector.seen();
+    loop {
+        if limits.max_counted.is_some_and(|max| counted >= max) {
+            // The count budget is spent; one more pull tells whether the
+            // count happens to be complete.
+            return Some(match iter.next() {
+                None => Total::Exact(counted),
+                Some(_) => Total::AtLeast(counted),
+            });
+        }
+        if has_deadline && collector.deadline_passed().is_some() {
+            return Some(Total::AtLeast(counted));
+        }
+        match iter.next() {
+            Some(_) => counted += 1,
+            None => return Some(Total::Exact(counted)),
+        }
+    }
+}
+
+fn drive_each<T: Serialize>(
+    collector: &mut Collector<T>,
+    iter: &mut impl Iterator<Item = T>,
+    has_deadline: bool,
+) {
+    for item in iter.by_ref() {
+        if collector.offer(item).is_break() {
+            break;
+        }
+        if has_deadline && collector.check_deadline().is_break() {
+            break;
+        }
+    }
+}
+
+fn disorder() -> Error {
+    Error::invalid_argument(
+        "source",
+        "items are not in strictly increasing key order after the cursor; pages would lose or repeat items",
+    )
+}
+
+/// The error for a source's fault, keeping the items the collector holds.
+pub(super) fn interrupted<T: Serialize, E>(
+    collector: Collector<T>,
+    fault: Fault<E>,
+    cursor_for: impl Fn(&[T]) -> Option<Cursor>,
+) -> TryError<T, E> {
+    match fault {
+        Fault::Disorder => TryError::Query(disorder()),
+        Fault::Source(error) => {
+            // Fitting to the byte budget keeps the items a page could
+            // have held; a budget too small for any leaves none.
+            let items = collector
+                .finish_parts(|_| None, None)
+                .map(|f| f.items)
+                .unwrap_or_default();
+            TryError::Source(Box::new(Interrupted {
+                next_cursor: if items.is_empty() {
+                    None
+                } else {
+                    cursor_for(&items)
+                },
+                items,
+                error,
+            }))
+        }
+    }
+}
+
+/// Builds the result; in strict mode an incomplete one is an error that
+/// holds it, with no bound on `T`.
+pub(super) fn finish<T: Serialize, E>(
+    collector: Collector<T>,
+    cursor_for: impl Fn(&[T]) -> Option<Cursor>,
+    counted: Option<Total>,
+    strict: bool,
+) -> Result<Bounded<T>, TryError<T, E>> {
+    let f = collector.finish_parts(cursor_for, counted)?;
+    let bounded = Bounded::assemble(f.items, f.disclosure);
+    if strict && !bounded.is_complete() {
+        return Err(TryError::Incomplete(Incomplete::new(bounded)));
+    }
+    Ok(bounded)
+}
+
+pub(super) fn into_query_error<T: Serialize>(error: TryError<T, Infallible>) -> Error {
+    match error {
+        TryError::Query(e) => e,
+        TryError::Incomplete(incomplete) => Error::incomplete(incomplete.into_bounded()),
+        TryError::Source(i) => match i.error {},
+    }
+}
