@@ -1,7 +1,7 @@
 //! `Bounded<T>`: items that never travel without their disclosure.
 
 use crate::error::{Error, ErrorKind, Incomplete};
-use crate::wire::NoteForm;
+use crate::note::NoteForm;
 use crate::{BudgetKind, Completeness, Cursor, Skipped, Total};
 
 /// The answer to a query: the items, and whether they are all of it.
@@ -327,11 +327,6 @@ impl Disclosure {
             }
         }
         self.skipped.check()
-    }
-
-    /// The one-line text for a page of `count` items.
-    pub(crate) fn summary(&self, count: usize, noun: &str) -> String {
-        crate::wire::summary_line(self, count, noun)
     }
 }
 
@@ -701,7 +696,7 @@ impl<T> Bounded<T> {
     /// ```
     #[must_use]
     pub fn summary(&self, noun: &str) -> String {
-        self.disclosure.summary(self.items.len(), noun)
+        crate::summary::summary_line(&self.disclosure, self.items.len(), noun)
     }
 
     /// The wire shape as compact JSON; with a byte budget, its length is at
@@ -929,6 +924,6 @@ impl Streamed {
     /// ```
     #[must_use]
     pub fn summary(&self, noun: &str) -> String {
-        self.disclosure.summary(self.count, noun)
+        crate::summary::summary_line(&self.disclosure, self.count, noun)
     }
 }

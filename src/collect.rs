@@ -5,7 +5,6 @@
 //! byte budget and writes the disclosure. `Limits::collect`, `Limits::page`
 //! (in `page.rs`) and the search engine all drive one.
 
-use std::io;
 use std::ops::ControlFlow;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -13,34 +12,13 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 
 use crate::clock::Clock;
+use crate::envelope::{envelope_len, json_len};
 use crate::error::{Error, ErrorKind};
-use crate::wire::{Envelope, NoItems, NoteForm};
+use crate::note::NoteForm;
 use crate::{
     Bounded, Budget, BudgetKind, CancelToken, Clamp, Completeness, Cursor, Disclosure, Limits,
     Skipped, SkippedInput, Total,
 };
-
-/// Counts bytes written, so that an item's JSON size is known without
-/// allocating its text.
-struct ByteCounter(usize);
-
-impl io::Write for ByteCounter {
-    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
-        self.0 += bytes.len();
-        Ok(bytes.len())
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        Ok(())
-    }
-}
-
-pub(crate) fn json_len<T: Serialize + ?Sized>(value: &T) -> Result<usize, Error> {
-    let mut counter = ByteCounter(0);
-    serde_json::to_writer(&mut counter, value)
-        .map_err(|source| Error::from(ErrorKind::Serialize { source }))?;
-    Ok(counter.0)
-}
 
 fn digits(n: usize) -> usize {
     n.checked_ilog10().map_or(1, |d| d as usize + 1)
@@ -649,15 +627,6 @@ fn fitted_len(
     }
     let budget = Budget::new(BudgetKind::OutputBytes, max as u64, used as u64);
     Ok((used, Some(budget)))
-}
-
-/// The length of the envelope with `count` in it but an empty item list.
-fn envelope_len(disclosure: &Disclosure, count: usize) -> Result<usize, Error> {
-    json_len(&Envelope {
-        disclosure,
-        count,
-        items: NoItems,
-    })
 }
 
 #[cfg(test)]

@@ -125,17 +125,20 @@ mod clock;
 mod collect;
 mod completeness;
 mod cursor;
+mod envelope;
 mod error;
 mod limits;
 #[cfg(feature = "mcp")]
 pub mod mcp;
 mod merge;
+mod note;
 mod page;
 #[cfg(feature = "schemars")]
 mod schema;
 #[cfg(feature = "search")]
 mod search;
 mod skipped;
+mod summary;
 mod total;
 mod wire;
 
