@@ -1,5 +1,8 @@
 //! `Bounded<T>`: items that never travel without their disclosure.
 
+use serde::{Serialize, Serializer};
+
+use crate::envelope::Envelope;
 use crate::error::{Error, ErrorKind, Incomplete};
 use crate::{Completeness, Cursor, Disclosure, Skipped, Total};
 
@@ -471,5 +474,17 @@ impl<'a, T> IntoIterator for &'a Bounded<T> {
 
     fn into_iter(self) -> Self::IntoIter {
         self.items.iter()
+    }
+}
+
+/// The wire shape: the disclosure first, the items last.
+impl<T: Serialize> Serialize for Bounded<T> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        Envelope {
+            disclosure: self.disclosure(),
+            count: self.len(),
+            items: self.items(),
+        }
+        .serialize(serializer)
     }
 }

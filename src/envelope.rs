@@ -9,7 +9,7 @@ use serde::ser::{SerializeMap, SerializeStruct, Serializer};
 
 use crate::error::{Error, ErrorKind};
 use crate::note::{NoteForm, short_note, truncation_note};
-use crate::{Bounded, Completeness, Disclosure, Skipped, SkippedInput, Total};
+use crate::{Completeness, Disclosure, Skipped, SkippedInput, Total};
 
 /// The envelope of a result, with `items` standing for whatever serializes
 /// the item list: the real items, or an empty list when only the envelope's
@@ -139,17 +139,6 @@ impl Serialize for SkippedOut<'_> {
             &self.0.sample().iter().map(Sample).collect::<Vec<_>>(),
         )?;
         s.end()
-    }
-}
-
-impl<T: Serialize> Serialize for Bounded<T> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        Envelope {
-            disclosure: self.disclosure(),
-            count: self.len(),
-            items: self.items(),
-        }
-        .serialize(serializer)
     }
 }
 
