@@ -4,10 +4,10 @@
 use crate::note::NoteForm;
 use crate::{BudgetKind, Completeness, Cursor, Skipped, Total};
 
-/// Everything a [`Bounded`] says besides its items: the [`Completeness`],
+/// Everything a [`Bounded`](crate::Bounded) says besides its items: the [`Completeness`],
 /// the [`Total`], where the page starts, the cursor to resume from and what
-/// was [`Skipped`]. [`Bounded::into_parts`] hands it over with the items,
-/// and [`Bounded::from_parts`] builds a result from the two.
+/// was [`Skipped`]. [`Bounded::into_parts`](crate::Bounded::into_parts) hands it over with the items,
+/// and [`Bounded::from_parts`](crate::Bounded::from_parts) builds a result from the two.
 ///
 /// Setters take and return the value and start with `with_`; getters
 /// carry the plain name.
@@ -38,7 +38,7 @@ impl Disclosure {
     /// A disclosure for a first page: `completeness` and `total`, no
     /// cursor, nothing skipped. Add the rest with the `with_` setters; the
     /// rules are checked when the disclosure meets its items, in
-    /// [`Bounded::from_parts`].
+    /// [`Bounded::from_parts`](crate::Bounded::from_parts).
     ///
     /// # Example
     ///
@@ -108,7 +108,7 @@ impl Disclosure {
         self
     }
 
-    /// See [`Bounded::completeness`].
+    /// See [`Bounded::completeness`](crate::Bounded::completeness).
     ///
     /// # Example
     ///
@@ -121,7 +121,7 @@ impl Disclosure {
         &self.completeness
     }
 
-    /// See [`Bounded::total`].
+    /// See [`Bounded::total`](crate::Bounded::total).
     ///
     /// # Example
     ///
@@ -134,7 +134,7 @@ impl Disclosure {
         self.total
     }
 
-    /// See [`Bounded::start`].
+    /// See [`Bounded::start`](crate::Bounded::start).
     ///
     /// # Example
     ///
@@ -147,7 +147,7 @@ impl Disclosure {
         self.start
     }
 
-    /// See [`Bounded::next_cursor`].
+    /// See [`Bounded::next_cursor`](crate::Bounded::next_cursor).
     ///
     /// # Example
     ///
@@ -160,7 +160,7 @@ impl Disclosure {
         self.next_cursor.as_ref()
     }
 
-    /// See [`Bounded::skipped`].
+    /// See [`Bounded::skipped`](crate::Bounded::skipped).
     ///
     /// # Example
     ///

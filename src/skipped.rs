@@ -4,6 +4,18 @@ use std::collections::BTreeMap;
 use std::fmt;
 
 /// How many entries [`Skipped::sample`] keeps; the counts cover them all.
+///
+/// # Example
+///
+/// ```
+/// use candor::{SKIPPED_SAMPLE_LEN, SkipReason, Skipped, SkippedInput};
+/// let mut skipped = Skipped::new();
+/// for n in 0..SKIPPED_SAMPLE_LEN + 3 {
+///     skipped.record(SkippedInput::new(format!("f{n}"), SkipReason::Binary));
+/// }
+/// assert_eq!(skipped.sample().len(), SKIPPED_SAMPLE_LEN);
+/// assert_eq!(skipped.total(), SKIPPED_SAMPLE_LEN as u64 + 3);
+/// ```
 pub const SKIPPED_SAMPLE_LEN: usize = 5;
 
 /// Why an input was not searched.

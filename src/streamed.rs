@@ -55,7 +55,7 @@ impl Streamed {
         self.count
     }
 
-    /// See [`Bounded::completeness`].
+    /// See [`Bounded::completeness`](crate::Bounded::completeness).
     ///
     /// # Example
     ///
@@ -70,7 +70,7 @@ impl Streamed {
         self.disclosure.completeness()
     }
 
-    /// See [`Bounded::total`].
+    /// See [`Bounded::total`](crate::Bounded::total).
     ///
     /// # Example
     ///
@@ -85,7 +85,7 @@ impl Streamed {
         self.disclosure.total()
     }
 
-    /// See [`Bounded::next_cursor`].
+    /// See [`Bounded::next_cursor`](crate::Bounded::next_cursor).
     ///
     /// # Example
     ///
@@ -100,7 +100,7 @@ impl Streamed {
         self.disclosure.next_cursor()
     }
 
-    /// See [`Bounded::skipped`].
+    /// See [`Bounded::skipped`](crate::Bounded::skipped).
     ///
     /// # Example
     ///
@@ -115,7 +115,7 @@ impl Streamed {
         self.disclosure.skipped()
     }
 
-    /// See [`Bounded::is_complete`].
+    /// See [`Bounded::is_complete`](crate::Bounded::is_complete).
     ///
     /// # Example
     ///
@@ -130,7 +130,7 @@ impl Streamed {
         self.disclosure.is_complete()
     }
 
-    /// See [`Bounded::start`].
+    /// See [`Bounded::start`](crate::Bounded::start).
     ///
     /// # Example
     ///
@@ -145,7 +145,7 @@ impl Streamed {
         self.disclosure.start()
     }
 
-    /// See [`Bounded::disclosure`].
+    /// See [`Bounded::disclosure`](crate::Bounded::disclosure).
     ///
     /// # Example
     ///
@@ -159,7 +159,7 @@ impl Streamed {
         &self.disclosure
     }
 
-    /// See [`Bounded::summary`].
+    /// See [`Bounded::summary`](crate::Bounded::summary).
     ///
     /// # Example
     ///

@@ -7,6 +7,9 @@ mod schema;
 
 use serde::Serialize;
 
+// For the links in `JsonStream`'s docs.
+#[cfg(doc)]
+use crate::Bounded;
 use crate::envelope::{Envelope, NoItems};
 
 pub use schema::{LLM_GUIDE, envelope_schema};

@@ -3,7 +3,7 @@
 
 use super::codec::{read_varint, write_varint};
 
-/// A value that can be the resume key of a [`Cursor`].
+/// A value that can be the resume key of a [`Cursor`](crate::Cursor).
 ///
 /// Implemented for unsigned and signed integers, `String`, `Vec<u8>`, and
 /// tuples of two or three keys. Encodings are self-delimiting, so a key
@@ -20,10 +20,32 @@ use super::codec::{read_varint, write_varint};
 /// ```
 pub trait CursorKey {
     /// Appends this key's encoding to `out`.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use candor::CursorKey;
+    /// let mut out = Vec::new();
+    /// 300u64.encode_key(&mut out);
+    /// "ab".encode_key(&mut out);
+    /// assert_eq!(out, [0xac, 0x02, 2, b'a', b'b']);
+    /// ```
     fn encode_key(&self, out: &mut Vec<u8>);
 
     /// Decodes a key from the front of `input`, advancing it; `None` when
     /// the bytes are not a key of this type.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use candor::CursorKey;
+    /// let mut out = Vec::new();
+    /// (7u32, String::from("b")).encode_key(&mut out);
+    /// let mut input = out.as_slice();
+    /// assert_eq!(<(u32, String)>::decode_key(&mut input), Some((7, "b".to_string())));
+    /// assert!(input.is_empty()); // the key was read to its end
+    /// assert_eq!(u64::decode_key(&mut &[0x80u8][..]), None); // cut short
+    /// ```
     fn decode_key(input: &mut &[u8]) -> Option<Self>
     where
         Self: Sized;
