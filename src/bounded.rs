@@ -2,6 +2,7 @@
 
 use serde::{Serialize, Serializer};
 
+use crate::disclosure::disclosure_getters;
 use crate::envelope::Envelope;
 use crate::error::{Error, ErrorKind, Incomplete};
 use crate::{Completeness, Cursor, Disclosure, Skipped, Total};
@@ -210,64 +211,94 @@ impl<T> Bounded<T> {
         self.items.is_empty()
     }
 
-    /// Whether the items are the whole answer, and if not, what stopped it.
-    ///
-    /// # Example
-    ///
-    /// ```
-    /// let b = candor::Limits::new().collect(0..9u8)?;
-    /// assert!(b.completeness().is_exact());
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    #[must_use]
-    pub fn completeness(&self) -> &Completeness {
-        self.disclosure.completeness()
-    }
+    disclosure_getters! {
+        /// Whether the items are the whole answer, and if not, what stopped it.
+        ///
+        /// # Example
+        ///
+        /// ```
+        /// let b = candor::Limits::new().collect(0..9u8)?;
+        /// assert!(b.completeness().is_exact());
+        /// # Ok::<(), Box<dyn std::error::Error>>(())
+        /// ```
+        completeness -> &Completeness;
 
-    /// How many items the full answer holds: exact, or a lower bound.
-    ///
-    /// An exact result's total is `Exact(len)`. A result truncated by the
-    /// limit or the output budget has at least `len + 1`; the exact figure
-    /// when [`Limits::count_total`](crate::Limits::count_total) was asked
-    /// for and counting finished within its budget. A result stopped by a
-    /// work budget or the deadline has at least `len`.
-    ///
-    /// The total always counts the whole answer, also on a page resumed
-    /// from a cursor: that page says where it starts with
-    /// [`start`](Self::start).
-    ///
-    /// # Example
-    ///
-    /// ```
-    /// let b = candor::Limits::new().limit(4).collect(0..9u8)?;
-    /// assert_eq!(b.total(), candor::Total::AtLeast(5));
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    #[must_use]
-    pub fn total(&self) -> Total {
-        self.disclosure.total()
-    }
+        /// How many items the full answer holds: exact, or a lower bound.
+        ///
+        /// An exact result's total is `Exact(len)`. A result truncated by the
+        /// limit or the output budget has at least `len + 1`; the exact figure
+        /// when [`Limits::count_total`](crate::Limits::count_total) was asked
+        /// for and counting finished within its budget. A result stopped by a
+        /// work budget or the deadline has at least `len`.
+        ///
+        /// The total always counts the whole answer, also on a page resumed
+        /// from a cursor: that page says where it starts with
+        /// [`start`](Self::start).
+        ///
+        /// # Example
+        ///
+        /// ```
+        /// let b = candor::Limits::new().limit(4).collect(0..9u8)?;
+        /// assert_eq!(b.total(), candor::Total::AtLeast(5));
+        /// # Ok::<(), Box<dyn std::error::Error>>(())
+        /// ```
+        total -> Total;
 
-    /// How many items of the full answer come before this page: 0 on a
-    /// first page, and on a page resumed from a cursor the number of items
-    /// the earlier pages returned. This page holds items `start + 1` to
-    /// `start + len` of [`total`](Self::total).
-    ///
-    /// # Example
-    ///
-    /// ```
-    /// use candor::{Fingerprint, Limits, Scope, Total};
-    /// let scope = Scope::new(Fingerprint::of("numbers below 25"));
-    /// let limits = Limits::new().limit(10);
-    /// let first = limits.page(&scope, None, 0..25u32)?;
-    /// let second = limits.page(&scope, first.next_cursor(), 0..25u32)?;
-    /// assert_eq!(second.start(), 10);
-    /// assert_eq!(second.total(), Total::AtLeast(21)); // the whole answer, not the rest
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    #[must_use]
-    pub fn start(&self) -> u64 {
-        self.disclosure.start()
+        /// How many items of the full answer come before this page: 0 on a
+        /// first page, and on a page resumed from a cursor the number of items
+        /// the earlier pages returned. This page holds items `start + 1` to
+        /// `start + len` of [`total`](Self::total).
+        ///
+        /// # Example
+        ///
+        /// ```
+        /// use candor::{Fingerprint, Limits, Scope, Total};
+        /// let scope = Scope::new(Fingerprint::of("numbers below 25"));
+        /// let limits = Limits::new().limit(10);
+        /// let first = limits.page(&scope, None, 0..25u32)?;
+        /// let second = limits.page(&scope, first.next_cursor(), 0..25u32)?;
+        /// assert_eq!(second.start(), 10);
+        /// assert_eq!(second.total(), Total::AtLeast(21)); // the whole answer, not the rest
+        /// # Ok::<(), Box<dyn std::error::Error>>(())
+        /// ```
+        start -> u64;
+
+        /// True when the result is exact and no input was skipped because of an
+        /// error. Inputs left out by policy (binary, too large) do not count.
+        ///
+        /// This is the wire shape's `complete` ([`Disclosure::is_complete`]).
+        ///
+        /// # Example
+        ///
+        /// ```
+        /// assert!(candor::Limits::new().collect(0..9u8)?.is_complete());
+        /// assert!(!candor::Limits::new().limit(1).collect(0..9u8)?.is_complete());
+        /// # Ok::<(), Box<dyn std::error::Error>>(())
+        /// ```
+        is_complete -> bool;
+
+        /// Where to resume: present exactly when more items may exist and the
+        /// source can resume; it always points past the items of this result.
+        ///
+        /// # Example
+        ///
+        /// ```
+        /// use candor::{Fingerprint, Limits, Scope};
+        /// let scope = Scope::new(Fingerprint::of("digits"));
+        /// let page = Limits::new().limit(4).page(&scope, None, 0..9u8)?;
+        /// assert!(page.next_cursor().is_some());
+        /// # Ok::<(), Box<dyn std::error::Error>>(())
+        /// ```
+        next_cursor -> Option<&Cursor>;
+
+        /// What was not searched, counted by reason.
+        ///
+        /// # Example
+        ///
+        /// ```
+        /// assert!(candor::Bounded::exact(vec![1u8]).skipped().is_empty());
+        /// ```
+        skipped -> &Skipped;
     }
 
     /// Everything this result says besides its items.
@@ -283,23 +314,6 @@ impl<T> Bounded<T> {
         &self.disclosure
     }
 
-    /// True when the result is exact and no input was skipped because of an
-    /// error. Inputs left out by policy (binary, too large) do not count.
-    ///
-    /// This is the wire shape's `complete` ([`Disclosure::is_complete`]).
-    ///
-    /// # Example
-    ///
-    /// ```
-    /// assert!(candor::Limits::new().collect(0..9u8)?.is_complete());
-    /// assert!(!candor::Limits::new().limit(1).collect(0..9u8)?.is_complete());
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    #[must_use]
-    pub fn is_complete(&self) -> bool {
-        self.disclosure.is_complete()
-    }
-
     /// True when items of the full answer are missing.
     ///
     /// # Example
@@ -311,35 +325,6 @@ impl<T> Bounded<T> {
     #[must_use]
     pub fn is_truncated(&self) -> bool {
         self.disclosure.completeness().is_truncated()
-    }
-
-    /// Where to resume: present exactly when more items may exist and the
-    /// source can resume; it always points past the items of this result.
-    ///
-    /// # Example
-    ///
-    /// ```
-    /// use candor::{Fingerprint, Limits, Scope};
-    /// let scope = Scope::new(Fingerprint::of("digits"));
-    /// let page = Limits::new().limit(4).page(&scope, None, 0..9u8)?;
-    /// assert!(page.next_cursor().is_some());
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    #[must_use]
-    pub fn next_cursor(&self) -> Option<&Cursor> {
-        self.disclosure.next_cursor()
-    }
-
-    /// What was not searched, counted by reason.
-    ///
-    /// # Example
-    ///
-    /// ```
-    /// assert!(candor::Bounded::exact(vec![1u8]).skipped().is_empty());
-    /// ```
-    #[must_use]
-    pub fn skipped(&self) -> &Skipped {
-        self.disclosure.skipped()
     }
 
     /// Hands over the items together with the disclosure.

@@ -283,3 +283,20 @@ impl Disclosure {
         self.skipped.check()
     }
 }
+
+/// Defines, on a type with a `disclosure` field, getters that answer from
+/// its [`Disclosure`], each with the docs given: `Bounded` and `Streamed`
+/// read their disclosure through this one definition.
+macro_rules! disclosure_getters {
+    ($($(#[$attr:meta])* $name:ident -> $ret:ty;)*) => {
+        $(
+            $(#[$attr])*
+            #[must_use]
+            pub fn $name(&self) -> $ret {
+                self.disclosure.$name()
+            }
+        )*
+    };
+}
+
+pub(crate) use disclosure_getters;

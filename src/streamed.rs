@@ -1,6 +1,7 @@
 //! `Streamed`: the end of a streamed search, how many items were handed on
 //! with the disclosure the collected form would carry.
 
+use crate::disclosure::disclosure_getters;
 use crate::{Completeness, Cursor, Disclosure, Skipped, Total};
 
 /// The end of a streamed search: how many items were handed on, and the
@@ -55,94 +56,78 @@ impl Streamed {
         self.count
     }
 
-    /// See [`Bounded::completeness`](crate::Bounded::completeness).
-    ///
-    /// # Example
-    ///
-    /// ```
-    /// # use candor::{Corpus, Documents, Limits, Query};
-    /// let end = Documents::new().search_each(&Query::literal("x"), &Limits::new(), None, &mut |_| {})?;
-    /// assert!(end.completeness().is_exact());
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    #[must_use]
-    pub fn completeness(&self) -> &Completeness {
-        self.disclosure.completeness()
-    }
+    disclosure_getters! {
+        /// See [`Bounded::completeness`](crate::Bounded::completeness).
+        ///
+        /// # Example
+        ///
+        /// ```
+        /// # use candor::{Corpus, Documents, Limits, Query};
+        /// let end = Documents::new().search_each(&Query::literal("x"), &Limits::new(), None, &mut |_| {})?;
+        /// assert!(end.completeness().is_exact());
+        /// # Ok::<(), Box<dyn std::error::Error>>(())
+        /// ```
+        completeness -> &Completeness;
 
-    /// See [`Bounded::total`](crate::Bounded::total).
-    ///
-    /// # Example
-    ///
-    /// ```
-    /// # use candor::{Corpus, Documents, Limits, Query};
-    /// let end = Documents::new().search_each(&Query::literal("x"), &Limits::new(), None, &mut |_| {})?;
-    /// assert_eq!(end.total(), candor::Total::Exact(0));
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    #[must_use]
-    pub fn total(&self) -> Total {
-        self.disclosure.total()
-    }
+        /// See [`Bounded::total`](crate::Bounded::total).
+        ///
+        /// # Example
+        ///
+        /// ```
+        /// # use candor::{Corpus, Documents, Limits, Query};
+        /// let end = Documents::new().search_each(&Query::literal("x"), &Limits::new(), None, &mut |_| {})?;
+        /// assert_eq!(end.total(), candor::Total::Exact(0));
+        /// # Ok::<(), Box<dyn std::error::Error>>(())
+        /// ```
+        total -> Total;
 
-    /// See [`Bounded::next_cursor`](crate::Bounded::next_cursor).
-    ///
-    /// # Example
-    ///
-    /// ```
-    /// # use candor::{Corpus, Documents, Limits, Query};
-    /// let end = Documents::new().search_each(&Query::literal("x"), &Limits::new(), None, &mut |_| {})?;
-    /// assert!(end.next_cursor().is_none());
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    #[must_use]
-    pub fn next_cursor(&self) -> Option<&Cursor> {
-        self.disclosure.next_cursor()
-    }
+        /// See [`Bounded::next_cursor`](crate::Bounded::next_cursor).
+        ///
+        /// # Example
+        ///
+        /// ```
+        /// # use candor::{Corpus, Documents, Limits, Query};
+        /// let end = Documents::new().search_each(&Query::literal("x"), &Limits::new(), None, &mut |_| {})?;
+        /// assert!(end.next_cursor().is_none());
+        /// # Ok::<(), Box<dyn std::error::Error>>(())
+        /// ```
+        next_cursor -> Option<&Cursor>;
 
-    /// See [`Bounded::skipped`](crate::Bounded::skipped).
-    ///
-    /// # Example
-    ///
-    /// ```
-    /// # use candor::{Corpus, Documents, Limits, Query};
-    /// let end = Documents::new().search_each(&Query::literal("x"), &Limits::new(), None, &mut |_| {})?;
-    /// assert!(end.skipped().is_empty());
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    #[must_use]
-    pub fn skipped(&self) -> &Skipped {
-        self.disclosure.skipped()
-    }
+        /// See [`Bounded::skipped`](crate::Bounded::skipped).
+        ///
+        /// # Example
+        ///
+        /// ```
+        /// # use candor::{Corpus, Documents, Limits, Query};
+        /// let end = Documents::new().search_each(&Query::literal("x"), &Limits::new(), None, &mut |_| {})?;
+        /// assert!(end.skipped().is_empty());
+        /// # Ok::<(), Box<dyn std::error::Error>>(())
+        /// ```
+        skipped -> &Skipped;
 
-    /// See [`Bounded::is_complete`](crate::Bounded::is_complete).
-    ///
-    /// # Example
-    ///
-    /// ```
-    /// # use candor::{Corpus, Documents, Limits, Query};
-    /// let end = Documents::new().search_each(&Query::literal("x"), &Limits::new(), None, &mut |_| {})?;
-    /// assert!(end.is_complete());
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    #[must_use]
-    pub fn is_complete(&self) -> bool {
-        self.disclosure.is_complete()
-    }
+        /// See [`Bounded::is_complete`](crate::Bounded::is_complete).
+        ///
+        /// # Example
+        ///
+        /// ```
+        /// # use candor::{Corpus, Documents, Limits, Query};
+        /// let end = Documents::new().search_each(&Query::literal("x"), &Limits::new(), None, &mut |_| {})?;
+        /// assert!(end.is_complete());
+        /// # Ok::<(), Box<dyn std::error::Error>>(())
+        /// ```
+        is_complete -> bool;
 
-    /// See [`Bounded::start`](crate::Bounded::start).
-    ///
-    /// # Example
-    ///
-    /// ```
-    /// # use candor::{Corpus, Documents, Limits, Query};
-    /// let end = Documents::new().search_each(&Query::literal("x"), &Limits::new(), None, &mut |_| {})?;
-    /// assert_eq!(end.start(), 0);
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    #[must_use]
-    pub fn start(&self) -> u64 {
-        self.disclosure.start()
+        /// See [`Bounded::start`](crate::Bounded::start).
+        ///
+        /// # Example
+        ///
+        /// ```
+        /// # use candor::{Corpus, Documents, Limits, Query};
+        /// let end = Documents::new().search_each(&Query::literal("x"), &Limits::new(), None, &mut |_| {})?;
+        /// assert_eq!(end.start(), 0);
+        /// # Ok::<(), Box<dyn std::error::Error>>(())
+        /// ```
+        start -> u64;
     }
 
     /// See [`Bounded::disclosure`](crate::Bounded::disclosure).
