@@ -2,8 +2,9 @@
 //!
 //! A [`Collector`] takes the items of an answer in order and decides, item
 //! by item, whether to keep going; at the end it fits the result to the
-//! byte budget and writes the disclosure. `Limits::collect`, `Limits::page`
-//! (in `page.rs`) and the search engine all drive one.
+//! byte budget (`collect/fit.rs`) and writes the disclosure.
+//! `Limits::collect`, `Limits::page` (in `page.rs`) and the search engine
+//! all drive one.
 
 mod fit;
 
@@ -359,7 +360,7 @@ impl<T: Serialize> Collector<T> {
 
     /// Like `finish`, without building the `Bounded` (streams use it).
     ///
-    /// Under a byte budget the response is fitted (see `Fitting`): the
+    /// Under a byte budget the response is fitted (see `Fitting`, in `collect/fit.rs`): the
     /// optional parts (the skipped sample, then the note) yield before the
     /// last item does, and the sample before an exact answer loses an
     /// item. Only when the required fields alone do not fit is it an
