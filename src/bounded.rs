@@ -1,8 +1,11 @@
 //! `Bounded<T>`: items that never travel without their disclosure.
 
+use serde::{Serialize, Serializer};
+
+use crate::disclosure::disclosure_getters;
+use crate::envelope::Envelope;
 use crate::error::{Error, ErrorKind, Incomplete};
-use crate::wire::NoteForm;
-use crate::{BudgetKind, Completeness, Cursor, Skipped, Total};
+use crate::{Completeness, Cursor, Disclosure, Skipped, Total};
 
 /// The answer to a query: the items, and whether they are all of it.
 ///
@@ -49,292 +52,6 @@ pub struct Bounded<T> {
     items: Vec<T>,
     disclosure: Disclosure,
 }
-
-/// Everything a [`Bounded`] says besides its items: the [`Completeness`],
-/// the [`Total`], where the page starts, the cursor to resume from and what
-/// was [`Skipped`]. [`Bounded::into_parts`] hands it over with the items,
-/// and [`Bounded::from_parts`] builds a result from the two.
-///
-/// Setters take and return the value and start with `with_`; getters
-/// carry the plain name.
-///
-/// # Example
-///
-/// ```
-/// let (items, disclosure) = candor::Limits::new().limit(2).collect(0..5u8)?.into_parts();
-/// assert_eq!(items, vec![0, 1]);
-/// assert!(!disclosure.is_complete());
-/// assert_eq!(disclosure.total(), candor::Total::AtLeast(3));
-/// # Ok::<(), Box<dyn std::error::Error>>(())
-/// ```
-#[must_use = "the disclosure says whether the items are all of the answer"]
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Disclosure {
-    completeness: Completeness,
-    total: Total,
-    start: u64,
-    next_cursor: Option<Cursor>,
-    skipped: Skipped,
-    /// Which form of the truncation note the wire carries: a tight byte
-    /// budget shortens or drops it.
-    note: NoteForm,
-}
-
-impl Disclosure {
-    /// A disclosure for a first page: `completeness` and `total`, no
-    /// cursor, nothing skipped. Add the rest with the `with_` setters; the
-    /// rules are checked when the disclosure meets its items, in
-    /// [`Bounded::from_parts`].
-    ///
-    /// # Example
-    ///
-    /// ```
-    /// use candor::{Bounded, Completeness, Disclosure, Total};
-    /// let d = Disclosure::new(Completeness::Exact, Total::Exact(2));
-    /// let b = Bounded::from_parts(vec!['a', 'b'], d)?;
-    /// assert!(b.is_complete());
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    pub fn new(completeness: Completeness, total: Total) -> Disclosure {
-        Disclosure {
-            completeness,
-            total,
-            start: 0,
-            next_cursor: None,
-            skipped: Skipped::new(),
-            note: NoteForm::Full,
-        }
-    }
-
-    /// How many items of the full answer come before this page. Default: 0.
-    ///
-    /// # Example
-    ///
-    /// ```
-    /// use candor::{Completeness, Disclosure, Total};
-    /// let d = Disclosure::new(Completeness::Exact, Total::Exact(25)).with_start(20);
-    /// assert_eq!(d.start(), 20);
-    /// ```
-    pub fn with_start(mut self, start: u64) -> Disclosure {
-        self.start = start;
-        self
-    }
-
-    /// Where to resume. Default: none. Its [`Cursor::start`] must be the
-    /// page's `start` plus its item count: issue it with
-    /// [`Scope::cursor_at`](crate::Scope::cursor_at).
-    ///
-    /// # Example
-    ///
-    /// ```
-    /// use candor::{Completeness, Disclosure, Fingerprint, Scope, Total};
-    /// let cursor = Scope::new(Fingerprint::of("q")).cursor_at(&10u64, 10);
-    /// let d = Disclosure::new(Completeness::TruncatedByLimit { limit: 10, requested: None }, Total::AtLeast(11))
-    ///     .with_next_cursor(cursor);
-    /// assert_eq!(d.next_cursor().map(|c| c.start()), Some(10));
-    /// ```
-    pub fn with_next_cursor(mut self, cursor: Cursor) -> Disclosure {
-        self.next_cursor = Some(cursor);
-        self
-    }
-
-    /// What was not searched. Default: nothing.
-    ///
-    /// # Example
-    ///
-    /// ```
-    /// use candor::{Completeness, Disclosure, SkipReason, Skipped, SkippedInput, Total};
-    /// let mut skipped = Skipped::new();
-    /// skipped.record(SkippedInput::new("shard-3", SkipReason::Unreadable));
-    /// let d = Disclosure::new(Completeness::Exact, Total::Exact(0)).with_skipped(skipped);
-    /// assert!(!d.is_complete()); // an input failed
-    /// ```
-    pub fn with_skipped(mut self, skipped: Skipped) -> Disclosure {
-        self.skipped = skipped;
-        self
-    }
-
-    /// See [`Bounded::completeness`].
-    ///
-    /// # Example
-    ///
-    /// ```
-    /// let (_, d) = candor::Bounded::exact(vec![1u8]).into_parts();
-    /// assert!(d.completeness().is_exact());
-    /// ```
-    #[must_use]
-    pub fn completeness(&self) -> &Completeness {
-        &self.completeness
-    }
-
-    /// See [`Bounded::total`].
-    ///
-    /// # Example
-    ///
-    /// ```
-    /// let (_, d) = candor::Bounded::exact(vec![1u8]).into_parts();
-    /// assert_eq!(d.total(), candor::Total::Exact(1));
-    /// ```
-    #[must_use]
-    pub fn total(&self) -> Total {
-        self.total
-    }
-
-    /// See [`Bounded::start`].
-    ///
-    /// # Example
-    ///
-    /// ```
-    /// let (_, d) = candor::Bounded::exact(vec![1u8]).into_parts();
-    /// assert_eq!(d.start(), 0);
-    /// ```
-    #[must_use]
-    pub fn start(&self) -> u64 {
-        self.start
-    }
-
-    /// See [`Bounded::next_cursor`].
-    ///
-    /// # Example
-    ///
-    /// ```
-    /// let (_, d) = candor::Bounded::exact(vec![1u8]).into_parts();
-    /// assert!(d.next_cursor().is_none());
-    /// ```
-    #[must_use]
-    pub fn next_cursor(&self) -> Option<&Cursor> {
-        self.next_cursor.as_ref()
-    }
-
-    /// See [`Bounded::skipped`].
-    ///
-    /// # Example
-    ///
-    /// ```
-    /// let (_, d) = candor::Bounded::exact(vec![1u8]).into_parts();
-    /// assert!(d.skipped().is_empty());
-    /// ```
-    #[must_use]
-    pub fn skipped(&self) -> &Skipped {
-        &self.skipped
-    }
-
-    /// True when the result is exact and no input was skipped because of an
-    /// error. Inputs left out by policy (binary, too large) do not count.
-    /// This is the wire shape's `complete`, and every other type's
-    /// `is_complete` asks this one.
-    ///
-    /// # Example
-    ///
-    /// ```
-    /// let (_, d) = candor::Bounded::exact(vec![1u8]).into_parts();
-    /// assert!(d.is_complete());
-    /// ```
-    #[must_use]
-    pub fn is_complete(&self) -> bool {
-        self.completeness.is_exact() && !self.skipped.has_errors()
-    }
-
-    pub(crate) fn note(&self) -> NoteForm {
-        self.note
-    }
-
-    pub(crate) fn set_note(&mut self, note: NoteForm) {
-        self.note = note;
-    }
-
-    pub(crate) fn skipped_mut(&mut self) -> &mut Skipped {
-        &mut self.skipped
-    }
-
-    pub(crate) fn set_completeness(&mut self, completeness: Completeness) {
-        self.completeness = completeness;
-    }
-
-    pub(crate) fn set_next_cursor(&mut self, cursor: Option<Cursor>) {
-        self.next_cursor = cursor;
-    }
-
-    /// Checks the rules every result obeys, for a page of `count` items.
-    /// The reason names the rule broken.
-    pub(crate) fn check(&self, count: usize) -> Result<(), String> {
-        let count = count as u64;
-        let end = self
-            .start
-            .checked_add(count)
-            .ok_or("start + count overflows")?;
-        let total = self.total.value();
-        if total < end {
-            return Err(format!(
-                "total {total} is below count {count} plus start {}",
-                self.start
-            ));
-        }
-        match &self.completeness {
-            Completeness::Exact => {
-                if self.total != Total::Exact(end) {
-                    return Err(format!(
-                        "an exact result must have an exact total of start + count ({end}), not {}",
-                        self.total
-                    ));
-                }
-                if self.next_cursor.is_some() {
-                    return Err(
-                        "an exact result has no next_cursor: nothing is left to resume".into(),
-                    );
-                }
-            }
-            Completeness::TruncatedByLimit { limit, requested } => {
-                if count > *limit as u64 {
-                    return Err(format!("count {count} is above the limit {limit}"));
-                }
-                if requested.is_some_and(|r| r <= *limit) {
-                    return Err(
-                        "requested is only present when it is above the limit applied".into(),
-                    );
-                }
-            }
-            Completeness::TruncatedByBudget { budget, clamp } => {
-                if budget.kind() == BudgetKind::OutputBytes && budget.used() > budget.max() {
-                    return Err("an output-bytes budget cannot have used more than its max".into());
-                }
-                if let Some(clamp) = clamp {
-                    if clamp.requested() <= clamp.limit() {
-                        return Err(
-                            "requested is only present when it is above the limit applied".into(),
-                        );
-                    }
-                    if count > clamp.limit() as u64 {
-                        return Err(format!(
-                            "count {count} is above the limit {}",
-                            clamp.limit()
-                        ));
-                    }
-                }
-            }
-        }
-        if self.completeness.proves_more() && total <= end {
-            return Err(format!(
-                "a result cut by its limit or output budget must have a total above start + count ({end})"
-            ));
-        }
-        if let Some(cursor) = &self.next_cursor {
-            if cursor.start() != end {
-                return Err(format!(
-                    "next_cursor resumes after item {}, but this page ends after item {end}",
-                    cursor.start()
-                ));
-            }
-        }
-        self.skipped.check()
-    }
-
-    /// The one-line text for a page of `count` items.
-    pub(crate) fn summary(&self, count: usize, noun: &str) -> String {
-        crate::wire::summary_line(self, count, noun)
-    }
-}
-
 impl<T> Bounded<T> {
     /// Builds a result from items and their disclosure, for a backend that
     /// already knows its total, its skips and whether it stopped early.
@@ -494,64 +211,94 @@ impl<T> Bounded<T> {
         self.items.is_empty()
     }
 
-    /// Whether the items are the whole answer, and if not, what stopped it.
-    ///
-    /// # Example
-    ///
-    /// ```
-    /// let b = candor::Limits::new().collect(0..9u8)?;
-    /// assert!(b.completeness().is_exact());
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    #[must_use]
-    pub fn completeness(&self) -> &Completeness {
-        &self.disclosure.completeness
-    }
+    disclosure_getters! {
+        /// Whether the items are the whole answer, and if not, what stopped it.
+        ///
+        /// # Example
+        ///
+        /// ```
+        /// let b = candor::Limits::new().collect(0..9u8)?;
+        /// assert!(b.completeness().is_exact());
+        /// # Ok::<(), Box<dyn std::error::Error>>(())
+        /// ```
+        completeness -> &Completeness;
 
-    /// How many items the full answer holds: exact, or a lower bound.
-    ///
-    /// An exact result's total is `Exact(len)`. A result truncated by the
-    /// limit or the output budget has at least `len + 1`; the exact figure
-    /// when [`Limits::count_total`](crate::Limits::count_total) was asked
-    /// for and counting finished within its budget. A result stopped by a
-    /// work budget or the deadline has at least `len`.
-    ///
-    /// The total always counts the whole answer, also on a page resumed
-    /// from a cursor: that page says where it starts with
-    /// [`start`](Self::start).
-    ///
-    /// # Example
-    ///
-    /// ```
-    /// let b = candor::Limits::new().limit(4).collect(0..9u8)?;
-    /// assert_eq!(b.total(), candor::Total::AtLeast(5));
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    #[must_use]
-    pub fn total(&self) -> Total {
-        self.disclosure.total
-    }
+        /// How many items the full answer holds: exact, or a lower bound.
+        ///
+        /// An exact result's total is `Exact(len)`. A result truncated by the
+        /// limit or the output budget has at least `len + 1`; the exact figure
+        /// when [`Limits::count_total`](crate::Limits::count_total) was asked
+        /// for and counting finished within its budget. A result stopped by a
+        /// work budget or the deadline has at least `len`.
+        ///
+        /// The total always counts the whole answer, also on a page resumed
+        /// from a cursor: that page says where it starts with
+        /// [`start`](Self::start).
+        ///
+        /// # Example
+        ///
+        /// ```
+        /// let b = candor::Limits::new().limit(4).collect(0..9u8)?;
+        /// assert_eq!(b.total(), candor::Total::AtLeast(5));
+        /// # Ok::<(), Box<dyn std::error::Error>>(())
+        /// ```
+        total -> Total;
 
-    /// How many items of the full answer come before this page: 0 on a
-    /// first page, and on a page resumed from a cursor the number of items
-    /// the earlier pages returned. This page holds items `start + 1` to
-    /// `start + len` of [`total`](Self::total).
-    ///
-    /// # Example
-    ///
-    /// ```
-    /// use candor::{Fingerprint, Limits, Scope, Total};
-    /// let scope = Scope::new(Fingerprint::of("numbers below 25"));
-    /// let limits = Limits::new().limit(10);
-    /// let first = limits.page(&scope, None, 0..25u32)?;
-    /// let second = limits.page(&scope, first.next_cursor(), 0..25u32)?;
-    /// assert_eq!(second.start(), 10);
-    /// assert_eq!(second.total(), Total::AtLeast(21)); // the whole answer, not the rest
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    #[must_use]
-    pub fn start(&self) -> u64 {
-        self.disclosure.start
+        /// How many items of the full answer come before this page: 0 on a
+        /// first page, and on a page resumed from a cursor the number of items
+        /// the earlier pages returned. This page holds items `start + 1` to
+        /// `start + len` of [`total`](Self::total).
+        ///
+        /// # Example
+        ///
+        /// ```
+        /// use candor::{Fingerprint, Limits, Scope, Total};
+        /// let scope = Scope::new(Fingerprint::of("numbers below 25"));
+        /// let limits = Limits::new().limit(10);
+        /// let first = limits.page(&scope, None, 0..25u32)?;
+        /// let second = limits.page(&scope, first.next_cursor(), 0..25u32)?;
+        /// assert_eq!(second.start(), 10);
+        /// assert_eq!(second.total(), Total::AtLeast(21)); // the whole answer, not the rest
+        /// # Ok::<(), Box<dyn std::error::Error>>(())
+        /// ```
+        start -> u64;
+
+        /// True when the result is exact and no input was skipped because of an
+        /// error. Inputs left out by policy (binary, too large) do not count.
+        ///
+        /// This is the wire shape's `complete` ([`Disclosure::is_complete`]).
+        ///
+        /// # Example
+        ///
+        /// ```
+        /// assert!(candor::Limits::new().collect(0..9u8)?.is_complete());
+        /// assert!(!candor::Limits::new().limit(1).collect(0..9u8)?.is_complete());
+        /// # Ok::<(), Box<dyn std::error::Error>>(())
+        /// ```
+        is_complete -> bool;
+
+        /// Where to resume: present exactly when more items may exist and the
+        /// source can resume; it always points past the items of this result.
+        ///
+        /// # Example
+        ///
+        /// ```
+        /// use candor::{Fingerprint, Limits, Scope};
+        /// let scope = Scope::new(Fingerprint::of("digits"));
+        /// let page = Limits::new().limit(4).page(&scope, None, 0..9u8)?;
+        /// assert!(page.next_cursor().is_some());
+        /// # Ok::<(), Box<dyn std::error::Error>>(())
+        /// ```
+        next_cursor -> Option<&Cursor>;
+
+        /// What was not searched, counted by reason.
+        ///
+        /// # Example
+        ///
+        /// ```
+        /// assert!(candor::Bounded::exact(vec![1u8]).skipped().is_empty());
+        /// ```
+        skipped -> &Skipped;
     }
 
     /// Everything this result says besides its items.
@@ -567,23 +314,6 @@ impl<T> Bounded<T> {
         &self.disclosure
     }
 
-    /// True when the result is exact and no input was skipped because of an
-    /// error. Inputs left out by policy (binary, too large) do not count.
-    ///
-    /// This is the wire shape's `complete` ([`Disclosure::is_complete`]).
-    ///
-    /// # Example
-    ///
-    /// ```
-    /// assert!(candor::Limits::new().collect(0..9u8)?.is_complete());
-    /// assert!(!candor::Limits::new().limit(1).collect(0..9u8)?.is_complete());
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    #[must_use]
-    pub fn is_complete(&self) -> bool {
-        self.disclosure.is_complete()
-    }
-
     /// True when items of the full answer are missing.
     ///
     /// # Example
@@ -594,36 +324,7 @@ impl<T> Bounded<T> {
     /// ```
     #[must_use]
     pub fn is_truncated(&self) -> bool {
-        self.disclosure.completeness.is_truncated()
-    }
-
-    /// Where to resume: present exactly when more items may exist and the
-    /// source can resume; it always points past the items of this result.
-    ///
-    /// # Example
-    ///
-    /// ```
-    /// use candor::{Fingerprint, Limits, Scope};
-    /// let scope = Scope::new(Fingerprint::of("digits"));
-    /// let page = Limits::new().limit(4).page(&scope, None, 0..9u8)?;
-    /// assert!(page.next_cursor().is_some());
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    #[must_use]
-    pub fn next_cursor(&self) -> Option<&Cursor> {
-        self.disclosure.next_cursor.as_ref()
-    }
-
-    /// What was not searched, counted by reason.
-    ///
-    /// # Example
-    ///
-    /// ```
-    /// assert!(candor::Bounded::exact(vec![1u8]).skipped().is_empty());
-    /// ```
-    #[must_use]
-    pub fn skipped(&self) -> &Skipped {
-        &self.disclosure.skipped
+        self.disclosure.completeness().is_truncated()
     }
 
     /// Hands over the items together with the disclosure.
@@ -701,7 +402,7 @@ impl<T> Bounded<T> {
     /// ```
     #[must_use]
     pub fn summary(&self, noun: &str) -> String {
-        self.disclosure.summary(self.items.len(), noun)
+        crate::summary::summary_line(&self.disclosure, self.items.len(), noun)
     }
 
     /// The wire shape as compact JSON; with a byte budget, its length is at
@@ -761,174 +462,14 @@ impl<'a, T> IntoIterator for &'a Bounded<T> {
     }
 }
 
-/// The end of a streamed search: how many items were handed on, and the
-/// same [`Disclosure`] the collected form would carry. To write the wire
-/// shape of a stream, see [`JsonStream`](crate::JsonStream).
-///
-/// # Example
-///
-/// ```
-/// use candor::{Corpus, Documents, Limits, Query};
-/// let docs = Documents::new().with("a.txt", "fish\nfish\nfish\n");
-/// let mut lines = Vec::new();
-/// let end = docs.search_each(&Query::literal("fish"), &Limits::new().limit(2), None, &mut |m| {
-///     lines.push(m.line_number)
-/// })?;
-/// assert_eq!(lines, vec![1, 2]);
-/// assert_eq!(end.count(), 2);
-/// assert!(!end.is_complete());
-/// assert!(end.next_cursor().is_some());
-/// # Ok::<(), Box<dyn std::error::Error>>(())
-/// ```
-#[must_use = "a stream may have been cut short; check `is_complete()`"]
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Streamed {
-    count: usize,
-    disclosure: Disclosure,
-}
-
-impl Streamed {
-    #[cfg_attr(not(feature = "search"), allow(dead_code))] // used by the search engine
-    pub(crate) fn new(count: usize, disclosure: Disclosure) -> Streamed {
-        debug_assert_eq!(
-            disclosure.check(count),
-            Ok(()),
-            "a stream's end breaks a rule"
-        );
-        Streamed { count, disclosure }
-    }
-
-    /// How many items were handed on.
-    ///
-    /// # Example
-    ///
-    /// ```
-    /// # use candor::{Corpus, Documents, Limits, Query};
-    /// let end = Documents::new().search_each(&Query::literal("x"), &Limits::new(), None, &mut |_| {})?;
-    /// assert_eq!(end.count(), 0);
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    #[must_use]
-    pub fn count(&self) -> usize {
-        self.count
-    }
-
-    /// See [`Bounded::completeness`].
-    ///
-    /// # Example
-    ///
-    /// ```
-    /// # use candor::{Corpus, Documents, Limits, Query};
-    /// let end = Documents::new().search_each(&Query::literal("x"), &Limits::new(), None, &mut |_| {})?;
-    /// assert!(end.completeness().is_exact());
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    #[must_use]
-    pub fn completeness(&self) -> &Completeness {
-        &self.disclosure.completeness
-    }
-
-    /// See [`Bounded::total`].
-    ///
-    /// # Example
-    ///
-    /// ```
-    /// # use candor::{Corpus, Documents, Limits, Query};
-    /// let end = Documents::new().search_each(&Query::literal("x"), &Limits::new(), None, &mut |_| {})?;
-    /// assert_eq!(end.total(), candor::Total::Exact(0));
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    #[must_use]
-    pub fn total(&self) -> Total {
-        self.disclosure.total
-    }
-
-    /// See [`Bounded::next_cursor`].
-    ///
-    /// # Example
-    ///
-    /// ```
-    /// # use candor::{Corpus, Documents, Limits, Query};
-    /// let end = Documents::new().search_each(&Query::literal("x"), &Limits::new(), None, &mut |_| {})?;
-    /// assert!(end.next_cursor().is_none());
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    #[must_use]
-    pub fn next_cursor(&self) -> Option<&Cursor> {
-        self.disclosure.next_cursor.as_ref()
-    }
-
-    /// See [`Bounded::skipped`].
-    ///
-    /// # Example
-    ///
-    /// ```
-    /// # use candor::{Corpus, Documents, Limits, Query};
-    /// let end = Documents::new().search_each(&Query::literal("x"), &Limits::new(), None, &mut |_| {})?;
-    /// assert!(end.skipped().is_empty());
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    #[must_use]
-    pub fn skipped(&self) -> &Skipped {
-        &self.disclosure.skipped
-    }
-
-    /// See [`Bounded::is_complete`].
-    ///
-    /// # Example
-    ///
-    /// ```
-    /// # use candor::{Corpus, Documents, Limits, Query};
-    /// let end = Documents::new().search_each(&Query::literal("x"), &Limits::new(), None, &mut |_| {})?;
-    /// assert!(end.is_complete());
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    #[must_use]
-    pub fn is_complete(&self) -> bool {
-        self.disclosure.is_complete()
-    }
-
-    /// See [`Bounded::start`].
-    ///
-    /// # Example
-    ///
-    /// ```
-    /// # use candor::{Corpus, Documents, Limits, Query};
-    /// let end = Documents::new().search_each(&Query::literal("x"), &Limits::new(), None, &mut |_| {})?;
-    /// assert_eq!(end.start(), 0);
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    #[must_use]
-    pub fn start(&self) -> u64 {
-        self.disclosure.start
-    }
-
-    /// See [`Bounded::disclosure`].
-    ///
-    /// # Example
-    ///
-    /// ```
-    /// # use candor::{Corpus, Documents, Limits, Query};
-    /// let end = Documents::new().search_each(&Query::literal("x"), &Limits::new(), None, &mut |_| {})?;
-    /// assert!(end.disclosure().is_complete());
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    pub fn disclosure(&self) -> &Disclosure {
-        &self.disclosure
-    }
-
-    /// See [`Bounded::summary`].
-    ///
-    /// # Example
-    ///
-    /// ```
-    /// # use candor::{Corpus, Documents, Limits, Query};
-    /// let end = Documents::new().search_each(&Query::literal("x"), &Limits::new(), None, &mut |_| {})?;
-    /// assert_eq!(end.summary("matches"), "Complete: 0 matches.");
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    #[must_use]
-    pub fn summary(&self, noun: &str) -> String {
-        self.disclosure.summary(self.count, noun)
+/// The wire shape: the disclosure first, the items last.
+impl<T: Serialize> Serialize for Bounded<T> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        Envelope {
+            disclosure: self.disclosure(),
+            count: self.len(),
+            items: self.items(),
+        }
+        .serialize(serializer)
     }
 }

@@ -2,10 +2,12 @@
 //!
 //! A [`Collector`] takes the items of an answer in order and decides, item
 //! by item, whether to keep going; at the end it fits the result to the
-//! byte budget and writes the disclosure. `Limits::collect`, `Limits::page`
-//! (in `page.rs`) and the search engine all drive one.
+//! byte budget (`collect/fit.rs`) and writes the disclosure.
+//! `Limits::collect`, `Limits::page` (in `page.rs`) and the search engine
+//! all drive one.
 
-use std::io;
+mod fit;
+
 use std::ops::ControlFlow;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -13,34 +15,13 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 
 use crate::clock::Clock;
-use crate::error::{Error, ErrorKind};
-use crate::wire::{Envelope, NoItems, NoteForm};
+use crate::envelope::{envelope_len, json_len};
+use crate::error::Error;
 use crate::{
     Bounded, Budget, BudgetKind, CancelToken, Clamp, Completeness, Cursor, Disclosure, Limits,
     Skipped, SkippedInput, Total,
 };
-
-/// Counts bytes written, so that an item's JSON size is known without
-/// allocating its text.
-struct ByteCounter(usize);
-
-impl io::Write for ByteCounter {
-    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
-        self.0 += bytes.len();
-        Ok(bytes.len())
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        Ok(())
-    }
-}
-
-pub(crate) fn json_len<T: Serialize + ?Sized>(value: &T) -> Result<usize, Error> {
-    let mut counter = ByteCounter(0);
-    serde_json::to_writer(&mut counter, value)
-        .map_err(|source| Error::from(ErrorKind::Serialize { source }))?;
-    Ok(counter.0)
-}
+use fit::{Fitting, output_bytes};
 
 fn digits(n: usize) -> usize {
     n.checked_ilog10().map_or(1, |d| d as usize + 1)
@@ -376,7 +357,7 @@ impl<T: Serialize> Collector<T> {
 
     /// Like `finish`, without building the `Bounded` (streams use it).
     ///
-    /// Under a byte budget the response is fitted (see `Fitting`): the
+    /// Under a byte budget the response is fitted (see `Fitting`, in `collect/fit.rs`): the
     /// optional parts (the skipped sample, then the note) yield before the
     /// last item does, and the sample before an exact answer loses an
     /// item. Only when the required fields alone do not fit is it an
@@ -450,211 +431,12 @@ impl<T: Serialize> Collector<T> {
     }
 }
 
-/// Fits a response to its byte budget. The optional parts of the
-/// disclosure are the skipped sample and the truncation note; the levels
-/// go from all of them to none: the sample shrinks one input at a time,
-/// then the note shortens, then it goes.
-///
-/// - An answer that fits whole stays exact, at the richest level where it
-///   fits: the sample yields before an exact answer loses an item.
-/// - Otherwise the result is cut, at the richest level where one item
-///   fits, with as many items as fit there: the optional parts yield
-///   before the last item does.
-/// - With no item fitting at any level, the page holds none (at the
-///   poorest level), and if even that does not fit, the budget is too small.
-#[derive(Clone, Copy)]
-struct Fitting<'a> {
-    base: &'a Disclosure,
-    /// The JSON size of each item.
-    sizes: &'a [usize],
-    max: usize,
-    clamp: Option<Clamp>,
-    /// The cursor after the first `k` items.
-    cursor_at: &'a dyn Fn(usize) -> Option<Cursor>,
-}
-
-struct Fitted {
-    count: usize,
-    disclosure: Disclosure,
-}
-
-impl Fitting<'_> {
-    fn levels(&self) -> Vec<(usize, NoteForm)> {
-        let sample = self.base.skipped().sample().len();
-        let mut levels: Vec<(usize, NoteForm)> =
-            (0..=sample).rev().map(|n| (n, NoteForm::Full)).collect();
-        levels.push((0, NoteForm::Short));
-        levels.push((0, NoteForm::Omitted));
-        levels
-    }
-
-    /// The response of the first `k` items at `level`, if it fits.
-    fn try_fit(&self, level: (usize, NoteForm), k: usize, n: usize) -> Result<Fit, Error> {
-        let mut d = self.base.clone();
-        d.skipped_mut().truncate_sample(level.0);
-        d.set_note(level.1);
-        if k < n {
-            // The items left out prove there is more.
-            d.set_completeness(output_bytes(self.max, 0, self.clamp));
-            d.set_next_cursor((self.cursor_at)(k));
-        }
-        let item_bytes = self.sizes[..k].iter().sum::<usize>() + k.saturating_sub(1);
-        let (len, budget) = fitted_len(&d, k, item_bytes, self.max)?;
-        if let Some(budget) = budget {
-            d.set_completeness(Completeness::TruncatedByBudget {
-                budget,
-                clamp: self.clamp,
-            });
-        }
-        Ok(if len <= self.max {
-            Fit::Fits(Box::new(d))
-        } else {
-            Fit::Over(len)
-        })
-    }
-
-    fn fit(&self, n: usize) -> Result<Fitted, Error> {
-        let levels = self.levels();
-        if self.base.completeness().is_exact() {
-            // The whole answer, at the richest level where it fits.
-            for &level in &levels {
-                if let Fit::Fits(disclosure) = self.try_fit(level, n, n)? {
-                    return Ok(Fitted {
-                        count: n,
-                        disclosure: *disclosure,
-                    });
-                }
-            }
-        }
-        let exact = self.base.completeness().is_exact();
-        for &level in levels.iter().filter(|_| n > 0) {
-            // All the items, with the stop the collector found (a limit
-            // stop writes a shorter envelope than a cut by the budget
-            // would): fitting more items here than by cutting is possible.
-            // An exact answer was tried whole above.
-            if !exact && let Fit::Fits(all) = self.try_fit(level, n, n)? {
-                return Ok(Fitted {
-                    count: n,
-                    disclosure: *all,
-                });
-            }
-            let Fit::Fits(one) = self.try_fit(level, 1, n)? else {
-                continue;
-            };
-            // The most items that fit at this level, cut by the budget: at
-            // least one, fewer than all.
-            let (mut lo, mut hi, mut best) = (1, n - 1, one);
-            while lo < hi {
-                let mid = lo + (hi - lo).div_ceil(2);
-                match self.try_fit(level, mid, n)? {
-                    Fit::Fits(d) => {
-                        lo = mid;
-                        best = d;
-                    }
-                    Fit::Over(_) => hi = mid - 1,
-                }
-            }
-            return Ok(Fitted {
-                count: lo,
-                disclosure: *best,
-            });
-        }
-        // Not one item fits: a page without items, at the richest level
-        // where that fits.
-        let mut needed = 0;
-        for &level in &levels {
-            match self.try_fit(level, 0, n)? {
-                Fit::Fits(disclosure) => {
-                    return Ok(Fitted {
-                        count: 0,
-                        disclosure: *disclosure,
-                    });
-                }
-                Fit::Over(len) => needed = len,
-            }
-        }
-        // The response names its budget (`max`), so at a budget of
-        // `needed` it can be longer than it is at `max`: the smallest
-        // budget that fits is the least fixed point, reached from below.
-        let poorest = levels[levels.len() - 1];
-        for _ in 0..4 {
-            let at_needed = Fitting {
-                max: needed,
-                ..*self
-            };
-            match at_needed.try_fit(poorest, 0, n)? {
-                Fit::Fits(_) => break,
-                Fit::Over(len) => needed = len,
-            }
-        }
-        Err(ErrorKind::BudgetTooSmall {
-            max_bytes: self.max,
-            needed,
-        }
-        .into())
-    }
-}
-
-enum Fit {
-    Fits(Box<Disclosure>),
-    /// The response's length, over the budget.
-    Over(usize),
-}
-
 /// A total counted from `start` on, as a total of the whole answer.
 fn from_start(start: u64, total: Total) -> Total {
     match total {
         Total::Exact(n) => Total::Exact(start.saturating_add(n)),
         Total::AtLeast(n) => Total::AtLeast(start.saturating_add(n)),
     }
-}
-
-fn output_bytes(max: usize, used: usize, clamp: Option<Clamp>) -> Completeness {
-    Completeness::TruncatedByBudget {
-        budget: Budget::new(BudgetKind::OutputBytes, max as u64, used as u64),
-        clamp,
-    }
-}
-
-/// The serialized length of a response with this disclosure and
-/// `item_bytes` of items. For an output-bytes stop, `used` is the
-/// response's own length, found as a fixed point (its digits are part of
-/// the length).
-fn fitted_len(
-    disclosure: &Disclosure,
-    count: usize,
-    item_bytes: usize,
-    max: usize,
-) -> Result<(usize, Option<Budget>), Error> {
-    let clamp = match disclosure.completeness() {
-        Completeness::TruncatedByBudget { budget, clamp }
-            if budget.kind() == BudgetKind::OutputBytes =>
-        {
-            *clamp
-        }
-        _ => return Ok((envelope_len(disclosure, count)? + item_bytes, None)),
-    };
-    let mut trial = disclosure.clone();
-    let mut used = 0usize;
-    for _ in 0..4 {
-        trial.set_completeness(output_bytes(max, used, clamp));
-        let len = envelope_len(&trial, count)? + item_bytes;
-        if len == used {
-            break;
-        }
-        used = len;
-    }
-    let budget = Budget::new(BudgetKind::OutputBytes, max as u64, used as u64);
-    Ok((used, Some(budget)))
-}
-
-/// The length of the envelope with `count` in it but an empty item list.
-fn envelope_len(disclosure: &Disclosure, count: usize) -> Result<usize, Error> {
-    json_len(&Envelope {
-        disclosure,
-        count,
-        items: NoItems,
-    })
 }
 
 #[cfg(test)]

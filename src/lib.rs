@@ -125,29 +125,36 @@ mod clock;
 mod collect;
 mod completeness;
 mod cursor;
+mod disclosure;
+mod envelope;
 mod error;
 mod limits;
 #[cfg(feature = "mcp")]
 pub mod mcp;
 mod merge;
+mod note;
 mod page;
 #[cfg(feature = "schemars")]
 mod schema;
 #[cfg(feature = "search")]
 mod search;
 mod skipped;
+mod streamed;
+mod summary;
 mod total;
 mod wire;
 
-pub use bounded::{Bounded, Disclosure, Streamed};
+pub use bounded::Bounded;
 pub use cancel::{CancelOnDrop, CancelToken};
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use completeness::{Budget, BudgetKind, Clamp, Completeness, UnknownBudgetKind};
 pub use cursor::{Cursor, CursorKey, Fingerprint, Scope};
+pub use disclosure::Disclosure;
 pub use error::{Error, ErrorKind, Incomplete};
 pub use limits::{AppliedLimit, Limits};
 pub use page::{Interrupted, KeyRequest, TryError};
 pub use skipped::{SKIPPED_SAMPLE_LEN, SkipReason, Skipped, SkippedInput};
+pub use streamed::Streamed;
 pub use total::Total;
 pub use wire::{JsonStream, LLM_GUIDE, envelope_schema};
 

@@ -1,0 +1,198 @@
+//! Fitting a finished result to its output-bytes budget: the optional
+//! parts of the disclosure yield, level by level, before the last item
+//! does.
+
+use crate::envelope::envelope_len;
+use crate::error::{Error, ErrorKind};
+use crate::note::NoteForm;
+use crate::{Budget, BudgetKind, Clamp, Completeness, Cursor, Disclosure};
+
+/// Fits a response to its byte budget. The optional parts of the
+/// disclosure are the skipped sample and the truncation note; the levels
+/// go from all of them to none: the sample shrinks one input at a time,
+/// then the note shortens, then it goes.
+///
+/// - An answer that fits whole stays exact, at the richest level where it
+///   fits: the sample yields before an exact answer loses an item.
+/// - Otherwise the result is cut, at the richest level where one item
+///   fits, with as many items as fit there: the optional parts yield
+///   before the last item does.
+/// - With no item fitting at any level, the page holds none (at the
+///   poorest level), and if even that does not fit, the budget is too small.
+#[derive(Clone, Copy)]
+pub(super) struct Fitting<'a> {
+    pub(super) base: &'a Disclosure,
+    /// The JSON size of each item.
+    pub(super) sizes: &'a [usize],
+    pub(super) max: usize,
+    pub(super) clamp: Option<Clamp>,
+    /// The cursor after the first `k` items.
+    pub(super) cursor_at: &'a dyn Fn(usize) -> Option<Cursor>,
+}
+
+pub(super) struct Fitted {
+    pub(super) count: usize,
+    pub(super) disclosure: Disclosure,
+}
+
+impl Fitting<'_> {
+    fn levels(&self) -> Vec<(usize, NoteForm)> {
+        let sample = self.base.skipped().sample().len();
+        let mut levels: Vec<(usize, NoteForm)> =
+            (0..=sample).rev().map(|n| (n, NoteForm::Full)).collect();
+        levels.push((0, NoteForm::Short));
+        levels.push((0, NoteForm::Omitted));
+        levels
+    }
+
+    /// The response of the first `k` items at `level`, if it fits.
+    fn try_fit(&self, level: (usize, NoteForm), k: usize, n: usize) -> Result<Fit, Error> {
+        let mut d = self.base.clone();
+        d.skipped_mut().truncate_sample(level.0);
+        d.set_note(level.1);
+        if k < n {
+            // The items left out prove there is more.
+            d.set_completeness(output_bytes(self.max, 0, self.clamp));
+            d.set_next_cursor((self.cursor_at)(k));
+        }
+        let item_bytes = self.sizes[..k].iter().sum::<usize>() + k.saturating_sub(1);
+        let (len, budget) = fitted_len(&d, k, item_bytes, self.max)?;
+        if let Some(budget) = budget {
+            d.set_completeness(Completeness::TruncatedByBudget {
+                budget,
+                clamp: self.clamp,
+            });
+        }
+        Ok(if len <= self.max {
+            Fit::Fits(Box::new(d))
+        } else {
+            Fit::Over(len)
+        })
+    }
+
+    pub(super) fn fit(&self, n: usize) -> Result<Fitted, Error> {
+        let levels = self.levels();
+        if self.base.completeness().is_exact() {
+            // The whole answer, at the richest level where it fits.
+            for &level in &levels {
+                if let Fit::Fits(disclosure) = self.try_fit(level, n, n)? {
+                    return Ok(Fitted {
+                        count: n,
+                        disclosure: *disclosure,
+                    });
+                }
+            }
+        }
+        let exact = self.base.completeness().is_exact();
+        for &level in levels.iter().filter(|_| n > 0) {
+            // All the items, with the stop the collector found (a limit
+            // stop writes a shorter envelope than a cut by the budget
+            // would): fitting more items here than by cutting is possible.
+            // An exact answer was tried whole above.
+            if !exact && let Fit::Fits(all) = self.try_fit(level, n, n)? {
+                return Ok(Fitted {
+                    count: n,
+                    disclosure: *all,
+                });
+            }
+            let Fit::Fits(one) = self.try_fit(level, 1, n)? else {
+                continue;
+            };
+            // The most items that fit at this level, cut by the budget: at
+            // least one, fewer than all.
+            let (mut lo, mut hi, mut best) = (1, n - 1, one);
+            while lo < hi {
+                let mid = lo + (hi - lo).div_ceil(2);
+                match self.try_fit(level, mid, n)? {
+                    Fit::Fits(d) => {
+                        lo = mid;
+                        best = d;
+                    }
+                    Fit::Over(_) => hi = mid - 1,
+                }
+            }
+            return Ok(Fitted {
+                count: lo,
+                disclosure: *best,
+            });
+        }
+        // Not one item fits: a page without items, at the richest level
+        // where that fits.
+        let mut needed = 0;
+        for &level in &levels {
+            match self.try_fit(level, 0, n)? {
+                Fit::Fits(disclosure) => {
+                    return Ok(Fitted {
+                        count: 0,
+                        disclosure: *disclosure,
+                    });
+                }
+                Fit::Over(len) => needed = len,
+            }
+        }
+        // The response names its budget (`max`), so at a budget of
+        // `needed` it can be longer than it is at `max`: the smallest
+        // budget that fits is the least fixed point, reached from below.
+        let poorest = levels[levels.len() - 1];
+        for _ in 0..4 {
+            let at_needed = Fitting {
+                max: needed,
+                ..*self
+            };
+            match at_needed.try_fit(poorest, 0, n)? {
+                Fit::Fits(_) => break,
+                Fit::Over(len) => needed = len,
+            }
+        }
+        Err(ErrorKind::BudgetTooSmall {
+            max_bytes: self.max,
+            needed,
+        }
+        .into())
+    }
+}
+
+enum Fit {
+    Fits(Box<Disclosure>),
+    /// The response's length, over the budget.
+    Over(usize),
+}
+
+pub(super) fn output_bytes(max: usize, used: usize, clamp: Option<Clamp>) -> Completeness {
+    Completeness::TruncatedByBudget {
+        budget: Budget::new(BudgetKind::OutputBytes, max as u64, used as u64),
+        clamp,
+    }
+}
+
+/// The serialized length of a response with this disclosure and
+/// `item_bytes` of items. For an output-bytes stop, `used` is the
+/// response's own length, found as a fixed point (its digits are part of
+/// the length).
+fn fitted_len(
+    disclosure: &Disclosure,
+    count: usize,
+    item_bytes: usize,
+    max: usize,
+) -> Result<(usize, Option<Budget>), Error> {
+    let clamp = match disclosure.completeness() {
+        Completeness::TruncatedByBudget { budget, clamp }
+            if budget.kind() == BudgetKind::OutputBytes =>
+        {
+            *clamp
+        }
+        _ => return Ok((envelope_len(disclosure, count)? + item_bytes, None)),
+    };
+    let mut trial = disclosure.clone();
+    let mut used = 0usize;
+    for _ in 0..4 {
+        trial.set_completeness(output_bytes(max, used, clamp));
+        let len = envelope_len(&trial, count)? + item_bytes;
+        if len == used {
+            break;
+        }
+        used = len;
+    }
+    let budget = Budget::new(BudgetKind::OutputBytes, max as u64, used as u64);
+    Ok((used, Some(budget)))
+}

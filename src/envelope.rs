@@ -1,0 +1,175 @@
+//! The serde shape of a result (disclosure first, items last) and what
+//! sizes it: the structs the serializer writes, and the byte count of an
+//! envelope that the collector fits to a budget.
+
+use std::io;
+
+use serde::Serialize;
+use serde::ser::{SerializeMap, SerializeStruct, Serializer};
+
+use crate::error::{Error, ErrorKind};
+use crate::note::{NoteForm, short_note, truncation_note};
+use crate::{Completeness, Disclosure, Skipped, SkippedInput, Total};
+
+/// The envelope of a result, with `items` standing for whatever serializes
+/// the item list: the real items, or an empty list when only the envelope's
+/// size is wanted.
+pub(crate) struct Envelope<'a, I> {
+    pub(crate) disclosure: &'a Disclosure,
+    pub(crate) count: usize,
+    pub(crate) items: I,
+}
+
+impl<I: Serialize> Serialize for Envelope<'_, I> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let d = self.disclosure;
+        let mut s = serializer.serialize_struct("Bounded", 8)?;
+        s.serialize_field("complete", &d.is_complete())?;
+        if d.completeness().is_truncated() {
+            s.serialize_field("truncation", &TruncationOut(d))?;
+        } else {
+            s.skip_field("truncation")?;
+        }
+        if d.start() > 0 {
+            s.serialize_field("start", &d.start())?;
+        } else {
+            s.skip_field("start")?;
+        }
+        s.serialize_field("count", &self.count)?;
+        s.serialize_field("total", &TotalOut(d.total()))?;
+        match d.next_cursor() {
+            Some(cursor) => s.serialize_field("next_cursor", cursor)?,
+            None => s.skip_field("next_cursor")?,
+        }
+        if d.skipped().is_empty() {
+            s.skip_field("skipped")?;
+        } else {
+            s.serialize_field("skipped", &SkippedOut(d.skipped()))?;
+        }
+        s.serialize_field("items", &self.items)?;
+        s.end()
+    }
+}
+
+/// Serializes as `[]`: the item list when only the envelope is measured.
+pub(crate) struct NoItems;
+
+impl Serialize for NoItems {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(std::iter::empty::<()>())
+    }
+}
+
+struct TruncationOut<'a>(&'a Disclosure);
+
+impl Serialize for TruncationOut<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let completeness = self.0.completeness();
+        let has_cursor = self.0.next_cursor().is_some();
+        let mut m = serializer.serialize_map(None)?;
+        match completeness {
+            Completeness::Exact => {}
+            Completeness::TruncatedByLimit { limit, requested } => {
+                m.serialize_entry("by", "limit")?;
+                m.serialize_entry("limit", limit)?;
+                if let Some(requested) = requested {
+                    m.serialize_entry("requested", requested)?;
+                }
+            }
+            Completeness::TruncatedByBudget { budget, clamp } => {
+                m.serialize_entry("by", "budget")?;
+                m.serialize_entry("budget", budget.kind().as_str())?;
+                m.serialize_entry("max", &budget.max())?;
+                m.serialize_entry("used", &budget.used())?;
+                if let Some(clamp) = clamp {
+                    m.serialize_entry("limit", &clamp.limit())?;
+                    m.serialize_entry("requested", &clamp.requested())?;
+                }
+            }
+        }
+        match self.0.note() {
+            NoteForm::Full => {
+                m.serialize_entry("note", &truncation_note(completeness, has_cursor))?;
+            }
+            NoteForm::Short => m.serialize_entry("note", short_note(completeness, has_cursor))?,
+            NoteForm::Omitted => {}
+        }
+        m.end()
+    }
+}
+
+struct TotalOut(Total);
+
+impl Serialize for TotalOut {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut s = serializer.serialize_struct("Total", 2)?;
+        s.serialize_field("value", &self.0.value())?;
+        s.serialize_field("relation", self.0.relation())?;
+        s.end()
+    }
+}
+
+struct SkippedOut<'a>(&'a Skipped);
+
+impl Serialize for SkippedOut<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        struct ByReason<'a>(&'a Skipped);
+        impl Serialize for ByReason<'_> {
+            fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                serializer.collect_map(self.0.by_reason().map(|(r, n)| (r.as_str(), n)))
+            }
+        }
+        struct Sample<'a>(&'a SkippedInput);
+        impl Serialize for Sample<'_> {
+            fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                let mut m = serializer.serialize_map(None)?;
+                m.serialize_entry("path", self.0.path())?;
+                m.serialize_entry("reason", self.0.reason().as_str())?;
+                if let Some(detail) = self.0.detail() {
+                    m.serialize_entry("detail", detail)?;
+                }
+                m.end()
+            }
+        }
+        let mut s = serializer.serialize_struct("Skipped", 3)?;
+        s.serialize_field("total", &self.0.total())?;
+        s.serialize_field("by_reason", &ByReason(self.0))?;
+        s.serialize_field(
+            "sample",
+            &self.0.sample().iter().map(Sample).collect::<Vec<_>>(),
+        )?;
+        s.end()
+    }
+}
+
+/// Counts bytes written, so that an item's JSON size is known without
+/// allocating its text.
+struct ByteCounter(usize);
+
+impl io::Write for ByteCounter {
+    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+        self.0 += bytes.len();
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+/// The length of `value`'s compact JSON, counted without building it.
+pub(crate) fn json_len<T: Serialize + ?Sized>(value: &T) -> Result<usize, Error> {
+    let mut counter = ByteCounter(0);
+    serde_json::to_writer(&mut counter, value)
+        .map_err(|source| Error::from(ErrorKind::Serialize { source }))?;
+    Ok(counter.0)
+}
+
+/// The length of the envelope with `count` in it but an empty item list.
+pub(crate) fn envelope_len(disclosure: &Disclosure, count: usize) -> Result<usize, Error> {
+    json_len(&Envelope {
+        disclosure,
+        count,
+        items: NoItems,
+    })
+}

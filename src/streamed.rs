@@ -1,0 +1,161 @@
+//! `Streamed`: the end of a streamed search, how many items were handed on
+//! with the disclosure the collected form would carry.
+
+use crate::disclosure::disclosure_getters;
+use crate::{Completeness, Cursor, Disclosure, Skipped, Total};
+
+/// The end of a streamed search: how many items were handed on, and the
+/// same [`Disclosure`] the collected form would carry. To write the wire
+/// shape of a stream, see [`JsonStream`](crate::JsonStream).
+///
+/// # Example
+///
+/// ```
+/// use candor::{Corpus, Documents, Limits, Query};
+/// let docs = Documents::new().with("a.txt", "fish\nfish\nfish\n");
+/// let mut lines = Vec::new();
+/// let end = docs.search_each(&Query::literal("fish"), &Limits::new().limit(2), None, &mut |m| {
+///     lines.push(m.line_number)
+/// })?;
+/// assert_eq!(lines, vec![1, 2]);
+/// assert_eq!(end.count(), 2);
+/// assert!(!end.is_complete());
+/// assert!(end.next_cursor().is_some());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[must_use = "a stream may have been cut short; check `is_complete()`"]
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Streamed {
+    count: usize,
+    disclosure: Disclosure,
+}
+
+impl Streamed {
+    #[cfg_attr(not(feature = "search"), allow(dead_code))] // used by the search engine
+    pub(crate) fn new(count: usize, disclosure: Disclosure) -> Streamed {
+        debug_assert_eq!(
+            disclosure.check(count),
+            Ok(()),
+            "a stream's end breaks a rule"
+        );
+        Streamed { count, disclosure }
+    }
+
+    /// How many items were handed on.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// # use candor::{Corpus, Documents, Limits, Query};
+    /// let end = Documents::new().search_each(&Query::literal("x"), &Limits::new(), None, &mut |_| {})?;
+    /// assert_eq!(end.count(), 0);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[must_use]
+    pub fn count(&self) -> usize {
+        self.count
+    }
+
+    disclosure_getters! {
+        /// See [`Bounded::completeness`](crate::Bounded::completeness).
+        ///
+        /// # Example
+        ///
+        /// ```
+        /// # use candor::{Corpus, Documents, Limits, Query};
+        /// let end = Documents::new().search_each(&Query::literal("x"), &Limits::new(), None, &mut |_| {})?;
+        /// assert!(end.completeness().is_exact());
+        /// # Ok::<(), Box<dyn std::error::Error>>(())
+        /// ```
+        completeness -> &Completeness;
+
+        /// See [`Bounded::total`](crate::Bounded::total).
+        ///
+        /// # Example
+        ///
+        /// ```
+        /// # use candor::{Corpus, Documents, Limits, Query};
+        /// let end = Documents::new().search_each(&Query::literal("x"), &Limits::new(), None, &mut |_| {})?;
+        /// assert_eq!(end.total(), candor::Total::Exact(0));
+        /// # Ok::<(), Box<dyn std::error::Error>>(())
+        /// ```
+        total -> Total;
+
+        /// See [`Bounded::next_cursor`](crate::Bounded::next_cursor).
+        ///
+        /// # Example
+        ///
+        /// ```
+        /// # use candor::{Corpus, Documents, Limits, Query};
+        /// let end = Documents::new().search_each(&Query::literal("x"), &Limits::new(), None, &mut |_| {})?;
+        /// assert!(end.next_cursor().is_none());
+        /// # Ok::<(), Box<dyn std::error::Error>>(())
+        /// ```
+        next_cursor -> Option<&Cursor>;
+
+        /// See [`Bounded::skipped`](crate::Bounded::skipped).
+        ///
+        /// # Example
+        ///
+        /// ```
+        /// # use candor::{Corpus, Documents, Limits, Query};
+        /// let end = Documents::new().search_each(&Query::literal("x"), &Limits::new(), None, &mut |_| {})?;
+        /// assert!(end.skipped().is_empty());
+        /// # Ok::<(), Box<dyn std::error::Error>>(())
+        /// ```
+        skipped -> &Skipped;
+
+        /// See [`Bounded::is_complete`](crate::Bounded::is_complete).
+        ///
+        /// # Example
+        ///
+        /// ```
+        /// # use candor::{Corpus, Documents, Limits, Query};
+        /// let end = Documents::new().search_each(&Query::literal("x"), &Limits::new(), None, &mut |_| {})?;
+        /// assert!(end.is_complete());
+        /// # Ok::<(), Box<dyn std::error::Error>>(())
+        /// ```
+        is_complete -> bool;
+
+        /// See [`Bounded::start`](crate::Bounded::start).
+        ///
+        /// # Example
+        ///
+        /// ```
+        /// # use candor::{Corpus, Documents, Limits, Query};
+        /// let end = Documents::new().search_each(&Query::literal("x"), &Limits::new(), None, &mut |_| {})?;
+        /// assert_eq!(end.start(), 0);
+        /// # Ok::<(), Box<dyn std::error::Error>>(())
+        /// ```
+        start -> u64;
+    }
+
+    /// See [`Bounded::disclosure`](crate::Bounded::disclosure).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// # use candor::{Corpus, Documents, Limits, Query};
+    /// let end = Documents::new().search_each(&Query::literal("x"), &Limits::new(), None, &mut |_| {})?;
+    /// assert!(end.disclosure().is_complete());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn disclosure(&self) -> &Disclosure {
+        &self.disclosure
+    }
+
+    /// See [`Bounded::summary`](crate::Bounded::summary).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// # use candor::{Corpus, Documents, Limits, Query};
+    /// let end = Documents::new().search_each(&Query::literal("x"), &Limits::new(), None, &mut |_| {})?;
+    /// assert_eq!(end.summary("matches"), "Complete: 0 matches.");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[must_use]
+    pub fn summary(&self, noun: &str) -> String {
+        crate::summary::summary_line(&self.disclosure, self.count, noun)
+    }
+}

@@ -1,0 +1,140 @@
+//! The one-line summary of a page, for channels that carry text beside
+//! the JSON.
+
+use std::fmt::Write as _;
+
+use crate::note::{either, remedies};
+use crate::{Completeness, Disclosure, Skipped};
+
+/// `noun` (a plural) for a count of `n`: naively singular for 1.
+fn noun_for(n: u64, noun: &str) -> String {
+    if n != 1 {
+        return noun.to_owned();
+    }
+    for suffix in ["ches", "shes", "sses", "xes"] {
+        if noun.ends_with(suffix) {
+            return noun[..noun.len() - 2].to_owned();
+        }
+    }
+    noun.strip_suffix('s').unwrap_or(noun).to_owned()
+}
+
+/// The one-line disclosure of a page of `count` items.
+pub(crate) fn summary_line(disclosure: &Disclosure, count: usize, noun: &str) -> String {
+    let completeness = disclosure.completeness();
+    let total = disclosure.total();
+    let skipped = disclosure.skipped();
+    let start = disclosure.start();
+    let mut line = String::new();
+    // Which items of how many: "matches 11-20 of 25".
+    let span = match count {
+        0 => format!("no {} of {total}", noun_for(2, noun)),
+        1 => format!("{} {} of {total}", noun_for(1, noun), start + 1),
+        _ => format!("{noun} {}-{} of {total}", start + 1, start + count as u64),
+    };
+    match completeness {
+        Completeness::Exact if start == 0 && !skipped.has_errors() => {
+            let _ = write!(line, "Complete: {count} {}.", noun_for(count as u64, noun));
+        }
+        Completeness::Exact if !skipped.has_errors() => {
+            let _ = write!(line, "Complete: {span} (the last page).");
+        }
+        Completeness::Exact => {
+            let found = if start == 0 {
+                format!("{count} {}", noun_for(count as u64, noun))
+            } else {
+                span
+            };
+            let _ = write!(
+                line,
+                "Incomplete: {found} found, but {} could not be searched because of errors ({}).",
+                plural(error_skips(skipped), "input"),
+                reasons(skipped, true)
+            );
+        }
+        Completeness::TruncatedByLimit { limit, requested } => {
+            let _ = write!(line, "Incomplete: {span} (limit {limit}");
+            if let Some(requested) = requested {
+                let _ = write!(line, "; {requested} requested, above the ceiling");
+            }
+            line.push_str(").");
+        }
+        Completeness::TruncatedByBudget { budget, clamp } => {
+            let _ = write!(
+                line,
+                "Incomplete: {span} ({} budget of {} {} ran out",
+                budget.kind(),
+                budget.max(),
+                budget.kind().unit()
+            );
+            if let Some(clamp) = clamp {
+                let _ = write!(
+                    line,
+                    "; limit {}, {} requested, above the ceiling",
+                    clamp.limit(),
+                    clamp.requested()
+                );
+            }
+            line.push_str(").");
+        }
+    }
+    if completeness.is_truncated() {
+        if disclosure.next_cursor().is_some() {
+            line.push_str(" Resume with next_cursor.");
+        } else {
+            let options = either(&remedies(completeness, false));
+            let mut chars = options.chars();
+            if let Some(first) = chars.next() {
+                let _ = write!(
+                    line,
+                    " {}{} to see the rest.",
+                    first.to_uppercase(),
+                    chars.as_str()
+                );
+            }
+        }
+    }
+    let policy = skipped.total() - error_skips(skipped);
+    if policy > 0 {
+        let _ = write!(
+            line,
+            " {} skipped by policy ({}).",
+            plural(policy, "input"),
+            reasons(skipped, false)
+        );
+    }
+    if completeness.is_truncated() && skipped.has_errors() {
+        let _ = write!(
+            line,
+            " {} could not be searched because of errors ({}).",
+            plural(error_skips(skipped), "input"),
+            reasons(skipped, true)
+        );
+    }
+    line
+}
+
+fn error_skips(skipped: &Skipped) -> u64 {
+    skipped
+        .by_reason()
+        .filter(|(r, _)| r.is_error())
+        .map(|(_, n)| n)
+        .sum()
+}
+
+fn reasons(skipped: &Skipped, errors: bool) -> String {
+    skipped
+        .by_reason()
+        .filter(|(r, _)| r.is_error() == errors)
+        .map(|(r, n)| format!("{r}: {n}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn plural(n: u64, word: &str) -> String {
+    if n == 1 {
+        format!("1 {word}")
+    } else {
+        format!("{n} {word}s")
+    }
+}

@@ -1,0 +1,197 @@
+//! What the wire shape's fields mean: its JSON Schema, for validators and
+//! MCP `outputSchema`, and the guide to its fields, for LLM clients.
+
+use serde_json::{Value, json};
+
+/// A short text that explains the wire shape's fields to an LLM client, to
+/// put in a tool's description.
+///
+/// # Example
+///
+/// ```
+/// assert!(candor::LLM_GUIDE.contains("complete"));
+/// assert!(candor::LLM_GUIDE.contains("next_cursor"));
+/// ```
+pub const LLM_GUIDE: &str = "Results are bounded and say so. `complete` is true only when `items` \
+holds the whole answer and nothing was left unsearched because of an error; when it is false, \
+never describe the items as all of them. `count` is the number of items in this response, never \
+the total. `start` (absent on a first page) is how many items of the full answer came before this \
+page: it holds items `start`+1 to `start`+`count`. `total.value` is how many items the full answer \
+holds, counting every page: exact when `total.relation` is \"eq\", a lower bound when it is \
+\"gte\". `truncation` (present only when something is missing) \
+says what stopped the result (`by`: \"limit\" or \"budget\"; `requested` when the limit asked for \
+was lowered to this server's ceiling) and its `note`, when present, says how to get the rest. `next_cursor`, when present, fetches the next page: pass it back unchanged with the same \
+query. `skipped` counts inputs that were not searched, by reason.";
+
+/// The JSON Schema (draft 2020-12) of the wire shape, with `item_schema`
+/// as the schema of each item. Suits an MCP tool's `outputSchema`.
+///
+/// Definitions the item schema carries in `$defs` (or the older
+/// `definitions`) move to the envelope's `$defs`, and its `$ref`s to them
+/// are rewritten, so that they still resolve from the envelope's root.
+///
+/// # Example
+///
+/// ```
+/// use serde_json::json;
+/// let schema = candor::envelope_schema(json!({ "type": "integer" }));
+/// assert_eq!(schema["properties"]["items"]["items"]["type"], "integer");
+/// assert_eq!(schema["required"][0], "complete");
+///
+/// let with_defs = candor::envelope_schema(json!({
+///     "$ref": "#/$defs/Span",
+///     "$defs": { "Span": { "type": "object" } }
+/// }));
+/// assert_eq!(with_defs["$defs"]["Span"]["type"], "object");
+/// assert_eq!(with_defs["properties"]["items"]["items"]["$ref"], "#/$defs/Span");
+/// ```
+#[must_use]
+pub fn envelope_schema(item_schema: Value) -> Value {
+    let (item_schema, defs) = hoist_defs(item_schema);
+    let mut schema = envelope_schema_with(item_schema);
+    if !defs.is_empty() {
+        schema["$defs"] = Value::Object(defs);
+    }
+    schema
+}
+
+/// Takes the definitions out of an item schema and rewrites its references
+/// to them (`#/definitions/X` becomes `#/$defs/X`; `#/$defs/X` stays).
+fn hoist_defs(mut item_schema: Value) -> (Value, serde_json::Map<String, Value>) {
+    let mut defs = serde_json::Map::new();
+    if let Value::Object(map) = &mut item_schema {
+        for key in ["$defs", "definitions"] {
+            if let Some(Value::Object(d)) = map.remove(key) {
+                defs.extend(d);
+            }
+        }
+        // A `$schema` inside a subschema is not allowed by every validator.
+        map.remove("$schema");
+    }
+    rewrite_refs(&mut item_schema);
+    for def in defs.values_mut() {
+        rewrite_refs(def);
+    }
+    (item_schema, defs)
+}
+
+fn rewrite_refs(value: &mut Value) {
+    match value {
+        Value::Object(map) => {
+            for (key, v) in map.iter_mut() {
+                match v {
+                    Value::String(r) if key == "$ref" => {
+                        if let Some(name) = r.strip_prefix("#/definitions/") {
+                            *r = format!("#/$defs/{name}");
+                        } else if r == "#" || (r.starts_with("#/") && !r.starts_with("#/$defs/")) {
+                            // The item schema's own root is now the items'
+                            // schema, inside the envelope.
+                            *r = format!("#/properties/items/items{}", &r[1..]);
+                        }
+                    }
+                    _ => rewrite_refs(v),
+                }
+            }
+        }
+        Value::Array(values) => values.iter_mut().for_each(rewrite_refs),
+        _ => {}
+    }
+}
+
+fn envelope_schema_with(item_schema: Value) -> Value {
+    json!({
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "title": "Bounded result",
+        "description": "A result that discloses whether it is complete. Disclosure first, items last.",
+        "type": "object",
+        "required": ["complete", "count", "total", "items"],
+        "additionalProperties": false,
+        "properties": {
+            "complete": {
+                "type": "boolean",
+                "description": "True only when items hold the whole answer and no input was skipped because of an error."
+            },
+            "truncation": {
+                "description": "Present only when items of the full answer are missing: what stopped the result.",
+                "oneOf": [
+                    {
+                        "type": "object",
+                        "required": ["by", "limit"],
+                        "additionalProperties": false,
+                        "properties": {
+                            "by": { "const": "limit" },
+                            "limit": { "type": "integer", "minimum": 0, "description": "The item limit applied." },
+                            "requested": { "type": "integer", "minimum": 0, "description": "The limit asked for, when it was clamped to the ceiling." },
+                            "note": { "type": "string", "description": "What the numbers mean and how to get the rest. Shortened or left out under a tight max_bytes." }
+                        }
+                    },
+                    {
+                        "type": "object",
+                        "required": ["by", "budget", "max", "used"],
+                        "additionalProperties": false,
+                        "properties": {
+                            "by": { "const": "budget" },
+                            "budget": { "enum": ["output_bytes", "scanned_bytes", "files", "deadline", "cancelled"] },
+                            "max": { "type": "integer", "minimum": 0 },
+                            "used": { "type": "integer", "minimum": 0 },
+                            "limit": { "type": "integer", "minimum": 0, "description": "With requested: the item limit applied after the clamp to the ceiling." },
+                            "requested": { "type": "integer", "minimum": 0, "description": "With limit: the limit asked for, above the ceiling." },
+                            "note": { "type": "string", "description": "What the numbers mean and how to get the rest. Shortened or left out under a tight max_bytes." }
+                        },
+                        "dependentRequired": { "limit": ["requested"], "requested": ["limit"] }
+                    }
+                ]
+            },
+            "start": {
+                "type": "integer",
+                "minimum": 0,
+                "description": "How many items of the full answer come before this page; absent on a first page. This page holds items start+1 to start+count."
+            },
+            "count": {
+                "type": "integer",
+                "minimum": 0,
+                "description": "The number of items in this response. Never the total."
+            },
+            "total": {
+                "type": "object",
+                "required": ["value", "relation"],
+                "additionalProperties": false,
+                "description": "How many items the full answer holds, counting every page (not only the rest after a cursor).",
+                "properties": {
+                    "value": { "type": "integer", "minimum": 0 },
+                    "relation": { "enum": ["eq", "gte"], "description": "eq: exact; gte: a lower bound." }
+                }
+            },
+            "next_cursor": {
+                "type": "string",
+                "minLength": 1,
+                "description": "Pass back unchanged, with the same query, to get the next page. Absent when there is none."
+            },
+            "skipped": {
+                "type": "object",
+                "required": ["total", "by_reason", "sample"],
+                "additionalProperties": false,
+                "description": "Inputs that were not searched, counted by reason.",
+                "properties": {
+                    "total": { "type": "integer", "minimum": 0 },
+                    "by_reason": { "type": "object", "additionalProperties": { "type": "integer", "minimum": 0 } },
+                    "sample": {
+                        "type": "array",
+                        "maxItems": crate::SKIPPED_SAMPLE_LEN,
+                        "items": {
+                            "type": "object",
+                            "required": ["path", "reason"],
+                            "additionalProperties": false,
+                            "properties": {
+                                "path": { "type": "string" },
+                                "reason": { "type": "string" },
+                                "detail": { "type": "string" }
+                            }
+                        }
+                    }
+                }
+            },
+            "items": { "type": "array", "items": item_schema }
+        }
+    })
+}
