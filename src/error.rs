@@ -1,13 +1,10 @@
-//! The crate's error type.
+//! The crate's error type. What a strict-mode error holds is read and
+//! written in `strict.rs`, above the result types.
 
 use std::fmt;
 use std::path::PathBuf;
 
-use serde::Serialize;
-use serde::de::DeserializeOwned;
-use serde_json::Value;
-
-use crate::{Bounded, Completeness, Disclosure, Streamed};
+use std::any::Any;
 
 /// The error of every fallible call in candor.
 ///
@@ -30,15 +27,9 @@ pub struct Error(Box<Inner>);
 
 struct Inner {
     kind: ErrorKind,
-    partial: Option<Partial>,
-}
-
-/// What a strict-mode error found.
-enum Partial {
-    /// A result's items in their wire form, with its disclosure.
-    Items(Bounded<Value>),
-    /// The end of a stream (the items were handed on as they came).
-    Stream(Streamed),
+    /// What strict mode found: a `Bounded<serde_json::Value>` or a
+    /// `Streamed` (see `strict.rs`, which alone reads it).
+    partial: Option<Box<dyn Any + Send + Sync>>,
 }
 
 /// What went wrong.
@@ -182,74 +173,6 @@ impl Error {
         &self.0.kind
     }
 
-    /// What a strict-mode error found, in its wire form: the items as
-    /// JSON values (as [`serde_json::to_value`] writes them) and the
-    /// disclosure unchanged. `None` for other errors, and for the end of a
-    /// stream ([`stream_end`](Self::stream_end)).
-    ///
-    /// The items need not be `'static`, `Send` or `Sync`: they were
-    /// serialized when the error was made. [`Bounded::to_json`] gives the
-    /// wire JSON of what was found (object keys in the order of
-    /// `serde_json::Map`: sorted, unless serde_json's `preserve_order`
-    /// feature is on).
-    ///
-    /// # Example
-    ///
-    /// ```
-    /// use candor::{Limits, Total};
-    /// use serde_json::json;
-    /// let words = String::from("ant bee cat");
-    /// // Borrowed items: `&str` slices of a local string.
-    /// let err = Limits::new().limit(2).strict(true).collect(words.split(' ')).unwrap_err();
-    /// let partial = err.partial().expect("strict errors keep what was found");
-    /// assert_eq!(partial.items(), &[json!("ant"), json!("bee")]);
-    /// assert_eq!(partial.total(), Total::AtLeast(3));
-    /// ```
-    #[must_use]
-    pub fn partial(&self) -> Option<&Bounded<Value>> {
-        match &self.0.partial {
-            Some(Partial::Items(wire)) => Some(wire),
-            Some(Partial::Stream(_)) | None => None,
-        }
-    }
-
-    /// Decodes what a strict-mode error found as items of type `T`, with
-    /// the disclosure unchanged; gives the error back when it holds no
-    /// partial result or the items do not decode as `T`.
-    ///
-    /// Any type that reads the items' wire form will do: the type the
-    /// query returned if it implements `Deserialize`, or an owned
-    /// counterpart of borrowed items (`String` for `&str`).
-    ///
-    /// # Errors
-    ///
-    /// Returns `self` unchanged when it holds no partial result (see
-    /// [`partial`](Self::partial)) or an item does not decode as `T`.
-    ///
-    /// # Example
-    ///
-    /// ```
-    /// use candor::Limits;
-    /// let err = Limits::new().limit(2).strict(true).collect(0..5u32).unwrap_err();
-    /// // Not strings: the error comes back, partial result and all.
-    /// let err = err.into_partial::<String>().unwrap_err();
-    /// let partial = err.into_partial::<u32>().expect("strict errors keep the result");
-    /// assert_eq!(partial.items(), &[0, 1]);
-    /// ```
-    pub fn into_partial<T: DeserializeOwned>(self) -> Result<Bounded<T>, Error> {
-        let decoded = match &self.0.partial {
-            Some(Partial::Items(wire)) => wire
-                .items()
-                .iter()
-                .map(T::deserialize)
-                .collect::<Result<Vec<T>, _>>()
-                .ok()
-                .map(|items| Bounded::assemble(items, wire.disclosure().clone())),
-            Some(Partial::Stream(_)) | None => None,
-        };
-        decoded.ok_or(self)
-    }
-
     /// Returns true when this error holds a partial result (strict mode):
     /// what was found ([`partial`](Self::partial)) or the end of a stream
     /// ([`stream_end`](Self::stream_end)).
@@ -265,54 +188,17 @@ impl Error {
         self.0.partial.is_some()
     }
 
-    /// The strict-mode error for an incomplete result: it holds the
-    /// result in its wire form. When an item fails to serialize, the
-    /// error is that failure instead ([`ErrorKind::Serialize`]).
-    pub(crate) fn incomplete<T: Serialize>(bounded: Bounded<T>) -> Error {
-        let summary = incomplete_summary(bounded.disclosure(), bounded.len());
-        let (items, disclosure) = bounded.into_parts();
-        let items = match items
-            .iter()
-            .map(serde_json::to_value)
-            .collect::<Result<Vec<Value>, _>>()
-        {
-            Ok(items) => items,
-            Err(source) => return ErrorKind::Serialize { source }.into(),
-        };
+    /// An error holding what strict mode found (see `strict.rs`).
+    pub(crate) fn with_partial(kind: ErrorKind, partial: Box<dyn Any + Send + Sync>) -> Error {
         Error(Box::new(Inner {
-            kind: ErrorKind::Incomplete { summary },
-            partial: Some(Partial::Items(Bounded::assemble(items, disclosure))),
+            kind,
+            partial: Some(partial),
         }))
     }
 
-    #[cfg_attr(not(feature = "search"), allow(dead_code))] // used by the search engine
-    pub(crate) fn incomplete_stream(streamed: Streamed) -> Error {
-        let summary = incomplete_summary(streamed.disclosure(), streamed.count());
-        Error(Box::new(Inner {
-            kind: ErrorKind::Incomplete { summary },
-            partial: Some(Partial::Stream(streamed)),
-        }))
-    }
-
-    /// The end of an incomplete stream in strict mode, if this error holds
-    /// one (see [`Corpus::search_each`](crate::Corpus::search_each)).
-    ///
-    /// # Example
-    ///
-    /// ```
-    /// use candor::{Corpus, Documents, Limits, Query};
-    /// let docs = Documents::new().with("a.txt", "x\nx\nx\n");
-    /// let limits = Limits::new().limit(1).strict(true);
-    /// let err = docs.search_each(&Query::literal("x"), &limits, None, &mut |_| {}).unwrap_err();
-    /// assert_eq!(err.stream_end().map(|s| s.count()), Some(1));
-    /// assert!(err.partial().is_none());
-    /// ```
-    #[must_use]
-    pub fn stream_end(&self) -> Option<&Streamed> {
-        match &self.0.partial {
-            Some(Partial::Stream(streamed)) => Some(streamed),
-            Some(Partial::Items(_)) | None => None,
-        }
+    /// What strict mode found, for `strict.rs` to read.
+    pub(crate) fn partial_any(&self) -> Option<&(dyn Any + Send + Sync)> {
+        self.0.partial.as_deref()
     }
 
     pub(crate) fn invalid_argument(name: &'static str, reason: impl Into<String>) -> Error {
@@ -335,28 +221,6 @@ impl Error {
             reason: reason.into(),
         }
         .into()
-    }
-}
-
-fn incomplete_summary(disclosure: &Disclosure, len: usize) -> String {
-    let total = disclosure.total();
-    let start = disclosure.start();
-    let span = match len {
-        0 => format!("no items of {total}"),
-        1 => format!("item {} of {total}", start + 1),
-        _ => format!("items {}-{} of {total}", start + 1, start + len as u64),
-    };
-    match disclosure.completeness() {
-        Completeness::Exact => {
-            format!("{span} returned, but some inputs were skipped because of errors")
-        }
-        Completeness::TruncatedByLimit { limit, .. } => format!("{span} (limit {limit})"),
-        Completeness::TruncatedByBudget { budget, .. } => format!(
-            "{span} ({} budget of {} {} ran out)",
-            budget.kind(),
-            budget.max(),
-            budget.kind().unit()
-        ),
     }
 }
 
@@ -387,76 +251,5 @@ impl fmt::Display for Error {
 impl std::error::Error for Error {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         std::error::Error::source(&self.0.kind)
-    }
-}
-
-/// The error of [`Bounded::into_exact`]: the result was not complete. It
-/// still holds the whole result, items and disclosure.
-///
-/// # Example
-///
-/// ```
-/// use candor::Limits;
-/// let b = Limits::new().limit(2).collect(0..5u32)?;
-/// let incomplete = b.into_exact().unwrap_err();
-/// assert_eq!(incomplete.bounded().len(), 2);
-/// let b = incomplete.into_bounded();
-/// assert!(!b.is_complete());
-/// # Ok::<(), Box<dyn std::error::Error>>(())
-/// ```
-#[derive(Debug, Clone, PartialEq)]
-pub struct Incomplete<T>(Box<Bounded<T>>);
-
-impl<T> Incomplete<T> {
-    pub(crate) fn new(bounded: Bounded<T>) -> Self {
-        Incomplete(Box::new(bounded))
-    }
-
-    /// The incomplete result.
-    ///
-    /// # Example
-    ///
-    /// ```
-    /// let err = candor::Limits::new().limit(1).collect(0..3u8)?.into_exact().unwrap_err();
-    /// assert_eq!(err.bounded().items(), &[0]);
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    pub fn bounded(&self) -> &Bounded<T> {
-        &self.0
-    }
-
-    /// Gives back the incomplete result.
-    ///
-    /// # Example
-    ///
-    /// ```
-    /// let err = candor::Limits::new().limit(1).collect(0..3u8)?.into_exact().unwrap_err();
-    /// assert_eq!(err.into_bounded().total(), candor::Total::AtLeast(2));
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    pub fn into_bounded(self) -> Bounded<T> {
-        *self.0
-    }
-}
-
-impl<T> fmt::Display for Incomplete<T> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let b = &self.0;
-        write!(
-            f,
-            "incomplete result: {}",
-            incomplete_summary(b.disclosure(), b.len())
-        )
-    }
-}
-
-impl<T: fmt::Debug> std::error::Error for Incomplete<T> {}
-
-/// The strict-mode error ([`ErrorKind::Incomplete`]) holding the result in
-/// its wire form (see [`Error::partial`]); when an item fails to
-/// serialize, the error is that failure ([`ErrorKind::Serialize`]).
-impl<T: Serialize> From<Incomplete<T>> for Error {
-    fn from(incomplete: Incomplete<T>) -> Error {
-        Error::incomplete(*incomplete.0)
     }
 }

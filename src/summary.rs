@@ -138,3 +138,27 @@ fn plural(n: u64, word: &str) -> String {
         format!("{n} {word}s")
     }
 }
+
+/// The text of an incomplete result, in strict mode's error and
+/// [`Incomplete`](crate::Incomplete)'s message.
+pub(crate) fn incomplete_summary(disclosure: &Disclosure, len: usize) -> String {
+    let total = disclosure.total();
+    let start = disclosure.start();
+    let span = match len {
+        0 => format!("no items of {total}"),
+        1 => format!("item {} of {total}", start + 1),
+        _ => format!("items {}-{} of {total}", start + 1, start + len as u64),
+    };
+    match disclosure.completeness() {
+        Completeness::Exact => {
+            format!("{span} returned, but some inputs were skipped because of errors")
+        }
+        Completeness::TruncatedByLimit { limit, .. } => format!("{span} (limit {limit})"),
+        Completeness::TruncatedByBudget { budget, .. } => format!(
+            "{span} ({} budget of {} {} ran out)",
+            budget.kind(),
+            budget.max(),
+            budget.kind().unit()
+        ),
+    }
+}

@@ -7,8 +7,9 @@ use std::convert::Infallible;
 use serde::Serialize;
 
 use super::try_error::{Interrupted, TryError};
+use crate::Incomplete;
 use crate::collect::Collector;
-use crate::error::{Error, Incomplete};
+use crate::error::Error;
 use crate::{Bounded, Cursor, Limits, Total};
 
 /// Why a source stopped being read before its end.

@@ -5,7 +5,8 @@
 use std::fmt;
 
 use crate::Cursor;
-use crate::error::{Error, Incomplete};
+use crate::Incomplete;
+use crate::error::Error;
 
 /// The error of the `try_` queries
 /// ([`Limits::try_collect`](crate::Limits::try_collect),
