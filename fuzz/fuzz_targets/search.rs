@@ -4,5 +4,9 @@
 
 #[path = "../checks/search.rs"]
 mod check;
+#[path = "../checks/oracle.rs"]
+mod oracle;
+#[path = "../checks/pages.rs"]
+mod pages;
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| check::check(data));

@@ -1,12 +1,22 @@
-//! Helpers shared by the core tests: a key-order probe for JSON objects, a
-//! JSON Schema validation of responses, and a base64url encoder
-//! for hand-made cursor tokens.
+//! Helpers shared by the core tests: the properties' configuration, a
+//! key-order probe for JSON objects, a JSON Schema validation of
+//! responses, and a base64url encoder for hand-made cursor tokens.
 
 use std::fmt;
 
 use serde::Deserialize;
 use serde::de::{self, Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde_json::Value;
+
+/// A property's configuration: `cases` cases, failures kept in the report
+/// rather than in files beside the tests.
+pub fn config(cases: u32) -> proptest::test_runner::Config {
+    proptest::test_runner::Config {
+        cases,
+        failure_persistence: None,
+        ..proptest::test_runner::Config::default()
+    }
+}
 
 /// The keys of a JSON object, in the order they appear on the wire.
 ///
