@@ -16,7 +16,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use crate::core_support::config;
+use crate::core_support::{Knobs, config};
 use crate::pages::{Walk, walk};
 
 /// Strings of every length that matter, some JSON-escaped.
@@ -30,14 +30,6 @@ fn item_string() -> impl Strategy<Value = String> {
 
 /// Knobs for a walk: the page limit (with a ceiling that may clamp it),
 /// a byte budget that is often tight, and counting.
-#[derive(Debug, Clone)]
-struct Knobs {
-    limit: Option<usize>,
-    ceiling: Option<usize>,
-    max_bytes: Option<usize>,
-    count_total: bool,
-}
-
 fn knobs() -> impl Strategy<Value = Knobs> {
     (
         prop::option::weighted(0.7, 1..12usize),
@@ -50,23 +42,9 @@ fn knobs() -> impl Strategy<Value = Knobs> {
             ceiling,
             max_bytes,
             count_total,
+            max_count: None,
+            deadline: None,
         })
-}
-
-impl Knobs {
-    fn limits(&self) -> Limits {
-        let mut l = Limits::new().count_total(self.count_total);
-        if let Some(n) = self.limit {
-            l = l.limit(n);
-        }
-        if let Some(n) = self.ceiling {
-            l = l.ceiling(n);
-        }
-        if let Some(n) = self.max_bytes {
-            l = l.max_bytes(n);
-        }
-        l
-    }
 }
 
 /// The size of the smallest page that holds `item` after `start` items and

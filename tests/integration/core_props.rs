@@ -33,7 +33,7 @@ use crate::core_support::{Pick, pick_below};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-use crate::core_support::{check_key_order, config, validate};
+use crate::core_support::{Knobs, check_key_order, config, validate};
 use crate::pages::{Walk, walk};
 
 /// What the properties need of an item type.
@@ -147,17 +147,6 @@ fn knob_picks(with_deadline: bool) -> impl Strategy<Value = KnobPicks> {
         )
 }
 
-/// The knobs resolved against one input.
-#[derive(Debug, Clone)]
-struct Knobs {
-    limit: Option<usize>,
-    ceiling: Option<usize>,
-    max_bytes: Option<usize>,
-    count_total: bool,
-    max_count: Option<u64>,
-    deadline: Option<(u64, u64)>,
-}
-
 impl KnobPicks {
     fn resolve(&self, len: usize, full_json_len: usize) -> Knobs {
         Knobs {
@@ -172,28 +161,6 @@ impl KnobPicks {
 }
 
 impl Knobs {
-    fn limits(&self) -> Limits {
-        let mut l = Limits::new().count_total(self.count_total);
-        if let Some(n) = self.limit {
-            l = l.limit(n);
-        }
-        if let Some(n) = self.ceiling {
-            l = l.ceiling(n);
-        }
-        if let Some(n) = self.max_bytes {
-            l = l.max_bytes(n);
-        }
-        if let Some(n) = self.max_count {
-            l = l.max_counted(n);
-        }
-        if let Some((deadline, step)) = self.deadline {
-            // A fresh clock per query, so a run is reproducible.
-            let clock = ManualClock::new().auto_advance(Duration::from_millis(step));
-            l = l.deadline(Duration::from_millis(deadline)).clock(clock);
-        }
-        l
-    }
-
     /// The item limit in force, worked out independently of the crate.
     fn effective_limit(&self) -> Option<usize> {
         match (self.limit, self.ceiling) {

@@ -166,3 +166,45 @@ pub fn pick_below(bound: usize) -> impl proptest::strategy::Strategy<Value = Pic
         (0..bound).prop_map(Pick::Any),
     ]
 }
+
+/// The knobs of `Limits` a property sets, each optional: the item limit,
+/// its ceiling, the output-bytes budget, counting, the count's budget and
+/// a deadline.
+#[derive(Debug, Clone)]
+pub struct Knobs {
+    pub limit: Option<usize>,
+    pub ceiling: Option<usize>,
+    pub max_bytes: Option<usize>,
+    pub count_total: bool,
+    pub max_count: Option<u64>,
+    /// (deadline ms, clock step ms per reading)
+    pub deadline: Option<(u64, u64)>,
+}
+
+impl Knobs {
+    /// The limits these knobs set.
+    pub fn limits(&self) -> candor::Limits {
+        let mut l = candor::Limits::new().count_total(self.count_total);
+        if let Some(n) = self.limit {
+            l = l.limit(n);
+        }
+        if let Some(n) = self.ceiling {
+            l = l.ceiling(n);
+        }
+        if let Some(n) = self.max_bytes {
+            l = l.max_bytes(n);
+        }
+        if let Some(n) = self.max_count {
+            l = l.max_counted(n);
+        }
+        if let Some((deadline, step)) = self.deadline {
+            // A fresh clock per query, so a run is reproducible.
+            let step = std::time::Duration::from_millis(step);
+            let clock = candor::ManualClock::new().auto_advance(step);
+            l = l
+                .deadline(std::time::Duration::from_millis(deadline))
+                .clock(clock);
+        }
+        l
+    }
+}
