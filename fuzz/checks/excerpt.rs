@@ -5,7 +5,7 @@
 use candor::{Corpus, Documents, Excerpt, Limits};
 
 use super::oracle::lines;
-use super::pages::pages;
+use super::pages::items;
 
 const CHUNKS: &[&[u8]] = &[
     b"a",
@@ -71,15 +71,12 @@ pub fn check(data: &[u8]) {
 
     let what = format!("lines {first}..={last} of {bytes:?}");
     let limits = Limits::new().limit(limit);
-    let paged: Vec<Item> = pages(&what, want.len() + 2, |cursor| {
-        docs.excerpt(&excerpt, &limits, cursor)
-    })
-    .iter()
-    .flat_map(|b| {
-        assert!(b.len() <= limit, "{what}: {} lines", b.len());
-        b.iter()
-            .map(|l| (l.line_number, l.byte_offset, l.line.clone()))
-    })
-    .collect();
+    let paged: Vec<Item> = items(
+        &what,
+        want.len() + 2,
+        limit,
+        |cursor| docs.excerpt(&excerpt, &limits, cursor),
+        |l| (l.line_number, l.byte_offset, l.line.clone()),
+    );
     assert_eq!(paged, want, "pages of lines {first}..={last} of {bytes:?}");
 }

@@ -25,6 +25,23 @@ pub fn pages<T>(
     walked.pages
 }
 
+/// The items of [`pages`] under an item limit, seen through `view`;
+/// panics when a page holds more than `limit` items.
+pub fn items<T, V>(
+    what: &str,
+    most: usize,
+    limit: usize,
+    page: impl FnMut(Option<&Cursor>) -> Result<Bounded<T>, candor::Error>,
+    view: impl Fn(&T) -> V,
+) -> Vec<V> {
+    let mut out = Vec::new();
+    for b in pages(what, most, page) {
+        assert!(b.len() <= limit, "{what}: {} items", b.len());
+        out.extend(b.iter().map(&view));
+    }
+    out
+}
+
 /// The pages of a walk, and the error of the request that ended it early,
 /// if one did.
 pub struct Walk<T> {

@@ -6,7 +6,7 @@
 use candor::{Corpus, Documents, Limits, Query};
 
 use super::oracle::{LineSpans, Spans, literal_spans, matching_lines, regex_spans};
-use super::pages::pages;
+use super::pages::items;
 
 /// Reads an input byte by byte; past its end, every byte is zero.
 struct Reader<'a> {
@@ -201,15 +201,13 @@ pub fn check(data: &[u8]) {
 
     let what = format!("{query:?}");
     let limits = Limits::new().limit(limit);
-    let paged: Vec<Item> = pages(&what, want.len() + 2, |cursor| {
-        docs.search(&query, &limits, cursor)
-    })
-    .iter()
-    .flat_map(|b| {
-        assert!(b.len() <= limit, "{what}: {} items", b.len());
-        b.iter().map(item)
-    })
-    .collect();
+    let paged: Vec<Item> = items(
+        &what,
+        want.len() + 2,
+        limit,
+        |cursor| docs.search(&query, &limits, cursor),
+        item,
+    );
     assert_eq!(paged, want, "{query:?}: pages");
 }
 
