@@ -10,6 +10,7 @@ use std::time::Duration;
 
 use crate::fixture::Fixture;
 use crate::oracle::lines;
+use crate::pages::walk;
 use candor::{
     BudgetKind, Corpus, Cursor, Documents, Excerpt, Limits, ManualClock, Match, Query, SkipReason,
     Tree,
@@ -44,7 +45,8 @@ fn seen(items: &[Match]) -> Vec<Expected> {
 }
 
 /// Follows cursors page after page and returns every item, checking each
-/// page's disclosure on the way.
+/// page's disclosure on the way: a page that is not complete was stopped
+/// by `budget` (when given), and the last page is complete.
 fn all_pages(
     corpus: &dyn Corpus,
     query: &Query,
@@ -52,31 +54,27 @@ fn all_pages(
     name: &str,
     budget: Option<BudgetKind>,
 ) -> Vec<Match> {
-    let mut items = Vec::new();
-    let mut cursor: Option<Cursor> = None;
-    for stopped in 0..10_000 {
-        let page = corpus.search(query, limits, cursor.as_ref()).unwrap();
-        items.extend(page.items().iter().cloned());
-        if page.is_complete() {
-            if let Some(kind) = budget {
-                assert!(
-                    stopped > 0,
-                    "{name}: the {kind:?} budget never stopped a page"
-                );
-            }
-            return items;
-        }
-        if budget.is_some() {
+    let walked = walk(name, 10_000, |cursor| corpus.search(query, limits, cursor));
+    if let Some(e) = walked.refused {
+        panic!("{name}: {e}");
+    }
+    let (last, stopped) = walked.pages.split_last().expect("a page");
+    assert!(last.is_complete(), "{name}: {:?}", last.completeness());
+    if let Some(kind) = budget {
+        assert!(
+            !stopped.is_empty(),
+            "{name}: the {kind:?} budget never stopped a page"
+        );
+        for page in stopped {
             let by = page.completeness().budget().map(|b| b.kind());
             assert_eq!(by, budget, "{name}: stopped by {by:?}");
         }
-        cursor = Some(
-            page.next_cursor()
-                .cloned()
-                .expect("a truncated page has a cursor"),
-        );
     }
-    panic!("{name}: the pages never end");
+    walked
+        .pages
+        .iter()
+        .flat_map(|page| page.iter().cloned())
+        .collect()
 }
 
 /// `lines` lines, every 97th holding the needle, about 40 bytes each.

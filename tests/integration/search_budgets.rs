@@ -7,36 +7,26 @@ use std::time::Duration;
 use candor::{Bounded, BudgetKind, Corpus, Cursor, Limits, ManualClock, Match, Query, Total, Tree};
 
 use crate::fixture::{Fixture, path_order, paths_of, write_files};
+use crate::pages::pages;
 
 /// Follows cursors until the answer ends; returns all items and the number
 /// of pages. Fails on a page that neither ends the answer nor advances.
 fn all_pages(c: &dyn Corpus, query: &Query, limits: &Limits) -> (Vec<Match>, usize) {
-    let mut items = Vec::new();
-    let mut cursor: Option<Cursor> = None;
-    let mut pages = 0;
-    loop {
-        pages += 1;
-        assert!(pages < 10_000, "paging does not end");
-        let b = c
-            .search(query, limits, cursor.as_ref())
-            .expect("a page searches");
-        items.extend(b.iter().cloned());
-        match b.next_cursor() {
-            Some(next) => {
-                assert!(b.is_truncated(), "a cursor on an exact page");
-                assert_ne!(
-                    Some(next.as_str()),
-                    cursor.as_ref().map(Cursor::as_str),
-                    "the cursor does not advance"
-                );
-                cursor = Some(next.clone());
-            }
-            None => {
-                assert!(b.completeness().is_exact(), "{:?}", b.completeness());
-                return (items, pages);
-            }
+    let walked = pages("paging", 10_000, |cursor| c.search(query, limits, cursor));
+    let mut cursor: Option<&Cursor> = None;
+    for b in &walked {
+        if let Some(next) = b.next_cursor() {
+            assert!(b.is_truncated(), "a cursor on an exact page");
+            assert_ne!(
+                Some(next.as_str()),
+                cursor.map(Cursor::as_str),
+                "the cursor does not advance"
+            );
         }
+        cursor = b.next_cursor();
     }
+    let items = walked.iter().flat_map(|b| b.iter().cloned()).collect();
+    (items, walked.len())
 }
 
 // ---------------------------------------------------------------------------
