@@ -4,7 +4,7 @@
 
 use candor::{Corpus, Documents, Excerpt, Limits};
 
-use super::oracle::lines;
+use super::oracle::excerpt_lines;
 use super::pages::items;
 
 const CHUNKS: &[&[u8]] = &[
@@ -42,17 +42,7 @@ pub fn check(data: &[u8]) {
     let want: Vec<Item> = if bytes.contains(&0) {
         Vec::new()
     } else {
-        lines(&bytes)
-            .into_iter()
-            .filter(|l| (first..=last).contains(&l.number))
-            .map(|l| {
-                (
-                    l.number,
-                    l.offset,
-                    String::from_utf8_lossy(l.text).into_owned(),
-                )
-            })
-            .collect()
+        excerpt_lines(&bytes, first, last)
     };
     let docs = Documents::new().with("doc.txt", bytes.clone());
     let excerpt = Excerpt::new("doc.txt", first..=last);

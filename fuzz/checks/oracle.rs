@@ -56,6 +56,19 @@ pub fn lines(bytes: &[u8]) -> Vec<Line<'_>> {
     out
 }
 
+/// Lines `first..=last` of a document that is not binary, those that
+/// exist: number, offset and lossy text.
+pub fn excerpt_lines(bytes: &[u8], first: u64, last: u64) -> Vec<(u64, u64, String)> {
+    lines(bytes)
+        .into_iter()
+        .filter(|l| (first..=last).contains(&l.number))
+        .map(|l| {
+            let text = String::from_utf8_lossy(l.text).into_owned();
+            (l.number, l.offset, text)
+        })
+        .collect()
+}
+
 /// A matching line as the oracle shows it.
 pub struct Hit {
     pub number: u64,

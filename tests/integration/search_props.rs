@@ -35,7 +35,7 @@ use proptest::prelude::*;
 
 use crate::core_support::{Pick, config, pick_below};
 use crate::fixture::{Fixture, agree, agree_pages, path_order};
-use crate::oracle::{LineSpans, lines, literal_spans, matching_lines, regex_spans};
+use crate::oracle::{LineSpans, excerpt_lines, lines, literal_spans, matching_lines, regex_spans};
 use crate::pages::pages;
 use proptest::sample::Index;
 
@@ -1184,22 +1184,6 @@ proptest! {
 // ---------------------------------------------------------------------------
 // Excerpts
 
-/// The oracle's excerpt: line numbers, offsets and lossy text of lines
-/// `first..=last` that exist.
-fn excerpt_oracle(bytes: &[u8], first: u64, last: u64) -> Vec<(u64, u64, String)> {
-    lines(bytes)
-        .into_iter()
-        .filter(|l| (first..=last).contains(&l.number))
-        .map(|l| {
-            (
-                l.number,
-                l.offset,
-                String::from_utf8_lossy(l.text).into_owned(),
-            )
-        })
-        .collect()
-}
-
 proptest! {
     #![proptest_config(config(64))]
 
@@ -1216,7 +1200,7 @@ proptest! {
         prop_assume!(!corpus.is_empty());
         let doc = pick.get(&corpus);
         let last = first + span;
-        let want = if doc.is_binary() { Vec::new() } else { excerpt_oracle(&doc.bytes, first, last) };
+        let want = if doc.is_binary() { Vec::new() } else { excerpt_lines(&doc.bytes, first, last) };
         let f = fixture(&corpus);
         let excerpt = Excerpt::new(doc.name.clone(), first..=last);
         let mut results = Vec::new();
