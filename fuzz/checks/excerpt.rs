@@ -1,8 +1,11 @@
-//! The `excerpt` check: excerpts of a random document against a naive line
-//! split (on `\n`, one trailing `\r` stripped, lossy UTF-8), whole and page
-//! by page.
+//! The `excerpt` check: excerpts of a random document against the lines of
+//! the oracle (`oracle.rs`: split on `\n`, one trailing `\r` stripped),
+//! shown as lossy UTF-8, whole and page by page.
 
-use candor::{Corpus, Cursor, Documents, Excerpt, Limits};
+use candor::{Corpus, Documents, Excerpt, Limits};
+
+use super::oracle::excerpt_lines;
+use super::pages::items;
 
 const CHUNKS: &[&[u8]] = &[
     b"a",
@@ -39,10 +42,7 @@ pub fn check(data: &[u8]) {
     let want: Vec<Item> = if bytes.contains(&0) {
         Vec::new()
     } else {
-        lines(&bytes)
-            .into_iter()
-            .filter(|(n, _, _)| (first..=last).contains(n))
-            .collect()
+        excerpt_lines(&bytes, first, last)
     };
     let docs = Documents::new().with("doc.txt", bytes.clone());
     let excerpt = Excerpt::new("doc.txt", first..=last);
@@ -59,47 +59,14 @@ pub fn check(data: &[u8]) {
     assert_eq!(got, want, "lines {first}..={last} of {bytes:?}");
     assert!(full.completeness().is_exact());
 
-    let mut paged: Vec<Item> = Vec::new();
-    let mut cursor: Option<Cursor> = None;
-    for page in 0.. {
-        assert!(page <= want.len() + 1, "too many pages");
-        let b = docs
-            .excerpt(&excerpt, &Limits::new().limit(limit), cursor.as_ref())
-            .unwrap_or_else(|e| panic!("page {page}: {e}"));
-        assert!(b.len() <= limit);
-        paged.extend(
-            b.iter()
-                .map(|l| (l.line_number, l.byte_offset, l.line.clone())),
-        );
-        match b.next_cursor() {
-            Some(next) => cursor = Some(next.clone()),
-            None => {
-                assert!(b.completeness().is_exact());
-                break;
-            }
-        }
-    }
+    let what = format!("lines {first}..={last} of {bytes:?}");
+    let limits = Limits::new().limit(limit);
+    let paged: Vec<Item> = items(
+        &what,
+        want.len() + 2,
+        limit,
+        |cursor| docs.excerpt(&excerpt, &limits, cursor),
+        |l| (l.line_number, l.byte_offset, l.line.clone()),
+    );
     assert_eq!(paged, want, "pages of lines {first}..={last} of {bytes:?}");
-}
-
-/// Every line: split on `\n` (the empty piece after a final `\n` is not a
-/// line), one trailing `\r` stripped.
-fn lines(bytes: &[u8]) -> Vec<Item> {
-    let mut out = Vec::new();
-    let mut at = 0;
-    while at < bytes.len() {
-        let end = bytes[at..]
-            .iter()
-            .position(|&b| b == b'\n')
-            .map_or(bytes.len(), |p| at + p);
-        let raw = &bytes[at..end];
-        let line = raw.strip_suffix(b"\r").unwrap_or(raw);
-        out.push((
-            out.len() as u64 + 1,
-            at as u64,
-            String::from_utf8_lossy(line).into_owned(),
-        ));
-        at = end + 1;
-    }
-    out
 }

@@ -4,5 +4,10 @@
 
 #[path = "../checks/excerpt.rs"]
 mod check;
+#[path = "../checks/oracle.rs"]
+#[allow(dead_code)] // each check uses part of the oracle
+mod oracle;
+#[path = "../checks/pages.rs"]
+mod pages;
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| check::check(data));

@@ -12,18 +12,12 @@ use candor::{
     Fingerprint, Limits, Query, Scope, SkipReason, Skipped, SkippedInput, Total,
 };
 use proptest::prelude::*;
-use proptest::test_runner::Config;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-fn config() -> Config {
-    Config {
-        cases: 128,
-        failure_persistence: None,
-        ..Config::default()
-    }
-}
+use crate::core_support::{Knobs, config};
+use crate::pages::{Walk, walk};
 
 /// Strings of every length that matter, some JSON-escaped.
 fn item_string() -> impl Strategy<Value = String> {
@@ -36,14 +30,6 @@ fn item_string() -> impl Strategy<Value = String> {
 
 /// Knobs for a walk: the page limit (with a ceiling that may clamp it),
 /// a byte budget that is often tight, and counting.
-#[derive(Debug, Clone)]
-struct Knobs {
-    limit: Option<usize>,
-    ceiling: Option<usize>,
-    max_bytes: Option<usize>,
-    count_total: bool,
-}
-
 fn knobs() -> impl Strategy<Value = Knobs> {
     (
         prop::option::weighted(0.7, 1..12usize),
@@ -56,23 +42,9 @@ fn knobs() -> impl Strategy<Value = Knobs> {
             ceiling,
             max_bytes,
             count_total,
+            max_count: None,
+            deadline: None,
         })
-}
-
-impl Knobs {
-    fn limits(&self) -> Limits {
-        let mut l = Limits::new().count_total(self.count_total);
-        if let Some(n) = self.limit {
-            l = l.limit(n);
-        }
-        if let Some(n) = self.ceiling {
-            l = l.ceiling(n);
-        }
-        if let Some(n) = self.max_bytes {
-            l = l.max_bytes(n);
-        }
-        l
-    }
 }
 
 /// The size of the smallest page that holds `item` after `start` items and
@@ -107,8 +79,12 @@ fn required_with_one<T: Serialize + Clone>(
     serde_json::to_string(&value).unwrap().len()
 }
 
-/// Checks one page of a walk: the rules of DESIGN.md for the page alone,
-/// and that the wire form decodes back to the same page.
+/// Checks one page of a walk, after `done` items of `full`: it says where
+/// it starts, its total neither falls short of its items nor overstates
+/// the answer (and is the answer's length when exact), it holds the next
+/// items of the answer, it is exact only when it ends the answer (and then
+/// has no cursor), its cursor starts after its items, it fits the byte
+/// budget, and its wire form decodes back to the same page.
 fn check_page<T>(
     full: &[T],
     done: usize,
@@ -160,58 +136,96 @@ fn clamp_of(limits: &Limits) -> Option<Clamp> {
     limits.applied_limit().clamp()
 }
 
+/// Checks the end of a walk over `full` whose pages held `all`: a walk
+/// refused only for a budget below the required fields, when one item
+/// does not fit with them (`fits_one`, for the request that was refused);
+/// a last page truncated without a cursor only when one item does not fit
+/// either; otherwise the pages rebuild `full`.
+fn check_end<T: PartialEq + std::fmt::Debug>(
+    walked: &Walk<T>,
+    all: &[T],
+    full: &[T],
+    max_bytes: Option<usize>,
+    fits_one: impl Fn(usize) -> bool,
+) -> Result<(), TestCaseError> {
+    if let Some(e) = &walked.refused {
+        prop_assert!(
+            matches!(e.kind(), ErrorKind::BudgetTooSmall { .. }),
+            "{}",
+            e
+        );
+        let max = max_bytes.expect("a budget");
+        prop_assert!(!fits_one(max), "refused, but one item fits {}", max);
+        return Ok(());
+    }
+    let last = walked.pages.last().expect("a page");
+    if last.is_truncated() {
+        prop_assert!(
+            max_bytes.is_some_and(|m| !fits_one(m)),
+            "truncated without a cursor: {:?}",
+            last
+        );
+        prop_assert_eq!(all, &full[..all.len()]);
+    } else {
+        prop_assert_eq!(all, full, "pages do not rebuild the answer");
+    }
+    Ok(())
+}
+
+/// Checks that a truncated page under a budget that holds one item with
+/// the required fields (`fits_one`) has an item and a cursor.
+fn check_advances<T>(
+    page: &Bounded<T>,
+    max_bytes: Option<usize>,
+    fits_one: impl Fn(usize) -> bool,
+) -> Result<(), TestCaseError> {
+    if let (Some(max), true) = (max_bytes, page.is_truncated()) {
+        if fits_one(max) {
+            prop_assert!(!page.is_empty(), "one item fits {} but none was given", max);
+            prop_assert!(page.next_cursor().is_some(), "no cursor");
+        }
+    }
+    Ok(())
+}
+
 /// Walks `Limits::page` over `full` and checks every page.
 fn walk_pages(full: &[String], knobs: &Knobs) -> Result<(), TestCaseError> {
     let scope = Scope::new(Fingerprint::of("tight pages"));
     let limits = knobs.limits();
-    let mut all: Vec<String> = Vec::new();
-    let mut cursor: Option<Cursor> = None;
-    for _ in 0..=full.len() + 1 {
-        let result = limits.page(&scope, cursor.as_ref(), full.iter().cloned());
-        let done = all.len() as u64;
+    let walked = walk("tight pages", full.len() + 2, |cursor| {
+        limits.page(&scope, cursor, full.iter().cloned())
+    });
+    // Whether the page after `done` items, resumed from `cursor`, holds
+    // one item with the required fields within `max`.
+    let fits_one = |done: usize, cursor: Option<&Cursor>, max: usize| {
         // The cursor a page of one item would carry, as `page` writes it.
         let one_cursor = Limits::new()
             .limit(1)
-            .page(&scope, cursor.as_ref(), full.iter().cloned())
+            .page(&scope, cursor, full.iter().cloned())
             .ok()
             .and_then(|p| p.next_cursor().cloned());
-        let fits_one = |max: usize| {
-            full.get(done as usize).is_some_and(|item| {
-                let next = one_cursor
-                    .clone()
-                    .unwrap_or_else(|| scope.cursor_at(&(done + 1), done + 1));
-                let required = required_with_one(
-                    item,
-                    done,
-                    full.len() as u64,
-                    next,
-                    max,
-                    &Skipped::new(),
-                    clamp_of(&limits),
-                );
-                required <= max
-            })
-        };
-        let page = match result {
-            Ok(page) => page,
-            Err(e) => {
-                // Only a budget below the required fields is refused.
-                prop_assert!(
-                    matches!(e.kind(), ErrorKind::BudgetTooSmall { .. }),
-                    "{}",
-                    e
-                );
-                let max = knobs.max_bytes.expect("a budget");
-                prop_assert!(!fits_one(max), "refused, but one item fits {}", max);
-                return Ok(());
-            }
-        };
-        check_page(full, all.len(), &page, knobs.max_bytes)?;
-        if let (Some(max), true) = (knobs.max_bytes, page.is_truncated()) {
-            if fits_one(max) && knobs.limit != Some(0) {
-                prop_assert!(!page.is_empty(), "one item fits {} but none was given", max);
-                prop_assert!(page.next_cursor().is_some(), "no cursor");
-            }
+        full.get(done).is_some_and(|item| {
+            let done = done as u64;
+            let next = one_cursor.unwrap_or_else(|| scope.cursor_at(&(done + 1), done + 1));
+            let required = required_with_one(
+                item,
+                done,
+                full.len() as u64,
+                next,
+                max,
+                &Skipped::new(),
+                clamp_of(&limits),
+            );
+            required <= max
+        })
+    };
+    let mut all: Vec<String> = Vec::new();
+    let mut cursor: Option<&Cursor> = None;
+    for page in &walked.pages {
+        let done = all.len();
+        check_page(full, done, page, knobs.max_bytes)?;
+        if knobs.limit != Some(0) {
+            check_advances(page, knobs.max_bytes, |max| fits_one(done, cursor, max))?;
         }
         if let Some(clamp) = clamp_of(&limits) {
             if page.is_truncated() {
@@ -219,93 +233,72 @@ fn walk_pages(full: &[String], knobs: &Knobs) -> Result<(), TestCaseError> {
             }
         }
         all.extend_from_slice(page.items());
-        match page.next_cursor() {
-            Some(next) => cursor = Some(next.clone()),
-            None => {
-                if page.is_truncated() {
-                    // Stalled only when one item cannot fit.
-                    let max = knobs.max_bytes;
-                    prop_assert!(
-                        max.is_some_and(|m| !fits_one(m)),
-                        "truncated without a cursor: {:?}",
-                        page
-                    );
-                    prop_assert_eq!(all.as_slice(), &full[..all.len()]);
-                } else {
-                    prop_assert_eq!(all.as_slice(), full, "pages do not rebuild the answer");
-                }
-                return Ok(());
-            }
-        }
+        cursor = page.next_cursor();
     }
-    Err(TestCaseError::fail("paging did not end"))
+    // The request after the last page (refused), or the last page itself.
+    let (done, cursor) = match walked.refused {
+        Some(_) => (all.len(), cursor),
+        None => {
+            let before = walked.pages.len() - 1;
+            let cursor = before
+                .checked_sub(1)
+                .and_then(|k| walked.pages[k].next_cursor());
+            (all.len() - walked.pages[before].len(), cursor)
+        }
+    };
+    check_end(&walked, &all, full, knobs.max_bytes, |max| {
+        fits_one(done, cursor, max)
+    })
 }
 
 /// Walks `Limits::page_by_key` over sorted unique strings.
 fn walk_key_pages(full: &[String], knobs: &Knobs) -> Result<(), TestCaseError> {
     let scope = Scope::new(Fingerprint::of("tight key pages"));
     let limits = knobs.limits();
-    let mut all: Vec<String> = Vec::new();
-    let mut cursor: Option<Cursor> = None;
-    for _ in 0..=full.len() + 1 {
+    let walked = walk("tight key pages", full.len() + 2, |cursor| {
         let source = |request: candor::KeyRequest<String>| {
             let after = request.into_after();
             full.iter()
                 .filter(move |s| after.as_ref().is_none_or(|a| *s > a))
                 .cloned()
         };
-        let done = all.len() as u64;
-        let fits_one = |max: usize| {
-            full.get(done as usize).is_some_and(|item| {
-                let next = scope.cursor_at(item, done + 1);
-                required_with_one(
-                    item,
-                    done,
-                    full.len() as u64,
-                    next,
-                    max,
-                    &Skipped::new(),
-                    clamp_of(&limits),
-                ) <= max
-            })
-        };
-        let page = match limits.page_by_key(&scope, cursor.as_ref(), source, String::clone) {
-            Ok(page) => page,
-            Err(e) => {
-                prop_assert!(
-                    matches!(e.kind(), ErrorKind::BudgetTooSmall { .. }),
-                    "{}",
-                    e
-                );
-                prop_assert!(!fits_one(knobs.max_bytes.expect("a budget")));
-                return Ok(());
-            }
-        };
-        check_page(full, all.len(), &page, knobs.max_bytes)?;
-        if let (Some(max), true) = (knobs.max_bytes, page.is_truncated()) {
-            if fits_one(max) {
-                prop_assert!(!page.is_empty(), "one item fits {} but none was given", max);
-                prop_assert!(page.next_cursor().is_some(), "no cursor");
-            }
+        limits.page_by_key(&scope, cursor, source, String::clone)
+    });
+    // Whether the page after `done` items holds one item with the
+    // required fields within `max`.
+    let fits_one = |done: usize, max: usize| {
+        full.get(done).is_some_and(|item| {
+            let done = done as u64;
+            let next = scope.cursor_at(item, done + 1);
+            required_with_one(
+                item,
+                done,
+                full.len() as u64,
+                next,
+                max,
+                &Skipped::new(),
+                clamp_of(&limits),
+            ) <= max
+        })
+    };
+    let mut all: Vec<String> = Vec::new();
+    for page in &walked.pages {
+        let done = all.len();
+        check_page(full, done, page, knobs.max_bytes)?;
+        check_advances(page, knobs.max_bytes, |max| fits_one(done, max))?;
+        if let Some(next) = page.next_cursor() {
+            let key: String = scope.resume(next).expect("every cursor resumes");
+            prop_assert_eq!(Some(&key), page.items().last());
         }
         all.extend_from_slice(page.items());
-        match page.next_cursor() {
-            Some(next) => {
-                let key: String = scope.resume(next).expect("every cursor resumes");
-                prop_assert_eq!(Some(&key), page.items().last());
-                cursor = Some(next.clone());
-            }
-            None => {
-                if page.is_truncated() {
-                    prop_assert!(knobs.max_bytes.is_some_and(|m| !fits_one(m)));
-                } else {
-                    prop_assert_eq!(all.as_slice(), full);
-                }
-                return Ok(());
-            }
-        }
     }
-    Err(TestCaseError::fail("paging did not end"))
+    let done = match walked.refused {
+        Some(_) => all.len(),
+        None => all.len() - walked.pages.last().map_or(0, Bounded::len),
+    };
+    check_end(&walked, &all, full, knobs.max_bytes, |max| {
+        fits_one(done, max)
+    })
 }
 
 /// A corpus: documents of lines, some binary (skipped by policy).
@@ -351,35 +344,27 @@ fn walk_search(docs: &[Doc], knobs: &Knobs) -> Result<(), TestCaseError> {
     let (corpus, oracle) = corpus(docs);
     let query = Query::literal("fish");
     let limits = knobs.limits();
+    let walked = walk("tight search pages", oracle.len() + 2, |cursor| {
+        corpus.search(&query, &limits, cursor)
+    });
+    // The size of the smallest page that holds the match after `done`
+    // others, with `skipped`.
+    let required = |done: usize, max: usize, skipped: &Skipped| {
+        corpus_match(&corpus, &oracle, done).map(|first| {
+            let done = done as u64;
+            required_with_one(
+                &first,
+                done,
+                oracle.len() as u64,
+                scope_cursor(&first, done),
+                max,
+                skipped,
+                clamp_of(&limits),
+            )
+        })
+    };
     let mut all: Vec<(String, u64)> = Vec::new();
-    let mut cursor: Option<Cursor> = None;
-    for _ in 0..=oracle.len() + 1 {
-        let page = match corpus.search(&query, &limits, cursor.as_ref()) {
-            Ok(page) => page,
-            Err(e) => {
-                prop_assert!(
-                    matches!(e.kind(), ErrorKind::BudgetTooSmall { .. }),
-                    "{}",
-                    e
-                );
-                // Never a budget that holds the next match with them.
-                let max = knobs.max_bytes.expect("a budget");
-                if let Some(first) = corpus_match(&corpus, &oracle, all.len()) {
-                    let done = all.len() as u64;
-                    let required = required_with_one(
-                        &first,
-                        done,
-                        oracle.len() as u64,
-                        scope_cursor(&first, done),
-                        max,
-                        &Skipped::new(),
-                        clamp_of(&limits),
-                    );
-                    prop_assert!(required > max, "refused, but one match fits {}", max);
-                }
-                return Ok(());
-            }
-        };
+    for page in &walked.pages {
         let got: Vec<(String, u64)> = page
             .iter()
             .map(|m| (m.path.clone(), m.line_number))
@@ -394,46 +379,37 @@ fn walk_search(docs: &[Doc], knobs: &Knobs) -> Result<(), TestCaseError> {
         }
         let back: Bounded<candor::Match> = serde_json::from_str(&json)
             .map_err(|e| TestCaseError::fail(format!("own output refused: {e}: {json}")))?;
-        prop_assert_eq!(&back, &page);
+        prop_assert_eq!(&back, page);
         // When one match fits with the required fields, the page has one.
-        if let (Some(max), Some(first)) =
-            (knobs.max_bytes, corpus_match(&corpus, &oracle, all.len()))
-        {
-            let done = all.len() as u64;
-            let next = scope_cursor(&first, done);
-            let required = required_with_one(
-                &first,
-                done,
-                oracle.len() as u64,
-                next,
-                max,
-                page.skipped(),
-                clamp_of(&limits),
-            );
-            if required <= max && page.is_truncated() {
-                prop_assert!(
-                    !page.is_empty(),
-                    "one match fits {} but none was given",
-                    max
-                );
-                prop_assert!(page.next_cursor().is_some());
-            }
+        let done = all.len();
+        check_advances(page, knobs.max_bytes, |max| {
+            required(done, max, page.skipped()).is_some_and(|r| r <= max)
+        })?;
+        if page.next_cursor().is_some() {
+            prop_assert!(!page.is_empty(), "a cursor that does not advance");
         }
         all.extend(got);
-        match page.next_cursor() {
-            Some(next) => {
-                prop_assert!(!page.is_empty(), "a cursor that does not advance");
-                cursor = Some(next.clone());
+    }
+    match &walked.refused {
+        Some(e) => {
+            prop_assert!(
+                matches!(e.kind(), ErrorKind::BudgetTooSmall { .. }),
+                "{}",
+                e
+            );
+            // Never a budget that holds the next match with them.
+            let max = knobs.max_bytes.expect("a budget");
+            if let Some(required) = required(all.len(), max, &Skipped::new()) {
+                prop_assert!(required > max, "refused, but one match fits {}", max);
             }
-            None => {
-                if !page.is_truncated() {
-                    prop_assert_eq!(&all, &oracle, "pages do not rebuild the answer");
-                }
-                return Ok(());
+        }
+        None => {
+            if !walked.pages.last().expect("a page").is_truncated() {
+                prop_assert_eq!(&all, &oracle, "pages do not rebuild the answer");
             }
         }
     }
-    Err(TestCaseError::fail("paging did not end"))
+    Ok(())
 }
 
 /// A cursor at least as long as the engine's after `first`, the match
@@ -560,10 +536,12 @@ fn break_wire(value: &mut Value, how: Breakage) -> bool {
 }
 
 proptest! {
-    #![proptest_config(config())]
+    #![proptest_config(config(128))]
 
-    /// Rules 1, 3, 5 and 6 for `Limits::page` under tight budgets and
-    /// clamped limits.
+    /// `Limits::page` under tight budgets and clamped limits: every page
+    /// is a slice of the answer that says where it starts, with an honest
+    /// total, within its budget; one holds an item whenever one fits; and
+    /// the pages rebuild the answer exactly once.
     #[test]
     fn pages_under_tight_budgets_rebuild_the_answer(
         full in prop::collection::vec(item_string(), 0..30),
@@ -874,7 +852,7 @@ where
 }
 
 proptest! {
-    #![proptest_config(config())]
+    #![proptest_config(config(128))]
 
     /// `collect`, `page` (first and resumed pages) and `page_by_key` under a
     /// budget their answer fits: the same answer. A limit stop writes a

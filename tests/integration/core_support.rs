@@ -1,12 +1,22 @@
-//! Helpers shared by the core tests: a key-order probe for JSON objects, a
-//! JSON Schema validation of responses, and a base64url encoder
-//! for hand-made cursor tokens.
+//! Helpers shared by the core tests: the properties' configuration, a
+//! key-order probe for JSON objects, a JSON Schema validation of
+//! responses, and a base64url encoder for hand-made cursor tokens.
 
 use std::fmt;
 
 use serde::Deserialize;
 use serde::de::{self, Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde_json::Value;
+
+/// A property's configuration: `cases` cases, failures kept in the report
+/// rather than in files beside the tests.
+pub fn config(cases: u32) -> proptest::test_runner::Config {
+    proptest::test_runner::Config {
+        cases,
+        failure_persistence: None,
+        ..proptest::test_runner::Config::default()
+    }
+}
 
 /// The keys of a JSON object, in the order they appear on the wire.
 ///
@@ -155,4 +165,46 @@ pub fn pick_below(bound: usize) -> impl proptest::strategy::Strategy<Value = Pic
         Just(Pick::LenPlusOne),
         (0..bound).prop_map(Pick::Any),
     ]
+}
+
+/// The knobs of `Limits` a property sets, each optional: the item limit,
+/// its ceiling, the output-bytes budget, counting, the count's budget and
+/// a deadline.
+#[derive(Debug, Clone)]
+pub struct Knobs {
+    pub limit: Option<usize>,
+    pub ceiling: Option<usize>,
+    pub max_bytes: Option<usize>,
+    pub count_total: bool,
+    pub max_count: Option<u64>,
+    /// (deadline ms, clock step ms per reading)
+    pub deadline: Option<(u64, u64)>,
+}
+
+impl Knobs {
+    /// The limits these knobs set.
+    pub fn limits(&self) -> candor::Limits {
+        let mut l = candor::Limits::new().count_total(self.count_total);
+        if let Some(n) = self.limit {
+            l = l.limit(n);
+        }
+        if let Some(n) = self.ceiling {
+            l = l.ceiling(n);
+        }
+        if let Some(n) = self.max_bytes {
+            l = l.max_bytes(n);
+        }
+        if let Some(n) = self.max_count {
+            l = l.max_counted(n);
+        }
+        if let Some((deadline, step)) = self.deadline {
+            // A fresh clock per query, so a run is reproducible.
+            let step = std::time::Duration::from_millis(step);
+            let clock = candor::ManualClock::new().auto_advance(step);
+            l = l
+                .deadline(std::time::Duration::from_millis(deadline))
+                .clock(clock);
+        }
+        l
+    }
 }

@@ -278,8 +278,8 @@ fn count_total_gives_an_exact_total_beside_a_truncation() {
     assert!(wire.truncation.is_some());
 }
 
-/// DESIGN.md's example shape (with a real cursor token and a short item
-/// list), as a Rust client of a tool would receive it.
+/// The documented example of the wire shape (with a real cursor token and
+/// a short item list), as a Rust client of a tool would receive it.
 fn design_example() -> String {
     json!({
         "complete": false,
@@ -574,8 +574,9 @@ fn deserialization_rejects_inconsistent_envelopes() {
 }
 
 /// Envelopes that a `Bounded` built by candor can never have, since they
-/// break rule 3 (a truncated result's total is at least `count + 1`, or the
-/// exact figure) or the cursor rule (a cursor only when more exist).
+/// break the rule of totals (a truncated result's total is at least
+/// `count + 1`, or the exact figure) or of cursors (a cursor only when more
+/// exist).
 #[test]
 fn deserialization_rejects_envelopes_that_break_the_rules() {
     let cases: &[(&str, &str)] = &[
@@ -615,8 +616,9 @@ fn deserialization_rejects_envelopes_that_break_the_rules() {
 proptest! {
     #![proptest_config(ProptestConfig { cases: 256, failure_persistence: None, ..ProptestConfig::default() })]
 
-    /// Decoding never panics, whatever bytes arrive; what it accepts obeys
-    /// rule 1 and round-trips.
+    /// Decoding never panics, whatever bytes arrive; what it accepts
+    /// round-trips, has a total of at least its items, and an exact total
+    /// of its items when it is exact.
     #[test]
     fn decoding_mangled_envelopes_never_panics(
         which in 0..4usize,
@@ -803,7 +805,7 @@ fn disclosure_lines() {
             "Incomplete: matches 1-1000 of at least 1001 (limit 1000). Raise the limit or narrow the query to see the rest.",
         ),
         (
-            "limit with cursor (DESIGN.md's line)",
+            "limit with cursor (the documented line)",
             Limits::new()
                 .limit(1000)
                 .page(&scope, None, 0..5000u32)

@@ -6,6 +6,10 @@
 use proptest::prelude::*;
 use proptest::test_runner::Config;
 
+// The checks' shared modules, which they name as `super::oracle` and
+// `super::pages`.
+use crate::{oracle, pages};
+
 #[path = "../../fuzz/checks/cursor.rs"]
 mod cursor;
 #[path = "../../fuzz/checks/excerpt.rs"]

@@ -21,11 +21,7 @@ use std::time::{Duration, Instant};
 use candor::{Corpus, Excerpt, Limits, Query, SkipReason, Tree};
 use tempfile::TempDir;
 
-fn write(root: &Path, name: &str, bytes: &[u8]) {
-    let path = root.join(name);
-    std::fs::create_dir_all(path.parent().expect("a parent")).expect("mkdir");
-    std::fs::write(path, bytes).expect("write");
-}
+use crate::fixture::{path_order, write};
 
 fn tree(root: &Path, threads: usize) -> Tree {
     Tree::new(root)
@@ -640,7 +636,7 @@ mod cursors {
             }
         }
         // Path order: component by component.
-        lines.sort_by(|a, b| a.0.split('/').cmp(b.0.split('/')));
+        lines.sort_by(|a, b| path_order(&a.0, &b.0));
         lines
     }
 

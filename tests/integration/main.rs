@@ -11,12 +11,23 @@ mod core_support;
 mod core_wire;
 mod examples_cli;
 mod examples_mcp;
+mod fixture;
 mod fuzz_replay;
 #[cfg(unix)]
 mod hostile;
+#[path = "../../fuzz/checks/oracle.rs"]
+mod oracle;
+#[path = "../../fuzz/checks/pages.rs"]
+mod pages;
 mod reading;
 mod schemas;
 #[cfg(unix)]
 mod seams;
+mod search_budgets;
+mod search_cases;
+mod search_lines;
+mod search_paging;
 mod search_props;
-mod search_tree;
+#[cfg(unix)]
+mod tree_links;
+mod tree_walk;

@@ -2,46 +2,39 @@
 //! rule, work budgets and the deadline inside a file, and the single-file
 //! queries (`find_in_file`, `excerpt`) with only the read policy.
 //!
-//! Each check runs on `Documents` and on a `Tree` with 1 and 4 threads
-//! where it applies, against a naive line scan.
+//! Each check runs on every corpus of the fixture where it applies (the
+//! documents, and the tree with 1, 2 and 4 threads), against the lines of
+//! the oracle (`fuzz/checks/oracle.rs`).
 
 use std::time::Duration;
 
+use crate::fixture::Fixture;
+use crate::oracle::lines;
+use crate::pages::walk;
 use candor::{
     BudgetKind, Corpus, Cursor, Documents, Excerpt, Limits, ManualClock, Match, Query, SkipReason,
     Tree,
 };
 use proptest::prelude::*;
-use tempfile::TempDir;
 
 /// A line as the oracle sees it: number, offset, text.
 type Expected = (u64, u64, String);
 
-/// Every line of `bytes` holding `needle`, by a plain scan; `None` when
+/// Every line of `bytes` whose lossy text holds `needle`; `None` when
 /// the file holds a NUL (binary: no items).
 fn oracle(bytes: &[u8], needle: &str) -> Option<Vec<Expected>> {
     if bytes.contains(&0) {
         return None;
     }
-    let mut out = Vec::new();
-    let mut offset = 0u64;
-    let mut number = 0u64;
-    let mut rest = bytes;
-    while !rest.is_empty() {
-        number += 1;
-        let (line, next) = match rest.iter().position(|&b| b == b'\n') {
-            Some(i) => (&rest[..i], &rest[i + 1..]),
-            None => (rest, &rest[rest.len()..]),
-        };
-        let content = line.strip_suffix(b"\r").unwrap_or(line);
-        let text = String::from_utf8_lossy(content).into_owned();
-        if text.contains(needle) {
-            out.push((number, offset, text));
-        }
-        offset += (rest.len() - next.len()) as u64;
-        rest = next;
-    }
-    Some(out)
+    let expected = lines(bytes)
+        .into_iter()
+        .map(|l| {
+            let text = String::from_utf8_lossy(l.text).into_owned();
+            (l.number, l.offset, text)
+        })
+        .filter(|(_, _, text)| text.contains(needle))
+        .collect();
+    Some(expected)
 }
 
 fn seen(items: &[Match]) -> Vec<Expected> {
@@ -51,37 +44,9 @@ fn seen(items: &[Match]) -> Vec<Expected> {
         .collect()
 }
 
-/// The same files in memory and on disk (1 and 4 threads).
-/// Named corpora holding the same files.
-type Corpora = Vec<(&'static str, Box<dyn Corpus>)>;
-
-fn corpora(files: &[(&str, &[u8])]) -> (TempDir, Corpora) {
-    let dir = tempfile::tempdir().unwrap();
-    for (name, bytes) in files {
-        let path = dir.path().join(name);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, bytes).unwrap();
-    }
-    let docs: Documents<'static> = files
-        .iter()
-        .map(|(n, b)| (n.to_string(), b.to_vec()))
-        .collect();
-    let tree = |threads| {
-        Tree::new(dir.path())
-            .unwrap()
-            .threads(threads)
-            .start_threads_after(Duration::ZERO)
-    };
-    let list: Corpora = vec![
-        ("documents", Box::new(docs)),
-        ("tree, 1 thread", Box::new(tree(1))),
-        ("tree, 4 threads", Box::new(tree(4))),
-    ];
-    (dir, list)
-}
-
 /// Follows cursors page after page and returns every item, checking each
-/// page's disclosure on the way.
+/// page's disclosure on the way: a page that is not complete was stopped
+/// by `budget` (when given), and the last page is complete.
 fn all_pages(
     corpus: &dyn Corpus,
     query: &Query,
@@ -89,31 +54,27 @@ fn all_pages(
     name: &str,
     budget: Option<BudgetKind>,
 ) -> Vec<Match> {
-    let mut items = Vec::new();
-    let mut cursor: Option<Cursor> = None;
-    for stopped in 0..10_000 {
-        let page = corpus.search(query, limits, cursor.as_ref()).unwrap();
-        items.extend(page.items().iter().cloned());
-        if page.is_complete() {
-            if let Some(kind) = budget {
-                assert!(
-                    stopped > 0,
-                    "{name}: the {kind:?} budget never stopped a page"
-                );
-            }
-            return items;
-        }
-        if budget.is_some() {
+    let walked = walk(name, 10_000, |cursor| corpus.search(query, limits, cursor));
+    if let Some(e) = walked.refused {
+        panic!("{name}: {e}");
+    }
+    let (last, stopped) = walked.pages.split_last().expect("a page");
+    assert!(last.is_complete(), "{name}: {:?}", last.completeness());
+    if let Some(kind) = budget {
+        assert!(
+            !stopped.is_empty(),
+            "{name}: the {kind:?} budget never stopped a page"
+        );
+        for page in stopped {
             let by = page.completeness().budget().map(|b| b.kind());
             assert_eq!(by, budget, "{name}: stopped by {by:?}");
         }
-        cursor = Some(
-            page.next_cursor()
-                .cloned()
-                .expect("a truncated page has a cursor"),
-        );
     }
-    panic!("{name}: the pages never end");
+    walked
+        .pages
+        .iter()
+        .flat_map(|page| page.iter().cloned())
+        .collect()
 }
 
 /// `lines` lines, every 97th holding the needle, about 40 bytes each.
@@ -133,26 +94,20 @@ fn big_text(lines: usize) -> Vec<u8> {
 fn the_deadline_stops_inside_a_file_and_resuming_loses_no_line() {
     let text = big_text(100_000); // about 3.6 MiB: 14 blocks
     let expected = oracle(&text, "needle").unwrap();
-    let (_dir, corpora) = corpora(&[("big.txt", &text)]);
+    let f = Fixture::new(&[("big.txt", &text)]);
     // Each reading of the clock moves it 1 ms: the deadline passes after
     // a few blocks of the one file.
     let limits = Limits::new()
         .deadline(Duration::from_millis(5))
         .clock(ManualClock::new().auto_advance(Duration::from_millis(1)));
     let query = Query::literal("needle");
-    for (name, corpus) in &corpora {
+    for (name, corpus) in f.all() {
         let first = corpus.search(&query, &limits, None).unwrap();
         assert!(
             !first.is_complete(),
             "{name}: one slow file must not be complete"
         );
-        let items = all_pages(
-            corpus.as_ref(),
-            &query,
-            &limits,
-            name,
-            Some(BudgetKind::Deadline),
-        );
+        let items = all_pages(corpus, &query, &limits, name, Some(BudgetKind::Deadline));
         assert_eq!(seen(&items), expected, "{name}");
     }
 }
@@ -166,7 +121,7 @@ fn counts_under_a_deadline_count_each_file_once() {
         ("big.txt", &text),
         ("z.txt", b"needle\n"),
     ];
-    let (_dir, corpora) = corpora(files);
+    let f = Fixture::new(files);
     let limits = Limits::new()
         .deadline(Duration::from_millis(5))
         .clock(ManualClock::new().auto_advance(Duration::from_millis(1)));
@@ -176,7 +131,7 @@ fn counts_under_a_deadline_count_each_file_once() {
         ("big.txt".to_owned(), n),
         ("z.txt".to_owned(), 1),
     ];
-    for (name, corpus) in &corpora {
+    for (name, corpus) in f.all() {
         let mut counts = Vec::new();
         let mut cursor: Option<Cursor> = None;
         for _ in 0..100 {
@@ -195,12 +150,12 @@ fn counts_under_a_deadline_count_each_file_once() {
 fn the_scanned_bytes_budget_stops_inside_a_file() {
     let text = big_text(60_000); // about 2.2 MiB
     let expected = oracle(&text, "needle").unwrap();
-    let (_dir, corpora) = corpora(&[("a/big.txt", &text), ("b.txt", b"needle\n")]);
+    let f = Fixture::new(&[("a/big.txt", &text), ("b.txt", b"needle\n")]);
     let limits = Limits::new().max_scanned_bytes(512 * 1024);
     let query = Query::literal("needle");
-    for (name, corpus) in &corpora {
+    for (name, corpus) in f.all() {
         let items = all_pages(
-            corpus.as_ref(),
+            corpus,
             &query,
             &limits,
             name,
@@ -225,9 +180,9 @@ fn the_scanned_bytes_budget_stops_inside_a_file() {
 
 #[test]
 fn max_files_zero_reads_nothing_and_says_so() {
-    let (_dir, corpora) = corpora(&[("a.txt", b"x\n"), ("b.txt", b"x\n")]);
+    let f = Fixture::new(&[("a.txt", b"x\n"), ("b.txt", b"x\n")]);
     let query = Query::literal("x");
-    for (name, corpus) in &corpora {
+    for (name, corpus) in f.all() {
         let page = corpus
             .search(&query, &Limits::new().max_files(0), None)
             .unwrap();
@@ -311,7 +266,7 @@ fn find_in_file_searches_a_named_ignored_or_hidden_file() {
 
 #[test]
 fn find_in_file_reads_only_the_named_file() {
-    let (_dir, corpora) = corpora(&[("a", b"x in a\n"), ("ab", b"x in ab\n")]);
+    let f = Fixture::new(&[("a", b"x in a\n"), ("ab", b"x in ab\n")]);
     let docs = Documents::new()
         .with("a", "x in a\n")
         .with("a/b", "x in a/b\n");
@@ -321,7 +276,7 @@ fn find_in_file_reads_only_the_named_file() {
     let paths: Vec<&str> = found.iter().map(|m| m.path.as_str()).collect();
     assert_eq!(paths, ["a"]);
     assert!(found.is_complete());
-    for (name, corpus) in &corpora {
+    for (name, corpus) in f.all() {
         let found = corpus
             .find_in_file("a", &Query::literal("x"), &Limits::new(), None)
             .unwrap();
@@ -370,9 +325,9 @@ fn excerpt_applies_the_read_policy() {
         .lines()
         .map(str::to_owned)
         .collect();
-    let (_d, corpora) = corpora(&[("big.txt", &text)]);
+    let f = Fixture::new(&[("big.txt", &text)]);
     let limits = Limits::new().max_scanned_bytes(300 * 1024);
-    for (name, corpus) in &corpora {
+    for (name, corpus) in f.all() {
         let mut got = Vec::new();
         let mut cursor: Option<Cursor> = None;
         let mut pages = 0;
@@ -399,8 +354,8 @@ fn excerpt_reads_only_as_far_as_its_lines() {
     // that far.
     let mut text = big_text(60_000);
     text[2 << 20] = 0;
-    let (_dir, corpora) = corpora(&[("f.txt", &text)]);
-    for (name, corpus) in &corpora {
+    let f = Fixture::new(&[("f.txt", &text)]);
+    for (name, corpus) in f.all() {
         let lines = corpus
             .excerpt(&Excerpt::new("f.txt", 2..=3), &Limits::new(), None)
             .unwrap();
@@ -425,9 +380,9 @@ fn a_nul_anywhere_makes_a_file_binary_in_every_mode() {
     for depth in [0usize, 100, 300 * 1024, 3 << 20] {
         let mut text = big_text(100_000);
         text[depth] = 0;
-        let (_dir, corpora) = corpora(&[("f.txt", &text), ("g.txt", b"needle\n")]);
+        let f = Fixture::new(&[("f.txt", &text), ("g.txt", b"needle\n")]);
         let query = Query::literal("needle");
-        for (name, corpus) in &corpora {
+        for (name, corpus) in f.all() {
             for limits in [Limits::new(), Limits::new().limit(3)] {
                 let found = corpus.search(&query, &limits, None).unwrap();
                 let paths: Vec<&str> = found.iter().map(|m| m.path.as_str()).collect();
@@ -531,9 +486,9 @@ proptest! {
         // A few blocks are enough to put lines across block ends.
         text.truncate(1536 * 1024);
         let expected = oracle(&text, "needle").unwrap();
-        let (_dir, corpora) = corpora(&[("f.txt", &text)]);
+        let f = Fixture::new(&[("f.txt", &text)]);
         let query = Query::literal("needle");
-        for (name, corpus) in &corpora {
+        for (name, corpus) in f.all() {
             let found = corpus.search(&query, &Limits::new(), None).unwrap();
             prop_assert!(found.is_complete(), "{}", name);
             prop_assert_eq!(seen(found.items()), expected.clone(), "{}", name);
@@ -541,7 +496,7 @@ proptest! {
             let n = counted.items().first().map_or(0, |c| c.count);
             prop_assert_eq!(n, expected.len() as u64, "{}", name);
         }
-        let paged = all_pages(corpora[1].1.as_ref(), &query, &Limits::new().limit(7), "paged", None);
+        let paged = all_pages(f.tree1(), &query, &Limits::new().limit(7), "paged", None);
         prop_assert_eq!(seen(&paged), expected);
     }
 }

@@ -7,12 +7,12 @@
 //! matches are frequent, with CRLF endings, no final newline, empty files
 //! and now and then a NUL, which makes a file binary.
 //!
-//! The oracle walks the files itself, in the documented order (component
-//! by component, each name's bytes), splits each file on `\n`, strips one
-//! trailing `\r` per line and finds the matches per line. A search, a count
-//! and a listing of files are then paged with random limits from the first
-//! page to the end, and every page is checked against the rules of
-//! DESIGN.md: the pages rebuild the answer exactly once, each says where
+//! The oracle walks the files itself, in path order (component by
+//! component, each name's bytes), and finds the matches of each line with
+//! the line oracle of `fuzz/checks/oracle.rs` (split on `\n`, one trailing
+//! `\r` stripped). A search, a count and a listing of files are then paged
+//! with random limits from the first page to the end, and every page is
+//! checked against these rules: the pages rebuild the answer exactly once, each says where
 //! it starts, totals never overstate, an exact page ends the answer, a
 //! truncated one has a cursor while more exists, every cursor resumes,
 //! every page fits its byte budget and decodes back to itself.
@@ -21,26 +21,19 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
 use std::path::PathBuf;
-use std::time::Duration;
 
 use candor::{
     Bounded, BudgetKind, Completeness, Corpus, Cursor, Documents, ErrorKind, FileCount, Limits,
     Match, Query, SkipReason, Total, Tree,
 };
 use proptest::prelude::*;
-use proptest::test_runner::Config;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use tempfile::TempDir;
 
-fn config(cases: u32) -> Config {
-    Config {
-        cases,
-        // Keep failures in the report, not in files beside the tests.
-        failure_persistence: None,
-        ..Config::default()
-    }
-}
+use crate::core_support::config;
+use crate::fixture::{path_order, threaded};
+use crate::oracle::{LineSpans, literal_spans, matching_lines, regex_spans};
 
 // ---------------------------------------------------------------------------
 // Corpora
@@ -193,39 +186,15 @@ impl Q {
         }
     }
 
-    /// The matches in one line, leftmost first, not overlapping.
-    fn spans(&self, line: &str) -> Vec<(usize, usize)> {
-        match self {
-            Q::Literal(n) => literal_spans(line, &[n]),
-            Q::Literals(ns) => literal_spans(line, ns),
-            Q::Regex(p) => regex::Regex::new(p)
-                .expect("a valid regex")
-                .find_iter(line)
-                .map(|m| (m.start(), m.end()))
-                .collect(),
-        }
+    /// The oracle's matcher for one line (see `fuzz/checks/oracle.rs`).
+    fn line_spans(&self) -> Box<LineSpans> {
+        let needles: Vec<String> = match self {
+            Q::Literal(n) => vec![(*n).to_owned()],
+            Q::Literals(ns) => ns.iter().map(|n| (*n).to_owned()).collect(),
+            Q::Regex(p) => return regex_spans(p, false, false).expect("a valid regex"),
+        };
+        Box::new(move |line| literal_spans(line, &needles, false, false))
     }
-}
-
-/// Scans left to right; at each position the first needle given that
-/// matches there wins.
-fn literal_spans(line: &str, needles: &[&str]) -> Vec<(usize, usize)> {
-    let bytes = line.as_bytes();
-    let mut spans = Vec::new();
-    let mut at = 0;
-    while at < bytes.len() {
-        match needles
-            .iter()
-            .find(|n| !n.is_empty() && bytes[at..].starts_with(n.as_bytes()))
-        {
-            Some(n) => {
-                spans.push((at, at + n.len()));
-                at += n.len();
-            }
-            None => at += 1,
-        }
-    }
-    spans
 }
 
 fn query() -> impl Strategy<Value = Q> {
@@ -355,6 +324,7 @@ struct Answer {
 
 fn answer(mut entries: Vec<Entry>, q: &Q, hidden: u64) -> Answer {
     entries.sort_by(|a, b| a.key.cmp(&b.key));
+    let spans = q.line_spans();
     let mut lines = Vec::new();
     let mut counts = Vec::new();
     let mut binary = 0;
@@ -363,23 +333,13 @@ fn answer(mut entries: Vec<Entry>, q: &Q, hidden: u64) -> Answer {
             binary += 1;
             continue;
         }
-        let text = std::str::from_utf8(&e.bytes).expect("contents are UTF-8 but for NUL");
-        let mut n = 0;
-        let mut offset = 0u64;
-        let mut pieces: Vec<&str> = text.split('\n').collect();
-        if pieces.last() == Some(&"") {
-            // What follows the final newline is not a line.
-            pieces.pop();
-        }
-        for (k, piece) in pieces.iter().enumerate() {
-            let line = piece.strip_suffix('\r').unwrap_or(piece);
-            let spans = q.spans(line);
-            if !spans.is_empty() {
-                n += 1;
-                lines.push((e.path.clone(), k as u64 + 1, offset, line.to_owned(), spans));
-            }
-            offset += piece.len() as u64 + 1;
-        }
+        std::str::from_utf8(&e.bytes).expect("contents are UTF-8 but for NUL");
+        let hits = matching_lines(&e.bytes, &*spans);
+        let n = hits.len() as u64;
+        lines.extend(
+            hits.into_iter()
+                .map(|h| (e.path.clone(), h.number, h.offset, h.line, h.spans)),
+        );
         if n > 0 {
             counts.push((e.path.clone(), n));
         }
@@ -395,7 +355,7 @@ fn answer(mut entries: Vec<Entry>, q: &Q, hidden: u64) -> Answer {
     }
 }
 
-/// A tree's name as DESIGN.md and `Match::path` document it: unchanged
+/// A tree's name as `Match::path` documents it: unchanged
 /// when it is UTF-8 without a `\`; otherwise `\` as `\\` and each byte
 /// outside valid UTF-8 as `\xhh`.
 fn written(name: &[u8]) -> String {
@@ -857,8 +817,8 @@ fn build_tree(files: &[File]) -> TempDir {
 proptest! {
     #![proptest_config(config(48))]
 
-    /// Pages of a tree rebuild the oracle's answer exactly once, with 1
-    /// and with 4 threads, which agree to the byte.
+    /// Pages of a tree rebuild the oracle's answer exactly once, with 1, 2
+    /// and 4 threads, which agree to the byte.
     #[test]
     fn tree_pages_rebuild_the_answer(
         files in tree_files(),
@@ -868,20 +828,21 @@ proptest! {
     ) {
         let dir = build_tree(&files);
         let want = tree_answer(&files, &q, hidden);
-        let tree = |threads: usize| -> Result<Tree, TestCaseError> {
-            Ok(Tree::new(dir.path())
-                .map_err(|e| fail("tree", e))?
-                .hidden(hidden)
-                .parent_ignores(false)
-                .threads(threads)
-                .start_threads_after(Duration::ZERO))
-        };
-        let one = tree(1)?;
-        let four = tree(4)?;
-        let pages_one = check_corpus("tree, 1 thread", &one, &q, &lims, &want)?;
-        let pages_four = check_corpus("tree, 4 threads", &four, &q, &lims, &want)?;
-        prop_assert_eq!(pages_one, pages_four, "the thread count changed a page");
-        check_nothing_read("tree", &four, &q, &want)?;
+        let tree = Tree::new(dir.path())
+            .map_err(|e| fail("tree", e))?
+            .hidden(hidden)
+            .parent_ignores(false);
+        let trees = threaded(tree);
+        let mut walks = Vec::new();
+        for (name, tree) in &trees {
+            walks.push((name, check_corpus(name, tree, &q, &lims, &want)?));
+        }
+        let (_, first) = &walks[0];
+        for (name, pages) in &walks[1..] {
+            prop_assert_eq!(first, pages, "{}: the thread count changed a page", name);
+        }
+        let (_, four) = &trees[2];
+        check_nothing_read("tree", four, &q, &want)?;
     }
 
     /// Pages of in-memory documents rebuild the oracle's answer exactly
@@ -917,7 +878,7 @@ proptest! {
         }
         let names: Vec<&str> = docs.names().collect();
         let mut expected: Vec<&str> = kept.keys().map(String::as_str).collect();
-        expected.sort_by(|a, b| a.split('/').cmp(b.split('/')));
+        expected.sort_by(|a, b| path_order(a, b));
         prop_assert_eq!(names, expected, "document names");
         let entries = kept
             .into_iter()
