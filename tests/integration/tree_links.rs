@@ -230,3 +230,32 @@ fn a_cursor_to_a_file_turned_into_a_link_out_is_refused() {
         .unwrap_err();
     assert!(matches!(err.kind(), ErrorKind::StaleCursor { .. }), "{err}");
 }
+
+/// Following links and reading the ignore files above the root change
+/// which files the walk reaches, so a cursor issued under one setting is
+/// refused under the other: resuming it there could skip or repeat files.
+#[test]
+fn cursors_are_bound_to_the_link_and_parent_ignore_settings() {
+    let l = linked();
+    let query = Query::literal("needle");
+    let limits = Limits::new().limit(1);
+    let settings: [(bool, bool); 4] = [(false, false), (false, true), (true, false), (true, true)];
+    for (follow, parents) in settings {
+        let issuer = linking(&l.root, 1, follow).parent_ignores(parents);
+        let page = issuer.search(&query, &limits, None).unwrap();
+        let cursor = page.next_cursor().expect("two files match");
+        // The same settings resume it.
+        assert!(issuer.search(&query, &limits, Some(cursor)).is_ok());
+        for (other_follow, other_parents) in settings {
+            if (other_follow, other_parents) == (follow, parents) {
+                continue;
+            }
+            let other = linking(&l.root, 4, other_follow).parent_ignores(other_parents);
+            let err = other.search(&query, &limits, Some(cursor)).unwrap_err();
+            assert!(
+                matches!(err.kind(), ErrorKind::ForeignCursor { .. }),
+                "follow {follow} parents {parents} -> follow {other_follow} parents {other_parents}: {err}"
+            );
+        }
+    }
+}
