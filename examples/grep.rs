@@ -307,11 +307,11 @@ fn build_tree(args: &Args, root: &Path) -> Result<Tree, Failure> {
     }
     if let Some(n) = args.threads {
         tree = tree.threads(usize::from(n));
-        if tree.thread_count() < usize::from(n) {
+        if tree.get_threads() < usize::from(n) {
             eprintln!(
                 "grep: note: --threads {n} is more than the most a search uses here \
                  (8 per core); searching with {}",
-                tree.thread_count()
+                tree.get_threads()
             );
         }
     }

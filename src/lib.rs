@@ -94,7 +94,7 @@
 //! Values that configure a query ([`Limits`], [`Scope`], `Query`) have
 //! setters that take and return the value under the plain name
 //! (`Limits::new().max_bytes(4096)`); the matching getter adds `_value`
-//! (`max_bytes_value()`), or reads `is_...` for a switch (`is_strict()`).
+//! (`get_max_bytes()`), or reads `is_...` for a switch (`get_strict()`).
 //! Values that report a result ([`Bounded`], [`Disclosure`], [`Streamed`])
 //! have getters under the plain name (`total()`, `start()`), and builders
 //! that start with `with_` (`Disclosure::with_start`).

@@ -156,7 +156,7 @@ pub fn output_schema(item_schema: Value) -> Arc<JsonObject> {
 /// let limits = PageArgs::default().limits(&policy);
 /// assert_eq!(limits.applied_limit().limit(), Some(50));
 /// assert_eq!(limits.applied_limit().requested(), None);
-/// assert_eq!(limits.max_bytes_value(), Some(32 * 1024));
+/// assert_eq!(limits.get_max_bytes(), Some(32 * 1024));
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Policy {
@@ -233,7 +233,7 @@ impl Policy {
     /// ```
     /// use candor::mcp::{PageArgs, Policy};
     /// let limits = PageArgs::default().limits(&Policy::new().default_max_bytes(4096));
-    /// assert_eq!(limits.max_bytes_value(), Some(4096));
+    /// assert_eq!(limits.get_max_bytes(), Some(4096));
     /// ```
     #[must_use]
     pub fn default_max_bytes(mut self, max_bytes: usize) -> Policy {
@@ -432,7 +432,7 @@ impl PageArgs {
     /// use candor::mcp::{PageArgs, Policy};
     /// let args = PageArgs { limit: Some(3), strict: true, ..PageArgs::default() };
     /// let limits = args.limits(&Policy::new());
-    /// assert!(limits.is_strict());
+    /// assert!(limits.get_strict());
     /// assert_eq!(limits.applied_limit().limit(), Some(3));
     /// assert_eq!(limits.applied_limit().requested(), None);
     /// ```

@@ -105,7 +105,7 @@ impl Scope {
     ///
     /// ```
     /// let scope = candor::Scope::new(candor::Fingerprint::of("q"));
-    /// assert_eq!(scope.generation_value(), None);
+    /// assert_eq!(scope.get_generation(), None);
     /// ```
     #[must_use]
     pub fn new(fingerprint: Fingerprint) -> Scope {
@@ -122,7 +122,7 @@ impl Scope {
     ///
     /// ```
     /// let scope = candor::Scope::new(candor::Fingerprint::of("q")).generation(3);
-    /// assert_eq!(scope.generation_value(), Some(3));
+    /// assert_eq!(scope.get_generation(), Some(3));
     /// ```
     #[must_use]
     pub fn generation(mut self, generation: u64) -> Scope {
@@ -148,10 +148,10 @@ impl Scope {
     /// # Example
     ///
     /// ```
-    /// assert_eq!(candor::Scope::new(candor::Fingerprint::of("q")).generation_value(), None);
+    /// assert_eq!(candor::Scope::new(candor::Fingerprint::of("q")).get_generation(), None);
     /// ```
     #[must_use]
-    pub fn generation_value(&self) -> Option<u64> {
+    pub fn get_generation(&self) -> Option<u64> {
         self.generation
     }
 

@@ -795,7 +795,7 @@ fn the_applied_limit_is_a_named_value() {
     assert_eq!(applied.clamp(), Some(Clamp::new(10, 40)));
     let plain = Limits::new().limit(4).applied_limit();
     assert_eq!((plain.limit(), plain.requested()), (Some(4), None));
-    assert_eq!(Limits::new().max_bytes(9).max_bytes_value(), Some(9));
+    assert_eq!(Limits::new().max_bytes(9).get_max_bytes(), Some(9));
     let counted = Limits::new()
         .limit(2)
         .count_total(true)

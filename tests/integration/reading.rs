@@ -404,7 +404,7 @@ fn the_thread_count_is_clamped_and_disclosed() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("a.txt"), "x\n").unwrap();
     let tree = Tree::new(dir.path()).unwrap().threads(32_000);
-    assert_eq!(tree.thread_count(), Tree::max_threads());
+    assert_eq!(tree.get_threads(), Tree::max_threads());
     assert!(Tree::max_threads() < 32_000);
     let found = tree
         .search(&Query::literal("x"), &Limits::new(), None)

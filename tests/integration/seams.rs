@@ -538,7 +538,7 @@ where
             },
         };
         let json = b.to_json().map_err(|e| fail(name, e))?;
-        if let Some(max) = limits.max_bytes_value() {
+        if let Some(max) = limits.get_max_bytes() {
             prop_assert!(
                 json.len() <= max,
                 "{}: {} bytes over max_bytes {}",
@@ -586,7 +586,7 @@ where
                 "{}: a cursor that does not advance",
                 name
             );
-            let max = limits.max_bytes_value().unwrap_or(usize::MAX);
+            let max = limits.get_max_bytes().unwrap_or(usize::MAX);
             let least = one_item_len(name, run, lim.unbudgeted(), cursor.as_ref(), &json)?;
             // `used` may gain a digit or two with an item.
             prop_assert!(

@@ -251,7 +251,7 @@ impl Tree {
     ///
     /// More threads than [`Tree::max_threads`] (8 per core) would only
     /// cost memory (each has its stack and read buffer) and hand-offs, so
-    /// the count is clamped to it; [`Tree::thread_count`] says what
+    /// the count is clamped to it; [`Tree::get_threads`] says what
     /// applies.
     ///
     /// # Example
@@ -259,9 +259,9 @@ impl Tree {
     /// ```
     /// # let dir = tempfile::tempdir()?;
     /// let tree = candor::Tree::new(dir.path())?.threads(1);
-    /// assert_eq!(tree.thread_count(), 1);
+    /// assert_eq!(tree.get_threads(), 1);
     /// let many = candor::Tree::new(dir.path())?.threads(32_000);
-    /// assert_eq!(many.thread_count(), candor::Tree::max_threads());
+    /// assert_eq!(many.get_threads(), candor::Tree::max_threads());
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     #[must_use]
@@ -279,11 +279,11 @@ impl Tree {
     /// ```
     /// # let dir = tempfile::tempdir()?;
     /// let tree = candor::Tree::new(dir.path())?.threads(2);
-    /// assert_eq!(tree.thread_count(), 2.min(candor::Tree::max_threads()));
+    /// assert_eq!(tree.get_threads(), 2.min(candor::Tree::max_threads()));
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     #[must_use]
-    pub fn thread_count(&self) -> usize {
+    pub fn get_threads(&self) -> usize {
         self.threads
     }
 
