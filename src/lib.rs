@@ -126,6 +126,7 @@ mod collect;
 mod completeness;
 mod cursor;
 mod error;
+mod json_stream;
 mod limits;
 #[cfg(feature = "mcp")]
 pub mod mcp;
@@ -145,11 +146,12 @@ pub use clock::{Clock, ManualClock, SystemClock};
 pub use completeness::{Budget, BudgetKind, Clamp, Completeness, UnknownBudgetKind};
 pub use cursor::{Cursor, CursorKey, Fingerprint, Scope};
 pub use error::{Error, ErrorKind, Incomplete};
+pub use json_stream::JsonStream;
 pub use limits::{AppliedLimit, Limits};
 pub use page::{Interrupted, KeyRequest, TryError};
 pub use skipped::{SKIPPED_SAMPLE_LEN, SkipReason, Skipped, SkippedInput};
 pub use total::Total;
-pub use wire::{JsonStream, LLM_GUIDE, envelope_schema};
+pub use wire::{LLM_GUIDE, envelope_schema};
 
 #[cfg(feature = "tree")]
 pub use search::Tree;
