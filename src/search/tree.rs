@@ -24,7 +24,7 @@ use std::time::{Duration, Instant};
 
 use crate::error::{Error, ErrorKind};
 use crate::search::confine::{self, DirHandle, Kind, Target, Unresolved};
-use crate::search::engine::{FileOutcome, Plan, search_opened};
+use crate::search::engine::{FileOutcome, Hits, Plan, search_opened};
 use crate::search::matcher::Matcher;
 use crate::search::path::{parse_position, parse_tree_path};
 use crate::search::reader::{AfterRead, Opened, ReadRules};
@@ -35,6 +35,16 @@ use crate::{Fingerprint, SkipReason, SkippedInput};
 /// How far ahead of the oldest unreleased file the walk may run, in
 /// files: bounds the outcomes held for reordering.
 const WINDOW: u64 = 256;
+
+/// How many matching lines the outcomes held for reordering may hold
+/// before the searchers wait for the release point to move: many files in
+/// a row that match on many lines would otherwise be held whole, up to
+/// `WINDOW` of them.
+const HELD_LINES: u64 = 1 << 14;
+
+/// A searcher hands on a chunk's outcomes in parts of this many matching
+/// lines (or its last files'), so that one chunk is not held whole.
+const PART_LINES: u64 = HELD_LINES / 8;
 
 /// A directory tree on disk, searched in parallel and in path order.
 ///
@@ -569,6 +579,8 @@ fn os_name(bytes: Vec<u8>) -> OsString {
 /// Lets the walk run at most `WINDOW` files ahead of the release point.
 struct Window {
     released: AtomicU64,
+    /// Matching lines searched past the release point, not yet released.
+    held_lines: AtomicU64,
     /// How many searchers wait for the release point to move.
     waiting: AtomicUsize,
     lock: Mutex<()>,
@@ -579,6 +591,7 @@ impl Window {
     fn new() -> Window {
         Window {
             released: AtomicU64::new(0),
+            held_lines: AtomicU64::new(0),
             waiting: AtomicUsize::new(0),
             lock: Mutex::new(()),
             moved: Condvar::new(),
@@ -587,7 +600,20 @@ impl Window {
 
     /// Returns true when file number `seq` may be taken now.
     fn admits(&self, seq: u64) -> bool {
-        seq < self.released.load(AtomicOrdering::Acquire) + WINDOW
+        self.admits_with(seq, AtomicOrdering::Acquire)
+    }
+
+    /// The file at the release point is always admitted: nothing past it
+    /// is held then, and the search must go on.
+    fn admits_with(&self, seq: u64, order: AtomicOrdering) -> bool {
+        let released = self.released.load(order);
+        seq < released + WINDOW && (seq == released || self.held_lines.load(order) < HELD_LINES)
+    }
+
+    /// Counts the matching lines of outcomes held until their release.
+    fn hold(&self, outcomes: &[FileOutcome<'_>]) {
+        self.held_lines
+            .fetch_add(lines_of(outcomes), AtomicOrdering::SeqCst);
     }
 
     /// Blocks until file number `seq` may be taken, or the search stops.
@@ -597,13 +623,16 @@ impl Window {
         }
         let mut guard = self.lock.lock().unwrap_or_else(|p| p.into_inner());
         self.waiting.fetch_add(1, AtomicOrdering::SeqCst);
-        while seq >= self.released.load(AtomicOrdering::SeqCst) + WINDOW && !plan.is_stopped() {
+        while !self.admits_with(seq, AtomicOrdering::SeqCst) && !plan.is_stopped() {
             guard = self.moved.wait(guard).unwrap_or_else(|p| p.into_inner());
         }
         self.waiting.fetch_sub(1, AtomicOrdering::SeqCst);
     }
 
-    fn release(&self, next: u64) {
+    /// Moves the release point to `next`, past `outcomes` (those held).
+    fn release(&self, next: u64, outcomes: &[FileOutcome<'_>]) {
+        self.held_lines
+            .fetch_sub(lines_of(outcomes), AtomicOrdering::SeqCst);
         self.released.store(next, AtomicOrdering::SeqCst);
         // Waking costs a system call: only when a searcher waits.
         if self.waiting.load(AtomicOrdering::SeqCst) > 0 {
@@ -611,6 +640,20 @@ impl Window {
             self.moved.notify_all();
         }
     }
+}
+
+/// How many matching lines `outcomes` hold.
+fn lines_of(outcomes: &[FileOutcome<'_>]) -> u64 {
+    outcomes
+        .iter()
+        .map(|outcome| match outcome {
+            FileOutcome::Searched {
+                hits: Hits::Lines { items, .. },
+                ..
+            } => items.len() as u64,
+            _ => 0,
+        })
+        .sum()
 }
 
 /// The most threads per core (see `Tree::max_threads`).
@@ -739,7 +782,7 @@ impl Source for Tree {
                             return Ok(());
                         }
                     }
-                    window.release(next);
+                    window.release(next, &[]);
                 }
                 Next::Done => return Ok(()),
                 // Not while alone: every chunk taken is released at once.
@@ -785,7 +828,6 @@ impl Source for Tree {
             };
             for _ in 0..workers {
                 let out_tx = out_tx.clone();
-                let search_chunk = &search_chunk;
                 scope.spawn(move || {
                     // A worker that panics (a bug) stops the others, which
                     // could wait for its chunk forever; the scope then
@@ -797,7 +839,7 @@ impl Source for Tree {
                     };
                     let mut buffer = Vec::new();
                     let matcher = plan.matcher.clone();
-                    loop {
+                    'chunks: loop {
                         let (seq, chunk) = match feed.next_chunk(window, plan) {
                             Next::Chunk(seq, chunk) => (seq, chunk),
                             Next::Full(seq) => {
@@ -806,8 +848,27 @@ impl Source for Tree {
                             }
                             Next::Done => break,
                         };
-                        let outcomes = search_chunk(chunk, &matcher, &mut buffer);
-                        if plan.is_stopped() || out_tx.send((seq, outcomes)).is_err() {
+                        // Handed on in parts of about `PART_LINES` matching
+                        // lines: a chunk of files that match on many lines
+                        // is not held whole until its last file is done.
+                        let (mut seq, mut part, mut lines) = (seq, Vec::new(), 0);
+                        let len = chunk.len();
+                        for (i, job) in chunk.into_iter().enumerate() {
+                            if plan.is_stopped() {
+                                break;
+                            }
+                            part.push(self.outcome(plan, &matcher, job, &mut buffer));
+                            lines += lines_of(&part[part.len() - 1..]);
+                            if lines >= PART_LINES || i + 1 == len {
+                                window.hold(&part);
+                                let sent = part.len() as u64;
+                                if out_tx.send((seq, std::mem::take(&mut part))).is_err() {
+                                    break 'chunks;
+                                }
+                                (seq, lines) = (seq + sent, 0);
+                            }
+                        }
+                        if plan.is_stopped() {
                             break;
                         }
                     }
@@ -820,7 +881,7 @@ impl Source for Tree {
             'receive: loop {
                 while let Some(outcomes) = held.remove(&next) {
                     next += outcomes.len() as u64;
-                    window.release(next);
+                    window.release(next, &outcomes);
                     for outcome in outcomes {
                         if take(outcome).is_break() {
                             plan.stop.store(true, AtomicOrdering::Relaxed);
@@ -835,7 +896,9 @@ impl Source for Tree {
                 if feed_open {
                     match feed.next_chunk(window, plan) {
                         Next::Chunk(seq, chunk) => {
-                            held.insert(seq, search_chunk(chunk, matcher, &mut buffer));
+                            let outcomes = search_chunk(chunk, matcher, &mut buffer);
+                            window.hold(&outcomes);
+                            held.insert(seq, outcomes);
                             continue;
                         }
                         Next::Done => feed_open = false,
@@ -875,7 +938,7 @@ impl Drop for StopOnDrop<'_> {
             return;
         }
         self.plan.stop.store(true, AtomicOrdering::Relaxed);
-        self.window.release(u64::MAX - WINDOW);
+        self.window.release(u64::MAX - WINDOW, &[]);
     }
 }
 
