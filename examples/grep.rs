@@ -10,7 +10,8 @@
 //! on standard error that says whether the answer is complete, and if not,
 //! why, how many there are (exactly, or at least), and the `--cursor` flag
 //! that resumes it. `--json` prints the wire shape instead: one JSON object,
-//! disclosure first, the matches last.
+//! disclosure first, the matches last (held meanwhile in a temporary file,
+//! so memory stays flat however many there are).
 //!
 //! Exit status: 0 when something matched, 1 when nothing did, 2 on an error.
 
