@@ -610,6 +610,11 @@ impl Window {
         seq < released + WINDOW && (seq == released || self.held_lines.load(order) < HELD_LINES)
     }
 
+    /// Returns true when the outcomes held hold `HELD_LINES` or more lines.
+    fn holds_too_many(&self) -> bool {
+        self.held_lines.load(AtomicOrdering::Acquire) >= HELD_LINES
+    }
+
     /// Counts the matching lines of outcomes held until their release.
     fn hold(&self, outcomes: &[FileOutcome<'_>]) {
         self.held_lines
@@ -800,17 +805,23 @@ impl Source for Tree {
         // `threads - 1` workers.
         let workers = self.threads - 1;
         let (out_tx, out_rx) = mpsc::channel::<(u64, Vec<FileOutcome<'static>>)>();
-        let search_chunk = |chunk: Vec<Job>,
-                            matcher: &Matcher,
-                            buffer: &mut Vec<u8>|
+        // Searches the next files of a chunk, until they hold about
+        // `PART_LINES` matching lines: a chunk of files that match on many
+        // lines is handed on in parts, not held whole until its last file.
+        let search_part = |jobs: &mut std::vec::IntoIter<Job>,
+                           matcher: &Matcher,
+                           buffer: &mut Vec<u8>|
          -> Vec<FileOutcome<'static>> {
-            let mut outcomes = Vec::with_capacity(chunk.len());
-            for job in chunk {
+            let mut outcomes = Vec::new();
+            let mut lines = 0;
+            while lines < PART_LINES {
                 // Once stopped, nobody reads the rest of the chunk.
                 if plan.is_stopped() {
                     break;
                 }
+                let Some(job) = jobs.next() else { break };
                 outcomes.push(self.outcome(plan, matcher, job, buffer));
+                lines += lines_of(&outcomes[outcomes.len() - 1..]);
             }
             outcomes
         };
@@ -848,28 +859,18 @@ impl Source for Tree {
                             }
                             Next::Done => break,
                         };
-                        // Handed on in parts of about `PART_LINES` matching
-                        // lines: a chunk of files that match on many lines
-                        // is not held whole until its last file is done.
-                        let (mut seq, mut part, mut lines) = (seq, Vec::new(), 0);
-                        let len = chunk.len();
-                        for (i, job) in chunk.into_iter().enumerate() {
+                        let (mut seq, mut jobs) = (seq, chunk.into_iter());
+                        while jobs.len() > 0 {
+                            let part = search_part(&mut jobs, &matcher, &mut buffer);
                             if plan.is_stopped() {
-                                break;
+                                break 'chunks;
                             }
-                            part.push(self.outcome(plan, &matcher, job, &mut buffer));
-                            lines += lines_of(&part[part.len() - 1..]);
-                            if lines >= PART_LINES || i + 1 == len {
-                                window.hold(&part);
-                                let sent = part.len() as u64;
-                                if out_tx.send((seq, std::mem::take(&mut part))).is_err() {
-                                    break 'chunks;
-                                }
-                                (seq, lines) = (seq + sent, 0);
+                            window.hold(&part);
+                            let sent = part.len() as u64;
+                            if out_tx.send((seq, part)).is_err() {
+                                break 'chunks;
                             }
-                        }
-                        if plan.is_stopped() {
-                            break;
+                            seq += sent;
                         }
                     }
                 });
@@ -878,6 +879,9 @@ impl Source for Tree {
             let mut held: BTreeMap<u64, Vec<FileOutcome<'static>>> = BTreeMap::new();
             let matcher = plan.matcher;
             let mut feed_open = true;
+            // The chunk this thread searches itself, part by part, between
+            // releases: its first file's number, and the files left.
+            let mut own: Option<(u64, std::vec::IntoIter<Job>)> = None;
             'receive: loop {
                 while let Some(outcomes) = held.remove(&next) {
                     next += outcomes.len() as u64;
@@ -893,12 +897,26 @@ impl Source for Tree {
                     held.insert(seq, outcomes);
                     continue;
                 }
-                if feed_open {
+                if let Some((seq, jobs)) = &mut own {
+                    // Past the release point with too many lines held, the
+                    // rest waits for the others' outcomes to be released.
+                    if *seq == next || !window.holds_too_many() || plan.is_stopped() {
+                        let part = search_part(jobs, matcher, &mut buffer);
+                        window.hold(&part);
+                        let at = *seq;
+                        *seq += part.len() as u64;
+                        if jobs.len() == 0 || plan.is_stopped() {
+                            own = None;
+                        }
+                        if !part.is_empty() {
+                            held.insert(at, part);
+                        }
+                        continue;
+                    }
+                } else if feed_open {
                     match feed.next_chunk(window, plan) {
                         Next::Chunk(seq, chunk) => {
-                            let outcomes = search_chunk(chunk, matcher, &mut buffer);
-                            window.hold(&outcomes);
-                            held.insert(seq, outcomes);
+                            own = Some((seq, chunk.into_iter()));
                             continue;
                         }
                         Next::Done => feed_open = false,
@@ -914,7 +932,7 @@ impl Source for Tree {
                     // Every worker has ended. Whatever the feed still holds
                     // is searched here; otherwise what is held is all that
                     // remains.
-                    Err(_) if feed_open => {}
+                    Err(_) if feed_open || own.is_some() => {}
                     Err(_) if held.contains_key(&next) => {}
                     Err(_) => break,
                 }
