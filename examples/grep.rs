@@ -10,7 +10,8 @@
 //! on standard error that says whether the answer is complete, and if not,
 //! why, how many there are (exactly, or at least), and the `--cursor` flag
 //! that resumes it. `--json` prints the wire shape instead: one JSON object,
-//! disclosure first, the matches last.
+//! disclosure first, the matches last (held meanwhile in a temporary file,
+//! so memory stays flat however many there are).
 //!
 //! Exit status: 0 when something matched, 1 when nothing did, 2 on an error.
 
@@ -19,7 +20,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 
-use candor::{Corpus, Cursor, Limits, Match, Query, Tree};
+use candor::{Corpus, Cursor, JsonStream, Limits, Match, Query, Tree};
 use clap::{CommandFactory, Parser};
 
 /// Search a directory tree for PATTERN, and say whether the answer is
@@ -409,22 +410,30 @@ fn run(args: &Args) -> Result<bool, Failure> {
     let mut out = io::BufWriter::with_capacity(64 * 1024, stdout.lock());
     let matched;
     let status;
-    if args.json {
-        // Collected: the disclosure comes first on the wire and is known
-        // only at the end. The JSON is written as it is serialized, into
-        // the buffered output, never built whole in memory.
+    if args.json && args.max_bytes.is_some() {
+        // The byte budget bounds a collected response (a stream has none),
+        // and so the memory it takes. The JSON is written as it is
+        // serialized, into the buffered output, never built whole.
         let result = tree.search(&query, &limits, cursor.as_ref())?;
         matched = !result.is_empty() || result.total().value() > 0;
-        let written = match result.write_json(&mut out) {
-            Err(e) => match io_error(&e) {
-                Some(io) => Err(io),
-                None => return Err(e.into()),
-            },
-            Ok(()) => out.write_all(b"\n").and_then(|()| out.flush()),
-        };
-        ignore_broken_pipe(written)?;
+        let written = result.write_json(&mut out);
+        end_json(written, &mut out)?;
         leak_at_exit(result);
         return Ok(matched);
+    } else if args.json {
+        // Streamed: the disclosure comes first on the wire and is known
+        // only at the end, so the matches are serialized as they come into
+        // a temporary file, and copied out after the disclosure. Memory
+        // stays flat whatever the number of matches.
+        let end = match tempfile::tempfile() {
+            Ok(file) => json_stream(&tree, &query, &limits, cursor.as_ref(), file, &mut out)?,
+            Err(e) => {
+                eprintln!("grep: note: no temporary file ({e}); the JSON is held in memory");
+                let memory = io::Cursor::new(Vec::new());
+                json_stream(&tree, &query, &limits, cursor.as_ref(), memory, &mut out)?
+            }
+        };
+        return Ok(end.count() > 0 || end.total().value() > 0);
     } else if args.max_bytes.is_some() {
         // The byte budget bounds a collected response; a stream has none.
         let result = tree.search(&query, &limits, cursor.as_ref())?;
@@ -458,6 +467,46 @@ fn run(args: &Args) -> Result<bool, Failure> {
     }
     eprintln!("{status}");
     Ok(matched)
+}
+
+/// Streams the matches into a `JsonStream` that keeps them in `spill`,
+/// then writes the wire shape and a newline to `out`.
+fn json_stream<S: io::Read + Write + io::Seek>(
+    tree: &Tree,
+    query: &Query,
+    limits: &Limits,
+    cursor: Option<&Cursor>,
+    spill: S,
+    out: &mut impl Write,
+) -> Result<candor::Streamed, Failure> {
+    let mut json = JsonStream::with_spill(spill);
+    let mut failed = None;
+    let end = tree.search_each(query, limits, cursor, &mut |m| {
+        if failed.is_none() {
+            if let Err(e) = json.push(m) {
+                failed = Some(e);
+            }
+        }
+    })?;
+    if let Some(e) = failed {
+        return Err(e.into());
+    }
+    let written = json.write(&end, &mut *out);
+    end_json(written, out)?;
+    Ok(end)
+}
+
+/// Ends the JSON output with a newline, once it was written; a reader that
+/// went away is no error.
+fn end_json(written: Result<(), candor::Error>, out: &mut impl Write) -> Result<(), Failure> {
+    let written = match written {
+        Err(e) => match io_error(&e) {
+            Some(io) => Err(io),
+            None => return Err(e.into()),
+        },
+        Ok(()) => out.write_all(b"\n").and_then(|()| out.flush()),
+    };
+    ignore_broken_pipe(written)
 }
 
 /// The write error inside a serialization error, when the writer failed

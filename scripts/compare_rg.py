@@ -5,7 +5,9 @@ Each case runs its commands in alternating order (A B A B ...), output sent
 to /dev/null, after one warm-up run each, so both see the same page cache
 and the same machine load. It prints the median wall time of each command
 and the median of the per-pair ratios: on a shared machine, runs that are
-not paired drift by 15-20%, the pair ratios much less.
+not paired drift by 15-20%, the pair ratios much less. It also prints the
+median peak resident set size (RSS) of each command, which the machine's
+load hardly moves.
 
 Cases: six patterns (rare and common literal, case-insensitive literal,
 a leading repetition, a regex with a literal prefix, an alternation), each
@@ -15,7 +17,7 @@ capped search (`--limit 100`) against ripgrep's full listing. With
 
 Usage: scripts/compare_rg.py CORPUS_DIR [--runs N] [--threads N]
                              [--grep BIN] [--baseline BIN] [--json-only]
-Needs `rg` on PATH; builds the example with `cargo build --release` unless
+Needs `rg` on PATH and GNU time as /usr/bin/time; builds the example with `cargo build --release` unless
 `--grep` names a binary.
 """
 
@@ -23,41 +25,57 @@ import argparse
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 GREP = ROOT / "target" / "release" / "examples" / "grep"
+TIME = "/usr/bin/time"
 
 
 def timed(cmd):
-    start = time.perf_counter()
-    done = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    elapsed = time.perf_counter() - start
-    if done.returncode not in (0, 1):
-        sys.exit(f"command failed ({done.returncode}): {' '.join(map(str, cmd))}")
-    return elapsed
+    """Runs cmd; returns its wall time in seconds and its peak RSS in MiB.
+
+    The peak is measured by GNU time (`/usr/bin/time -f %M`), a small
+    process: a child forked from this Python process would count the
+    interpreter's pages (about 15 MiB) in its own peak, as the kernel
+    keeps the peak across exec."""
+    with tempfile.NamedTemporaryFile("r") as rss:
+        start = time.perf_counter()
+        done = subprocess.run(
+            [TIME, "-f", "%M", "-o", rss.name, *cmd],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        elapsed = time.perf_counter() - start
+        if done.returncode not in (0, 1):
+            sys.exit(f"command failed ({done.returncode}): {' '.join(map(str, cmd))}")
+        return elapsed, int(rss.read().split()[-1]) / 1024
 
 
 def compare(name, a, b, runs):
     """Runs a and b alternately; reports medians and the median of b/a."""
     timed(a)
     timed(b)
-    ta, tb, ratios = [], [], []
+    ta, tb, ratios, rss_a, rss_b = [], [], [], [], []
     for i in range(runs):
         # Alternate which goes first, so neither always runs on a warmer machine.
         if i % 2 == 0:
-            x, y = timed(a), timed(b)
+            (x, mx), (y, my) = timed(a), timed(b)
         else:
-            y, x = timed(b), timed(a)
+            (y, my), (x, mx) = timed(b), timed(a)
         ta.append(x)
         tb.append(y)
         ratios.append(y / x)
+        rss_a.append(mx)
+        rss_b.append(my)
     print(
         f"{name:<44} A {statistics.median(ta) * 1000:7.1f} ms   "
         f"B {statistics.median(tb) * 1000:7.1f} ms   "
         f"B/A median {statistics.median(ratios):5.2f}  "
-        f"(pairs {min(ratios):.2f}..{max(ratios):.2f})"
+        f"(pairs {min(ratios):.2f}..{max(ratios):.2f})   "
+        f"RSS A {statistics.median(rss_a):6.1f} MiB  B {statistics.median(rss_b):6.1f} MiB"
     )
 
 

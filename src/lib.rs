@@ -128,6 +128,7 @@ mod cursor;
 mod disclosure;
 mod envelope;
 mod error;
+mod json_stream;
 mod limits;
 #[cfg(feature = "mcp")]
 pub mod mcp;
@@ -153,12 +154,13 @@ pub use completeness::{Budget, BudgetKind, Clamp, Completeness, UnknownBudgetKin
 pub use cursor::{Cursor, CursorKey, Fingerprint, Scope};
 pub use disclosure::Disclosure;
 pub use error::{Error, ErrorKind};
+pub use json_stream::JsonStream;
 pub use limits::{AppliedLimit, Limits};
 pub use page::{Interrupted, KeyRequest, TryError};
 pub use skipped::{SKIPPED_SAMPLE_LEN, SkipReason, Skipped, SkippedInput};
 pub use streamed::Streamed;
 pub use total::Total;
-pub use wire::{JsonStream, LLM_GUIDE, envelope_schema};
+pub use wire::{LLM_GUIDE, envelope_schema};
 
 #[cfg(feature = "tree")]
 pub use search::Tree;

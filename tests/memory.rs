@@ -13,7 +13,7 @@ use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use candor::{Corpus, Limits, Match, Query, Tree};
+use candor::{Corpus, JsonStream, Limits, Match, Query, Tree};
 
 /// The system allocator, counting the bytes in use and their peak.
 struct Counting;
@@ -155,6 +155,7 @@ fn peak_memory_does_not_grow_with_the_corpus() {
     }
 
     large_files_cost_no_more_than_small_ones();
+    a_json_stream_with_a_file_spill_stays_flat();
 }
 
 /// Writes `len` bytes of lines to `path`, a 1 MiB block at a time, with
@@ -220,4 +221,55 @@ fn large_files_cost_no_more_than_small_ones() {
             );
         }
     }
+}
+
+/// 100,000 items, about 7 MiB of JSON: a `JsonStream` that spills to a
+/// file holds a fixed part of them (at most 64 KiB pending, and a copy
+/// buffer while it writes), where one in memory holds them all.
+fn a_json_stream_with_a_file_spill_stays_flat() {
+    use std::io::Write;
+
+    /// Counts the bytes written and keeps none.
+    struct Counted(u64);
+    impl Write for Counted {
+        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+            self.0 += bytes.len() as u64;
+            Ok(bytes.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    const ITEMS: usize = 100_000;
+    // A stream's end for that many items, found before anything is measured.
+    let docs = candor::Documents::new().with("x.txt", "x\n".repeat(ITEMS));
+    let end = docs
+        .search_each(&Query::literal("x"), &Limits::new(), None, &mut |_| {})
+        .unwrap();
+    assert_eq!(end.count(), ITEMS);
+    let text = "a line of text that matched, with \"quotes\" to escape";
+    let mut written = Counted(0);
+    let in_file = peak_of(|| {
+        let mut json = JsonStream::with_spill(tempfile::tempfile().unwrap());
+        for n in 0..ITEMS {
+            json.push(&(n, text)).unwrap();
+        }
+        json.write(&end, &mut written).unwrap();
+    });
+    assert!(written.0 > 6 << 20, "{} bytes", written.0);
+    let mut in_memory_written = Counted(0);
+    let in_memory = peak_of(|| {
+        let mut json = JsonStream::new();
+        for n in 0..ITEMS {
+            json.push(&(n, text)).unwrap();
+        }
+        json.write(&end, &mut in_memory_written).unwrap();
+    });
+    assert_eq!(in_memory_written.0, written.0);
+    eprintln!(
+        "a JsonStream of {ITEMS} items: peak {in_file} B spilled to a file, {in_memory} B in memory"
+    );
+    assert!(in_file < 256 * 1024, "a peak of {in_file} bytes");
+    assert!(in_memory > 6 << 20, "a peak of {in_memory} bytes");
 }

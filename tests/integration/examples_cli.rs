@@ -195,6 +195,91 @@ fn json_is_the_librarys_answer() {
     }
 }
 
+/// The `--json` output, byte for byte, is the library's `to_json` and a
+/// newline: streamed through a temporary file when there is no byte
+/// budget, collected under one. The answers are large enough (megabytes of
+/// JSON, tens of thousands of lines) that most of a streamed one goes
+/// through the file, and that searchers wait for the lines they hold to be
+/// handed on.
+#[test]
+fn json_is_the_librarys_bytes_streamed_or_collected() {
+    let tmp = tempfile::tempdir().expect("a temporary folder");
+    let dir = tmp.path();
+    for file in 0..12 {
+        let text: String = (0..2000)
+            .map(|n| format!("fn item_{n}() {{ \"fish\" \\ {file} }} // line {n}\n"))
+            .collect();
+        let folder = dir.join(format!("d{}", file % 2));
+        std::fs::create_dir_all(&folder).expect("mkdir");
+        std::fs::write(folder.join(format!("f{file}.rs")), text).expect("write");
+    }
+    let root = dir.to_str().expect("a UTF-8 path");
+    let tree = Tree::new(dir).expect("a tree");
+    let query = Query::regex(r"fn \w+");
+    let page = tree
+        .search(&query, &Limits::new().limit(1000), None)
+        .expect("the search runs");
+    let token = page.next_cursor().expect("more pages").to_string();
+    let resumed = candor::Cursor::parse(&token).expect("a token");
+    let cases: Vec<(&str, Vec<&str>, Limits, Option<&candor::Cursor>)> = vec![
+        ("all", vec![], Limits::new(), None),
+        ("one thread", vec!["--threads", "1"], Limits::new(), None),
+        ("four threads", vec!["--threads", "4"], Limits::new(), None),
+        (
+            "limit",
+            vec!["--limit", "20000"],
+            Limits::new().limit(20000),
+            None,
+        ),
+        (
+            "exact total",
+            vec!["--limit", "7", "--count-total"],
+            Limits::new().limit(7).count_total(true),
+            None,
+        ),
+        (
+            "zero limit",
+            vec!["--limit", "0"],
+            Limits::new().limit(0),
+            None,
+        ),
+        (
+            "resumed",
+            vec!["--limit", "20000", "--cursor", token.as_str()],
+            Limits::new().limit(20000),
+            Some(&resumed),
+        ),
+        (
+            "byte budget",
+            vec!["--max-bytes", "20000"],
+            Limits::new().max_bytes(20_000),
+            None,
+        ),
+    ];
+    for (name, flags, limits, cursor) in cases {
+        let mut args = vec!["--json"];
+        args.extend(flags);
+        args.extend([r"fn \w+", root]);
+        let output = grep(dir, &args);
+        assert_eq!(
+            output.status.code(),
+            Some(0),
+            "case {name:?}: {}",
+            stderr(&output)
+        );
+        let expected = tree
+            .search(&query, &limits, cursor)
+            .expect("the search runs")
+            .to_json()
+            .expect("serializes");
+        if name == "all" {
+            assert!(expected.len() > 2_000_000, "{} bytes", expected.len());
+        }
+        assert_eq!(stdout(&output), format!("{expected}\n"), "case {name:?}");
+        assert_eq!(stderr(&output), "", "case {name:?}");
+    }
+}
+
 #[test]
 fn json_with_several_paths_searches_them_under_their_common_folder() {
     let tmp = sample_tree();

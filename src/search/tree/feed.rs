@@ -1,18 +1,29 @@
 //! The walk shared by the searchers: its files numbered in path order and
 //! handed out in chunks from a queue, which whichever searcher finds it
 //! running low refills by walking on; and the window that keeps the walk
-//! at most `WINDOW` files ahead of the oldest outcome not yet released.
+//! at most `WINDOW` files ahead of the oldest outcome not yet released,
+//! and the outcomes held past it under `HELD_LINES` matching lines.
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering as AtomicOrdering};
 use std::sync::{Condvar, Mutex, MutexGuard};
 
-use crate::search::engine::Plan;
+use crate::search::engine::{FileOutcome, Hits, Plan};
 use crate::search::walk::Job;
 
 /// How far ahead of the oldest unreleased file the walk may run, in
 /// files: bounds the outcomes held for reordering.
 const WINDOW: u64 = 256;
+
+/// How many matching lines the outcomes held for reordering may hold
+/// before the searchers wait for the release point to move: many files in
+/// a row that match on many lines would otherwise be held whole, up to
+/// `WINDOW` of them.
+const HELD_LINES: u64 = 1 << 14;
+
+/// A searcher hands on a chunk's outcomes in parts of this many matching
+/// lines (or its last files'), so that one chunk is not held whole.
+pub(super) const PART_LINES: u64 = HELD_LINES / 8;
 
 /// The most files handed to a worker at once. Chunks start at one file
 /// and double, so the first results come at once, and later ones cost
@@ -22,6 +33,8 @@ const MAX_CHUNK: usize = 32;
 /// Lets the walk run at most `WINDOW` files ahead of the release point.
 pub(super) struct Window {
     released: AtomicU64,
+    /// Matching lines searched past the release point, not yet released.
+    held_lines: AtomicU64,
     /// How many searchers wait for the release point to move.
     waiting: AtomicUsize,
     lock: Mutex<()>,
@@ -32,6 +45,7 @@ impl Window {
     pub(super) fn new() -> Window {
         Window {
             released: AtomicU64::new(0),
+            held_lines: AtomicU64::new(0),
             waiting: AtomicUsize::new(0),
             lock: Mutex::new(()),
             moved: Condvar::new(),
@@ -40,7 +54,25 @@ impl Window {
 
     /// Returns true when file number `seq` may be taken now.
     fn admits(&self, seq: u64) -> bool {
-        seq < self.released.load(AtomicOrdering::Acquire) + WINDOW
+        self.admits_with(seq, AtomicOrdering::Acquire)
+    }
+
+    /// The file at the release point is always admitted: nothing past it
+    /// is held then, and the search must go on.
+    fn admits_with(&self, seq: u64, order: AtomicOrdering) -> bool {
+        let released = self.released.load(order);
+        seq < released + WINDOW && (seq == released || self.held_lines.load(order) < HELD_LINES)
+    }
+
+    /// Returns true when the outcomes held hold `HELD_LINES` or more lines.
+    pub(super) fn holds_too_many(&self) -> bool {
+        self.held_lines.load(AtomicOrdering::Acquire) >= HELD_LINES
+    }
+
+    /// Counts the matching lines of outcomes held until their release.
+    pub(super) fn hold(&self, outcomes: &[FileOutcome<'_>]) {
+        self.held_lines
+            .fetch_add(lines_of(outcomes), AtomicOrdering::SeqCst);
     }
 
     /// Blocks until file number `seq` may be taken, or the search stops.
@@ -50,15 +82,17 @@ impl Window {
         }
         let mut guard = self.lock.lock().unwrap_or_else(|p| p.into_inner());
         self.waiting.fetch_add(1, AtomicOrdering::SeqCst);
-        while seq >= self.released.load(AtomicOrdering::SeqCst) + WINDOW && !plan.is_stopped() {
+        while !self.admits_with(seq, AtomicOrdering::SeqCst) && !plan.is_stopped() {
             guard = self.moved.wait(guard).unwrap_or_else(|p| p.into_inner());
         }
         self.waiting.fetch_sub(1, AtomicOrdering::SeqCst);
     }
 
-    /// Moves the release point to file number `next`, waking the
-    /// searchers that wait for it.
-    pub(super) fn release(&self, next: u64) {
+    /// Moves the release point to file number `next`, past `outcomes`
+    /// (those held), waking the searchers that wait for it.
+    pub(super) fn release(&self, next: u64, outcomes: &[FileOutcome<'_>]) {
+        self.held_lines
+            .fetch_sub(lines_of(outcomes), AtomicOrdering::SeqCst);
         self.released.store(next, AtomicOrdering::SeqCst);
         // Waking costs a system call: only when a searcher waits.
         if self.waiting.load(AtomicOrdering::SeqCst) > 0 {
@@ -70,8 +104,22 @@ impl Window {
     /// Lets every searcher go, whatever number it waits for: the search
     /// stops.
     pub(super) fn release_all(&self) {
-        self.release(u64::MAX - WINDOW);
+        self.release(u64::MAX - WINDOW, &[]);
     }
+}
+
+/// How many matching lines `outcomes` hold.
+pub(super) fn lines_of(outcomes: &[FileOutcome<'_>]) -> u64 {
+    outcomes
+        .iter()
+        .map(|outcome| match outcome {
+            FileOutcome::Searched {
+                hits: Hits::Lines { items, .. },
+                ..
+            } => items.len() as u64,
+            _ => 0,
+        })
+        .sum()
 }
 
 /// The walk, shared by the searchers: each takes its next chunk of files

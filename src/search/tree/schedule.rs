@@ -18,7 +18,7 @@ use std::sync::mpsc;
 use std::time::Instant;
 
 use super::Tree;
-use super::feed::{Feed, Next, Window};
+use super::feed::{Feed, Next, PART_LINES, Window, lines_of};
 use crate::error::Error;
 use crate::search::engine::{FileOutcome, Plan};
 use crate::search::matcher::Matcher;
@@ -75,7 +75,7 @@ impl Tree {
                             return Ok(());
                         }
                     }
-                    window.release(next);
+                    window.release(next, &[]);
                 }
                 Next::Done => return Ok(()),
                 // Not while alone: every chunk taken is released at once.
@@ -93,17 +93,23 @@ impl Tree {
         // `threads - 1` workers.
         let workers = self.threads - 1;
         let (out_tx, out_rx) = mpsc::channel::<(u64, Vec<FileOutcome<'static>>)>();
-        let search_chunk = |chunk: Vec<Job>,
-                            matcher: &Matcher,
-                            buffer: &mut Vec<u8>|
+        // Searches the next files of a chunk, until they hold about
+        // `PART_LINES` matching lines: a chunk of files that match on many
+        // lines is handed on in parts, not held whole until its last file.
+        let search_part = |jobs: &mut std::vec::IntoIter<Job>,
+                           matcher: &Matcher,
+                           buffer: &mut Vec<u8>|
          -> Vec<FileOutcome<'static>> {
-            let mut outcomes = Vec::with_capacity(chunk.len());
-            for job in chunk {
+            let mut outcomes = Vec::new();
+            let mut lines = 0;
+            while lines < PART_LINES {
                 // Once stopped, nobody reads the rest of the chunk.
                 if plan.is_stopped() {
                     break;
                 }
+                let Some(job) = jobs.next() else { break };
                 outcomes.push(self.outcome(plan, matcher, job, buffer));
+                lines += lines_of(&outcomes[outcomes.len() - 1..]);
             }
             outcomes
         };
@@ -121,7 +127,6 @@ impl Tree {
             };
             for _ in 0..workers {
                 let out_tx = out_tx.clone();
-                let search_chunk = &search_chunk;
                 scope.spawn(move || {
                     // A worker that panics (a bug) stops the others, which
                     // could wait for its chunk forever; the scope then
@@ -133,7 +138,7 @@ impl Tree {
                     };
                     let mut buffer = Vec::new();
                     let matcher = plan.matcher.clone();
-                    loop {
+                    'chunks: loop {
                         let (seq, chunk) = match feed.next_chunk(window, plan) {
                             Next::Chunk(seq, chunk) => (seq, chunk),
                             Next::Full(seq) => {
@@ -142,9 +147,18 @@ impl Tree {
                             }
                             Next::Done => break,
                         };
-                        let outcomes = search_chunk(chunk, &matcher, &mut buffer);
-                        if plan.is_stopped() || out_tx.send((seq, outcomes)).is_err() {
-                            break;
+                        let (mut seq, mut jobs) = (seq, chunk.into_iter());
+                        while jobs.len() > 0 {
+                            let part = search_part(&mut jobs, &matcher, &mut buffer);
+                            if plan.is_stopped() {
+                                break 'chunks;
+                            }
+                            window.hold(&part);
+                            let sent = part.len() as u64;
+                            if out_tx.send((seq, part)).is_err() {
+                                break 'chunks;
+                            }
+                            seq += sent;
                         }
                     }
                 });
@@ -153,10 +167,13 @@ impl Tree {
             let mut held: BTreeMap<u64, Vec<FileOutcome<'static>>> = BTreeMap::new();
             let matcher = plan.matcher;
             let mut feed_open = true;
+            // The chunk this thread searches itself, part by part, between
+            // releases: its first file's number, and the files left.
+            let mut own: Option<(u64, std::vec::IntoIter<Job>)> = None;
             'receive: loop {
                 while let Some(outcomes) = held.remove(&next) {
                     next += outcomes.len() as u64;
-                    window.release(next);
+                    window.release(next, &outcomes);
                     for outcome in outcomes {
                         if take(outcome).is_break() {
                             plan.stop.store(true, AtomicOrdering::Relaxed);
@@ -168,10 +185,26 @@ impl Tree {
                     held.insert(seq, outcomes);
                     continue;
                 }
-                if feed_open {
+                if let Some((seq, jobs)) = &mut own {
+                    // Past the release point with too many lines held, the
+                    // rest waits for the others' outcomes to be released.
+                    if *seq == next || !window.holds_too_many() || plan.is_stopped() {
+                        let part = search_part(jobs, matcher, &mut buffer);
+                        window.hold(&part);
+                        let at = *seq;
+                        *seq += part.len() as u64;
+                        if jobs.len() == 0 || plan.is_stopped() {
+                            own = None;
+                        }
+                        if !part.is_empty() {
+                            held.insert(at, part);
+                        }
+                        continue;
+                    }
+                } else if feed_open {
                     match feed.next_chunk(window, plan) {
                         Next::Chunk(seq, chunk) => {
-                            held.insert(seq, search_chunk(chunk, matcher, &mut buffer));
+                            own = Some((seq, chunk.into_iter()));
                             continue;
                         }
                         Next::Done => feed_open = false,
@@ -187,7 +220,7 @@ impl Tree {
                     // Every worker has ended. Whatever the feed still holds
                     // is searched here; otherwise what is held is all that
                     // remains.
-                    Err(_) if feed_open => {}
+                    Err(_) if feed_open || own.is_some() => {}
                     Err(_) if held.contains_key(&next) => {}
                     Err(_) => break,
                 }
