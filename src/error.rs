@@ -100,7 +100,7 @@ pub enum ErrorKind {
         reason: String,
     },
     /// A disclosure contradicts itself or its items (see
-    /// [`Bounded::from_parts`]).
+    /// [`Bounded::from_parts`](crate::Bounded::from_parts)).
     #[error("inconsistent disclosure: {reason}")]
     InvalidDisclosure {
         /// The rule broken.
