@@ -15,6 +15,7 @@ mod fixture;
 mod fuzz_replay;
 #[cfg(unix)]
 mod hostile;
+mod layers;
 #[path = "../../fuzz/checks/oracle.rs"]
 mod oracle;
 #[path = "../../fuzz/checks/pages.rs"]
