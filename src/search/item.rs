@@ -85,16 +85,19 @@ pub struct Span {
 }
 
 impl Span {
-    /// The span's length in bytes.
+    /// The span's length in bytes: `0` for a span whose `end` is not
+    /// after its `start` (a span built by hand can be so; the search
+    /// never returns one). It never panics.
     ///
     /// # Example
     ///
     /// ```
     /// assert_eq!(candor::Span { start: 2, end: 2 }.len(), 0);
+    /// assert_eq!(candor::Span { start: 5, end: 2 }.len(), 0);
     /// ```
     #[must_use]
     pub fn len(&self) -> usize {
-        self.end - self.start
+        self.end.saturating_sub(self.start)
     }
 
     /// Returns true for an empty span.
