@@ -1,4 +1,5 @@
-//! The items a search returns: matching lines, per-file counts, lines.
+//! The items a search returns: matching lines, per-file counts, lines;
+//! and what the engine needs of any item: the path that orders it.
 
 use serde::{Deserialize, Serialize};
 
@@ -177,4 +178,27 @@ pub struct Line {
     /// Present when the line was longer than the column limit and cut.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub line_cut: Option<LineCut>,
+}
+
+/// An item a query produces, with the path that orders it.
+pub(crate) trait Item: Serialize + Send + Sync + 'static {
+    fn path(&self) -> &str;
+}
+
+impl Item for Match {
+    fn path(&self) -> &str {
+        &self.path
+    }
+}
+
+impl Item for FileCount {
+    fn path(&self) -> &str {
+        &self.path
+    }
+}
+
+impl Item for String {
+    fn path(&self) -> &str {
+        self
+    }
 }

@@ -1007,8 +1007,6 @@ enum Next {
     Done,
 }
 
-crate::search::impl_corpus!(Tree);
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,0 +1,290 @@
+//! The public `Corpus` trait: the queries every corpus answers, each with
+//! its contract. It is sealed, and implemented once, for every corpus the
+//! crate has: each query runs through the corpus's private `Source`
+//! implementation (`run.rs`, and `excerpt.rs` for excerpts).
+
+use crate::error::Error;
+#[cfg(doc)]
+use crate::search::Documents;
+#[cfg(all(doc, feature = "tree"))]
+use crate::search::Tree;
+use crate::search::source::Source;
+use crate::search::{Excerpt, FileCount, Line, Match, Query, excerpt, run};
+use crate::{Bounded, Cursor, Limits, Streamed};
+
+mod sealed {
+    /// Implemented by the crate's corpora only.
+    pub trait Sealed {}
+
+    impl<S: crate::search::source::Source> Sealed for S {}
+}
+
+/// Where a search can run: in-memory [`Documents`], or a directory
+/// [`Tree`] on disk (feature `tree`).
+///
+/// Every query returns a [`Bounded`] (or, streamed, a [`Streamed`]) whose
+/// items are in path order, then byte offset: paths compare component by
+/// component, which is the order of a depth-first walk with each folder's
+/// entries sorted by name. The limit is applied after every filter, and the
+/// cut is taken in that order, so the first N are the same N on every run
+/// and with any number of threads.
+///
+/// A file holding a NUL byte anywhere is binary: it yields no items, and
+/// is counted in `skipped` (policy). The rule is the same in every query
+/// and with any thread count, so a file is read to its end (or its first
+/// NUL) even when its matching lines are no longer needed; the lines found
+/// meanwhile are held until then (at most `limit + 1` of them, or, in a
+/// stream without a limit, all of that one file's). Files on disk are read
+/// through a buffer of 256 KiB per thread, whatever their size; a line
+/// longer than 16 MiB is not held, and its file is skipped as
+/// `long_line` (an error: the result is not complete). A file that
+/// changes while it is read is skipped as `changed` (an error). Lines end
+/// at `\n`; a `\r` at the end of a line
+/// is not part of it (it cannot be matched and is not returned), while a
+/// `\r` elsewhere is an ordinary character.
+///
+/// This trait is sealed: candor implements it for its corpora.
+pub trait Corpus: sealed::Sealed {
+    /// Lists the matching lines, each with its path, 1-based line number,
+    /// byte offset and match ranges, resuming at `cursor` if given.
+    ///
+    /// Can return `Exact`, `TruncatedByLimit` (item `limit + 1` was found),
+    /// or `TruncatedByBudget` (output bytes, scanned bytes, files or
+    /// deadline). With [`Limits::count_total`](crate::Limits::count_total)
+    /// the total counts every matching line, without building items past
+    /// the limit.
+    ///
+    /// # Errors
+    ///
+    /// [`InvalidPattern`](crate::ErrorKind::InvalidPattern) for a bad
+    /// pattern; [`OutsideRoot`](crate::ErrorKind::OutsideRoot) or
+    /// [`NotFound`](crate::ErrorKind::NotFound) for a bad path filter; the
+    /// cursor errors (foreign, stale, tampered, malformed, out of range);
+    /// [`BudgetTooSmall`](crate::ErrorKind::BudgetTooSmall); and
+    /// [`Incomplete`](crate::ErrorKind::Incomplete) in strict mode. A file
+    /// that cannot be read is not an error: it is counted in `skipped`.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use candor::{Corpus, Documents, Limits, Query, Total};
+    /// let docs = Documents::new()
+    ///     .with("a.rs", "fn main() {}\nfn helper() {}\n")
+    ///     .with("b.rs", "fn other() {}\n");
+    /// let page = docs.search(&Query::literal("fn"), &Limits::new().limit(2), None)?;
+    /// assert_eq!(page.len(), 2);
+    /// assert_eq!(page.total(), Total::AtLeast(3));
+    /// let rest = docs.search(&Query::literal("fn"), &Limits::new().limit(2), page.next_cursor())?;
+    /// assert_eq!(rest.items()[0].path, "b.rs");
+    /// assert!(rest.is_complete());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    fn search(
+        &self,
+        query: &Query,
+        limits: &Limits,
+        cursor: Option<&Cursor>,
+    ) -> Result<Bounded<Match>, Error>;
+
+    /// Like [`search`](Self::search), but hands each match to `on_match`
+    /// as soon as its place in the order is certain, and ends with the same
+    /// disclosure. The output-bytes budget does not apply to a stream and
+    /// is refused.
+    ///
+    /// # Errors
+    ///
+    /// Those of [`search`](Self::search), and
+    /// [`InvalidArgument`](crate::ErrorKind::InvalidArgument) when
+    /// `max_bytes` is set. In strict mode the error holds the stream's end
+    /// ([`Error::stream_end`](crate::Error::stream_end)).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use candor::{Corpus, Documents, Limits, Query};
+    /// let docs = Documents::new().with("a.txt", "x\ny\nx\n");
+    /// let mut seen = 0;
+    /// let end = docs.search_each(&Query::literal("x"), &Limits::new(), None, &mut |_| seen += 1)?;
+    /// assert_eq!((seen, end.count()), (2, 2));
+    /// assert!(end.is_complete());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    fn search_each(
+        &self,
+        query: &Query,
+        limits: &Limits,
+        cursor: Option<&Cursor>,
+        on_match: &mut dyn FnMut(&Match),
+    ) -> Result<Streamed, Error>;
+
+    /// Counts the matching lines of each file that has any, one item per
+    /// file. The total counts files.
+    ///
+    /// # Errors
+    ///
+    /// As [`search`](Self::search).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use candor::{Corpus, Documents, Limits, Query};
+    /// let docs = Documents::new().with("a.txt", "x\nx\n").with("b.txt", "y\n");
+    /// let counts = docs.count(&Query::literal("x"), &Limits::new(), None)?;
+    /// assert_eq!((counts.items()[0].path.as_str(), counts.items()[0].count), ("a.txt", 2));
+    /// assert_eq!(counts.len(), 1);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    fn count(
+        &self,
+        query: &Query,
+        limits: &Limits,
+        cursor: Option<&Cursor>,
+    ) -> Result<Bounded<FileCount>, Error>;
+
+    /// Lists the paths of the files with at least one matching line.
+    ///
+    /// # Errors
+    ///
+    /// As [`search`](Self::search).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use candor::{Corpus, Documents, Limits, Query};
+    /// let docs = Documents::new().with("a.txt", "x\n").with("b.txt", "y\n");
+    /// let files = docs.files_with_matches(&Query::literal("y"), &Limits::new(), None)?;
+    /// assert_eq!(files.items(), &["b.txt"]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    fn files_with_matches(
+        &self,
+        query: &Query,
+        limits: &Limits,
+        cursor: Option<&Cursor>,
+    ) -> Result<Bounded<String>, Error>;
+
+    /// [`search`](Self::search) confined to the one file at `path`.
+    ///
+    /// The file is searched because it is named, as ripgrep searches the
+    /// paths it is given: no hidden-file or ignore rule applies to it, only
+    /// the read policy (the size limit, the binary rule, the scanned-bytes
+    /// and files budgets, the deadline). A FIFO, socket or device is not
+    /// opened: it is counted in `skipped` as `special`.
+    ///
+    /// # Errors
+    ///
+    /// As [`search`](Self::search), and
+    /// [`NotFound`](crate::ErrorKind::NotFound) when `path` is a folder or
+    /// not in the corpus.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use candor::{Corpus, Documents, Limits, Query};
+    /// let docs = Documents::new().with("a.txt", "x\n").with("b.txt", "x\n");
+    /// let found = docs.find_in_file("b.txt", &Query::literal("x"), &Limits::new(), None)?;
+    /// assert_eq!(found.items()[0].path, "b.txt");
+    /// assert_eq!(found.len(), 1);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    fn find_in_file(
+        &self,
+        path: &str,
+        query: &Query,
+        limits: &Limits,
+        cursor: Option<&Cursor>,
+    ) -> Result<Bounded<Match>, Error>;
+
+    /// The lines of one file that `excerpt` names, under the limits (the
+    /// item limit counts lines).
+    ///
+    /// As for [`find_in_file`](Self::find_in_file), only the read policy
+    /// applies to the named file, and the file is read only as far as the
+    /// lines asked for, in blocks of about 256 KiB: a NUL in the blocks
+    /// read makes it binary (skipped, no lines); one further on is not
+    /// looked for. The scanned-bytes budget
+    /// counts from the first line returned, the deadline is checked per
+    /// block, and either stops the excerpt with a cursor.
+    ///
+    /// # Errors
+    ///
+    /// [`NotFound`](crate::ErrorKind::NotFound) or
+    /// [`OutsideRoot`](crate::ErrorKind::OutsideRoot) for a bad path,
+    /// [`InvalidArgument`](crate::ErrorKind::InvalidArgument) for a bad
+    /// line range, the cursor errors, and those of the limits.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use candor::{Corpus, Documents, Excerpt, Limits};
+    /// let docs = Documents::new().with("a.txt", "one\ntwo\nthree\nfour\n");
+    /// let lines = docs.excerpt(&Excerpt::new("a.txt", 2..=3), &Limits::new(), None)?;
+    /// let text: Vec<&str> = lines.iter().map(|l| l.line.as_str()).collect();
+    /// assert_eq!(text, ["two", "three"]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    fn excerpt(
+        &self,
+        excerpt: &Excerpt,
+        limits: &Limits,
+        cursor: Option<&Cursor>,
+    ) -> Result<Bounded<Line>, Error>;
+}
+
+impl<S: Source> Corpus for S {
+    fn search(
+        &self,
+        query: &Query,
+        limits: &Limits,
+        cursor: Option<&Cursor>,
+    ) -> Result<Bounded<Match>, Error> {
+        run::search(self, query, limits, cursor)
+    }
+
+    fn search_each(
+        &self,
+        query: &Query,
+        limits: &Limits,
+        cursor: Option<&Cursor>,
+        on_match: &mut dyn FnMut(&Match),
+    ) -> Result<Streamed, Error> {
+        run::search_each(self, query, limits, cursor, on_match)
+    }
+
+    fn count(
+        &self,
+        query: &Query,
+        limits: &Limits,
+        cursor: Option<&Cursor>,
+    ) -> Result<Bounded<FileCount>, Error> {
+        run::count(self, query, limits, cursor)
+    }
+
+    fn files_with_matches(
+        &self,
+        query: &Query,
+        limits: &Limits,
+        cursor: Option<&Cursor>,
+    ) -> Result<Bounded<String>, Error> {
+        run::files(self, query, limits, cursor)
+    }
+
+    fn find_in_file(
+        &self,
+        path: &str,
+        query: &Query,
+        limits: &Limits,
+        cursor: Option<&Cursor>,
+    ) -> Result<Bounded<Match>, Error> {
+        run::find_in_file(self, path, query, limits, cursor)
+    }
+
+    fn excerpt(
+        &self,
+        excerpt: &Excerpt,
+        limits: &Limits,
+        cursor: Option<&Cursor>,
+    ) -> Result<Bounded<Line>, Error> {
+        excerpt::excerpt(self, excerpt, limits, cursor)
+    }
+}
