@@ -11,7 +11,7 @@ use crate::search::engine::{Deadline, show};
 use crate::search::reader::{self, BLOCK, Ended, Opened};
 use crate::search::source::Source;
 use crate::search::{Line, lines};
-use crate::{Bounded, Budget, BudgetKind, Completeness, Cursor, Fingerprint, Limits, SkippedInput};
+use crate::{Bounded, Budget, BudgetKind, Completeness, Cursor, Fingerprint, Limits};
 
 /// Which lines of which file an [`excerpt`](crate::Corpus::excerpt) returns.
 ///
@@ -151,15 +151,7 @@ fn read_excerpt(
             return ControlFlow::Break(());
         }
         if !held.is_empty() && deadline.as_ref().is_some_and(Deadline::passed) {
-            stopped_by = Some(Budget::new(
-                BudgetKind::Deadline,
-                limits
-                    .deadline
-                    .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX)),
-                limits
-                    .deadline
-                    .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX)),
-            ));
+            stopped_by = Some(Deadline::spent(limits));
             return ControlFlow::Break(());
         }
         ControlFlow::Continue(())
@@ -175,11 +167,7 @@ fn read_excerpt(
         }
     };
     if let Ended::Skip(reason, detail) = ended {
-        let input = SkippedInput::new(path, reason);
-        collector.skip(match detail {
-            Some(detail) => input.with_detail(detail),
-            None => input,
-        });
+        collector.skip(reader::skipped(path, reason, detail));
         return;
     }
     for line in held {

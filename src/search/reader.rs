@@ -98,6 +98,16 @@ pub(crate) enum Ended {
     Skip(SkipReason, Option<String>),
 }
 
+/// The skipped input of a file at `path` whose read ended with `reason`
+/// and its `detail` (see `Ended::Skip`).
+pub(crate) fn skipped(path: &str, reason: SkipReason, detail: Option<String>) -> SkippedInput {
+    let input = SkippedInput::new(path, reason);
+    match detail {
+        Some(detail) => input.with_detail(detail),
+        None => input,
+    }
+}
+
 /// Called with each chunk of whole lines, its offset in the file, and
 /// whether it is the last. `Break` stops the reading.
 pub(crate) type Visit<'v> = dyn FnMut(&[u8], u64, bool) -> ControlFlow<()> + 'v;

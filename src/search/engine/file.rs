@@ -12,7 +12,7 @@ use crate::search::engine::packed::PackedLines;
 use crate::search::engine::plan::{Mode, Plan};
 use crate::search::lines;
 use crate::search::matcher::{MatchedLines, Matcher};
-use crate::search::reader::{AfterRead, BLOCK, Ended, Opened, visit_file, visit_memory};
+use crate::search::reader::{AfterRead, BLOCK, Ended, Opened, skipped, visit_file, visit_memory};
 
 /// What one file yielded.
 pub(crate) enum Hits {
@@ -128,11 +128,7 @@ pub(crate) fn search_opened<'p>(
     }
     let (end, stopped_at) = match ended {
         Ended::Skip(reason, detail) => {
-            let input = SkippedInput::new(path, reason);
-            return FileOutcome::Skipped(match detail {
-                Some(detail) => input.with_detail(detail),
-                None => input,
-            });
+            return FileOutcome::Skipped(skipped(path, reason, detail));
         }
         Ended::Whole(len) => {
             if start > len {

@@ -4,8 +4,8 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use crate::Limits;
 use crate::search::matcher::Matcher;
+use crate::{Budget, BudgetKind, Limits};
 
 /// What a query asks of each file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -65,6 +65,16 @@ impl Deadline {
     /// Returns true once the deadline has passed.
     pub(crate) fn passed(&self) -> bool {
         self.clock.now() >= self.at
+    }
+
+    /// The record of the deadline of `limits` once it stopped a search
+    /// where the time spent was not measured again: the deadline as both
+    /// its limit and its use.
+    pub(crate) fn spent(limits: &Limits) -> Budget {
+        let max = limits
+            .deadline
+            .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
+        Budget::new(BudgetKind::Deadline, max, max)
     }
 }
 

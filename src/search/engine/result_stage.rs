@@ -12,7 +12,7 @@ use crate::collect::{Collector, Finished};
 use crate::count::Count;
 use crate::error::Error;
 use crate::search::engine::file::{FileOutcome, Hits};
-use crate::search::engine::plan::{Mode, Plan};
+use crate::search::engine::plan::{Deadline, Mode, Plan};
 use crate::search::engine::position::{CursorFor, Stamp};
 use crate::search::item::Item;
 use crate::{Budget, BudgetKind, Completeness, Cursor, Limits, Scope, Total};
@@ -180,13 +180,9 @@ impl<'l, T: Item> ResultStage<'l, T> {
                 return Budget::new(BudgetKind::ScannedBytes, max, self.scanned);
             }
         }
-        self.collector.deadline_passed().unwrap_or_else(|| {
-            let max = self
-                .limits
-                .deadline
-                .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
-            Budget::new(BudgetKind::Deadline, max, max)
-        })
+        self.collector
+            .deadline_passed()
+            .unwrap_or_else(|| Deadline::spent(self.limits))
     }
 
     fn work_budget_spent(&self) -> Option<Budget> {
