@@ -124,6 +124,7 @@ mod cancel;
 mod clock;
 mod collect;
 mod completeness;
+mod count;
 mod cursor;
 mod disclosure;
 mod envelope;

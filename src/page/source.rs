@@ -9,6 +9,7 @@ use serde::Serialize;
 use super::try_error::{Interrupted, TryError};
 use crate::Incomplete;
 use crate::collect::Collector;
+use crate::count::{Count, CountStop};
 use crate::error::Error;
 use crate::{Bounded, Cursor, Limits, Total};
 
@@ -107,25 +108,23 @@ pub(super) fn drive<T: Serialize>(
     } else {
         drive_each(collector, iter, has_deadline);
     }
-    if !(limits.count_total && collector.stop_proves_more()) {
-        return None;
-    }
-    let mut counted = collector.seen();
+    let mut count = Count::after(limits, collector, collector.seen())?;
     loop {
-        if limits.max_counted.is_some_and(|max| counted >= max) {
+        match count.stop(collector) {
             // The count budget is spent; one more pull tells whether the
             // count happens to be complete.
-            return Some(match iter.next() {
-                None => Total::Exact(counted),
-                Some(_) => Total::AtLeast(counted),
-            });
-        }
-        if has_deadline && collector.deadline_passed().is_some() {
-            return Some(Total::AtLeast(counted));
+            Some(CountStop::Budget) => {
+                return Some(match iter.next() {
+                    None => count.exact(),
+                    Some(_) => count.at_least(),
+                });
+            }
+            Some(CountStop::Deadline) => return Some(count.at_least()),
+            None => {}
         }
         match iter.next() {
-            Some(_) => counted += 1,
-            None => return Some(Total::Exact(counted)),
+            Some(_) => count.add(1),
+            None => return Some(count.exact()),
         }
     }
 }

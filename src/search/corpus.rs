@@ -1,609 +1,290 @@
-//! The in-memory corpus: named documents, owned or borrowed.
+//! The public `Corpus` trait: the queries every corpus answers, each with
+//! its contract. It is sealed, and implemented once, for every corpus the
+//! crate has: each query runs through the corpus's private `Source`
+//! implementation (`run.rs`, and `excerpt.rs` for excerpts).
 
-use std::borrow::Cow;
-use std::collections::BTreeMap;
-use std::ops::ControlFlow;
+use crate::error::Error;
+#[cfg(doc)]
+use crate::search::Documents;
+#[cfg(all(doc, feature = "tree"))]
+use crate::search::Tree;
+use crate::search::source::Source;
+use crate::search::{Excerpt, FileCount, Line, Match, Query, excerpt, run};
+use crate::{Bounded, Cursor, Limits, Streamed};
 
-use crate::error::{Error, ErrorKind};
-use crate::search::engine::{FileOutcome, Plan, no_hits, search_opened};
-use crate::search::path::{cmp_paths, is_within, normalize};
-use crate::search::reader::{BLOCK, Known, Opened};
-use crate::search::{Resolved, Source};
-use crate::{Fingerprint, SkipReason, SkippedInput};
+mod sealed {
+    /// Implemented by the crate's corpora only.
+    pub trait Sealed {}
 
-/// A document's bytes, owned or borrowed; built from `&str`, `String`,
-/// `&[u8]` or `Vec<u8>`.
+    impl<S: crate::search::source::Source> Sealed for S {}
+}
+
+/// Where a search can run: in-memory [`Documents`], or a directory
+/// [`Tree`] on disk (feature `tree`).
 ///
-/// # Example
+/// Every query returns a [`Bounded`] (or, streamed, a [`Streamed`]) whose
+/// items are in path order, then byte offset: paths compare component by
+/// component, which is the order of a depth-first walk with each folder's
+/// entries sorted by name. The limit is applied after every filter, and the
+/// cut is taken in that order, so the first N are the same N on every run
+/// and with any number of threads.
 ///
-/// ```
-/// use candor::DocBytes;
-/// let borrowed: DocBytes<'_> = "text".into();
-/// let owned: DocBytes<'static> = vec![0xffu8, b'\n'].into();
-/// assert_eq!(borrowed.as_bytes(), b"text");
-/// assert_eq!(owned.as_bytes().len(), 2);
-/// ```
-#[derive(Clone)]
-pub struct DocBytes<'a> {
-    bytes: Cow<'a, [u8]>,
-    /// Made from a `str`: known to be UTF-8 without checking.
-    is_str: bool,
-}
-
-// By the bytes alone, whatever they were made from.
-impl PartialEq for DocBytes<'_> {
-    fn eq(&self, other: &Self) -> bool {
-        self.bytes == other.bytes
-    }
-}
-
-impl Eq for DocBytes<'_> {}
-
-impl std::fmt::Debug for DocBytes<'_> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_tuple("DocBytes").field(&self.bytes).finish()
-    }
-}
-
-impl DocBytes<'_> {
-    /// The bytes.
-    ///
-    /// # Example
-    ///
-    /// ```
-    /// assert_eq!(candor::DocBytes::from("a").as_bytes(), b"a");
-    /// ```
-    #[must_use]
-    pub fn as_bytes(&self) -> &[u8] {
-        &self.bytes
-    }
-}
-
-impl<'a> From<&'a str> for DocBytes<'a> {
-    fn from(text: &'a str) -> Self {
-        DocBytes {
-            bytes: Cow::Borrowed(text.as_bytes()),
-            is_str: true,
-        }
-    }
-}
-
-impl From<String> for DocBytes<'_> {
-    fn from(text: String) -> Self {
-        DocBytes {
-            bytes: Cow::Owned(text.into_bytes()),
-            is_str: true,
-        }
-    }
-}
-
-impl<'a> From<&'a [u8]> for DocBytes<'a> {
-    fn from(bytes: &'a [u8]) -> Self {
-        DocBytes {
-            bytes: Cow::Borrowed(bytes),
-            is_str: false,
-        }
-    }
-}
-
-impl From<Vec<u8>> for DocBytes<'_> {
-    fn from(bytes: Vec<u8>) -> Self {
-        DocBytes {
-            bytes: Cow::Owned(bytes),
-            is_str: false,
-        }
-    }
-}
-
-impl<'a, const N: usize> From<&'a [u8; N]> for DocBytes<'a> {
-    fn from(bytes: &'a [u8; N]) -> Self {
-        DocBytes {
-            bytes: Cow::Borrowed(bytes),
-            is_str: false,
-        }
-    }
-}
-
-/// Orders document names as paths, component by component.
-#[derive(Debug, Clone, PartialEq, Eq)]
-struct Name(String);
-
-impl Ord for Name {
-    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
-        cmp_paths(&self.0, &other.0)
-    }
-}
-
-impl PartialOrd for Name {
-    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
-/// A document and what every query would otherwise find out about it
-/// again: its binary verdict and UTF-8 validity, and its share of the
-/// corpus's fingerprint.
-#[derive(Debug, Clone)]
-struct Doc<'a> {
-    bytes: DocBytes<'a>,
-    known: Known,
-    /// The hash of the document's name and size (see `Documents::names_hash`).
-    hash: u64,
-}
-
-impl<'a> Doc<'a> {
-    fn new(name: &str, bytes: DocBytes<'a>) -> Doc<'a> {
-        let known = Known::of(bytes.as_bytes(), bytes.is_str);
-        let hash = mix(Fingerprint::of(&(name, bytes.as_bytes().len())).as_u64());
-        Doc { bytes, known, hash }
-    }
-}
-
-/// A bijective finalizer (splitmix64's): the sum of the entries' hashes
-/// stays well spread even though FNV's outputs for similar names are
-/// close.
-fn mix(mut z: u64) -> u64 {
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
-}
-
-/// An in-memory corpus: documents with names, searched in name order.
+/// A file holding a NUL byte anywhere is binary: it yields no items, and
+/// is counted in `skipped` (policy). The rule is the same in every query
+/// and with any thread count, so a file is read to its end (or its first
+/// NUL) even when its matching lines are no longer needed; the lines found
+/// meanwhile are held until then (at most `limit + 1` of them, or, in a
+/// stream without a limit, all of that one file's). Files on disk are read
+/// through a buffer of 256 KiB per thread, whatever their size; a line
+/// longer than 16 MiB is not held, and its file is skipped as
+/// `long_line` (an error: the result is not complete). A file that
+/// changes while it is read is skipped as `changed` (an error). Lines end
+/// at `\n`; a `\r` at the end of a line
+/// is not part of it (it cannot be matched and is not returned), while a
+/// `\r` elsewhere is an ordinary character.
 ///
-/// Names are paths relative to an imaginary root, with `/` separators
-/// (`./` and repeated slashes are normalized away). Adding a document
-/// under a name already present replaces it. A name that names no file
-/// (empty, `.`, absolute, above the root, or holding a NUL byte) is
-/// refused by [`insert`](Documents::insert).
-///
-/// What a query would find out about each document whatever its pattern
-/// (whether it holds a NUL byte, which makes it binary, and whether it is
-/// UTF-8) is found once, when the document is added: a query over many
-/// small documents costs about what finding the pattern in their bytes
-/// costs.
-///
-/// # Example
-///
-/// ```
-/// use candor::{Corpus, Documents, Limits, Query};
-///
-/// let source = String::from("export const Typography = styled.div``;\n");
-/// let docs = Documents::new()
-///     .with("src/app.ts", source.as_str()) // borrowed
-///     .with("README.md", String::from("Typography matters\n")); // owned
-/// let found = docs.search(&Query::literal("Typography"), &Limits::new().limit(10), None)?;
-/// assert_eq!(found.len(), 2);
-/// assert_eq!(found.items()[0].path, "README.md"); // name order
-/// assert!(found.is_complete());
-/// # Ok::<(), Box<dyn std::error::Error>>(())
-/// ```
-#[derive(Debug, Clone, Default)]
-pub struct Documents<'a> {
-    docs: BTreeMap<Name, Doc<'a>>,
-    /// The wrapping sum of the documents' hashes: the fingerprint of the
-    /// set of names and sizes, kept up to date as documents are added or
-    /// replaced rather than recomputed on every query.
-    names_hash: u64,
-    generation: Option<u64>,
-}
-
-impl<'a> Documents<'a> {
-    /// An empty corpus.
+/// This trait is sealed: candor implements it for its corpora.
+pub trait Corpus: sealed::Sealed {
+    /// Lists the matching lines, each with its path, 1-based line number,
+    /// byte offset and match ranges, resuming at `cursor` if given.
     ///
-    /// # Example
-    ///
-    /// ```
-    /// assert!(candor::Documents::new().is_empty());
-    /// ```
-    #[must_use]
-    pub fn new() -> Documents<'a> {
-        Documents::default()
-    }
-
-    /// Adds a document, replacing one of the same name.
-    ///
-    /// # Panics
-    ///
-    /// When [`insert`](Self::insert) refuses `name` (empty, `.`, absolute,
-    /// above the root, or holding a NUL byte); use `insert` to get the
-    /// error instead.
-    ///
-    /// # Example
-    ///
-    /// ```
-    /// let docs = candor::Documents::new().with("a.txt", "hello\n");
-    /// assert_eq!(docs.len(), 1);
-    /// ```
-    #[must_use]
-    pub fn with(
-        mut self,
-        name: impl Into<String>,
-        bytes: impl Into<DocBytes<'a>>,
-    ) -> Documents<'a> {
-        if let Err(e) = self.insert(name, bytes) {
-            panic!("{e}");
-        }
-        self
-    }
-
-    /// Adds a document, replacing one of the same name. The name is
-    /// normalized as a caller's path is (`./a//b` is `a/b`): `\` separates
-    /// names as `/` does (`a\b` is `a/b`), and a name whose first part reads
-    /// as a drive (`c:x`, also once normalized, as in `./c:x`) is absolute.
+    /// Can return `Exact`, `TruncatedByLimit` (item `limit + 1` was found),
+    /// or `TruncatedByBudget` (output bytes, scanned bytes, files or
+    /// deadline). With [`Limits::count_total`](crate::Limits::count_total)
+    /// the total counts every matching line, without building items past
+    /// the limit.
     ///
     /// # Errors
     ///
-    /// [`InvalidArgument`](crate::ErrorKind::InvalidArgument) for a name
-    /// that names no file: empty or `.` (the root), or holding a NUL byte;
-    /// [`OutsideRoot`](crate::ErrorKind::OutsideRoot) for an absolute
-    /// name or one that leaves the root (`../x`). A search could neither
-    /// name such a document nor resume at it.
+    /// [`InvalidPattern`](crate::ErrorKind::InvalidPattern) for a bad
+    /// pattern; [`OutsideRoot`](crate::ErrorKind::OutsideRoot) or
+    /// [`NotFound`](crate::ErrorKind::NotFound) for a bad path filter; the
+    /// cursor errors (foreign, stale, tampered, malformed, out of range);
+    /// [`BudgetTooSmall`](crate::ErrorKind::BudgetTooSmall); and
+    /// [`Incomplete`](crate::ErrorKind::Incomplete) in strict mode. A file
+    /// that cannot be read is not an error: it is counted in `skipped`.
     ///
     /// # Example
     ///
     /// ```
-    /// let mut docs = candor::Documents::new();
-    /// docs.insert("a.txt", b"bytes\xff\n".to_vec())?;
-    /// assert_eq!(docs.names().collect::<Vec<_>>(), ["a.txt"]);
-    /// assert!(docs.insert("/abs.txt", "x").is_err());
-    /// assert!(docs.insert(".", "x").is_err());
-    /// assert!(docs.insert("./c:x", "x").is_err());
-    /// docs.insert("d\\e.txt", "x")?;
-    /// assert_eq!(docs.names().collect::<Vec<_>>(), ["a.txt", "d/e.txt"]);
+    /// use candor::{Corpus, Documents, Limits, Query, Total};
+    /// let docs = Documents::new()
+    ///     .with("a.rs", "fn main() {}\nfn helper() {}\n")
+    ///     .with("b.rs", "fn other() {}\n");
+    /// let page = docs.search(&Query::literal("fn"), &Limits::new().limit(2), None)?;
+    /// assert_eq!(page.len(), 2);
+    /// assert_eq!(page.total(), Total::AtLeast(3));
+    /// let rest = docs.search(&Query::literal("fn"), &Limits::new().limit(2), page.next_cursor())?;
+    /// assert_eq!(rest.items()[0].path, "b.rs");
+    /// assert!(rest.is_complete());
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn insert(
-        &mut self,
-        name: impl Into<String>,
-        bytes: impl Into<DocBytes<'a>>,
-    ) -> Result<(), Error> {
-        let name = name.into();
-        let normalized = normalize(&name, None)?;
-        if normalized.is_empty() {
-            return Err(Error::invalid_argument(
-                "name",
-                format!("{name:?} names the root, not a document"),
-            ));
-        }
-        let doc = Doc::new(&normalized, bytes.into());
-        self.names_hash = self.names_hash.wrapping_add(doc.hash);
-        if let Some(old) = self.docs.insert(Name(normalized), doc) {
-            self.names_hash = self.names_hash.wrapping_sub(old.hash);
-        }
-        Ok(())
-    }
-
-    /// Binds cursors to this generation of the corpus: a cursor issued at
-    /// another generation is refused as stale. Change it whenever the
-    /// documents change. Default: none (cursors are bound to the names and
-    /// sizes of the documents only).
-    ///
-    /// # Example
-    ///
-    /// ```
-    /// let docs = candor::Documents::new().generation(3);
-    /// # let _ = docs;
-    /// ```
-    #[must_use]
-    pub fn generation(mut self, generation: u64) -> Documents<'a> {
-        self.generation = Some(generation);
-        self
-    }
-
-    /// How many documents there are.
-    ///
-    /// # Example
-    ///
-    /// ```
-    /// assert_eq!(candor::Documents::new().with("a", "").len(), 1);
-    /// ```
-    #[must_use]
-    pub fn len(&self) -> usize {
-        self.docs.len()
-    }
-
-    /// Returns true when there are no documents.
-    ///
-    /// # Example
-    ///
-    /// ```
-    /// assert!(candor::Documents::new().is_empty());
-    /// ```
-    #[must_use]
-    pub fn is_empty(&self) -> bool {
-        self.docs.is_empty()
-    }
-
-    /// The names, in search order.
-    ///
-    /// # Example
-    ///
-    /// ```
-    /// let docs = candor::Documents::new().with("b", "").with("a/z", "").with("a-c", "");
-    /// assert_eq!(docs.names().collect::<Vec<_>>(), ["a/z", "a-c", "b"]);
-    /// ```
-    pub fn names(&self) -> impl Iterator<Item = &str> {
-        self.docs.keys().map(|n| n.0.as_str())
-    }
-}
-
-/// Collects named documents.
-///
-/// # Panics
-///
-/// When a name is refused, as [`Documents::with`].
-impl<'a, N: Into<String>, B: Into<DocBytes<'a>>> FromIterator<(N, B)> for Documents<'a> {
-    fn from_iter<I: IntoIterator<Item = (N, B)>>(iter: I) -> Self {
-        let mut docs = Documents::new();
-        for (name, bytes) in iter {
-            docs = docs.with(name, bytes);
-        }
-        docs
-    }
-}
-
-impl Source for Documents<'_> {
-    fn fingerprint(&self) -> u64 {
-        Fingerprint::of(&("documents", self.docs.len(), self.names_hash)).as_u64()
-    }
-
-    fn generation(&self) -> Option<u64> {
-        self.generation
-    }
-
-    fn resolve(&self, path: &str) -> Result<Resolved, Error> {
-        let path_norm = normalize(path, None)?;
-        if self.docs.contains_key(&Name(path_norm.clone())) {
-            return Ok(Resolved {
-                path: path_norm,
-                is_file: true,
-            });
-        }
-        if self.docs.keys().any(|n| is_within(&n.0, &path_norm)) {
-            return Ok(Resolved {
-                path: path_norm,
-                is_file: false,
-            });
-        }
-        Err(ErrorKind::NotFound {
-            path: path.to_owned(),
-        }
-        .into())
-    }
-
-    fn check_position(&self, path: &str) -> Result<(), Error> {
-        match normalize(path, None) {
-            Ok(written) if written == path && !path.is_empty() => Ok(()),
-            _ => Err(Error::cursor_out_of_range(format!(
-                "it names {path:?}, which is not a document name"
-            ))),
-        }
-    }
-
-    fn stamp(&self, _path: &str) -> u64 {
-        // The fingerprint covers the names and sizes, the generation the
-        // rest.
-        0
-    }
-
-    fn open(&self, path: &str) -> Opened<'_> {
-        match self.docs.get(&Name(path.to_owned())) {
-            Some(doc) => Opened::Memory(doc.bytes.as_bytes(), doc.known),
-            // `resolve` found it: only a caller's bug gets here.
-            None => Opened::Skip(SkippedInput::new(path, SkipReason::Vanished)),
-        }
-    }
-
-    fn run(
+    fn search(
         &self,
-        plan: &Plan<'_>,
-        take: &mut dyn FnMut(FileOutcome) -> ControlFlow<()>,
-    ) -> Result<(), Error> {
-        let from = plan.start.as_ref().map(|(p, _)| Name(p.clone()));
-        let range = match &from {
-            Some(from) => self.docs.range(from..),
-            None => self.docs.range::<Name, _>(..),
-        };
-        for (name, doc) in range {
-            if plan.is_stopped() {
-                break;
-            }
-            if !plan.filters.is_empty() && !plan.filters.iter().any(|f| is_within(&name.0, f)) {
-                continue;
-            }
-            if plan.reads_nothing {
-                // `max_files(0)`: nothing is read.
-                let _ = take(crate::search::engine::unread(&name.0));
-                break;
-            }
-            let bytes = doc.bytes.as_bytes();
-            // Most documents of a selective query hold no match: one scan
-            // for a matching line tells, and such a document's outcome is
-            // then known without the line-by-line machinery. Only for a
-            // text document searched whole in one block, where nothing
-            // else (the binary rule, a resume point, a budget checked
-            // between blocks) could change that outcome.
-            let outcome = if doc.known.first_nul.is_none()
-                && doc.known.utf8
-                && bytes.len() <= BLOCK
-                && plan.offset_in(&name.0) == 0
-                && plan.matcher.next_line(bytes, 0).is_none()
-            {
-                no_hits(plan, plan.matcher, &name.0, bytes.len() as u64)
-            } else {
-                search_opened(
-                    plan,
-                    plan.matcher,
-                    &name.0,
-                    Opened::Memory(bytes, doc.known),
-                    &mut Vec::new(),
-                    None,
-                )
-            };
-            if take(outcome).is_break() {
-                break;
-            }
-        }
-        Ok(())
-    }
+        query: &Query,
+        limits: &Limits,
+        cursor: Option<&Cursor>,
+    ) -> Result<Bounded<Match>, Error>;
+
+    /// Like [`search`](Self::search), but hands each match to `on_match`
+    /// as soon as its place in the order is certain, and ends with the same
+    /// disclosure. The output-bytes budget does not apply to a stream and
+    /// is refused.
+    ///
+    /// # Errors
+    ///
+    /// Those of [`search`](Self::search), and
+    /// [`InvalidArgument`](crate::ErrorKind::InvalidArgument) when
+    /// `max_bytes` is set. In strict mode the error holds the stream's end
+    /// ([`Error::stream_end`](crate::Error::stream_end)).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use candor::{Corpus, Documents, Limits, Query};
+    /// let docs = Documents::new().with("a.txt", "x\ny\nx\n");
+    /// let mut seen = 0;
+    /// let end = docs.search_each(&Query::literal("x"), &Limits::new(), None, &mut |_| seen += 1)?;
+    /// assert_eq!((seen, end.count()), (2, 2));
+    /// assert!(end.is_complete());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    fn search_each(
+        &self,
+        query: &Query,
+        limits: &Limits,
+        cursor: Option<&Cursor>,
+        on_match: &mut dyn FnMut(&Match),
+    ) -> Result<Streamed, Error>;
+
+    /// Counts the matching lines of each file that has any, one item per
+    /// file. The total counts files.
+    ///
+    /// # Errors
+    ///
+    /// As [`search`](Self::search).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use candor::{Corpus, Documents, Limits, Query};
+    /// let docs = Documents::new().with("a.txt", "x\nx\n").with("b.txt", "y\n");
+    /// let counts = docs.count(&Query::literal("x"), &Limits::new(), None)?;
+    /// assert_eq!((counts.items()[0].path.as_str(), counts.items()[0].count), ("a.txt", 2));
+    /// assert_eq!(counts.len(), 1);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    fn count(
+        &self,
+        query: &Query,
+        limits: &Limits,
+        cursor: Option<&Cursor>,
+    ) -> Result<Bounded<FileCount>, Error>;
+
+    /// Lists the paths of the files with at least one matching line.
+    ///
+    /// # Errors
+    ///
+    /// As [`search`](Self::search).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use candor::{Corpus, Documents, Limits, Query};
+    /// let docs = Documents::new().with("a.txt", "x\n").with("b.txt", "y\n");
+    /// let files = docs.files_with_matches(&Query::literal("y"), &Limits::new(), None)?;
+    /// assert_eq!(files.items(), &["b.txt"]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    fn files_with_matches(
+        &self,
+        query: &Query,
+        limits: &Limits,
+        cursor: Option<&Cursor>,
+    ) -> Result<Bounded<String>, Error>;
+
+    /// [`search`](Self::search) confined to the one file at `path`.
+    ///
+    /// The file is searched because it is named, as ripgrep searches the
+    /// paths it is given: no hidden-file or ignore rule applies to it, only
+    /// the read policy (the size limit, the binary rule, the scanned-bytes
+    /// and files budgets, the deadline). A FIFO, socket or device is not
+    /// opened: it is counted in `skipped` as `special`.
+    ///
+    /// # Errors
+    ///
+    /// As [`search`](Self::search), and
+    /// [`NotFound`](crate::ErrorKind::NotFound) when `path` is a folder or
+    /// not in the corpus.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use candor::{Corpus, Documents, Limits, Query};
+    /// let docs = Documents::new().with("a.txt", "x\n").with("b.txt", "x\n");
+    /// let found = docs.find_in_file("b.txt", &Query::literal("x"), &Limits::new(), None)?;
+    /// assert_eq!(found.items()[0].path, "b.txt");
+    /// assert_eq!(found.len(), 1);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    fn find_in_file(
+        &self,
+        path: &str,
+        query: &Query,
+        limits: &Limits,
+        cursor: Option<&Cursor>,
+    ) -> Result<Bounded<Match>, Error>;
+
+    /// The lines of one file that `excerpt` names, under the limits (the
+    /// item limit counts lines).
+    ///
+    /// As for [`find_in_file`](Self::find_in_file), only the read policy
+    /// applies to the named file, and the file is read only as far as the
+    /// lines asked for, in blocks of about 256 KiB: a NUL in the blocks
+    /// read makes it binary (skipped, no lines); one further on is not
+    /// looked for. The scanned-bytes budget
+    /// counts from the first line returned, the deadline is checked per
+    /// block, and either stops the excerpt with a cursor.
+    ///
+    /// # Errors
+    ///
+    /// [`NotFound`](crate::ErrorKind::NotFound) or
+    /// [`OutsideRoot`](crate::ErrorKind::OutsideRoot) for a bad path,
+    /// [`InvalidArgument`](crate::ErrorKind::InvalidArgument) for a bad
+    /// line range, the cursor errors, and those of the limits.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use candor::{Corpus, Documents, Excerpt, Limits};
+    /// let docs = Documents::new().with("a.txt", "one\ntwo\nthree\nfour\n");
+    /// let lines = docs.excerpt(&Excerpt::new("a.txt", 2..=3), &Limits::new(), None)?;
+    /// let text: Vec<&str> = lines.iter().map(|l| l.line.as_str()).collect();
+    /// assert_eq!(text, ["two", "three"]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    fn excerpt(
+        &self,
+        excerpt: &Excerpt,
+        limits: &Limits,
+        cursor: Option<&Cursor>,
+    ) -> Result<Bounded<Line>, Error>;
 }
 
-crate::search::impl_corpus!(Documents<'_>);
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::{Corpus, ErrorKind, Limits, Query};
-
-    #[test]
-    fn names_that_name_no_file_are_refused_at_insert() {
-        let mut docs = Documents::new();
-        for name in [
-            "",
-            ".",
-            "./",
-            "a/..",
-            "/abs.txt",
-            "../x",
-            "a/../../x",
-            "nul\0",
-        ] {
-            let err = docs.insert(name, "x\n").expect_err(name);
-            assert!(
-                matches!(
-                    err.kind(),
-                    ErrorKind::InvalidArgument { .. } | ErrorKind::OutsideRoot { .. }
-                ),
-                "{name:?}: {err}"
-            );
-        }
-        assert!(docs.is_empty());
-        docs.insert("./a//b.txt", "x\n").unwrap();
-        assert_eq!(docs.names().collect::<Vec<_>>(), ["a/b.txt"]);
+impl<S: Source> Corpus for S {
+    fn search(
+        &self,
+        query: &Query,
+        limits: &Limits,
+        cursor: Option<&Cursor>,
+    ) -> Result<Bounded<Match>, Error> {
+        run::search(self, query, limits, cursor)
     }
 
-    #[test]
-    fn find_in_file_of_the_root_is_refused() {
-        let docs = Documents::new().with("a.txt", "x\n").with("b/c.txt", "x\n");
-        for path in [".", "", "b"] {
-            let err = docs
-                .find_in_file(path, &Query::literal("x"), &Limits::new(), None)
-                .expect_err(path);
-            assert!(
-                matches!(err.kind(), ErrorKind::NotFound { .. }),
-                "{path:?}: {err}"
-            );
-        }
+    fn search_each(
+        &self,
+        query: &Query,
+        limits: &Limits,
+        cursor: Option<&Cursor>,
+        on_match: &mut dyn FnMut(&Match),
+    ) -> Result<Streamed, Error> {
+        run::search_each(self, query, limits, cursor, on_match)
     }
 
-    /// The documents of `ops` (name, bytes) applied in order, as a naive
-    /// map: the last bytes given for each name.
-    fn naive(ops: &[(&str, &[u8])]) -> BTreeMap<String, Vec<u8>> {
-        ops.iter()
-            .map(|(n, b)| ((*n).to_owned(), b.to_vec()))
-            .collect()
+    fn count(
+        &self,
+        query: &Query,
+        limits: &Limits,
+        cursor: Option<&Cursor>,
+    ) -> Result<Bounded<FileCount>, Error> {
+        run::count(self, query, limits, cursor)
     }
 
-    const OPS: &[(&str, &[u8])] = &[
-        ("a.txt", b"needle\n"),
-        ("b/c.txt", b"no\nneedle here\n"),
-        // Replaced by bytes of another size, then of the same size.
-        ("a.txt", b"needle\0\n"),
-        ("a.txt", b"needle\n\0"),
-        ("d.txt", b"\xffneedle\n"),
-        // Back to text, then binary again.
-        ("a.txt", b"x needle\n"),
-        ("d.txt", b"\0"),
-        ("e.txt", b""),
-        ("b/c.txt", b"needle\n"),
-    ];
-
-    #[test]
-    fn the_fingerprint_kept_on_insert_is_that_of_the_documents_held() {
-        let mut docs = Documents::new();
-        for step in 1..=OPS.len() {
-            let (name, bytes) = OPS[step - 1];
-            docs.insert(name, bytes).unwrap();
-            // Built afresh, in another order: the same fingerprint.
-            let fresh: Documents<'_> = naive(&OPS[..step]).into_iter().rev().collect();
-            assert_eq!(docs.fingerprint(), fresh.fingerprint(), "step {step}");
-        }
-        // Names and sizes are what it covers: another size or another
-        // name is another corpus, and undoing a change restores it.
-        let before = docs.fingerprint();
-        let mut other = docs.clone();
-        other.insert("e.txt", "1").unwrap();
-        assert_ne!(other.fingerprint(), before);
-        other.insert("e.txt", "").unwrap();
-        assert_eq!(other.fingerprint(), before);
-        other.insert("f.txt", "").unwrap();
-        assert_ne!(other.fingerprint(), before);
-        assert_ne!(Documents::new().fingerprint(), before);
+    fn files_with_matches(
+        &self,
+        query: &Query,
+        limits: &Limits,
+        cursor: Option<&Cursor>,
+    ) -> Result<Bounded<String>, Error> {
+        run::files(self, query, limits, cursor)
     }
 
-    #[test]
-    fn what_is_known_of_a_document_follows_its_replacements() {
-        let query = Query::literal("needle");
-        let mut docs = Documents::new();
-        for step in 1..=OPS.len() {
-            let (name, bytes) = OPS[step - 1];
-            docs.insert(name, bytes).unwrap();
-            for doc in docs.docs.values() {
-                let bytes = doc.bytes.as_bytes();
-                assert_eq!(doc.known.first_nul, bytes.iter().position(|&b| b == 0));
-                assert_eq!(doc.known.utf8, std::str::from_utf8(bytes).is_ok());
-            }
-            // The oracle: a document with a NUL is skipped as binary,
-            // every other one lists its lines holding the needle.
-            let held = naive(&OPS[..step]);
-            let mut want = Vec::new();
-            let mut binary = 0;
-            for (name, bytes) in &held {
-                if bytes.contains(&0) {
-                    binary += 1;
-                    continue;
-                }
-                let mut offset = 0;
-                for line in bytes.split_inclusive(|&b| b == b'\n') {
-                    if line.windows(6).any(|w| w == b"needle") {
-                        want.push((name.clone(), offset));
-                    }
-                    offset += line.len() as u64;
-                }
-            }
-            let found = docs.search(&query, &Limits::new(), None).unwrap();
-            let got: Vec<(String, u64)> = found
-                .iter()
-                .map(|m| (m.path.clone(), m.byte_offset))
-                .collect();
-            assert_eq!(got, want, "step {step}");
-            assert_eq!(
-                found.skipped().count(&SkipReason::Binary),
-                binary,
-                "step {step}"
-            );
-            // Whole words read invalid UTF-8 as a non-word character.
-            let words = docs
-                .count(&query.clone().whole_word(true), &Limits::new(), None)
-                .unwrap();
-            let want_files: Vec<&str> = {
-                let mut files: Vec<&str> = want.iter().map(|(n, _)| n.as_str()).collect();
-                files.dedup();
-                files
-            };
-            let got_files: Vec<&str> = words.iter().map(|c| c.path.as_str()).collect();
-            assert_eq!(got_files, want_files, "step {step}");
-        }
+    fn find_in_file(
+        &self,
+        path: &str,
+        query: &Query,
+        limits: &Limits,
+        cursor: Option<&Cursor>,
+    ) -> Result<Bounded<Match>, Error> {
+        run::find_in_file(self, path, query, limits, cursor)
     }
 
-    #[test]
-    fn a_cursor_names_a_document_as_it_is_written() {
-        let docs = Documents::new().with("a.txt", "x\n");
-        assert!(docs.check_position("a.txt").is_ok());
-        // Not there any more: still a position to resume after.
-        assert!(docs.check_position("gone.txt").is_ok());
-        for bad in ["", "/abs.txt", "./a.txt", "a//b", "../x"] {
-            assert!(docs.check_position(bad).is_err(), "{bad:?}");
-        }
+    fn excerpt(
+        &self,
+        excerpt: &Excerpt,
+        limits: &Limits,
+        cursor: Option<&Cursor>,
+    ) -> Result<Bounded<Line>, Error> {
+        excerpt::excerpt(self, excerpt, limits, cursor)
     }
 }

@@ -1,4 +1,5 @@
-//! The items a search returns: matching lines, per-file counts, lines.
+//! The items a search returns: matching lines, per-file counts, lines;
+//! and what the engine needs of any item: the path that orders it.
 
 use serde::{Deserialize, Serialize};
 
@@ -85,16 +86,19 @@ pub struct Span {
 }
 
 impl Span {
-    /// The span's length in bytes.
+    /// The span's length in bytes: `0` for a span whose `end` is not
+    /// after its `start` (a span built by hand can be so; the search
+    /// never returns one). It never panics.
     ///
     /// # Example
     ///
     /// ```
     /// assert_eq!(candor::Span { start: 2, end: 2 }.len(), 0);
+    /// assert_eq!(candor::Span { start: 5, end: 2 }.len(), 0);
     /// ```
     #[must_use]
     pub fn len(&self) -> usize {
-        self.end - self.start
+        self.end.saturating_sub(self.start)
     }
 
     /// Returns true for an empty span.
@@ -174,4 +178,27 @@ pub struct Line {
     /// Present when the line was longer than the column limit and cut.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub line_cut: Option<LineCut>,
+}
+
+/// An item a query produces, with the path that orders it.
+pub(crate) trait Item: Serialize + Send + Sync + 'static {
+    fn path(&self) -> &str;
+}
+
+impl Item for Match {
+    fn path(&self) -> &str {
+        &self.path
+    }
+}
+
+impl Item for FileCount {
+    fn path(&self) -> &str {
+        &self.path
+    }
+}
+
+impl Item for String {
+    fn path(&self) -> &str {
+        self
+    }
 }

@@ -286,21 +286,6 @@ impl Query {
         &self.paths
     }
 
-    /// The query's fingerprint, to which its cursors are bound. Everything
-    /// that changes the answer is in it; limits are not.
-    ///
-    /// # Example
-    ///
-    /// ```
-    /// use candor::Query;
-    /// assert_eq!(Query::literal("x").fingerprint(), Query::literal("x").fingerprint());
-    /// assert_ne!(Query::literal("x").fingerprint(), Query::regex("x").fingerprint());
-    /// ```
-    #[must_use]
-    pub fn fingerprint(&self) -> Fingerprint {
-        Fingerprint::of(self)
-    }
-
     /// The pattern as shown in messages.
     pub(crate) fn pattern_text(&self) -> String {
         self.patterns.join("|")

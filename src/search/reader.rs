@@ -21,6 +21,7 @@ use std::fs::File;
 use std::io::{self, Read as _};
 use std::ops::ControlFlow;
 
+use crate::search::lines;
 use crate::{SkipReason, SkippedInput};
 
 /// The size of the read buffer: a small file is read in one call, a large
@@ -97,6 +98,16 @@ pub(crate) enum Ended {
     Skip(SkipReason, Option<String>),
 }
 
+/// The skipped input of a file at `path` whose read ended with `reason`
+/// and its `detail` (see `Ended::Skip`).
+pub(crate) fn skipped(path: &str, reason: SkipReason, detail: Option<String>) -> SkippedInput {
+    let input = SkippedInput::new(path, reason);
+    match detail {
+        Some(detail) => input.with_detail(detail),
+        None => input,
+    }
+}
+
 /// Called with each chunk of whole lines, its offset in the file, and
 /// whether it is the last. `Break` stops the reading.
 pub(crate) type Visit<'v> = dyn FnMut(&[u8], u64, bool) -> ControlFlow<()> + 'v;
@@ -121,9 +132,9 @@ pub(crate) fn visit_memory(
     loop {
         let mut end = at.saturating_add(block.max(1)).min(len);
         if end < len {
-            end = match memchr::memrchr(b'\n', &haystack[at..end]) {
-                Some(i) => at + i + 1,
-                None => memchr::memchr(b'\n', &haystack[end..]).map_or(len, |i| end + i + 1),
+            end = match lines::after_last_end(&haystack[at..end]) {
+                Some(i) => at + i,
+                None => lines::after_first_end(&haystack[end..]).map_or(len, |i| end + i),
             };
         }
         let last = end == len;
@@ -239,8 +250,8 @@ pub(crate) fn visit_file(
             filled
         } else {
             // The carried part holds no line end: only new bytes can.
-            match memchr::memrchr(b'\n', &buffer[keep..filled]) {
-                Some(i) => keep + i + 1,
+            match lines::after_last_end(&buffer[keep..filled]) {
+                Some(i) => keep + i,
                 None => {
                     if filled == buffer.len() {
                         if buffer.len() >= rules.max_line {

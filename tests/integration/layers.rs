@@ -18,6 +18,7 @@ const CORE: &[&[&str]] = &[
     &["summary", "envelope"],
     &["bounded", "streamed"],
     &["strict", "collect", "wire", "json_stream"],
+    &["count"],
     &["page", "merge", "schema"],
     &["search", "mcp"],
 ];

@@ -412,8 +412,6 @@ const THREADS_PER_CORE: usize = 8;
 /// others, by default: a search that ends sooner pays for no thread.
 const SOLO: Duration = Duration::from_millis(1);
 
-crate::search::impl_corpus!(Tree);
-
 /// A tree of `files` (path and text) in a new temporary folder.
 #[cfg(test)]
 fn tree_with(files: &[(&str, &str)]) -> (tempfile::TempDir, Tree) {

@@ -1,0 +1,22 @@
+//! The search engine: the per-file search (`file.rs`, under the query's
+//! `plan.rs`, its matching lines packed by `packed.rs` and shown by
+//! `show.rs`) and the result stage (`result_stage.rs`) that turns the
+//! files' outcomes, in path order, into a `Bounded` result, with the
+//! search cursor's key (`position.rs`).
+//!
+//! A corpus (in memory or on disk) hands the files to the per-file search
+//! and its outcomes to the result stage in path order (a tree does the
+//! per-file work in parallel and reorders).
+
+mod file;
+mod packed;
+mod plan;
+mod position;
+mod result_stage;
+mod show;
+
+pub(crate) use file::{FileOutcome, Hits, no_hits, search_opened, unread};
+pub(crate) use plan::{Deadline, Mode, Plan};
+pub(crate) use position::read as read_position;
+pub(crate) use result_stage::{ResultStage, ToItems};
+pub(crate) use show::show;

@@ -1,0 +1,325 @@
+//! The result stage: the last of the search pipeline. It takes the
+//! files' outcomes already in path order (a corpus hands them over so),
+//! applies the work budgets between files, offers the items to the
+//! collector, and, when an exact total is asked for, counts past the
+//! limit (through `count.rs`, as iterators do) on a cheaper per-file path
+//! that builds no items.
+
+use std::ops::ControlFlow;
+use std::sync::atomic::Ordering;
+
+use crate::collect::{Collector, Finished};
+use crate::count::Count;
+use crate::error::Error;
+use crate::search::engine::file::{FileOutcome, Hits};
+use crate::search::engine::plan::{Deadline, Mode, Plan};
+use crate::search::engine::position::{CursorFor, Stamp};
+use crate::search::item::Item;
+use crate::{Budget, BudgetKind, Completeness, Cursor, Limits, Scope, Total};
+
+/// Turns one file's hits into items, each with the offset to resume
+/// after it. The third argument holds items already handed on (by a
+/// stream), whose memory the new items may reuse.
+pub(crate) type ToItems<T> = fn(&str, Hits, &mut Vec<T>) -> Vec<(T, u64)>;
+
+/// The result stage of one query. Named for its place in the pipeline:
+/// it receives outcomes already in order (ordering them is the corpus's
+/// work) and turns them into the result.
+pub(crate) struct ResultStage<'l, T: Item> {
+    collector: Collector<T>,
+    limits: &'l Limits,
+    mode: Mode,
+    /// For each kept item, the offset to resume after it in its file.
+    resume_offsets: Vec<u64>,
+    files: u64,
+    scanned: u64,
+    /// Items in the full answer seen so far (kept and probed) before a
+    /// count past the collection began.
+    answer: u64,
+    /// The count past the collection, once it began.
+    counting: Option<Count>,
+    /// Set once the count past the collection gave up.
+    count_end: Option<Total>,
+    /// Where the first unsearched file starts, after a work-budget stop.
+    scan_resume: Option<(String, u64)>,
+    /// Where this run began (the cursor's position), to tell whether a
+    /// cursor would advance.
+    began_at: Option<(String, u64)>,
+    error: Option<Error>,
+    stream: Option<&'l mut dyn FnMut(&T)>,
+    /// Items a stream has handed on, kept for their memory.
+    spares: Vec<T>,
+}
+
+impl<'l, T: Item> ResultStage<'l, T> {
+    /// The stage of a collected query, resuming after `cursor` (which
+    /// resumes at `began_at`) if given.
+    pub(crate) fn new(
+        limits: &'l Limits,
+        mode: Mode,
+        cursor: Option<&Cursor>,
+        began_at: Option<(String, u64)>,
+    ) -> Self {
+        ResultStage {
+            collector: Collector::resuming(limits, cursor),
+            limits,
+            mode,
+            resume_offsets: Vec::new(),
+            files: 0,
+            scanned: 0,
+            answer: 0,
+            counting: None,
+            count_end: None,
+            scan_resume: None,
+            began_at,
+            error: None,
+            stream: None,
+            spares: Vec::new(),
+        }
+    }
+
+    /// The stage of a stream, which hands each item kept to `sink`.
+    pub(crate) fn streaming(
+        limits: &'l Limits,
+        mode: Mode,
+        cursor: Option<&Cursor>,
+        began_at: Option<(String, u64)>,
+        sink: &'l mut dyn FnMut(&T),
+    ) -> Self {
+        let mut stage = ResultStage::new(limits, mode, cursor, began_at);
+        stage.collector = Collector::streaming(limits);
+        stage.collector.set_start(cursor.map_or(0, Cursor::start));
+        stage.stream = Some(sink);
+        stage
+    }
+
+    /// Takes the next outcome in path order. `Break` when no more outcomes
+    /// are wanted.
+    pub(crate) fn take(
+        &mut self,
+        plan: &Plan<'_>,
+        outcome: FileOutcome<'_>,
+        to_items: ToItems<T>,
+    ) -> ControlFlow<()> {
+        if self.collector.is_stopped() {
+            return self.count(outcome);
+        }
+        let path = match &outcome {
+            FileOutcome::Searched { path, .. } => Some(path.as_ref()),
+            FileOutcome::Skipped(s) => Some(s.path()),
+            FileOutcome::Failed(_) => None,
+        };
+        // `max_files(0)` searches nothing: the first file stops it (the
+        // walk's skips before it are recorded, and a cursor names a file).
+        let no_files =
+            self.limits.max_files == Some(0) && matches!(outcome, FileOutcome::Searched { .. });
+        if let (Some(path), true) = (path, self.files > 0 || no_files) {
+            if let Some(budget) = self.work_budget_spent() {
+                self.scan_resume = Some((path.to_owned(), plan.offset_in(path)));
+                self.collector.stop_with(Completeness::TruncatedByBudget {
+                    budget,
+                    clamp: None,
+                });
+                return ControlFlow::Break(());
+            }
+        }
+        match outcome {
+            FileOutcome::Failed(error) => {
+                self.error = Some(error);
+                ControlFlow::Break(())
+            }
+            FileOutcome::Skipped(input) => {
+                self.collector.skip(input);
+                ControlFlow::Continue(())
+            }
+            FileOutcome::Searched {
+                path,
+                scanned,
+                hits,
+                stopped_at,
+            } => {
+                self.files += 1;
+                self.scanned += scanned;
+                self.answer += contribution(self.mode, &hits);
+                // The deadline stopped the search inside this file: its
+                // items before the stop stand, and the next page resumes
+                // at the stop (or after the last item kept).
+                let stop = stopped_at.map(|at| ((path.to_string(), at), self.budget_inside_file()));
+                for (item, resume) in to_items(&path, hits, &mut self.spares) {
+                    let spares = self.stream.is_some().then_some(&mut self.spares);
+                    if self.collector.offer_recycling(item, spares).is_break() {
+                        return self.after_stop(plan, stop.is_none());
+                    }
+                    if let (Some(sink), Some(last)) = (self.stream.as_mut(), self.collector.last())
+                    {
+                        sink(last);
+                    }
+                    if self.stream.is_some() {
+                        self.resume_offsets.clear();
+                    }
+                    self.resume_offsets.push(resume);
+                }
+                if let Some((at, budget)) = stop {
+                    self.scan_resume = Some(at);
+                    self.collector.stop_with(Completeness::TruncatedByBudget {
+                        budget,
+                        clamp: None,
+                    });
+                    return ControlFlow::Break(());
+                }
+                ControlFlow::Continue(())
+            }
+        }
+    }
+
+    /// The budget that stopped a file's search inside it: the scanned
+    /// bytes if they are spent, else the deadline.
+    fn budget_inside_file(&self) -> Budget {
+        if let Some(max) = self.limits.max_scanned_bytes {
+            if self.scanned >= max {
+                return Budget::new(BudgetKind::ScannedBytes, max, self.scanned);
+            }
+        }
+        self.collector
+            .deadline_passed()
+            .unwrap_or_else(|| Deadline::spent(self.limits))
+    }
+
+    fn work_budget_spent(&self) -> Option<Budget> {
+        if let Some(max) = self.limits.max_files {
+            if self.files >= max {
+                return Some(Budget::new(BudgetKind::Files, max, self.files));
+            }
+        }
+        if let Some(max) = self.limits.max_scanned_bytes {
+            if self.scanned >= max {
+                return Some(Budget::new(BudgetKind::ScannedBytes, max, self.scanned));
+            }
+        }
+        self.collector.deadline_passed()
+    }
+
+    /// After the collection filled: count on if asked, else stop. A file
+    /// searched only in part (`whole` false: a budget stopped it inside)
+    /// was not counted whole, so no count past it is exact.
+    fn after_stop(&mut self, plan: &Plan<'_>, whole: bool) -> ControlFlow<()> {
+        let count = Count::after(self.limits, &self.collector, self.answer);
+        let Some(count) = count.filter(|_| whole) else {
+            return ControlFlow::Break(());
+        };
+        plan.counting_only.store(true, Ordering::Relaxed);
+        self.counting = Some(count);
+        self.check_count()
+    }
+
+    /// Ends the count when its budget is spent or the deadline passed:
+    /// the total is then a lower bound.
+    fn check_count(&mut self) -> ControlFlow<()> {
+        let Some(count) = &self.counting else {
+            return ControlFlow::Break(());
+        };
+        if count.stop(&self.collector).is_some() {
+            self.count_end = Some(count.at_least());
+            return ControlFlow::Break(());
+        }
+        ControlFlow::Continue(())
+    }
+
+    /// Takes an outcome after the collection filled: only counted. Only a
+    /// count that goes on gets here (any other stop broke the run).
+    fn count(&mut self, outcome: FileOutcome<'_>) -> ControlFlow<()> {
+        let Some(count) = self.counting.as_mut().filter(|_| self.count_end.is_none()) else {
+            return ControlFlow::Break(());
+        };
+        match outcome {
+            FileOutcome::Searched {
+                hits, stopped_at, ..
+            } => {
+                count.add(contribution(self.mode, &hits));
+                if stopped_at.is_some() {
+                    // Counted in part: what was counted is a lower bound.
+                    self.count_end = Some(count.at_least());
+                    return ControlFlow::Break(());
+                }
+            }
+            FileOutcome::Skipped(input) => self.collector.skip(input),
+            FileOutcome::Failed(_) => {
+                self.count_end = Some(count.at_least());
+                return ControlFlow::Break(());
+            }
+        }
+        self.check_count()
+    }
+
+    fn total_hint(&self) -> Option<Total> {
+        Some(match (self.count_end, &self.counting) {
+            (Some(end), _) => end,
+            // The producer ran out: every file was counted.
+            (None, Some(count)) => count.exact(),
+            (None, None) => Total::AtLeast(self.answer),
+        })
+    }
+
+    /// Finishes the collection: the items kept and their disclosure, and
+    /// whether strict mode is on.
+    fn finish_parts(self, scope: &Scope, stamp: Stamp<'_>) -> Result<(Finished<T>, bool), Error> {
+        let hint = self.total_hint();
+        let streaming = self.stream.is_some();
+        let ResultStage {
+            collector,
+            limits,
+            resume_offsets,
+            scan_resume,
+            began_at,
+            error,
+            ..
+        } = self;
+        if let Some(error) = error {
+            return Err(error);
+        }
+        let cursor_for = CursorFor {
+            scope,
+            stamp,
+            resume_offsets: &resume_offsets,
+            scan_resume: scan_resume.as_ref(),
+            began_at: began_at.as_ref(),
+            streaming,
+            seen: collector.seen(),
+        };
+        let finished = collector.finish_parts(|kept| cursor_for.cursor(kept), hint)?;
+        Ok((finished, limits.strict))
+    }
+
+    /// Builds the result.
+    pub(crate) fn finish(
+        self,
+        scope: &Scope,
+        stamp: Stamp<'_>,
+    ) -> Result<crate::Bounded<T>, Error> {
+        let (finished, strict) = self.finish_parts(scope, stamp)?;
+        finished.into_bounded(strict)
+    }
+
+    /// Ends a stream: the same disclosure as `finish`, without the items.
+    pub(crate) fn finish_stream(
+        self,
+        scope: &Scope,
+        stamp: Stamp<'_>,
+    ) -> Result<crate::Streamed, Error> {
+        let (f, strict) = self.finish_parts(scope, stamp)?;
+        let streamed = crate::Streamed::new(f.kept, f.disclosure);
+        if strict && !streamed.is_complete() {
+            return Err(Error::incomplete_stream(streamed));
+        }
+        Ok(streamed)
+    }
+}
+
+/// How many items of the full answer a file's hits make: its matching
+/// lines, or for a query of files, one for a file with any.
+fn contribution(mode: Mode, hits: &Hits) -> u64 {
+    match mode {
+        Mode::Lines => hits.matching_lines(),
+        Mode::Count | Mode::Any => u64::from(hits.matching_lines() > 0),
+    }
+}

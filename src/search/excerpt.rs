@@ -1,0 +1,247 @@
+//! Excerpts: which lines of which file an excerpt names, and how they are
+//! read: through the bounded reader, only as far as the last line wanted,
+//! under the read policy, the scanned-bytes budget and the deadline.
+
+use std::ops::ControlFlow;
+use std::ops::RangeInclusive;
+
+use crate::collect::Collector;
+use crate::error::Error;
+use crate::search::engine::{Deadline, show};
+use crate::search::reader::{self, BLOCK, Ended, Opened};
+use crate::search::source::Source;
+use crate::search::{Line, lines};
+use crate::{Bounded, Budget, BudgetKind, Completeness, Cursor, Fingerprint, Limits};
+
+/// Which lines of which file an [`excerpt`](crate::Corpus::excerpt) returns.
+///
+/// # Example
+///
+/// ```
+/// let e = candor::Excerpt::new("src/lib.rs", 10..=20).max_columns(200);
+/// assert_eq!(e.path(), "src/lib.rs");
+/// assert_eq!(e.lines(), 10..=20);
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Excerpt {
+    path: String,
+    first: u64,
+    last: u64,
+    max_columns: Option<usize>,
+}
+
+impl Excerpt {
+    /// Lines `lines` (1-based, inclusive) of the file at `path`.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let e = candor::Excerpt::new("a.txt", 1..=1);
+    /// assert_eq!(e.lines(), 1..=1);
+    /// ```
+    #[must_use]
+    pub fn new(path: impl Into<String>, lines: RangeInclusive<u64>) -> Excerpt {
+        Excerpt {
+            path: path.into(),
+            first: *lines.start(),
+            last: *lines.end(),
+            max_columns: None,
+        }
+    }
+
+    /// Cuts lines longer than `max_columns` bytes, and marks them as cut.
+    /// Default: no cut.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let e = candor::Excerpt::new("a.txt", 1..=5).max_columns(80);
+    /// # let _ = e;
+    /// ```
+    #[must_use]
+    pub fn max_columns(mut self, max_columns: usize) -> Excerpt {
+        self.max_columns = Some(max_columns);
+        self
+    }
+
+    /// The file's path.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// assert_eq!(candor::Excerpt::new("a.txt", 1..=2).path(), "a.txt");
+    /// ```
+    #[must_use]
+    pub fn path(&self) -> &str {
+        &self.path
+    }
+
+    /// The lines, 1-based, inclusive.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let e = candor::Excerpt::new("a.txt", 3..=9);
+    /// assert_eq!(e.lines(), 3..=9);
+    /// assert_eq!(e.lines().count(), 7);
+    /// ```
+    #[must_use]
+    pub fn lines(&self) -> RangeInclusive<u64> {
+        self.first..=self.last
+    }
+}
+
+/// Reads the lines of an excerpt from `begin` into `collector`, through
+/// the bounded reader: only as far as the last line wanted (or the limit's
+/// probe), under the size limit, the binary rule, the scanned-bytes
+/// budget and the deadline.
+///
+/// The binary rule of an excerpt is that of the bytes it reads: a NUL in
+/// them (at least the first block) makes the file binary, and no line of
+/// it is returned. A NUL further on is not looked for.
+fn read_excerpt(
+    source: &impl Source,
+    path: &str,
+    excerpt: &Excerpt,
+    begin: u64,
+    limits: &Limits,
+    collector: &mut Collector<Line>,
+) {
+    let last = excerpt.last;
+    // The lines wanted: up to `last`, and no more than the limit's probe.
+    let limit = limits.applied_limit().limit();
+    let last = limit.map_or(last, |l| last.min(begin.saturating_add(l as u64)));
+    let deadline = Deadline::of(limits);
+    let mut held: Vec<Line> = Vec::new();
+    let mut line_number = 0u64;
+    let mut stopped_by = None;
+    let mut visit = |chunk: &[u8], base: u64, is_last: bool| -> ControlFlow<()> {
+        let mut at = 0usize;
+        while at < chunk.len() && line_number < last {
+            line_number += 1;
+            let line = lines::at(chunk, at);
+            if line_number >= begin {
+                let mut text = String::new();
+                let line_cut = show(
+                    &chunk[line.start..line.content_end],
+                    &[],
+                    excerpt.max_columns,
+                    &mut text,
+                    &mut Vec::new(),
+                );
+                held.push(Line {
+                    line_number,
+                    byte_offset: base + at as u64,
+                    line: text,
+                    line_cut,
+                });
+            }
+            at = line.end + 1;
+        }
+        if line_number >= last || is_last {
+            return ControlFlow::Break(());
+        }
+        // Scanned: from the first line returned, so that a resumed page
+        // advances; and a page holds at least one line.
+        let read = held
+            .first()
+            .map_or(0, |l| base + chunk.len() as u64 - l.byte_offset);
+        if let Some(max) = limits.max_scanned_bytes.filter(|&max| read >= max) {
+            stopped_by = Some(Budget::new(BudgetKind::ScannedBytes, max, read));
+            return ControlFlow::Break(());
+        }
+        if !held.is_empty() && deadline.as_ref().is_some_and(Deadline::passed) {
+            stopped_by = Some(Deadline::spent(limits));
+            return ControlFlow::Break(());
+        }
+        ControlFlow::Continue(())
+    };
+    let ended = match source.open(path) {
+        Opened::Skip(input) => {
+            collector.skip(input);
+            return;
+        }
+        Opened::Memory(bytes, known) => reader::visit_memory(bytes, known, BLOCK, &mut visit),
+        Opened::File(file, rules) => {
+            reader::visit_file(file, rules, &mut Vec::new(), None, &mut visit)
+        }
+    };
+    if let Ended::Skip(reason, detail) = ended {
+        collector.skip(reader::skipped(path, reason, detail));
+        return;
+    }
+    for line in held {
+        if collector.offer(line).is_break() {
+            return;
+        }
+    }
+    if let Some(budget) = stopped_by {
+        collector.stop_with(Completeness::TruncatedByBudget {
+            budget,
+            clamp: None,
+        });
+    }
+}
+
+pub(crate) fn excerpt(
+    source: &impl Source,
+    excerpt: &Excerpt,
+    limits: &Limits,
+    cursor: Option<&Cursor>,
+) -> Result<Bounded<Line>, Error> {
+    let (first, last) = (excerpt.first, excerpt.last);
+    if first == 0 {
+        return Err(Error::invalid_argument("lines", "line numbers start at 1"));
+    }
+    if first > last {
+        return Err(Error::invalid_argument(
+            "lines",
+            format!("the range {first}..={last} is empty: its start is after its end"),
+        ));
+    }
+    let resolved = source.resolve_file(excerpt.path())?;
+    let fingerprint = Fingerprint::of(&(
+        "excerpt",
+        &resolved.path,
+        first,
+        last,
+        excerpt.max_columns,
+        source.fingerprint(),
+    ));
+    let scope = source.scope(fingerprint);
+    let after = match cursor {
+        Some(c) => {
+            let after: u64 = scope.resume(c)?;
+            if after < first || after >= last {
+                return Err(Error::cursor_out_of_range(format!(
+                    "it resumes after line {after}, outside the excerpt {first}..={last}"
+                )));
+            }
+            Some(after)
+        }
+        None => None,
+    };
+    let mut collector: Collector<Line> = Collector::resuming(limits, cursor);
+    let begin = after.map_or(first, |a| a + 1);
+    if limits.max_files == Some(0) {
+        // Nothing is read.
+        collector.stop_with(Completeness::TruncatedByBudget {
+            budget: Budget::new(BudgetKind::Files, 0, 0),
+            clamp: None,
+        });
+    } else {
+        read_excerpt(
+            source,
+            &resolved.path,
+            excerpt,
+            begin,
+            limits,
+            &mut collector,
+        );
+    }
+    collector.finish(
+        |kept| kept.last().map(|l| scope.cursor(&l.line_number)),
+        None,
+        limits.strict,
+    )
+}

@@ -1,0 +1,325 @@
+//! Matchers: one literal (memchr's memmem), many literals (aho-corasick),
+//! and regex (regex-automata's meta engine, the one behind the `regex`
+//! crate), each answering "where is the next matching line" and "what
+//! matches in this line".
+//!
+//! Matching is line-oriented: no match spans a line terminator. Regex
+//! patterns are rewritten so that they cannot match `\n` (it is removed
+//! from every class; a literal `\n` is refused), and `\A`/`\z` mean the
+//! start and end of a line, like `^` and `$`. With that, a match found in
+//! the whole buffer is a match of its line, and the buffer can be searched
+//! in one pass.
+//!
+//! Every regex is compiled from its rewritten HIR, never from pattern text
+//! printed from one: a printed HIR does not always parse back to itself
+//! (regex-syntax prints the optional group `(?:\d+)?` as `\d+?`, a lazy
+//! repetition that needs a digit).
+//!
+//! Spans fall on character boundaries: an empty match never splits a
+//! character (as in the `regex` crate's `str` API), and a match of a
+//! pattern that can match part of a character (`(?-u:\xA9)`) is widened
+//! to the whole characters it touches. Inside invalid UTF-8 the shown
+//! line decides (see `engine::show`).
+//!
+//! Here: the matcher and its strategy, and how it finds matching lines
+//! and their matches. How one is built from a query is in `build.rs`, the
+//! syntax-tree rewrites in `syntax.rs`, and the grouping of a buffer's
+//! matches by line in `matched_lines.rs`.
+
+mod build;
+mod matched_lines;
+mod syntax;
+
+use aho_corasick::AhoCorasick;
+use memchr::memmem;
+use regex_automata::Input;
+use regex_automata::meta::Regex;
+
+use crate::search::{Span, lines};
+
+pub(crate) use matched_lines::MatchedLines;
+
+/// Finds the lines of a buffer that match a query, and their matches.
+#[derive(Clone)]
+pub(crate) struct Matcher {
+    strategy: Strategy,
+    /// Whole words: bytes that are not UTF-8 are read as NUL, a non-word
+    /// character, so that a word beside them is whole (see `prepare`).
+    nul_for_invalid: bool,
+    /// The pattern can match part of a character (a byte class such as
+    /// `(?-u:\xA9)`): spans are widened to whole characters.
+    widen: bool,
+}
+
+/// How candidate lines are found in the whole buffer, and how a candidate
+/// is confirmed: only the combinations a query can make.
+#[derive(Clone)]
+enum Strategy {
+    /// Case-sensitive literals, not whole words: what the literals find
+    /// is a match, except on a line ending in `\r\n`, where it may lie in
+    /// the `\r`.
+    Literals(Literals),
+    /// Literals find the candidate lines, and the line regex (compiled for
+    /// one line's content) confirms them and finds their matches:
+    /// whole-word literals, and a regex with a required inner literal.
+    Prefiltered(Literals, Regex),
+    /// The buffer-wide form of a regex (`$` also before `\r\n`) finds the
+    /// candidate lines, and the line regex confirms them. With
+    /// `candidate_is_match`, the buffer-wide form is the line regex itself
+    /// (no whole words, no widening): on a line without `\r`, where the
+    /// two agree, a candidate needs no second look.
+    Regex {
+        buffer: Regex,
+        line: Regex,
+        candidate_is_match: bool,
+    },
+}
+
+impl Strategy {
+    /// A position within the first line, at or after `start`, that holds
+    /// a candidate (a match's start, or for a regex its end).
+    fn find_candidate(&self, haystack: &[u8], start: usize) -> Option<usize> {
+        match self {
+            Strategy::Literals(literals) | Strategy::Prefiltered(literals, _) => {
+                literals.find(haystack, start)
+            }
+            // Only the line matters, so the end of the shortest match will
+            // do: it lies in the same line as the start (no match spans a
+            // line), and finding it takes one forward scan, no reverse one.
+            Strategy::Regex { buffer, .. } => buffer
+                .search_half(&Input::new(haystack).range(start..).earliest(true))
+                .map(|m| m.offset()),
+        }
+    }
+
+    /// The regex that confirms a candidate line, if one does.
+    fn line_regex(&self) -> Option<&Regex> {
+        match self {
+            Strategy::Literals(_) => None,
+            Strategy::Prefiltered(_, line) | Strategy::Regex { line, .. } => Some(line),
+        }
+    }
+}
+
+/// One literal (memchr's memmem) or several (aho-corasick, the earlier
+/// given winning at a position).
+#[derive(Clone)]
+enum Literals {
+    One(Box<memmem::Finder<'static>>),
+    Many(AhoCorasick),
+}
+
+impl Literals {
+    /// Where the first literal at or after `start` begins.
+    fn find(&self, haystack: &[u8], start: usize) -> Option<usize> {
+        match self {
+            Literals::One(f) => f.find(&haystack[start..]).map(|i| start + i),
+            Literals::Many(ac) => ac
+                .find(aho_corasick::Input::new(haystack).range(start..))
+                .map(|m| m.start()),
+        }
+    }
+
+    fn is_match(&self, haystack: &[u8]) -> bool {
+        match self {
+            Literals::One(f) => f.find(haystack).is_some(),
+            Literals::Many(ac) => ac.is_match(haystack),
+        }
+    }
+
+    /// Every literal in `haystack`, leftmost first, not overlapping.
+    fn matches<'m, 'h>(&'m self, haystack: &'h [u8]) -> BufferMatches<'m, 'h> {
+        match self {
+            Literals::One(f) => BufferMatches::Literal(f.find_iter(haystack), f.needle().len()),
+            Literals::Many(ac) => BufferMatches::Set(ac.find_iter(haystack)),
+        }
+    }
+}
+
+/// Every match in a buffer, in order, as (start, end), from one of the
+/// engines that can list a buffer's matches: no match spans a line.
+// One lives on the stack while a file is searched: its size costs nothing,
+// where boxing the large variant would cost an allocation per file.
+#[allow(clippy::large_enum_variant)]
+enum BufferMatches<'m, 'h> {
+    Literal(memmem::FindIter<'h, 'm>, usize),
+    Set(aho_corasick::FindIter<'m, 'h>),
+    Regex(regex_automata::meta::FindMatches<'m, 'h>),
+}
+
+impl Iterator for BufferMatches<'_, '_> {
+    type Item = (usize, usize);
+
+    fn next(&mut self) -> Option<(usize, usize)> {
+        match self {
+            BufferMatches::Literal(it, len) => it.next().map(|s| (s, s + *len)),
+            BufferMatches::Set(it) => it.next().map(|m| (m.start(), m.end())),
+            BufferMatches::Regex(it) => it.next().map(|m| (m.start(), m.end())),
+        }
+    }
+}
+
+/// A matching line: where it starts, where its content ends (before a
+/// `\r\n` or `\n`), and where the next line starts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct LineHit {
+    pub(crate) start: usize,
+    pub(crate) content_end: usize,
+    pub(crate) next: usize,
+    /// The line's matches were found while confirming it.
+    pub(crate) spans_ready: bool,
+}
+
+impl Matcher {
+    /// Finds the next line, starting at or after `start` (a line start),
+    /// that holds a match.
+    pub(crate) fn next_line(&self, haystack: &[u8], start: usize) -> Option<LineHit> {
+        self.next_line_with(haystack, start, None)
+    }
+
+    /// Like `next_line`; with `spans`, a line that has to be confirmed by
+    /// the line regex gets its matches found in the same pass, and the hit
+    /// says so (`spans_ready`).
+    pub(crate) fn next_line_with(
+        &self,
+        haystack: &[u8],
+        mut start: usize,
+        mut spans: Option<&mut Vec<Span>>,
+    ) -> Option<LineHit> {
+        let len = haystack.len();
+        while start < len {
+            let at = self.strategy.find_candidate(haystack, start)?.min(len);
+            let line = lines::around(haystack, start, at);
+            if line.start == len {
+                // An empty match after the final newline: no line is there.
+                return None;
+            }
+            let line_end = line.end;
+            let mut hit = LineHit {
+                start: line.start,
+                content_end: line.content_end,
+                next: line.next(len),
+                spans_ready: false,
+            };
+            let content = &haystack[line.start..line.content_end];
+            let plain = !line.has_crlf();
+            if let (Some(_), Some(out)) = (self.strategy.line_regex(), spans.as_deref_mut()) {
+                if !self.confirmed_by_candidate(content, plain) {
+                    // Finding the matches confirms the line, or not.
+                    self.spans(content, out);
+                    if !out.is_empty() {
+                        hit.spans_ready = true;
+                        return Some(hit);
+                    }
+                    if line_end >= len {
+                        return None;
+                    }
+                    start = line_end + 1;
+                    continue;
+                }
+            }
+            if self.confirms(content, plain) {
+                return Some(hit);
+            }
+            if line_end >= len {
+                return None;
+            }
+            start = line_end + 1;
+        }
+        None
+    }
+
+    /// Returns true when the line `content` holds a match. `plain` says
+    /// the line had no `\r\n` ending, so a candidate there is a match.
+    fn confirms(&self, content: &[u8], plain: bool) -> bool {
+        match &self.strategy {
+            Strategy::Literals(_) if plain => true,
+            Strategy::Literals(literals) => literals.is_match(content),
+            _ if self.confirmed_by_candidate(content, plain) => true,
+            Strategy::Prefiltered(_, line) | Strategy::Regex { line, .. } => line.is_match(content),
+        }
+    }
+
+    /// Returns true when the candidate found in this line is already a
+    /// match: it came from the buffer-wide form of the line regex, and the
+    /// line has no `\r` where the two forms could disagree.
+    fn confirmed_by_candidate(&self, content: &[u8], plain: bool) -> bool {
+        matches!(
+            self.strategy,
+            Strategy::Regex {
+                candidate_is_match: true,
+                ..
+            }
+        ) && plain
+            && memchr::memchr(b'\r', content).is_none()
+    }
+
+    /// Every match within a line's `content`, leftmost first, not
+    /// overlapping.
+    pub(crate) fn spans(&self, content: &[u8], out: &mut Vec<Span>) {
+        out.clear();
+        let span = |(start, end): (usize, usize)| Span { start, end };
+        match &self.strategy {
+            Strategy::Literals(literals) => out.extend(literals.matches(content).map(span)),
+            Strategy::Prefiltered(_, line) | Strategy::Regex { line, .. } => {
+                out.extend(line.find_iter(content).map(|m| span((m.start(), m.end()))));
+                if self.widen {
+                    widen_to_characters(content, out);
+                }
+            }
+        }
+    }
+
+    /// The bytes this matcher searches for `haystack`: the haystack
+    /// itself, or, for whole words in a file that is not all UTF-8, a copy
+    /// with every byte of an invalid sequence read as NUL (a non-word
+    /// character; NUL itself never occurs, since a file holding one is
+    /// binary and not searched). Offsets are unchanged.
+    pub(crate) fn prepare<'h>(&self, haystack: &'h [u8]) -> std::borrow::Cow<'h, [u8]> {
+        if !self.nul_for_invalid || std::str::from_utf8(haystack).is_ok() {
+            return std::borrow::Cow::Borrowed(haystack);
+        }
+        let mut clean = Vec::with_capacity(haystack.len());
+        for chunk in haystack.utf8_chunks() {
+            clean.extend_from_slice(chunk.valid().as_bytes());
+            clean.extend(std::iter::repeat_n(0u8, chunk.invalid().len()));
+        }
+        std::borrow::Cow::Owned(clean)
+    }
+}
+
+/// Widens each span that starts or ends inside a valid multi-byte
+/// character to that whole character, then joins the spans that come to
+/// overlap. Offsets inside invalid UTF-8 stay: the shown line replaces the
+/// sequence with one character, and `engine::show` maps them onto it.
+fn widen_to_characters(content: &[u8], spans: &mut Vec<Span>) {
+    // The character around `at`, as (start, end), when `at` is inside one.
+    let around = |at: usize| -> Option<(usize, usize)> {
+        (1..=at.min(3)).find_map(|back| {
+            let start = at - back;
+            let c = content[start..]
+                .utf8_chunks()
+                .next()?
+                .valid()
+                .chars()
+                .next()?;
+            (c.len_utf8() > back).then(|| (start, start + c.len_utf8()))
+        })
+    };
+    let mut out: Vec<Span> = Vec::with_capacity(spans.len());
+    for s in spans.drain(..) {
+        let start = around(s.start).map_or(s.start, |(from, _)| from);
+        let end = if s.end == s.start {
+            start
+        } else {
+            around(s.end).map_or(s.end, |(_, to)| to)
+        };
+        match out.last_mut() {
+            Some(last) if start < last.end || (start == last.start && end == last.end) => {
+                last.end = last.end.max(end);
+            }
+            _ => out.push(Span { start, end }),
+        }
+    }
+    *spans = out;
+}
