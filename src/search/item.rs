@@ -101,16 +101,19 @@ impl Span {
         self.end.saturating_sub(self.start)
     }
 
-    /// Returns true for an empty span.
+    /// Returns true for an empty span: [`len`](Self::len) is 0, which a
+    /// hand-built span whose `end` is before its `start` is too.
     ///
     /// # Example
     ///
     /// ```
     /// assert!(candor::Span { start: 2, end: 2 }.is_empty());
+    /// assert!(candor::Span { start: 5, end: 2 }.is_empty());
+    /// assert!(!candor::Span { start: 2, end: 5 }.is_empty());
     /// ```
     #[must_use]
     pub fn is_empty(&self) -> bool {
-        self.start == self.end
+        self.len() == 0
     }
 }
 

@@ -143,7 +143,7 @@ impl Query {
     ///
     /// ```
     /// let q = candor::Query::literal("todo").case_insensitive(true);
-    /// assert!(q.is_case_insensitive());
+    /// assert!(q.get_case_insensitive());
     /// ```
     #[must_use]
     pub fn case_insensitive(mut self, yes: bool) -> Query {
@@ -180,7 +180,7 @@ impl Query {
     ///
     /// ```
     /// let q = candor::Query::literal("x").max_columns(200);
-    /// assert_eq!(q.max_columns_value(), Some(200));
+    /// assert_eq!(q.get_max_columns(), Some(200));
     /// ```
     #[must_use]
     pub fn max_columns(mut self, max_columns: usize) -> Query {
@@ -238,51 +238,59 @@ impl Query {
         &self.patterns
     }
 
-    /// Returns true when matching ignores case.
+    /// Whether matching ignores case (see
+    /// [`case_insensitive`](Self::case_insensitive)).
     ///
     /// # Example
     ///
     /// ```
-    /// assert!(!candor::Query::literal("x").is_case_insensitive());
+    /// assert!(!candor::Query::literal("x").get_case_insensitive());
+    /// assert!(candor::Query::literal("x").case_insensitive(true).get_case_insensitive());
     /// ```
     #[must_use]
-    pub fn is_case_insensitive(&self) -> bool {
+    pub fn get_case_insensitive(&self) -> bool {
         self.case_insensitive
     }
 
-    /// Returns true when only whole words match.
+    /// Whether only whole words match (see [`whole_word`](Self::whole_word)).
     ///
     /// # Example
     ///
     /// ```
-    /// assert!(!candor::Query::literal("x").is_whole_word());
+    /// assert!(!candor::Query::literal("x").get_whole_word());
+    /// assert!(candor::Query::literal("x").whole_word(true).get_whole_word());
     /// ```
     #[must_use]
-    pub fn is_whole_word(&self) -> bool {
+    pub fn get_whole_word(&self) -> bool {
         self.whole_word
     }
 
-    /// The column limit, if one is set.
+    /// The column limit, if one is set (see
+    /// [`max_columns`](Self::max_columns)).
     ///
     /// # Example
     ///
     /// ```
-    /// assert_eq!(candor::Query::literal("x").max_columns_value(), None);
+    /// assert_eq!(candor::Query::literal("x").get_max_columns(), None);
+    /// assert_eq!(candor::Query::literal("x").max_columns(120).get_max_columns(), Some(120));
     /// ```
     #[must_use]
-    pub fn max_columns_value(&self) -> Option<usize> {
+    pub fn get_max_columns(&self) -> Option<usize> {
         self.max_columns
     }
 
-    /// The path filter; empty for the whole corpus.
+    /// The path filter (see [`paths`](Self::paths)); empty for the whole
+    /// corpus.
     ///
     /// # Example
     ///
     /// ```
-    /// assert!(candor::Query::literal("x").path_filter().is_empty());
+    /// assert!(candor::Query::literal("x").get_paths().is_empty());
+    /// let q = candor::Query::literal("x").paths(["src/lib.rs"]);
+    /// assert_eq!(q.get_paths(), ["src/lib.rs"]);
     /// ```
     #[must_use]
-    pub fn path_filter(&self) -> &[String] {
+    pub fn get_paths(&self) -> &[String] {
         &self.paths
     }
 

@@ -33,7 +33,7 @@ fn run_query<S: Source, T: Item>(
     } = operation;
     let matcher = Matcher::new(query)?;
     let mut filters = query
-        .path_filter()
+        .get_paths()
         .iter()
         .map(|p| source.resolve(p).map(|r| r.path))
         .collect::<Result<Vec<_>, _>>()?;
@@ -53,7 +53,7 @@ fn run_query<S: Source, T: Item>(
         mode,
         cap: limit.map(|l| l.saturating_add(1)),
         count_rest: limits.count_total,
-        max_columns: query.max_columns_value(),
+        max_columns: query.get_max_columns(),
         start: start.clone(),
         filters,
         counting_only: AtomicBool::new(false),

@@ -43,7 +43,7 @@ fn invalid(query_pattern: &str, reason: impl Into<String>) -> Error {
 fn parse(query: &Query, pattern: &str, crlf: bool) -> Result<Hir, Error> {
     let shown = query.pattern_text();
     let hir = regex_syntax::ParserBuilder::new()
-        .case_insensitive(query.is_case_insensitive())
+        .case_insensitive(query.get_case_insensitive())
         .multi_line(true)
         .utf8(false)
         .build()
@@ -169,7 +169,7 @@ impl Matcher {
                 ));
             }
         }
-        if query.is_case_insensitive() {
+        if query.get_case_insensitive() {
             // The regex engine, not aho-corasick's ASCII folding: it folds
             // case the Unicode way (the Kelvin sign, the long s), and on
             // real text its prefilter is several times faster (aho-corasick's
@@ -178,7 +178,7 @@ impl Matcher {
             return Self::regex_of(query, hir.clone(), hir, LITERALS_SIZE_LIMIT);
         }
         let found = finder(query, literals)?;
-        let strategy = if query.is_whole_word() {
+        let strategy = if query.get_whole_word() {
             let hir = literals_hir(literals, false).map_err(|reason| invalid(&shown, reason))?;
             let line = compile(query, &whole_word(hir), LITERALS_SIZE_LIMIT)?;
             Strategy::Prefiltered(found, line)
@@ -187,7 +187,7 @@ impl Matcher {
         };
         Ok(Matcher {
             strategy,
-            nul_for_invalid: query.is_whole_word(),
+            nul_for_invalid: query.get_whole_word(),
             widen: false,
         })
     }
@@ -209,7 +209,7 @@ impl Matcher {
         line_hir: Hir,
         size_limit: usize,
     ) -> Result<Matcher, Error> {
-        let line_hir = if query.is_whole_word() {
+        let line_hir = if query.get_whole_word() {
             whole_word(line_hir)
         } else {
             line_hir
@@ -229,12 +229,12 @@ impl Matcher {
             None => Strategy::Regex {
                 buffer: compile(query, &buffer_hir, size_limit)?,
                 line: compile(query, &line_hir, size_limit)?,
-                candidate_is_match: !query.is_whole_word() && !widen,
+                candidate_is_match: !query.get_whole_word() && !widen,
             },
         };
         Ok(Matcher {
             strategy,
-            nul_for_invalid: query.is_whole_word(),
+            nul_for_invalid: query.get_whole_word(),
             widen,
         })
     }
