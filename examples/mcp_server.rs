@@ -409,17 +409,16 @@ impl ServerHandler for Server {
 /// stdio transport drops a line that is not JSON without a reply, and
 /// reads a `tools/call` whose `arguments` is not an object as an unknown
 /// method (-32601); both are answered here, before the SDK sees them.
+/// JSON-RPC's parse error (-32700), which has no request id to answer.
+fn parse_error(why: String) -> Value {
+    json!({ "jsonrpc": "2.0", "id": Value::Null, "error": { "code": -32700, "message": format!("parse error: {why}") } })
+}
+
 fn precheck(line: &str) -> Option<Value> {
     let reply = |id: Value, code: i32, message: String| json!({ "jsonrpc": "2.0", "id": id, "error": { "code": code, "message": message } });
     let message: Value = match serde_json::from_str(line) {
         Ok(message) => message,
-        Err(e) => {
-            return Some(reply(
-                Value::Null,
-                -32700,
-                format!("parse error: the line is not JSON ({e})"),
-            ));
-        }
+        Err(e) => return Some(parse_error(format!("the line is not JSON ({e})"))),
     };
     if message.get("method").and_then(Value::as_str) != Some("tools/call") {
         return None;
@@ -455,12 +454,27 @@ async fn serve_stdio(server: Server) -> Result<(), String> {
     let (from_sdk, mut to_sdk) = tokio::io::split(ours);
     let (replies, mut pending) = tokio::sync::mpsc::unbounded_channel::<Value>();
     tokio::spawn(async move {
-        let mut lines = BufReader::new(tokio::io::stdin()).lines();
-        while let Ok(Some(line)) = lines.next_line().await {
+        let mut stdin = BufReader::new(tokio::io::stdin());
+        let mut raw = Vec::new();
+        loop {
+            raw.clear();
+            match stdin.read_until(b'\n', &mut raw).await {
+                Ok(0) | Err(_) => break,
+                Ok(_) => {}
+            }
+            // A line that is not UTF-8 is a parse error like any other
+            // that is not JSON: answered, and the session goes on.
+            let line = match std::str::from_utf8(&raw) {
+                Ok(line) => line.trim_end_matches(['\n', '\r']),
+                Err(e) => {
+                    drop(replies.send(parse_error(format!("the line is not UTF-8 ({e})"))));
+                    continue;
+                }
+            };
             if line.trim().is_empty() {
                 continue;
             }
-            match precheck(&line) {
+            match precheck(line) {
                 Some(reply) => drop(replies.send(reply)),
                 None if to_sdk
                     .write_all(format!("{line}\n").as_bytes())
@@ -472,7 +486,10 @@ async fn serve_stdio(server: Server) -> Result<(), String> {
                 None => {}
             }
         }
-        // Dropping `to_sdk` ends the session, as end of input does.
+        // End of input: the SDK reads the end of its input too, and the
+        // session ends. (Dropping `to_sdk` alone would not: the stream's
+        // other half lives on in the writer.)
+        let _ = to_sdk.shutdown().await;
     });
     let writer = tokio::spawn(async move {
         // A large result is one long line: it goes out through a buffer

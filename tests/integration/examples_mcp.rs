@@ -663,6 +663,15 @@ impl RawSession {
         session
     }
 
+    async fn send_bytes(&mut self, bytes: &[u8]) {
+        use tokio::io::AsyncWriteExt;
+        self.stdin
+            .write_all(bytes)
+            .await
+            .expect("write to the server");
+        self.stdin.flush().await.expect("flush");
+    }
+
     async fn send(&mut self, line: &str) {
         use tokio::io::AsyncWriteExt;
         self.stdin
@@ -741,4 +750,67 @@ async fn malformed_lines_and_wrong_argument_types_get_json_rpc_errors() {
         serde_json::from_str(result["content"][1]["text"].as_str().unwrap()).expect("JSON");
     assert_eq!(mirror, result["structuredContent"]);
     session.child.kill().await.expect("stop the server");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn lines_that_are_not_utf8_get_a_parse_error_and_the_session_goes_on() {
+    let tmp = sample_tree();
+    let mut session = RawSession::start(tmp.path()).await;
+    for garbage in [
+        &b"\xff\xfe\n"[..],
+        b"\xc3\x28\n",
+        b"{\"jsonrpc\": \"2.0\xff\"}\r\n",
+    ] {
+        session.send_bytes(garbage).await;
+        let reply = session.reply().await;
+        assert_eq!(reply["error"]["code"], json!(-32700), "{reply}");
+        assert_eq!(reply["id"], Value::Null, "{reply}");
+        let message = reply["error"]["message"].as_str().unwrap();
+        assert!(message.contains("not UTF-8"), "{message}");
+    }
+    let reply = session
+        .request(json!({ "jsonrpc": "2.0", "id": 555, "method": "tools/list" }))
+        .await;
+    assert_eq!(reply["id"], json!(555), "{reply}");
+    assert!(reply["result"]["tools"].is_array(), "{reply}");
+    session.child.kill().await.expect("stop the server");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_server_exits_when_its_input_ends() {
+    let tmp = sample_tree();
+    // Mid-session, after a request, and before anything at all.
+    for initialize in [true, false] {
+        let mut child = tokio::process::Command::new(example("mcp_server"))
+            .arg("--root")
+            .arg(tmp.path())
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::null())
+            .kill_on_drop(true)
+            .spawn()
+            .expect("the server starts");
+        let mut stdin = child.stdin.take().expect("stdin");
+        if initialize {
+            use tokio::io::AsyncWriteExt;
+            let init = json!({
+                "jsonrpc": "2.0", "id": 1, "method": "initialize",
+                "params": { "protocolVersion": "2025-06-18", "capabilities": {},
+                            "clientInfo": { "name": "raw", "version": "0" } }
+            });
+            stdin
+                .write_all(format!("{init}\n").as_bytes())
+                .await
+                .expect("write");
+        }
+        drop(stdin);
+        let status = tokio::time::timeout(HANG_GUARD, child.wait())
+            .await
+            .unwrap_or_else(|_| {
+                panic!("still running after its input ended (initialize: {initialize})")
+            })
+            .expect("wait");
+        // Before the handshake there was no session: the server says it
+        // could not start, and fails.
+        assert_eq!(status.success(), initialize, "{status}");
+    }
 }
