@@ -113,11 +113,12 @@ pub enum ErrorKind {
         /// The budget that was asked for.
         max_bytes: usize,
         /// The size of the smallest response this query can produce from
-        /// what it had read when it stopped. A search given this budget
-        /// reads further, and what it then finds (more skipped inputs, a
-        /// longer total) can make the smallest response longer: a retry
-        /// with `needed` either fits or fails again with a larger
-        /// `needed`.
+        /// what it had read when it stopped. A query given this budget
+        /// reads further, and what it then finds can change the smallest
+        /// response: more skipped inputs or a longer total make it longer
+        /// (a retry with `needed` either fits or fails again with a larger
+        /// `needed`), and an answer found to be complete, which needs no
+        /// truncation note, can make a smaller budget enough.
         needed: usize,
     },
     /// Strict mode was asked for and the result is not complete. What was

@@ -341,13 +341,35 @@ fn check_collect<T: Item>(input: &[T], picks: &KnobPicks) -> Result<(), TestCase
                 full.len(),
                 max_bytes
             );
-            // And `needed` is honest: with that much room there is an answer.
-            let roomier = Knobs {
-                max_bytes: Some(needed + 32),
-                ..knobs.clone()
-            };
-            let retry = roomier.limits().collect(input.iter().cloned());
-            prop_assert!(retry.is_ok(), "still too small with {} bytes", needed + 32);
+            // And `needed` is honest: a retry with that budget answers, or
+            // (having read further) names a larger need, and following
+            // the needs ends in an answer.
+            let mut budget = needed;
+            let mut answered = false;
+            for _ in 0..4 {
+                let knobs = Knobs {
+                    max_bytes: Some(budget),
+                    ..knobs.clone()
+                };
+                match knobs.limits().collect(input.iter().cloned()) {
+                    Ok(_) => {
+                        answered = true;
+                        break;
+                    }
+                    Err(e) => {
+                        let ErrorKind::BudgetTooSmall { needed: more, .. } = *e.kind() else {
+                            return Err(TestCaseError::fail(format!("unexpected error {e}")));
+                        };
+                        prop_assert!(more > budget, "{} bytes were needed, then {}", budget, more);
+                        budget = more;
+                    }
+                }
+            }
+            prop_assert!(
+                answered,
+                "no answer after following the needs to {} bytes",
+                budget
+            );
             return Ok(());
         }
     };
