@@ -23,6 +23,13 @@ impl Error {
     /// `serde_json::Map`: sorted, unless serde_json's `preserve_order`
     /// feature is on).
     ///
+    /// The wire form is what JSON can hold: a float that is not a number
+    /// or infinite is `null` (and will not decode as a float again), and
+    /// an item that cannot be serialized at all (a map whose keys are not
+    /// strings) makes the strict query's error that serialization error
+    /// ([`ErrorKind::Serialize`]), with no partial result: such items
+    /// cannot be put on the wire, in strict mode or under a byte budget.
+    ///
     /// # Example
     ///
     /// ```

@@ -290,7 +290,10 @@ impl Limits {
     /// [`Incomplete`](crate::ErrorKind::Incomplete) that still holds the
     /// partial result, in its wire form
     /// ([`Error::partial`](crate::Error::partial),
-    /// [`Error::into_partial`](crate::Error::into_partial)). Default: off.
+    /// [`Error::into_partial`](crate::Error::into_partial)). Items that
+    /// cannot be serialized to JSON make it a
+    /// [`Serialize`](crate::ErrorKind::Serialize) error instead, with no
+    /// partial result. Default: off.
     ///
     /// # Example
     ///

@@ -923,3 +923,31 @@ fn page_and_key_cursors_are_not_interchangeable() {
         .unwrap_err();
     assert_eq!(kind_name(&err), "MalformedCursor", "{err}");
 }
+
+/// Strict mode keeps what was found in its wire form: what JSON cannot
+/// hold says so (a map with non-string keys is a serialize error, never a
+/// partial result that silently lost items), and a float that is not a
+/// number comes back as `null`.
+#[test]
+fn strict_partial_results_are_what_json_can_hold() {
+    use std::collections::HashMap;
+    let map: HashMap<(u8, u8), u8> = HashMap::from([((1, 2), 3)]);
+    let maps = [map.clone(), map.clone(), map];
+    assert!(Limits::new().limit(1).collect(maps.iter()).is_ok());
+    let err = Limits::new()
+        .limit(1)
+        .strict(true)
+        .collect(maps.iter())
+        .unwrap_err();
+    assert!(matches!(err.kind(), ErrorKind::Serialize { .. }), "{err}");
+    assert!(err.partial().is_none() && !err.has_partial());
+
+    let err = Limits::new()
+        .limit(1)
+        .strict(true)
+        .collect([f64::NAN, 1.0])
+        .unwrap_err();
+    let partial = err.partial().expect("what was found");
+    assert_eq!(partial.items(), &[serde_json::Value::Null]);
+    assert!(err.into_partial::<f64>().is_err());
+}

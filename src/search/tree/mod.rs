@@ -59,6 +59,14 @@ mod source;
 /// cursor is refused as stale
 /// ([`ErrorKind::StaleCursor`](crate::ErrorKind::StaleCursor)).
 ///
+/// A tree on disk has no generation: only the file a cursor points into
+/// is checked. A file before it that changes between pages is not
+/// noticed, so a later page's `start` and total describe the tree as the
+/// earlier pages saw it, and an `eq` total is exact for a tree that did
+/// not change while it was paged. Where the tree may change, count each
+/// page's own answer, or use [`Documents`](crate::Documents) with a
+/// generation that moves with every change.
+///
 /// # Example
 ///
 /// ```
