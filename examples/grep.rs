@@ -11,7 +11,8 @@
 //! why, how many there are (exactly, or at least), and the `--cursor` flag
 //! that resumes it. `--json` prints the wire shape instead: one JSON object,
 //! disclosure first, the matches last (held meanwhile in a temporary file,
-//! so memory stays flat however many there are).
+//! so memory does not grow with their number, but for one file's matching
+//! lines, which are held until that file's search ends).
 //!
 //! Exit status: 0 when something matched, 1 when nothing did, 2 on an error.
 
@@ -424,7 +425,7 @@ fn run(args: &Args) -> Result<bool, Failure> {
         // Streamed: the disclosure comes first on the wire and is known
         // only at the end, so the matches are serialized as they come into
         // a temporary file, and copied out after the disclosure. Memory
-        // stays flat whatever the number of matches.
+        // does not grow with the number of matches (but for one file's).
         let end = match tempfile::tempfile() {
             Ok(file) => json_stream(&tree, &query, &limits, cursor.as_ref(), file, &mut out)?,
             Err(e) => {
