@@ -28,9 +28,12 @@ pub trait Clock: Send + Sync + fmt::Debug {
 /// # Example
 ///
 /// ```
+/// use std::time::Duration;
 /// use candor::{Limits, SystemClock};
-/// let limits = Limits::new().clock(SystemClock);
-/// # let _ = limits;
+/// let limits = Limits::new().clock(SystemClock).deadline(Duration::from_secs(60));
+/// // A minute is plenty for five items: the answer is whole.
+/// assert!(limits.collect(0..5u32)?.is_complete());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Debug, Clone, Copy, Default)]
 pub struct SystemClock;

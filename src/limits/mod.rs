@@ -169,8 +169,15 @@ impl Limits {
     /// # Example
     ///
     /// ```
-    /// let limits = candor::Limits::new().max_scanned_bytes(64 << 20);
-    /// # let _ = limits;
+    /// use candor::{BudgetKind, Completeness, Corpus, Documents, Limits, Query};
+    /// let docs = Documents::new().with("a.txt", "x\n").with("b.txt", "x\n");
+    /// let limits = Limits::new().max_scanned_bytes(1);
+    /// assert_eq!(limits.get_max_scanned_bytes(), Some(1));
+    /// let b = docs.search(&Query::literal("x"), &limits, None)?;
+    /// let Completeness::TruncatedByBudget { budget, .. } = b.completeness() else { panic!() };
+    /// assert_eq!(budget.kind(), BudgetKind::ScannedBytes);
+    /// assert!(b.next_cursor().is_some());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     #[must_use]
     pub fn max_scanned_bytes(mut self, max_scanned_bytes: u64) -> Limits {
@@ -189,8 +196,13 @@ impl Limits {
     /// # Example
     ///
     /// ```
-    /// let limits = candor::Limits::new().max_files(10_000);
-    /// # let _ = limits;
+    /// use candor::{BudgetKind, Completeness, Corpus, Documents, Limits, Query};
+    /// let docs = Documents::new().with("a.txt", "x\n").with("b.txt", "x\n");
+    /// let b = docs.search(&Query::literal("x"), &Limits::new().max_files(1), None)?;
+    /// assert_eq!(b.len(), 1);
+    /// let Completeness::TruncatedByBudget { budget, .. } = b.completeness() else { panic!() };
+    /// assert_eq!(budget.kind(), BudgetKind::Files);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     #[must_use]
     pub fn max_files(mut self, max_files: u64) -> Limits {
@@ -317,10 +329,13 @@ impl Limits {
     /// # Example
     ///
     /// ```
+    /// use std::time::Duration;
     /// use candor::{Limits, ManualClock};
     /// let clock = ManualClock::new();
-    /// let limits = Limits::new().clock(clock.clone());
-    /// # let _ = limits;
+    /// let limits = Limits::new().clock(clock.clone()).deadline(Duration::from_secs(1));
+    /// // Time passes only when the test says so: the deadline is far.
+    /// assert!(limits.collect(0..3u32)?.is_complete());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     #[must_use]
     pub fn clock(mut self, clock: impl Clock + 'static) -> Limits {

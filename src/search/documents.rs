@@ -160,8 +160,13 @@ impl<'a> Documents<'a> {
     /// # Example
     ///
     /// ```
-    /// let docs = candor::Documents::new().generation(3);
-    /// # let _ = docs;
+    /// use candor::{Corpus, Documents, ErrorKind, Limits, Query};
+    /// let old = Documents::new().with("a.txt", "x\nx\n").generation(3);
+    /// let page = old.search(&Query::literal("x"), &Limits::new().limit(1), None)?;
+    /// let new = Documents::new().with("a.txt", "x\nx\n").generation(4);
+    /// let err = new.search(&Query::literal("x"), &Limits::new(), page.next_cursor()).unwrap_err();
+    /// assert!(matches!(err.kind(), ErrorKind::StaleCursor { .. }));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     #[must_use]
     pub fn generation(mut self, generation: u64) -> Documents<'a> {

@@ -55,8 +55,15 @@ impl Excerpt {
     /// # Example
     ///
     /// ```
-    /// let e = candor::Excerpt::new("a.txt", 1..=5).max_columns(80);
-    /// # let _ = e;
+    /// use candor::{Corpus, Documents, Excerpt, Limits};
+    /// let long = "y".repeat(200);
+    /// let docs = Documents::new().with("a.txt", format!("short\n{long}\n"));
+    /// let e = Excerpt::new("a.txt", 1..=2).max_columns(80);
+    /// let lines = docs.excerpt(&e, &Limits::new(), None)?;
+    /// assert!(lines.items()[0].line_cut.is_none());
+    /// assert_eq!(lines.items()[1].line.len(), 80);
+    /// assert_eq!(lines.items()[1].line_cut.map(|c| c.original_bytes), Some(200));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     #[must_use]
     pub fn max_columns(mut self, max_columns: usize) -> Excerpt {

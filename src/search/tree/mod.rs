@@ -184,9 +184,14 @@ impl Tree {
     /// # Example
     ///
     /// ```
+    /// use candor::{Corpus, Limits, Query, Tree};
     /// # let dir = tempfile::tempdir()?;
-    /// let tree = candor::Tree::new(dir.path())?.hidden(true);
-    /// # let _ = tree;
+    /// std::fs::write(dir.path().join(".env"), "TOKEN=x\n")?;
+    /// let query = Query::literal("TOKEN");
+    /// let shown = Tree::new(dir.path())?.hidden(true).search(&query, &Limits::new(), None)?;
+    /// assert_eq!(shown.items()[0].path, ".env");
+    /// let not = Tree::new(dir.path())?.search(&query, &Limits::new(), None)?;
+    /// assert!(not.is_empty() && not.is_complete(), "left out by policy, and counted");
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     #[must_use]
@@ -201,9 +206,14 @@ impl Tree {
     /// # Example
     ///
     /// ```
+    /// use candor::{Corpus, Limits, Query, Tree};
     /// # let dir = tempfile::tempdir()?;
-    /// let tree = candor::Tree::new(dir.path())?.gitignore(false);
-    /// # let _ = tree;
+    /// std::fs::write(dir.path().join(".ignore"), "out.log\n")?;
+    /// std::fs::write(dir.path().join("out.log"), "panic\n")?;
+    /// let query = Query::literal("panic");
+    /// let all = Tree::new(dir.path())?.gitignore(false).search(&query, &Limits::new(), None)?;
+    /// assert_eq!(all.len(), 1);
+    /// assert!(Tree::new(dir.path())?.search(&query, &Limits::new(), None)?.is_empty());
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     #[must_use]
@@ -219,9 +229,16 @@ impl Tree {
     /// # Example
     ///
     /// ```
+    /// use candor::{Corpus, Limits, Query, Tree};
     /// # let dir = tempfile::tempdir()?;
-    /// let tree = candor::Tree::new(dir.path())?.globs(["*.rs", "!target/**"]);
-    /// # let _ = tree;
+    /// std::fs::create_dir(dir.path().join("target"))?;
+    /// std::fs::write(dir.path().join("lib.rs"), "fn main() {}\n")?;
+    /// std::fs::write(dir.path().join("target/gen.rs"), "fn main() {}\n")?;
+    /// std::fs::write(dir.path().join("notes.md"), "fn main() {}\n")?;
+    /// let tree = Tree::new(dir.path())?.globs(["*.rs", "!target/**"]);
+    /// let b = tree.search(&Query::literal("fn main"), &Limits::new(), None)?;
+    /// let paths: Vec<&str> = b.iter().map(|m| m.path.as_str()).collect();
+    /// assert_eq!(paths, ["lib.rs"]);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     #[must_use]
@@ -240,9 +257,15 @@ impl Tree {
     /// # Example
     ///
     /// ```
+    /// use candor::{Corpus, Limits, Query, SkipReason, Tree};
     /// # let dir = tempfile::tempdir()?;
-    /// let tree = candor::Tree::new(dir.path())?.max_file_size(10 << 20);
-    /// # let _ = tree;
+    /// std::fs::write(dir.path().join("small.txt"), "x\n")?;
+    /// std::fs::write(dir.path().join("big.txt"), "x\n".repeat(100))?;
+    /// let tree = Tree::new(dir.path())?.max_file_size(10);
+    /// let b = tree.search(&Query::literal("x"), &Limits::new(), None)?;
+    /// assert_eq!(b.len(), 1);
+    /// assert_eq!(b.skipped().count(&SkipReason::TooLarge), 1);
+    /// assert!(b.is_complete(), "a size limit is policy");
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     #[must_use]
@@ -317,10 +340,17 @@ impl Tree {
     /// # Example
     ///
     /// ```
-    /// # let dir = tempfile::tempdir()?;
     /// use std::time::Duration;
-    /// let tree = candor::Tree::new(dir.path())?.start_threads_after(Duration::ZERO);
-    /// # let _ = tree;
+    /// use candor::{Corpus, Limits, Query, Tree};
+    /// # let dir = tempfile::tempdir()?;
+    /// for n in 0..20 {
+    ///     std::fs::write(dir.path().join(format!("{n:02}.txt")), "x\n")?;
+    /// }
+    /// let query = Query::literal("x");
+    /// let eager = Tree::new(dir.path())?.threads(4).start_threads_after(Duration::ZERO);
+    /// let alone = Tree::new(dir.path())?.threads(1);
+    /// // The same answer, in the same order, whoever searched.
+    /// assert_eq!(eager.search(&query, &Limits::new(), None)?, alone.search(&query, &Limits::new(), None)?);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     #[must_use]
