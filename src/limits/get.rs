@@ -1,0 +1,132 @@
+//! The getters of `Limits`: each setting's value, named for its setter
+//! with `get_`.
+
+use std::time::Duration;
+
+use super::Limits;
+
+impl Limits {
+    /// The item limit as set (see [`limit`](Self::limit)), before the
+    /// clamp to the ceiling; [`applied_limit`](Self::applied_limit) gives
+    /// the limit in force.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let limits = candor::Limits::new().ceiling(10).limit(40);
+    /// assert_eq!(limits.get_limit(), Some(40));
+    /// assert_eq!(limits.applied_limit().limit(), Some(10));
+    /// ```
+    #[must_use]
+    pub fn get_limit(&self) -> Option<usize> {
+        self.limit
+    }
+
+    /// The engine's ceiling for the item limit, if one is set (see
+    /// [`ceiling`](Self::ceiling)).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// assert_eq!(candor::Limits::new().ceiling(500).get_ceiling(), Some(500));
+    /// assert_eq!(candor::Limits::new().get_ceiling(), None);
+    /// ```
+    #[must_use]
+    pub fn get_ceiling(&self) -> Option<usize> {
+        self.ceiling
+    }
+
+    /// The output-bytes budget, if one is set (see
+    /// [`max_bytes`](Self::max_bytes)).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// assert_eq!(candor::Limits::new().max_bytes(100).get_max_bytes(), Some(100));
+    /// ```
+    #[must_use]
+    pub fn get_max_bytes(&self) -> Option<usize> {
+        self.max_bytes
+    }
+
+    /// The scanned-bytes budget, if one is set (see
+    /// [`max_scanned_bytes`](Self::max_scanned_bytes)).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let limits = candor::Limits::new().max_scanned_bytes(1 << 20);
+    /// assert_eq!(limits.get_max_scanned_bytes(), Some(1 << 20));
+    /// ```
+    #[must_use]
+    pub fn get_max_scanned_bytes(&self) -> Option<u64> {
+        self.max_scanned_bytes
+    }
+
+    /// The files budget, if one is set (see [`max_files`](Self::max_files)).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// assert_eq!(candor::Limits::new().max_files(50).get_max_files(), Some(50));
+    /// ```
+    #[must_use]
+    pub fn get_max_files(&self) -> Option<u64> {
+        self.max_files
+    }
+
+    /// The deadline, if one is set (see [`deadline`](Self::deadline)).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// let limits = candor::Limits::new().deadline(Duration::from_millis(250));
+    /// assert_eq!(limits.get_deadline(), Some(Duration::from_millis(250)));
+    /// ```
+    #[must_use]
+    pub fn get_deadline(&self) -> Option<Duration> {
+        self.deadline
+    }
+
+    /// Whether counting past the limit for an exact total is on (see
+    /// [`count_total`](Self::count_total)).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// assert!(candor::Limits::new().count_total(true).get_count_total());
+    /// assert!(!candor::Limits::new().get_count_total());
+    /// ```
+    #[must_use]
+    pub fn get_count_total(&self) -> bool {
+        self.count_total
+    }
+
+    /// The budget for counting past the limit, if one is set (see
+    /// [`max_counted`](Self::max_counted)).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let limits = candor::Limits::new().count_total(true).max_counted(10_000);
+    /// assert_eq!(limits.get_max_counted(), Some(10_000));
+    /// ```
+    #[must_use]
+    pub fn get_max_counted(&self) -> Option<u64> {
+        self.max_counted
+    }
+
+    /// Whether strict mode is on (see [`strict`](Self::strict)).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// assert!(!candor::Limits::new().get_strict());
+    /// assert!(candor::Limits::new().strict(true).get_strict());
+    /// ```
+    #[must_use]
+    pub fn get_strict(&self) -> bool {
+        self.strict
+    }
+}
