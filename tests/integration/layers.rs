@@ -23,6 +23,29 @@ const CORE: &[&[&str]] = &[
     &["search", "mcp"],
 ];
 
+/// The search pipeline's modules, bottom to top: lines and paths, items
+/// and queries, reading and matching, the per-file engine, the sources
+/// (walk, documents, tree), then the runner and the public trait.
+const SEARCH: &[&str] = &[
+    "lines",
+    "path",
+    "item",
+    "query",
+    "confine",
+    "reader",
+    "matcher",
+    "engine",
+    "source",
+    "walk",
+    "document",
+    "documents",
+    "tree",
+    "operation",
+    "run",
+    "excerpt",
+    "corpus",
+];
+
 /// The most lines a source file may hold.
 const MAX_LINES: usize = 500;
 
@@ -121,6 +144,73 @@ fn core_modules_import_only_from_layers_below() {
         upward.is_empty(),
         "imports at or above their layer: {upward:#?}"
     );
+}
+
+/// The code of a file: its unit tests at the end and its comments left
+/// out.
+fn code_of(text: &str) -> String {
+    let tests = Regex::new(r"#\[cfg\((?:all\()?test[^\n]*\n\s*mod tests").unwrap();
+    let code = tests.split(text).next().unwrap_or_default();
+    Regex::new(r"//[^\n]*")
+        .unwrap()
+        .replace_all(code, "")
+        .into_owned()
+}
+
+#[test]
+fn search_modules_import_only_from_modules_below() {
+    let rank: BTreeMap<&str, usize> = SEARCH.iter().enumerate().map(|(i, m)| (*m, i)).collect();
+    let path = Regex::new(r"crate::search::(\w+)").unwrap();
+    let group = Regex::new(r"crate::search::\{([^}]*)\}").unwrap();
+    let first = Regex::new(r"^\s*(\w+)").unwrap();
+    let sibling = Regex::new(r"super::(\w+)").unwrap();
+    let root = src().join("search");
+    let mut files = Vec::new();
+    rust_files(&root, &mut files);
+    let mut upward = Vec::new();
+    let mut seen = 0;
+    for file in &files {
+        let rel = file.strip_prefix(&root).unwrap();
+        let top = rel
+            .components()
+            .next()
+            .unwrap()
+            .as_os_str()
+            .to_string_lossy();
+        let module = top.trim_end_matches(".rs");
+        if module == "mod" {
+            continue;
+        }
+        let own = *rank
+            .get(module)
+            .unwrap_or_else(|| panic!("search/{} is in no layer", rel.display()));
+        seen += 1;
+        let code = code_of(&fs::read_to_string(file).unwrap());
+        let mut used: Vec<String> = path
+            .captures_iter(&code)
+            .map(|c| c[1].to_string())
+            .collect();
+        for g in group.captures_iter(&code) {
+            used.extend(
+                g[1].split(',')
+                    .filter_map(|p| first.captures(p))
+                    .map(|c| c[1].to_string()),
+            );
+        }
+        // In a file directly under `search/`, `super::` is the search module.
+        if rel.components().count() == 1 {
+            used.extend(sibling.captures_iter(&code).map(|c| c[1].to_string()));
+        }
+        for used in used {
+            if let Some(&rank) = rank.get(used.as_str()) {
+                if used != module && rank >= own {
+                    upward.push(format!("search/{} imports {used}", rel.display()));
+                }
+            }
+        }
+    }
+    assert!(seen > 20, "the search sources were found ({seen} files)");
+    assert!(upward.is_empty(), "imports from above: {upward:#?}");
 }
 
 #[test]
