@@ -149,6 +149,14 @@ impl Tree {
                         };
                         let (mut seq, mut jobs) = (seq, chunk.into_iter());
                         while jobs.len() > 0 {
+                            // Past the release point with too many lines
+                            // held, the next part waits, as a new chunk
+                            // would: a chunk admitted whole is not held
+                            // whole.
+                            window.wait_for(seq, plan);
+                            if plan.is_stopped() {
+                                break 'chunks;
+                            }
                             let part = search_part(&mut jobs, &matcher, &mut buffer);
                             if plan.is_stopped() {
                                 break 'chunks;
