@@ -78,74 +78,6 @@ fn reexports() -> BTreeMap<String, String> {
     names
 }
 
-/// The top-level modules a file names through `crate::`, re-exports
-/// resolved, comments and the unit tests at its end left out.
-fn imports(text: &str, names: &BTreeMap<String, String>) -> Vec<String> {
-    let tests = Regex::new(r"#\[cfg\((?:all\()?test[^\n]*\n\s*mod tests").unwrap();
-    let text = tests.split(text).next().unwrap_or_default();
-    let comment = Regex::new(r"//[^\n]*").unwrap();
-    let path = Regex::new(r"crate::(\w+)").unwrap();
-    let group = Regex::new(r"crate::\{([^}]*)\}").unwrap();
-    let word = Regex::new(r"\w+").unwrap();
-    let code = comment.replace_all(text, "");
-    let mut found: Vec<String> = path
-        .captures_iter(&code)
-        .map(|c| c[1].to_string())
-        .chain(group.captures_iter(&code).flat_map(|c| {
-            word.find_iter(&c[1])
-                .map(|w| w.as_str().to_string())
-                .collect::<Vec<_>>()
-        }))
-        .map(|name| names.get(&name).cloned().unwrap_or(name))
-        .collect();
-    found.sort();
-    found.dedup();
-    found
-}
-
-#[test]
-fn core_modules_import_only_from_layers_below() {
-    let layer_of: BTreeMap<&str, usize> = CORE
-        .iter()
-        .enumerate()
-        .flat_map(|(i, layer)| layer.iter().map(move |m| (*m, i)))
-        .collect();
-    let names = reexports();
-    let mut files = Vec::new();
-    rust_files(&src(), &mut files);
-    let mut upward = Vec::new();
-    let mut seen = 0;
-    for file in &files {
-        let rel = file.strip_prefix(src()).unwrap();
-        let top = rel
-            .components()
-            .next()
-            .unwrap()
-            .as_os_str()
-            .to_string_lossy();
-        let module = top.trim_end_matches(".rs");
-        let Some(&own) = layer_of.get(module) else {
-            assert_eq!(module, "lib", "{} is in no layer", rel.display());
-            continue;
-        };
-        seen += 1;
-        let text = fs::read_to_string(file).unwrap();
-        for used in imports(&text, &names) {
-            match layer_of.get(used.as_str()) {
-                Some(&layer) if used != module && layer >= own => {
-                    upward.push(format!("{} imports {used}", rel.display()));
-                }
-                _ => {}
-            }
-        }
-    }
-    assert!(seen > 30, "the sources were found ({seen} files)");
-    assert!(
-        upward.is_empty(),
-        "imports at or above their layer: {upward:#?}"
-    );
-}
-
 /// The code of a file: its unit tests at the end and its comments left
 /// out.
 fn code_of(text: &str) -> String {
@@ -157,20 +89,35 @@ fn code_of(text: &str) -> String {
         .into_owned()
 }
 
-#[test]
-fn search_modules_import_only_from_modules_below() {
-    let rank: BTreeMap<&str, usize> = SEARCH.iter().enumerate().map(|(i, m)| (*m, i)).collect();
-    let path = Regex::new(r"crate::search::(\w+)").unwrap();
-    let group = Regex::new(r"crate::search::\{([^}]*)\}").unwrap();
-    let first = Regex::new(r"^\s*(\w+)").unwrap();
-    let sibling = Regex::new(r"super::(\w+)").unwrap();
-    let root = src().join("search");
+/// The names `code` reaches through `prefix::`: the first name of a path,
+/// and every name of a `prefix::{...}` group.
+fn named(code: &str, prefix: &str) -> Vec<String> {
+    let path = Regex::new(&format!(r"{prefix}::(\w+)")).unwrap();
+    let group = Regex::new(&format!(r"{prefix}::\{{([^}}]*)\}}")).unwrap();
+    let word = Regex::new(r"\w+").unwrap();
+    let mut found: Vec<String> = path.captures_iter(code).map(|c| c[1].to_string()).collect();
+    for g in group.captures_iter(code) {
+        found.extend(word.find_iter(&g[1]).map(|w| w.as_str().to_string()));
+    }
+    found
+}
+
+/// The imports from a module ranked at or above the importing file's own,
+/// among the files below `root`. A file's module is the first component
+/// of its path there; `skip` lists the files that are in no rank, and
+/// `modules_used` what a file's code names.
+fn upward_imports(
+    root: &Path,
+    rank: &BTreeMap<&str, usize>,
+    skip: &[&str],
+    modules_used: impl Fn(&Path, &str) -> Vec<String>,
+) -> (usize, Vec<String>) {
     let mut files = Vec::new();
-    rust_files(&root, &mut files);
+    rust_files(root, &mut files);
     let mut upward = Vec::new();
     let mut seen = 0;
     for file in &files {
-        let rel = file.strip_prefix(&root).unwrap();
+        let rel = file.strip_prefix(root).unwrap();
         let top = rel
             .components()
             .next()
@@ -178,37 +125,59 @@ fn search_modules_import_only_from_modules_below() {
             .as_os_str()
             .to_string_lossy();
         let module = top.trim_end_matches(".rs");
-        if module == "mod" {
+        if skip.contains(&module) {
             continue;
         }
         let own = *rank
             .get(module)
-            .unwrap_or_else(|| panic!("search/{} is in no layer", rel.display()));
+            .unwrap_or_else(|| panic!("{} is in no layer", rel.display()));
         seen += 1;
         let code = code_of(&fs::read_to_string(file).unwrap());
-        let mut used: Vec<String> = path
-            .captures_iter(&code)
-            .map(|c| c[1].to_string())
-            .collect();
-        for g in group.captures_iter(&code) {
-            used.extend(
-                g[1].split(',')
-                    .filter_map(|p| first.captures(p))
-                    .map(|c| c[1].to_string()),
-            );
-        }
-        // In a file directly under `search/`, `super::` is the search module.
-        if rel.components().count() == 1 {
-            used.extend(sibling.captures_iter(&code).map(|c| c[1].to_string()));
-        }
-        for used in used {
-            if let Some(&rank) = rank.get(used.as_str()) {
-                if used != module && rank >= own {
-                    upward.push(format!("search/{} imports {used}", rel.display()));
-                }
+        for used in modules_used(rel, &code) {
+            if rank
+                .get(used.as_str())
+                .is_some_and(|&r| used != module && r >= own)
+            {
+                upward.push(format!("{} imports {used}", rel.display()));
             }
         }
     }
+    (seen, upward)
+}
+
+#[test]
+fn core_modules_import_only_from_layers_below() {
+    let layer_of: BTreeMap<&str, usize> = CORE
+        .iter()
+        .enumerate()
+        .flat_map(|(i, layer)| layer.iter().map(move |m| (*m, i)))
+        .collect();
+    let names = reexports();
+    // A name `lib.rs` re-exports stands for the module it comes from.
+    let (seen, upward) = upward_imports(&src(), &layer_of, &["lib"], |_, code| {
+        named(code, "crate")
+            .into_iter()
+            .map(|name| names.get(&name).cloned().unwrap_or(name))
+            .collect()
+    });
+    assert!(seen > 30, "the sources were found ({seen} files)");
+    assert!(
+        upward.is_empty(),
+        "imports at or above their layer: {upward:#?}"
+    );
+}
+
+#[test]
+fn search_modules_import_only_from_modules_below() {
+    let rank: BTreeMap<&str, usize> = SEARCH.iter().enumerate().map(|(i, m)| (*m, i)).collect();
+    let (seen, upward) = upward_imports(&src().join("search"), &rank, &["mod"], |rel, code| {
+        let mut used = named(code, "crate::search");
+        // In a file directly under `search/`, `super::` is the search module.
+        if rel.components().count() == 1 {
+            used.extend(named(code, "super"));
+        }
+        used
+    });
     assert!(seen > 20, "the search sources were found ({seen} files)");
     assert!(upward.is_empty(), "imports from above: {upward:#?}");
 }
