@@ -52,8 +52,9 @@ impl Window {
         }
     }
 
-    /// Returns true when file number `seq` may be taken now.
-    fn admits(&self, seq: u64) -> bool {
+    /// Returns true when file number `seq` may be taken now: the next
+    /// chunk, or the next part of a chunk taken before.
+    pub(super) fn admits(&self, seq: u64) -> bool {
         self.admits_with(seq, AtomicOrdering::Acquire)
     }
 
@@ -62,11 +63,6 @@ impl Window {
     fn admits_with(&self, seq: u64, order: AtomicOrdering) -> bool {
         let released = self.released.load(order);
         seq < released + WINDOW && (seq == released || self.held_lines.load(order) < HELD_LINES)
-    }
-
-    /// Returns true when the outcomes held hold `HELD_LINES` or more lines.
-    pub(super) fn holds_too_many(&self) -> bool {
-        self.held_lines.load(AtomicOrdering::Acquire) >= HELD_LINES
     }
 
     /// Counts the matching lines of outcomes held until their release.

@@ -194,9 +194,10 @@ impl Tree {
                     continue;
                 }
                 if let Some((seq, jobs)) = &mut own {
-                    // Past the release point with too many lines held, the
-                    // rest waits for the others' outcomes to be released.
-                    if *seq == next || !window.holds_too_many() || plan.is_stopped() {
+                    // The next part waits, as the workers' do, until the
+                    // window admits it: past the release point with too
+                    // many lines held, for the others' outcomes.
+                    if window.admits(*seq) || plan.is_stopped() {
                         let part = search_part(jobs, matcher, &mut buffer);
                         window.hold(&part);
                         let at = *seq;
