@@ -144,14 +144,15 @@ impl Fitting<'_> {
                 Fit::Over(len) => needed = len,
             }
         }
-        // Every item read, with the stop the collector found (no budget
-        // named, so its size does not depend on the budget), can be
+        // Every item read, with the stop the collector found, can be
         // shorter than no items cut by the budget, which carries a note:
-        // the smaller of the two is what a retry needs.
-        let stopped_by_output = matches!(
-            self.base.completeness(),
-            Completeness::TruncatedByBudget { budget, .. } if budget.kind() == BudgetKind::OutputBytes
-        );
+        // the smaller of the two is what a retry needs. (Unless that stop
+        // is the output-bytes budget itself, whose size depends on it.)
+        let stopped_by_output = self
+            .base
+            .completeness()
+            .budget()
+            .is_some_and(|budget| budget.kind() == BudgetKind::OutputBytes);
         if !stopped_by_output {
             if let Fit::Over(len) = self.try_fit(poorest, n, n)? {
                 needed = needed.min(len);
