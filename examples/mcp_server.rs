@@ -405,17 +405,21 @@ impl ServerHandler for Server {
     }
 }
 
+/// JSON-RPC's parse error (-32700), which has no request id to answer.
+fn parse_error(why: String) -> Value {
+    rpc_error(Value::Null, -32700, format!("parse error: {why}"))
+}
+
+/// A JSON-RPC error reply.
+fn rpc_error(id: Value, code: i32, message: String) -> Value {
+    json!({ "jsonrpc": "2.0", "id": id, "error": { "code": code, "message": message } })
+}
+
 /// The JSON-RPC error for a line the SDK would mishandle, if any. rmcp's
 /// stdio transport drops a line that is not JSON without a reply, and
 /// reads a `tools/call` whose `arguments` is not an object as an unknown
 /// method (-32601); both are answered here, before the SDK sees them.
-/// JSON-RPC's parse error (-32700), which has no request id to answer.
-fn parse_error(why: String) -> Value {
-    json!({ "jsonrpc": "2.0", "id": Value::Null, "error": { "code": -32700, "message": format!("parse error: {why}") } })
-}
-
 fn precheck(line: &str) -> Option<Value> {
-    let reply = |id: Value, code: i32, message: String| json!({ "jsonrpc": "2.0", "id": id, "error": { "code": code, "message": message } });
     let message: Value = match serde_json::from_str(line) {
         Ok(message) => message,
         Err(e) => return Some(parse_error(format!("the line is not JSON ({e})"))),
@@ -443,7 +447,7 @@ fn precheck(line: &str) -> Option<Value> {
         }
         _ => return None,
     };
-    Some(reply(id, -32602, format!("invalid params: {problem}")))
+    Some(rpc_error(id, -32602, format!("invalid params: {problem}")))
 }
 
 /// Serves `server` on stdin/stdout, with `precheck` in front of the SDK:
