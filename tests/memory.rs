@@ -13,7 +13,7 @@ use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use candor::{Corpus, JsonStream, Limits, Match, Query, Tree};
+use candor::{Corpus, Documents, JsonStream, Limits, Match, Query, Tree};
 
 /// The system allocator, counting the bytes in use and their peak.
 struct Counting;
@@ -157,6 +157,7 @@ fn peak_memory_does_not_grow_with_the_corpus() {
     large_files_cost_no_more_than_small_ones();
     a_json_stream_with_a_file_spill_stays_flat();
     runs_of_dense_files_are_held_in_lines_not_files();
+    one_file_s_matching_lines_are_handed_on_in_parts();
 }
 
 /// Writes `len` bytes of lines to `path`, a 1 MiB block at a time, with
@@ -322,4 +323,58 @@ fn runs_of_dense_files_are_held_in_lines_not_files() {
     // for the threads' timing.
     assert!(one_file > MIB / 2, "one file's result: {one_file} bytes");
     assert!(peak < 12 * MIB, "a peak of {peak} bytes");
+}
+
+/// One file of 40 MB whose 3.6 million lines all match, streamed without
+/// a limit, from disk on 1 and 4 threads and from memory: its lines are
+/// handed on in parts of 2,048, so the peak is a read buffer per thread
+/// and a part, not the file's lines (held whole, they took about 1 GB).
+fn one_file_s_matching_lines_are_handed_on_in_parts() {
+    use std::io::Write as _;
+    const MIB: usize = 1 << 20;
+    const LINES: usize = 3_600_000;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("dense.txt");
+    let mut out = std::io::BufWriter::new(std::fs::File::create(&path).unwrap());
+    for n in 0..LINES {
+        writeln!(out, "needle {n}").unwrap();
+    }
+    out.flush().unwrap();
+    drop(out);
+    std::fs::write(dir.path().join("z.txt"), "needle last\n").unwrap();
+    let query = Query::literal("needle");
+    for threads in [1, 4] {
+        let tree = Tree::new(dir.path())
+            .unwrap()
+            .threads(threads)
+            .start_threads_after(Duration::ZERO);
+        let mut found = 0;
+        let mut last = String::new();
+        let peak = peak_of(|| {
+            let end = tree
+                .search_each(&query, &Limits::new(), None, &mut |m: &Match| {
+                    found += 1;
+                    if found == LINES {
+                        last.clone_from(&m.line);
+                    }
+                })
+                .unwrap();
+            assert!(end.is_complete());
+        });
+        assert_eq!(found, LINES + 1);
+        assert_eq!(last, format!("needle {}", LINES - 1));
+        eprintln!("one file of {LINES} matching lines, {threads} threads: peak {peak} B");
+        assert!(peak < 4 * MIB * threads, "threads {threads}: a peak of {peak} bytes");
+    }
+    let docs = Documents::new().with("dense.txt", std::fs::read(&path).unwrap());
+    let mut found = 0;
+    let peak = peak_of(|| {
+        let end = docs
+            .search_each(&query, &Limits::new(), None, &mut |_: &Match| found += 1)
+            .unwrap();
+        assert!(end.is_complete());
+    });
+    assert_eq!(found, LINES);
+    eprintln!("one document of {LINES} matching lines: peak {peak} B");
+    assert!(peak < 2 * MIB, "documents: a peak of {peak} bytes");
 }

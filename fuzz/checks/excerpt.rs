@@ -4,7 +4,7 @@
 
 use candor::{Corpus, Documents, Excerpt, Limits};
 
-use super::oracle::excerpt_lines;
+use super::oracle::{excerpt_lines, searched};
 use super::pages::items;
 
 const CHUNKS: &[&[u8]] = &[
@@ -39,11 +39,7 @@ pub fn check(data: &[u8]) {
         .take(64)
         .flat_map(|&b| CHUNKS[usize::from(b) % CHUNKS.len()].to_vec())
         .collect();
-    let want: Vec<Item> = if bytes.contains(&0) {
-        Vec::new()
-    } else {
-        excerpt_lines(&bytes, first, last)
-    };
+    let want: Vec<Item> = searched(&bytes).map_or_else(Vec::new, |s| excerpt_lines(s, first, last));
     let docs = Documents::new().with("doc.txt", bytes.clone());
     let excerpt = Excerpt::new("doc.txt", first..=last);
     let full = match docs.excerpt(&excerpt, &Limits::new(), None) {

@@ -56,6 +56,25 @@ pub fn lines(bytes: &[u8]) -> Vec<Line<'_>> {
     out
 }
 
+/// The binary rule's reach: a NUL byte in a document's first this many
+/// bytes makes it binary whole.
+pub const BINARY_PREFIX: usize = 256 * 1024;
+
+/// What of a document is searched, by the binary rule: `None` when it is
+/// binary whole (a NUL byte in its first `BINARY_PREFIX` bytes, or on its
+/// first line); else its bytes up to the start of the line of its first
+/// NUL, or all of them.
+pub fn searched(bytes: &[u8]) -> Option<&[u8]> {
+    let Some(nul) = bytes.iter().position(|&b| b == 0) else {
+        return Some(bytes);
+    };
+    if nul < BINARY_PREFIX {
+        return None;
+    }
+    let line_start = bytes[..nul].iter().rposition(|&b| b == b'\n')? + 1;
+    Some(&bytes[..line_start])
+}
+
 /// Lines `first..=last` of a document that is not binary, those that
 /// exist: number, offset and lossy text.
 pub fn excerpt_lines(bytes: &[u8], first: u64, last: u64) -> Vec<(u64, u64, String)> {

@@ -5,7 +5,7 @@
 
 use candor::{Corpus, Documents, Limits, Query};
 
-use super::oracle::{LineSpans, Spans, literal_spans, matching_lines, regex_spans};
+use super::oracle::{LineSpans, Spans, literal_spans, matching_lines, regex_spans, searched};
 use super::pages::items;
 
 /// Reads an input byte by byte; past its end, every byte is zero.
@@ -167,9 +167,9 @@ pub fn check(data: &[u8]) {
     for name in &NAMES[..count] {
         let len = r.byte() % 24;
         let bytes: Vec<u8> = (0..len).flat_map(|_| r.pick(CHUNKS).to_vec()).collect();
-        if !bytes.contains(&0) {
+        if let Some(searched) = searched(&bytes) {
             want.extend(
-                matching_lines(&bytes, &*line_spans)
+                matching_lines(searched, &*line_spans)
                     .into_iter()
                     .map(|h| (name.to_string(), h.number, h.offset, h.line, h.spans)),
             );

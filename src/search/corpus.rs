@@ -29,19 +29,31 @@ mod sealed {
 /// cut is taken in that order, so the first N are the same N on every run
 /// and with any number of threads.
 ///
-/// A file holding a NUL byte anywhere is binary: it yields no items, and
-/// is counted in `skipped` (policy). The rule is the same in every query
-/// and with any thread count, so a file is read to its end (or its first
-/// NUL) even when its matching lines are no longer needed; the lines found
-/// meanwhile are held until then (at most `limit + 1` of them, or, in a
-/// stream without a limit, all of that one file's). Files on disk are read
-/// through a buffer of 256 KiB per thread, whatever their size; a line
-/// longer than 16 MiB is not held, and its file is skipped as
-/// `long_line` (an error: the result is not complete). A file that
-/// changes while it is read is skipped as `changed` (an error). Lines end
-/// at `\n`; a `\r` at the end of a line
-/// is not part of it (it cannot be matched and is not returned), while a
-/// `\r` elsewhere is an ordinary character.
+/// **Binary files.** A file with a NUL byte in its first 256 KiB (or on
+/// its first line) is binary: it yields no items, and is counted in
+/// `skipped` as `binary` (policy: the answer stays complete). A NUL
+/// further in ends the file's search at the start of its line: the lines
+/// before it are searched, and the file is also counted in `skipped` as
+/// `binary`, its detail saying where the NUL is and where the search
+/// ended. The rule depends on the file's bytes alone, so every query, with
+/// any thread count, finds the same lines; a query that needs no more of a
+/// file (its lines past the limit, or a match found for
+/// `files_with_matches`) reads it no further, and then reports no cut it
+/// did not reach.
+///
+/// **Reading.** Files on disk are read through a buffer of 256 KiB per
+/// thread, whatever their size, and a file's matching lines are handed on
+/// in parts of 2,048, so the memory of a search does not grow with its
+/// files. A line longer than 16 MiB is not held: the file's search ends
+/// before it, and the rest is skipped as `long_line` (an error: the
+/// result is not complete). A file that changes while it is read, or
+/// cannot be read to its end, is cut where that is seen, as `changed` or
+/// `unreadable` (errors); lines found before are kept (a stream has
+/// already handed them on). A stop at a file's start skips it whole.
+///
+/// **Lines** end at `\n`; a `\r` at the end of a line is not part of it (it
+/// cannot be matched and is not returned), while a `\r` elsewhere is an
+/// ordinary character.
 ///
 /// This trait is sealed: candor implements it for its corpora.
 pub trait Corpus: sealed::Sealed {
@@ -207,8 +219,10 @@ pub trait Corpus: sealed::Sealed {
     ///
     /// As for [`find_in_file`](Self::find_in_file), only the read policy
     /// applies to the named file, and the file is read only as far as the
-    /// lines asked for, in blocks of about 256 KiB: a NUL in the blocks
-    /// read makes it binary (skipped, no lines); one further on is not
+    /// lines asked for, in blocks of about 256 KiB. The binary rule is the
+    /// search's: a NUL in the first 256 KiB makes the file binary (skipped,
+    /// no lines), one further in ends the excerpt before its line (counted
+    /// as `binary` in `skipped`); one past the last line asked for is not
     /// looked for. The scanned-bytes budget
     /// counts from the first line returned, the deadline is checked per
     /// block, and either stops the excerpt with a cursor.

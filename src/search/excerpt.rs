@@ -103,9 +103,11 @@ impl Excerpt {
 /// probe), under the size limit, the binary rule, the scanned-bytes
 /// budget and the deadline.
 ///
-/// The binary rule of an excerpt is that of the bytes it reads: a NUL in
-/// them (at least the first block) makes the file binary, and no line of
-/// it is returned. A NUL further on is not looked for.
+/// The binary rule of an excerpt is the reader's, over the bytes it reads
+/// (at least the first block): a NUL in the first block makes the file
+/// binary, and no line of it is returned; one further in ends the
+/// excerpt before its line. A NUL past the last line wanted is not looked
+/// for.
 fn read_excerpt(
     source: &impl Source,
     path: &str,
@@ -168,19 +170,27 @@ fn read_excerpt(
             collector.skip(input);
             return;
         }
-        Opened::Memory(bytes, known) => reader::visit_memory(bytes, known, BLOCK, &mut visit),
+        Opened::Memory(bytes, known) => reader::visit_memory(bytes, known, BLOCK, 0, &mut visit),
         Opened::File(file, rules) => {
             reader::visit_file(file, rules, &mut Vec::new(), None, &mut visit)
         }
     };
-    if let Ended::Skip(reason, detail) = ended {
-        collector.skip(reader::skipped(path, reason, detail));
-        return;
-    }
+    let tail = match ended {
+        Ended::Skip(reason, detail) => {
+            collector.skip(reader::skipped(path, reason, detail));
+            return;
+        }
+        // The lines before the cut are the file's; the rest was not read.
+        Ended::Cut { reason, detail, .. } => Some(reader::skipped(path, reason, Some(detail))),
+        Ended::Whole(_) | Ended::Stopped(_) => None,
+    };
     for line in held {
         if collector.offer(line).is_break() {
             return;
         }
+    }
+    if let Some(tail) = tail {
+        collector.skip(tail);
     }
     if let Some(budget) = stopped_by {
         collector.stop_with(Completeness::TruncatedByBudget {

@@ -5,21 +5,34 @@
 //! chunk by chunk, each chunk ending at a line end, finds exactly what a
 //! search of the whole file would. The buffer holds one block; the
 //! partial last line of a block is carried over to the front for the next
-//! read. A line longer than the buffer grows it, up to [`MAX_LINE`]: a
-//! file with a longer line is skipped (`long_line`), never cut silently.
-//! The memory of a search is then a block per thread, whatever the size
-//! of the files.
+//! read. A line longer than the buffer grows it, up to [`MAX_LINE`]. The
+//! memory of a search is then a block per thread, whatever the size of
+//! the files.
+//!
+//! **Where a read stops.** A NUL byte in a file's first [`BINARY_PREFIX`]
+//! bytes makes the whole file binary: nothing of it is handed on (no
+//! chunk is, before that much of the file was read). A NUL further in
+//! ends the file at the start of its line: the lines before it are handed
+//! on, and the rest is skipped as binary (`Ended::Cut`). So does a line
+//! longer than [`MAX_LINE`] (`long_line`), a read error (`unreadable`),
+//! and a change seen while the file is read (`changed`). Nothing was
+//! handed on when the stop comes at the file's start: the whole file is
+//! skipped (`Ended::Skip`). Where each stop comes depends on the file's
+//! bytes alone, never on how it was read, so every mode and thread count
+//! finds the same lines.
 //!
 //! The file's size is taken when it is opened, and the read stops there,
 //! which saves the read that would find the end. A file that ends sooner,
 //! runs on past that size, or (read in more than one go) has another size
-//! or time of change once read, changed while it was read: it is skipped
-//! as `changed` (an error), since what was read of it may be neither its
-//! old nor its new content.
+//! or time of change once read, changed while it was read.
+//!
+//! A read can stop at any line start and go on from there later
+//! (`FileRead`): a file with many matching lines is searched in parts.
 
 use std::fs::File;
-use std::io::{self, Read as _};
+use std::io::{self, Read as _, Seek as _, SeekFrom};
 use std::ops::ControlFlow;
+use std::time::SystemTime;
 
 use crate::search::lines;
 use crate::{SkipReason, SkippedInput};
@@ -28,16 +41,23 @@ use crate::{SkipReason, SkippedInput};
 /// one in calls of this size.
 pub(crate) const BLOCK: usize = 256 * 1024;
 
-/// The longest line held whole. A file holding a longer line is skipped
-/// as `long_line`.
+/// A NUL byte in a file's first this many bytes makes the whole file
+/// binary; one further in ends the search of the file there. One block:
+/// a file's first read decides.
+pub(crate) const BINARY_PREFIX: usize = BLOCK;
+
+/// The longest line held whole. The search of a file stops at a longer
+/// line, skipping the rest as `long_line`.
 #[cfg_attr(not(feature = "tree"), allow(dead_code))]
 pub(crate) const MAX_LINE: usize = 16 << 20;
 
-/// How files are read: the buffer's size, the longest line held, and the
-/// size limit.
+/// How files are read: the buffer's size, the binary rule's prefix, the
+/// longest line held, and the size limit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct ReadRules {
     pub(crate) block: usize,
+    /// At most `block`: the prefix is read before any chunk is handed on.
+    pub(crate) binary_prefix: usize,
     pub(crate) max_line: usize,
     pub(crate) max_file_size: Option<u64>,
 }
@@ -47,12 +67,12 @@ impl ReadRules {
     pub(crate) fn new(max_file_size: Option<u64>) -> ReadRules {
         ReadRules {
             block: BLOCK,
+            binary_prefix: BINARY_PREFIX,
             max_line: MAX_LINE,
             max_file_size,
         }
     }
 }
-
 /// What is known of a document's bytes whatever the query: found once,
 /// when the document is added, rather than on every query.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -94,8 +114,43 @@ pub(crate) enum Ended {
     /// The visitor asked to stop after the chunk that ends at this offset
     /// (a line start).
     Stopped(u64),
-    /// The file was not read to its end, for this reason.
+    /// The file was handed on up to `at` (a line start), and its search
+    /// ends there: the rest is skipped for `reason`, which `detail`
+    /// explains.
+    Cut {
+        at: u64,
+        reason: SkipReason,
+        detail: String,
+    },
+    /// Nothing of the file was handed on: it is skipped for this reason.
     Skip(SkipReason, Option<String>),
+}
+
+impl Ended {
+    /// The search of a file ends at `at` (a line start) for `reason`:
+    /// skipped whole at its start, else cut there.
+    fn early(at: u64, reason: SkipReason, detail: String) -> Ended {
+        if at == 0 {
+            Ended::Skip(reason, Some(detail))
+        } else {
+            Ended::Cut { at, reason, detail }
+        }
+    }
+
+    /// The first NUL byte of a file is at `nul`, on the line that starts
+    /// at `line_start`: the file is binary whole, or cut at that line.
+    fn nul(nul: u64, line_start: u64, prefix: usize) -> Ended {
+        if nul < prefix as u64 || line_start == 0 {
+            return Ended::Skip(SkipReason::Binary, None);
+        }
+        Ended::Cut {
+            at: line_start,
+            reason: SkipReason::Binary,
+            detail: format!(
+                "a NUL byte at byte {nul}: only the lines before byte {line_start} were searched"
+            ),
+        }
+    }
 }
 
 /// The skipped input of a file at `path` whose read ended with `reason`
@@ -109,186 +164,305 @@ pub(crate) fn skipped(path: &str, reason: SkipReason, detail: Option<String>) ->
 }
 
 /// Called with each chunk of whole lines, its offset in the file, and
-/// whether it is the last. `Break` stops the reading.
+/// whether it is the last. `Break` stops the reading, even after the last
+/// chunk: the visitor wants no more of the file, and the read ends as
+/// `Stopped` (a file's end, or the cut before its NUL, is then not
+/// reported).
 pub(crate) type Visit<'v> = dyn FnMut(&[u8], u64, bool) -> ControlFlow<()> + 'v;
 
 /// A test hook, run after each read of a file.
 pub(crate) type AfterRead<'h> = Option<&'h (dyn Fn() + Sync)>;
 
-/// Hands a document's bytes to `visit` in chunks of whole lines of about
-/// `block` bytes, unless it turns out binary: as for a file, a NUL in a
-/// block stops it there, before that block is visited. Where the first
-/// NUL is was found when the document was added (`known`), so no block
-/// is scanned for it again.
+/// Hands a document's bytes from `from` (a line start) to `visit` in
+/// chunks of whole lines of about `block` bytes, under the same binary
+/// rule as a file's (see the module's docs). Where the first NUL is was
+/// found when the document was added (`known`), so no block is scanned
+/// for it again.
 pub(crate) fn visit_memory(
     haystack: &[u8],
     known: Known,
     block: usize,
+    from: usize,
     visit: &mut Visit<'_>,
 ) -> Ended {
-    debug_assert_eq!(known, Known::of(haystack, known.utf8));
+    debug_assert!(from > 0 || known == Known::of(haystack, known.utf8));
     let len = haystack.len();
-    let mut at = 0usize;
+    // Where the search of the document ends: its end, or the start of the
+    // line of its first NUL.
+    let mut cut = None;
+    if let Some(nul) = known.first_nul {
+        let line_start = lines::after_last_end(&haystack[..nul]).unwrap_or(0);
+        match Ended::nul(nul as u64, line_start as u64, BINARY_PREFIX) {
+            Ended::Cut { at, reason, detail } => cut = Some((at, reason, detail)),
+            whole => return whole,
+        }
+    }
+    let end_all = cut.as_ref().map_or(len, |(at, ..)| *at as usize);
+    let mut at = from.min(end_all);
     loop {
-        let mut end = at.saturating_add(block.max(1)).min(len);
-        if end < len {
+        let mut end = at.saturating_add(block.max(1)).min(end_all);
+        if end < end_all {
             end = match lines::after_last_end(&haystack[at..end]) {
                 Some(i) => at + i,
-                None => lines::after_first_end(&haystack[end..]).map_or(len, |i| end + i),
+                None => {
+                    lines::after_first_end(&haystack[end..end_all]).map_or(end_all, |i| end + i)
+                }
             };
         }
-        let last = end == len;
-        // The blocks before this one held no NUL: the first is in this
-        // block exactly when it is before the block's end.
-        if known.first_nul.is_some_and(|nul| nul < end) {
-            return Ended::Skip(SkipReason::Binary, None);
-        }
-        let flow = visit(&haystack[at..end], at as u64, last);
-        if last {
-            return Ended::Whole(len as u64);
-        }
+        let last = end == end_all;
+        let flow = if at < end || cut.is_none() {
+            visit(&haystack[at..end], at as u64, last)
+        } else {
+            ControlFlow::Continue(())
+        };
         if flow.is_break() {
             return Ended::Stopped(end as u64);
+        }
+        if last {
+            return match cut {
+                Some((at, reason, detail)) => Ended::Cut { at, reason, detail },
+                None => Ended::Whole(len as u64),
+            };
         }
         at = end;
     }
 }
 
-/// Reads `file` through `buffer` and hands it to `visit` in chunks of
-/// whole lines, unless it turns out binary, too large, changed, or to
-/// hold a line longer than `rules.max_line`.
-///
-/// A NUL byte anywhere makes a file binary: reading stops at the block
-/// that holds it. `buffer` is reused from file to file and kept
-/// initialized; it grows only for a line longer than it, and the caller
-/// may shrink it back.
+/// A file being read: opened and checked, and read chunk by chunk from a
+/// line start. The read can stop after any chunk and go on later from
+/// any line start (`resume_at`).
+pub(crate) struct FileRead {
+    file: File,
+    rules: ReadRules,
+    /// Its size when it was opened; `0` for a size the system does not
+    /// know (as in /proc): such a file is read to its end.
+    expected: u64,
+    modified: Option<SystemTime>,
+    /// Where the next chunk starts: a line start.
+    base: u64,
+    /// Where the file's read position is: past `base` by the part of a
+    /// line carried over when the read stopped.
+    position: u64,
+    reads: u32,
+}
+
+impl FileRead {
+    /// Checks what `file` is, and gets it ready to read; or gives how its
+    /// read ended at once (not a regular file, too large, unreadable).
+    pub(crate) fn open(
+        file: File,
+        rules: ReadRules,
+    ) -> Result<FileRead, (SkipReason, Option<String>)> {
+        let meta = file
+            .metadata()
+            .map_err(|e| (SkipReason::Unreadable, Some(e.to_string())))?;
+        if meta.is_dir() {
+            // A folder where the walk saw a file: it cannot be read as one.
+            return Err((
+                SkipReason::Unreadable,
+                Some("it is a folder, not a file".to_owned()),
+            ));
+        }
+        if !meta.is_file() {
+            return Err((SkipReason::Special, None));
+        }
+        if rules.max_file_size.is_some_and(|max| meta.len() > max) {
+            return Err((SkipReason::TooLarge, None));
+        }
+        Ok(FileRead {
+            file,
+            rules,
+            expected: meta.len(),
+            modified: meta.modified().ok(),
+            base: 0,
+            position: 0,
+            reads: 0,
+        })
+    }
+
+    /// Goes on from `at`, a line start at or before where the last read
+    /// stopped.
+    pub(crate) fn resume_at(&mut self, at: u64) {
+        self.base = at;
+    }
+
+    /// Reads on through `buffer` and hands the file to `visit` in chunks of
+    /// whole lines, until its end, a stop, or a visitor's `Break`.
+    ///
+    /// `buffer` is reused from file to file and kept initialized; it grows
+    /// only for a line longer than it, and the caller may shrink it back.
+    pub(crate) fn visit(
+        &mut self,
+        buffer: &mut Vec<u8>,
+        after_read: AfterRead<'_>,
+        visit: &mut Visit<'_>,
+    ) -> Ended {
+        let rules = self.rules;
+        let block = rules.block.max(1);
+        let prefix = rules.binary_prefix.min(block) as u64;
+        if buffer.len() < block {
+            buffer.resize(block, 0);
+        }
+        if self.position != self.base {
+            if let Err(e) = self.file.seek(SeekFrom::Start(self.base)) {
+                return Ended::early(self.base, SkipReason::Unreadable, e.to_string());
+            }
+            self.position = self.base;
+        }
+        let known = self.expected > 0;
+        let mut keep = 0usize;
+        loop {
+            let room = buffer.len() - keep;
+            // One byte more than the size taken at the open: a file that
+            // grew shows it in the same call.
+            let want = if known {
+                let left = self.expected.saturating_sub(self.position) + 1;
+                room.min(usize::try_from(left).unwrap_or(usize::MAX))
+            } else {
+                room
+            };
+            let n = loop {
+                match self.file.read(&mut buffer[keep..keep + want]) {
+                    Ok(n) => break n,
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                    Err(e) => {
+                        return Ended::early(self.base, SkipReason::Unreadable, e.to_string());
+                    }
+                }
+            };
+            self.reads += 1;
+            if let Some(hook) = after_read {
+                hook();
+            }
+            if let Some(i) = memchr::memchr(0, &buffer[keep..keep + n]) {
+                let nul = self.position + i as u64;
+                // The carried part starts at a line start (`base`).
+                let line = lines::after_last_end(&buffer[..keep + i]).unwrap_or(0);
+                let ended = Ended::nul(nul, self.base + line as u64, prefix as usize);
+                // The lines before the NUL's, unless the visitor wants no
+                // more of the file (then the rest is not needed either).
+                if line > 0
+                    && matches!(ended, Ended::Cut { .. })
+                    && visit(&buffer[..line], self.base, true).is_break()
+                {
+                    return Ended::Stopped(self.base + line as u64);
+                }
+                return ended;
+            }
+            self.position += n as u64;
+            if rules.max_file_size.is_some_and(|max| self.position > max) {
+                return Ended::early(
+                    self.base,
+                    SkipReason::TooLarge,
+                    "it grew past the size limit while read".to_owned(),
+                );
+            }
+            let end_of_file = if n == 0 {
+                if known && self.position < self.expected {
+                    return Ended::early(
+                        self.base,
+                        SkipReason::Changed,
+                        format!(
+                            "it ended at byte {}, its size was {} bytes when opened",
+                            self.position, self.expected
+                        ),
+                    );
+                }
+                true
+            } else if known {
+                if self.position > self.expected {
+                    return Ended::early(
+                        self.base,
+                        SkipReason::Changed,
+                        format!(
+                            "it grew past its size of {} bytes while read",
+                            self.expected
+                        ),
+                    );
+                }
+                self.position == self.expected
+            } else {
+                false
+            };
+            let filled = keep + n;
+            if !end_of_file && self.position < prefix {
+                // The binary rule looks at the whole prefix before any
+                // line is handed on (the buffer holds a block, at least
+                // the prefix).
+                keep = filled;
+                continue;
+            }
+            let end = if end_of_file {
+                filled
+            } else {
+                // The carried part holds no line end: only new bytes can.
+                match lines::after_last_end(&buffer[keep..filled]) {
+                    Some(i) => keep + i,
+                    None => {
+                        if filled == buffer.len() {
+                            if buffer.len() >= rules.max_line {
+                                return Ended::early(
+                                    self.base,
+                                    SkipReason::LongLine,
+                                    format!(
+                                        "a line at byte {} is longer than {} bytes",
+                                        self.base, rules.max_line
+                                    ),
+                                );
+                            }
+                            let grown = buffer.len().saturating_mul(2).min(rules.max_line);
+                            buffer.resize(grown, 0);
+                        }
+                        keep = filled;
+                        continue;
+                    }
+                }
+            };
+            let flow = visit(&buffer[..end], self.base, end_of_file);
+            self.base += end as u64;
+            if flow.is_break() {
+                return Ended::Stopped(self.base);
+            }
+            if end_of_file {
+                // Read in more than one go, the file must still be the one
+                // whose size was taken, or its parts may be of two
+                // versions.
+                if self.reads > 1 && known {
+                    match self.file.metadata() {
+                        Ok(now)
+                            if now.len() == self.expected
+                                && now.modified().ok() == self.modified => {}
+                        Ok(_) => {
+                            return Ended::early(
+                                self.base,
+                                SkipReason::Changed,
+                                "it was modified while read".to_owned(),
+                            );
+                        }
+                        Err(e) => {
+                            return Ended::early(self.base, SkipReason::Unreadable, e.to_string());
+                        }
+                    }
+                }
+                return Ended::Whole(self.position);
+            }
+            buffer.copy_within(end..filled, 0);
+            keep = filled - end;
+        }
+    }
+}
+
+/// Reads `file` whole through `buffer` and hands it to `visit` in chunks
+/// of whole lines (see `FileRead::visit`).
 pub(crate) fn visit_file(
-    mut file: File,
+    file: File,
     rules: ReadRules,
     buffer: &mut Vec<u8>,
     after_read: AfterRead<'_>,
     visit: &mut Visit<'_>,
 ) -> Ended {
-    let unreadable = |e: io::Error| Ended::Skip(SkipReason::Unreadable, Some(e.to_string()));
-    let meta = match file.metadata() {
-        Ok(meta) => meta,
-        Err(e) => return unreadable(e),
-    };
-    if meta.is_dir() {
-        // A folder where the walk saw a file: it cannot be read as one.
-        return Ended::Skip(
-            SkipReason::Unreadable,
-            Some("it is a folder, not a file".to_owned()),
-        );
-    }
-    if !meta.is_file() {
-        return Ended::Skip(SkipReason::Special, None);
-    }
-    let expected = meta.len();
-    if rules.max_file_size.is_some_and(|max| expected > max) {
-        return Ended::Skip(SkipReason::TooLarge, None);
-    }
-    let modified = meta.modified().ok();
-    // A size of 0 may be a file whose size the system does not know (as
-    // in /proc): such a file is read to its end.
-    let known = expected > 0;
-    let block = rules.block.max(1);
-    if buffer.len() < block {
-        buffer.resize(block, 0);
-    }
-    let changed = |what: String| Ended::Skip(SkipReason::Changed, Some(what));
-    let mut keep = 0usize;
-    let mut base = 0u64;
-    let mut total = 0u64;
-    let mut reads = 0u32;
-    loop {
-        let room = buffer.len() - keep;
-        // One byte more than the size taken at the open: a file that grew
-        // shows it in the same call.
-        let want = if known {
-            room.min(usize::try_from(expected - total + 1).unwrap_or(usize::MAX))
-        } else {
-            room
-        };
-        let n = loop {
-            match file.read(&mut buffer[keep..keep + want]) {
-                Ok(n) => break n,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => return unreadable(e),
-            }
-        };
-        reads += 1;
-        if let Some(hook) = after_read {
-            hook();
-        }
-        if memchr::memchr(0, &buffer[keep..keep + n]).is_some() {
-            return Ended::Skip(SkipReason::Binary, None);
-        }
-        total += n as u64;
-        if rules.max_file_size.is_some_and(|max| total > max) {
-            return Ended::Skip(SkipReason::TooLarge, None);
-        }
-        let end_of_file = if n == 0 {
-            if known && total < expected {
-                return changed(format!(
-                    "it ended at byte {total}, its size was {expected} bytes when opened"
-                ));
-            }
-            true
-        } else if known {
-            if total > expected {
-                return changed(format!(
-                    "it grew past its size of {expected} bytes while read"
-                ));
-            }
-            total == expected
-        } else {
-            false
-        };
-        let filled = keep + n;
-        let end = if end_of_file {
-            filled
-        } else {
-            // The carried part holds no line end: only new bytes can.
-            match lines::after_last_end(&buffer[keep..filled]) {
-                Some(i) => keep + i,
-                None => {
-                    if filled == buffer.len() {
-                        if buffer.len() >= rules.max_line {
-                            return Ended::Skip(
-                                SkipReason::LongLine,
-                                Some(format!(
-                                    "a line at byte {base} is longer than {} bytes",
-                                    rules.max_line
-                                )),
-                            );
-                        }
-                        let grown = buffer.len().saturating_mul(2).min(rules.max_line);
-                        buffer.resize(grown, 0);
-                    }
-                    keep = filled;
-                    continue;
-                }
-            }
-        };
-        let flow = visit(&buffer[..end], base, end_of_file);
-        base += end as u64;
-        if end_of_file {
-            // Read in more than one go, the file must still be the one
-            // whose size was taken, or its parts may be of two versions.
-            if reads > 1 && known {
-                match file.metadata() {
-                    Ok(now) if now.len() == expected && now.modified().ok() == modified => {}
-                    Ok(_) => return changed("it was modified while read".to_owned()),
-                    Err(e) => return unreadable(e),
-                }
-            }
-            return Ended::Whole(total);
-        }
-        if flow.is_break() {
-            return Ended::Stopped(base);
-        }
-        buffer.copy_within(end..filled, 0);
-        keep = filled - end;
+    match FileRead::open(file, rules) {
+        Ok(mut read) => read.visit(buffer, after_read, visit),
+        Err((reason, detail)) => Ended::Skip(reason, detail),
     }
 }

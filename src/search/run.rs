@@ -75,12 +75,27 @@ fn run_query<S: Source, T: Item>(
         }
         None => ResultStage::new(limits, mode, cursor, start),
     };
-    let mut take = |outcome: FileOutcome<'_>| {
-        let flow = stage.take(&plan, outcome, to_items);
-        if flow.is_break() {
-            plan.stop.store(true, Ordering::Relaxed);
+    // The buffer of the files this thread goes on with.
+    let mut buffer = Vec::new();
+    let mut take = |mut outcome: FileOutcome<'_>| {
+        // A file with many matching lines comes in parts: each is taken
+        // before the next is searched, here, so that one file's lines are
+        // never held whole.
+        loop {
+            let more = outcome.take_more();
+            let flow = stage.take(&plan, outcome, to_items);
+            if flow.is_break() {
+                plan.stop.store(true, Ordering::Relaxed);
+                return flow;
+            }
+            match more {
+                Some(more) => {
+                    let open = |path: &str| source.open(path);
+                    outcome = engine::search_more(&plan, plan.matcher, *more, open, &mut buffer);
+                }
+                None => return flow,
+            }
         }
-        flow
     };
     match only {
         // `max_files(0)`: nothing is read.

@@ -21,7 +21,9 @@ use std::fmt;
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[non_exhaustive]
 pub enum SkipReason {
-    /// The input holds a NUL byte and was taken as binary (policy).
+    /// The input holds a NUL byte and was taken as binary (policy): whole,
+    /// or from the line of a NUL found past its start (then its detail
+    /// says where).
     Binary,
     /// A file or folder left out by an ignore file such as `.gitignore`
     /// (policy).
@@ -48,11 +50,12 @@ pub enum SkipReason {
     /// forever or never end (policy).
     Special,
     /// The file changed while it was being read, so what was read of it
-    /// may be neither its old nor its new content (error).
+    /// may be neither its old nor its new content (error). The lines read
+    /// before the change was seen are kept.
     Changed,
     /// A line of the file is longer than the longest line a search holds
-    /// whole (16 MiB), so the file was not searched (error: a match in it
-    /// may be missing).
+    /// whole (16 MiB), so the file was not searched from that line on
+    /// (error: a match in it may be missing).
     LongLine,
     /// The input could not be read (error).
     Unreadable,

@@ -9,7 +9,7 @@
 use std::time::Duration;
 
 use crate::fixture::Fixture;
-use crate::oracle::lines;
+use crate::oracle::{BINARY_PREFIX, lines, searched};
 use crate::pages::walk;
 use candor::{
     BudgetKind, Corpus, Cursor, Documents, Excerpt, Limits, ManualClock, Match, Query, SkipReason,
@@ -20,13 +20,11 @@ use proptest::prelude::*;
 /// A line as the oracle sees it: number, offset, text.
 type Expected = (u64, u64, String);
 
-/// Every line of `bytes` whose lossy text holds `needle`; `None` when
-/// the file holds a NUL (binary: no items).
+/// Every line of `bytes` whose lossy text holds `needle`, in what the
+/// binary rule searches of it (`oracle::searched`); `None` when the file
+/// is binary whole (no items).
 fn oracle(bytes: &[u8], needle: &str) -> Option<Vec<Expected>> {
-    if bytes.contains(&0) {
-        return None;
-    }
-    let expected = lines(bytes)
+    let expected = lines(searched(bytes)?)
         .into_iter()
         .map(|l| {
             let text = String::from_utf8_lossy(l.text).into_owned();
@@ -376,25 +374,65 @@ fn excerpt_reads_only_as_far_as_its_lines() {
 }
 
 #[test]
-fn a_nul_anywhere_makes_a_file_binary_in_every_mode() {
-    for depth in [0usize, 100, 300 * 1024, 3 << 20] {
+fn a_nul_near_the_start_makes_a_file_binary_and_one_further_in_ends_its_search() {
+    for depth in [
+        0usize,
+        100,
+        BINARY_PREFIX - 1,
+        BINARY_PREFIX,
+        300 * 1024,
+        3 << 20,
+    ] {
         let mut text = big_text(100_000);
         text[depth] = 0;
+        let want = oracle(&text, "needle");
+        let n = want.as_ref().map_or(0, Vec::len);
+        assert_eq!(want.is_none(), depth < BINARY_PREFIX, "NUL at {depth}");
         let f = Fixture::new(&[("f.txt", &text), ("g.txt", b"needle\n")]);
         let query = Query::literal("needle");
         for (name, corpus) in f.all() {
-            for limits in [Limits::new(), Limits::new().limit(3)] {
-                let found = corpus.search(&query, &limits, None).unwrap();
-                let paths: Vec<&str> = found.iter().map(|m| m.path.as_str()).collect();
-                assert_eq!(paths, ["g.txt"], "{name}, NUL at {depth}");
-                assert_eq!(found.skipped().count(&SkipReason::Binary), 1);
-                let counts = corpus.count(&query, &limits, None).unwrap();
-                assert_eq!(counts.len(), 1, "{name}, NUL at {depth}");
-                assert_eq!(counts.skipped().count(&SkipReason::Binary), 1);
-                let files = corpus.files_with_matches(&query, &limits, None).unwrap();
-                assert_eq!(files.items(), ["g.txt"], "{name}, NUL at {depth}");
-                assert_eq!(files.skipped().count(&SkipReason::Binary), 1);
-            }
+            let found = corpus.search(&query, &Limits::new(), None).unwrap();
+            let mut expected = want.clone().unwrap_or_default();
+            expected.push((1, 0, "needle".to_owned()));
+            let got: Vec<Expected> = seen(found.items());
+            assert_eq!(got, expected, "{name}, NUL at {depth}");
+            // Binary is a policy: whole or cut, the answer is complete.
+            assert!(found.is_complete(), "{name}, NUL at {depth}");
+            assert_eq!(found.skipped().count(&SkipReason::Binary), 1);
+            let skip = &found.skipped().sample()[0];
+            assert_eq!(skip.path(), "f.txt");
+            // A cut says where: the NUL, and the end of what was searched.
+            assert_eq!(
+                skip.detail()
+                    .is_some_and(|d| d.contains(&format!("byte {depth}"))),
+                want.is_some(),
+                "{name}: {:?}",
+                skip.detail()
+            );
+            let counts = corpus.count(&query, &Limits::new(), None).unwrap();
+            let counted: Vec<u64> = counts.iter().map(|c| c.count).collect();
+            let mut expected_counts = vec![n as u64];
+            expected_counts.retain(|&c| c > 0);
+            expected_counts.push(1);
+            assert_eq!(counted, expected_counts, "{name}, NUL at {depth}");
+            assert_eq!(counts.skipped().count(&SkipReason::Binary), 1);
+            let files = corpus
+                .files_with_matches(&query, &Limits::new(), None)
+                .unwrap();
+            let want_files: &[&str] = if n > 0 {
+                &["f.txt", "g.txt"]
+            } else {
+                &["g.txt"]
+            };
+            assert_eq!(files.items(), want_files, "{name}, NUL at {depth}");
+            // A file known to match is read no further than its match.
+            assert_eq!(
+                files.skipped().count(&SkipReason::Binary),
+                u64::from(n == 0)
+            );
+            // A capped page stops before the NUL: the next pages find it.
+            let paged = all_pages(corpus, &query, &Limits::new().limit(3), name, None);
+            assert_eq!(seen(&paged), expected, "{name}, NUL at {depth}");
         }
     }
 }
@@ -421,6 +459,11 @@ enum Piece {
         after: usize,
     },
     Crlf(bool),
+    /// A line with a NUL byte: the file is binary whole, or its search ends
+    /// there (`oracle::searched`).
+    Nul,
+    /// Many short matching lines in a row: a file's lines come in parts.
+    Dense(usize),
     /// A line longer than the read buffer (256 KiB), the needle at a place.
     Long {
         len: usize,
@@ -433,6 +476,8 @@ fn piece() -> impl Strategy<Value = Piece> {
         6 => (0usize..200).prop_map(Piece::Plain),
         3 => (0usize..100, 0usize..100).prop_map(|(before, after)| Piece::Needle { before, after }),
         1 => any::<bool>().prop_map(Piece::Crlf),
+        1 => Just(Piece::Nul),
+        1 => (1000usize..5000).prop_map(Piece::Dense),
         1 => (256usize * 1024..700 * 1024, proptest::option::of(0usize..700 * 1024))
             .prop_map(|(len, at)| Piece::Long { len, at: at.map(|a| a % len) }),
     ]
@@ -451,6 +496,12 @@ fn render(pieces: &[Piece], repeat: usize, final_newline: bool) -> Vec<u8> {
                 }
                 Piece::Crlf(needle) => {
                     out.extend_from_slice(if *needle { b"x needle\r" } else { b"plain\r" })
+                }
+                Piece::Nul => out.extend_from_slice(b"needle \0 nul"),
+                Piece::Dense(n) => {
+                    for i in 0..*n {
+                        out.extend_from_slice(format!("needle {i}\n").as_bytes());
+                    }
                 }
                 Piece::Long { len, at } => {
                     let start = out.len();
@@ -474,29 +525,48 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 8, ..ProptestConfig::default() })]
 
     /// Files larger than the read buffer, lines longer than it, CRLF, no
-    /// final newline: every corpus gives the naive scan's lines, and pages
-    /// of a few lines rebuild them.
+    /// final newline, NULs near the start and further in, runs of matching
+    /// lines longer than a part: every corpus gives the naive scan's
+    /// lines, collected, streamed and counted, and pages rebuild them.
     #[test]
     fn large_files_read_in_blocks_match_a_naive_scan(
         pieces in proptest::collection::vec(piece(), 1..12),
         repeat in 1usize..60,
         final_newline in any::<bool>(),
+        page in prop_oneof![Just(7usize), 2000usize..5000],
     ) {
         let mut text = render(&pieces, repeat, final_newline);
         // A few blocks are enough to put lines across block ends.
         text.truncate(1536 * 1024);
-        let expected = oracle(&text, "needle").unwrap();
+        let expected = oracle(&text, "needle").unwrap_or_default();
+        let binary = u64::from(text.contains(&0));
         let f = Fixture::new(&[("f.txt", &text)]);
         let query = Query::literal("needle");
         for (name, corpus) in f.all() {
             let found = corpus.search(&query, &Limits::new(), None).unwrap();
             prop_assert!(found.is_complete(), "{}", name);
             prop_assert_eq!(seen(found.items()), expected.clone(), "{}", name);
+            prop_assert_eq!(found.skipped().count(&SkipReason::Binary), binary, "{}", name);
+            let mut streamed = Vec::new();
+            let end = corpus
+                .search_each(&query, &Limits::new(), None, &mut |m| {
+                    streamed.push((m.line_number, m.byte_offset, m.line.clone()))
+                })
+                .unwrap();
+            prop_assert_eq!(&streamed, &expected, "{}: streamed", name);
+            prop_assert_eq!(end.skipped().count(&SkipReason::Binary), binary, "{}", name);
             let counted = corpus.count(&query, &Limits::new(), None).unwrap();
             let n = counted.items().first().map_or(0, |c| c.count);
             prop_assert_eq!(n, expected.len() as u64, "{}", name);
+            prop_assert_eq!(counted.skipped().count(&SkipReason::Binary), binary, "{}", name);
+            let exact = corpus
+                .search(&query, &Limits::new().limit(page).count_total(true), None)
+                .unwrap();
+            prop_assert_eq!(exact.total(), candor::Total::Exact(expected.len() as u64), "{}", name);
         }
-        let paged = all_pages(f.tree1(), &query, &Limits::new().limit(7), "paged", None);
+        let paged = all_pages(f.tree1(), &query, &Limits::new().limit(page), "paged", None);
+        prop_assert_eq!(seen(&paged), expected.clone());
+        let paged = all_pages(f.all()[0].1, &query, &Limits::new().limit(page), "paged", None);
         prop_assert_eq!(seen(&paged), expected);
     }
 }

@@ -33,7 +33,7 @@ use tempfile::TempDir;
 
 use crate::core_support::config;
 use crate::fixture::{path_order, threaded};
-use crate::oracle::{LineSpans, literal_spans, matching_lines, regex_spans};
+use crate::oracle::{LineSpans, literal_spans, matching_lines, regex_spans, searched};
 
 // ---------------------------------------------------------------------------
 // Corpora
@@ -331,10 +331,12 @@ fn answer(mut entries: Vec<Entry>, q: &Q, hidden: u64) -> Answer {
     for e in &entries {
         if e.bytes.contains(&0) {
             binary += 1;
-            continue;
         }
-        std::str::from_utf8(&e.bytes).expect("contents are UTF-8 but for NUL");
-        let hits = matching_lines(&e.bytes, &*spans);
+        let Some(searched) = searched(&e.bytes) else {
+            continue;
+        };
+        std::str::from_utf8(searched).expect("contents are UTF-8 but for NUL");
+        let hits = matching_lines(searched, &*spans);
         let n = hits.len() as u64;
         lines.extend(
             hits.into_iter()

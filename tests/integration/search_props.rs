@@ -35,7 +35,9 @@ use proptest::prelude::*;
 
 use crate::core_support::{Pick, config, pick_below};
 use crate::fixture::{Fixture, agree, agree_pages, path_order};
-use crate::oracle::{LineSpans, excerpt_lines, lines, literal_spans, matching_lines, regex_spans};
+use crate::oracle::{
+    LineSpans, excerpt_lines, lines, literal_spans, matching_lines, regex_spans, searched,
+};
 use crate::pages::pages;
 use proptest::sample::Index;
 
@@ -75,7 +77,13 @@ impl std::fmt::Debug for Doc {
 }
 
 impl Doc {
-    fn is_binary(&self) -> bool {
+    /// What of it is searched, by the binary rule (`None`: binary whole).
+    fn searched(&self) -> Option<&[u8]> {
+        searched(&self.bytes)
+    }
+
+    /// Whether a NUL byte ends its search (binary whole, or cut).
+    fn has_binary_skip(&self) -> bool {
         self.bytes.contains(&0)
     }
 }
@@ -479,11 +487,13 @@ fn oracle(corpus: &[Doc], q: &Q, filters: &[String]) -> Oracle {
         binary: Vec::new(),
     };
     for doc in docs {
-        if doc.is_binary() {
+        if doc.has_binary_skip() {
             o.binary.push(doc.name.clone());
-            continue;
         }
-        let hits = matching_lines(&doc.bytes, &*matcher);
+        let Some(searched) = doc.searched() else {
+            continue;
+        };
+        let hits = matching_lines(searched, &*matcher);
         let n = hits.len() as u64;
         o.items.extend(hits.into_iter().map(|h| Want {
             path: doc.name.clone(),
@@ -649,7 +659,7 @@ proptest! {
             })?;
             prop_assert!(b.completeness().is_exact(), "{}", name);
             prop_assert_eq!(wants_of(&b), o.items.clone(), "{}", name);
-            prop_assert_eq!(b.skipped().count(&SkipReason::Binary), u64::from(doc.is_binary()), "{}", name);
+            prop_assert_eq!(b.skipped().count(&SkipReason::Binary), u64::from(doc.has_binary_skip()), "{}", name);
             results.push((name, b));
         }
         agree(&results)?;
@@ -1200,7 +1210,7 @@ proptest! {
         prop_assume!(!corpus.is_empty());
         let doc = pick.get(&corpus);
         let last = first + span;
-        let want = if doc.is_binary() { Vec::new() } else { excerpt_lines(&doc.bytes, first, last) };
+        let want = doc.searched().map_or_else(Vec::new, |s| excerpt_lines(s, first, last));
         let f = fixture(&corpus);
         let excerpt = Excerpt::new(doc.name.clone(), first..=last);
         let mut results = Vec::new();
@@ -1210,7 +1220,7 @@ proptest! {
             let got: Vec<(u64, u64, String)> = b.iter().map(|l| (l.line_number, l.byte_offset, l.line.clone())).collect();
             prop_assert_eq!(&got, &want, "{}", name);
             prop_assert!(b.completeness().is_exact(), "{}", name);
-            prop_assert_eq!(b.skipped().count(&SkipReason::Binary), u64::from(doc.is_binary()), "{}", name);
+            prop_assert_eq!(b.skipped().count(&SkipReason::Binary), u64::from(doc.has_binary_skip()), "{}", name);
 
             let limits = Limits::new().limit(page_limit);
             let walked = pages(name, want.len() + 2, |cursor| c.excerpt(&excerpt, &limits, cursor));
@@ -1476,7 +1486,7 @@ proptest! {
         let f = fixture(&corpus);
         // (path, line number) -> the characters (their byte ranges) touched.
         let mut want: Vec<Touched> = Vec::new();
-        let mut docs: Vec<&Doc> = corpus.iter().filter(|d| !d.is_binary()).collect();
+        let mut docs: Vec<&Doc> = corpus.iter().filter(|d| d.searched() == Some(&d.bytes[..])).collect();
         docs.sort_by(|a, b| path_order(&a.name, &b.name));
         for doc in docs {
             for l in lines(&doc.bytes) {

@@ -169,9 +169,10 @@ fn binary_files_are_skipped_and_counted_in_every_mode() {
 }
 
 #[test]
-fn a_nul_anywhere_makes_a_file_binary_however_it_is_read() {
-    // Reads come in blocks: the NUL may sit in the first block, just past
-    // it, or near the end of a large file, and the verdict is the same.
+fn the_binary_rule_holds_however_a_file_is_read() {
+    // Reads come in blocks: the NUL may sit in the first block (binary
+    // whole), just past it or near the end of a large file (the search
+    // ends at its line), and the verdict is the same with any threads.
     let text = |n: usize| b"needle\n".repeat(n / 7 + 1);
     let at = |mut bytes: Vec<u8>, pos: usize| {
         bytes[pos] = 0;
@@ -180,6 +181,7 @@ fn a_nul_anywhere_makes_a_file_binary_however_it_is_read() {
     let files: Vec<(String, Vec<u8>)> = vec![
         ("first.txt".into(), at(text(100), 3)),
         ("second.txt".into(), at(text(200_000), 64 * 1024 + 1)),
+        ("third.txt".into(), at(text(600_000), 256 * 1024 + 3)),
         ("last.txt".into(), at(text(1_000_000), 999_999)),
         ("clean.txt".into(), text(300_000)),
     ];
@@ -188,20 +190,44 @@ fn a_nul_anywhere_makes_a_file_binary_however_it_is_read() {
         .map(|(name, bytes)| (name.as_str(), bytes.as_slice()))
         .collect();
     let dir = write_files(&borrowed);
+    let query = Query::literal("needle");
     for threads in [1, 2, 4] {
         let t = tree(&dir)
             .threads(threads)
             .start_threads_after(Duration::ZERO);
-        let b = t
-            .files_with_matches(&Query::literal("needle"), &Limits::new(), None)
-            .unwrap();
+        let b = t.files_with_matches(&query, &Limits::new(), None).unwrap();
         let found: Vec<&str> = b.iter().map(String::as_str).collect();
-        assert_eq!(found, ["clean.txt"], "threads {threads}");
         assert_eq!(
-            b.skipped().count(&SkipReason::Binary),
-            3,
+            found,
+            ["clean.txt", "last.txt", "third.txt"],
             "threads {threads}"
         );
+        // Two binary whole; the others match before their NUL and are read
+        // no further.
+        assert_eq!(
+            b.skipped().count(&SkipReason::Binary),
+            2,
+            "threads {threads}"
+        );
+        let counts = t.count(&query, &Limits::new(), None).unwrap();
+        let counted: Vec<(&str, u64)> = counts.iter().map(|c| (c.path.as_str(), c.count)).collect();
+        // The lines before the NUL's line: 1,000,000 bytes of 7-byte lines
+        // hold 142,857 whole ones, the NUL on the last.
+        assert_eq!(
+            counted,
+            [
+                ("clean.txt", 42_858),
+                ("last.txt", 142_857),
+                ("third.txt", 37_449)
+            ],
+            "threads {threads}"
+        );
+        assert_eq!(
+            counts.skipped().count(&SkipReason::Binary),
+            4,
+            "threads {threads}"
+        );
+        assert!(counts.is_complete());
     }
 }
 

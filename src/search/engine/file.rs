@@ -1,18 +1,20 @@
 //! The per-file search: one opened file read chunk by chunk from the
-//! plan's start in it, its matching lines listed or counted, and its
-//! outcome (searched, skipped or failed) handed on in path order.
+//! plan's start in it (its chunks searched by `scan.rs`), and its outcome
+//! (searched, skipped or failed) handed on in path order; a file with
+//! many matching lines in parts, each outcome saying where the next goes
+//! on.
 
 use std::borrow::Cow;
-use std::ops::ControlFlow;
-use std::sync::atomic::Ordering;
 
-use crate::SkippedInput;
 use crate::error::Error;
 use crate::search::engine::packed::PackedLines;
-use crate::search::engine::plan::{Mode, Plan};
-use crate::search::lines;
-use crate::search::matcher::{MatchedLines, Matcher};
-use crate::search::reader::{AfterRead, BLOCK, Ended, Opened, skipped, visit_file, visit_memory};
+use crate::search::engine::plan::Plan;
+use crate::search::engine::scan::FileScan;
+use crate::search::matcher::Matcher;
+use crate::search::reader::{
+    AfterRead, BLOCK, Ended, FileRead, Known, Opened, skipped, visit_memory,
+};
+use crate::{SkipReason, SkippedInput};
 
 /// What one file yielded.
 pub(crate) enum Hits {
@@ -39,6 +41,10 @@ impl Hits {
     }
 }
 
+/// How many matching lines a file's search lists before it hands them on
+/// and goes on in a new part: one file's lines are never held whole.
+pub(crate) const PART_LINES: usize = 2048;
+
 /// The outcome of one file, in path order.
 ///
 /// The path is borrowed where it can be: an in-memory corpus would
@@ -51,14 +57,45 @@ pub(crate) enum FileOutcome<'p> {
         /// The deadline stopped the search of this file here (a line
         /// start): the hits are those before it.
         stopped_at: Option<u64>,
+        /// The search of the file ended before its end (at a NUL byte, a
+        /// line too long, a change or an error while read): the rest of
+        /// it, skipped, and why.
+        tail: Option<SkippedInput>,
+        /// These hits are one part of the file's (`PART_LINES` of them):
+        /// its search goes on from here, once they are taken.
+        more: Option<Box<Unfinished>>,
+        /// This outcome goes on with a file an earlier one began.
+        continued: bool,
     },
     Skipped(SkippedInput),
     Failed(Error),
 }
 
-impl FileOutcome<'_> {
-    /// The same outcome, owning its path (to cross threads).
-    #[cfg(feature = "tree")]
+impl<'p> FileOutcome<'p> {
+    /// A file searched whole.
+    fn searched(path: Cow<'p, str>, scanned: u64, hits: Hits) -> FileOutcome<'p> {
+        FileOutcome::Searched {
+            path,
+            scanned,
+            hits,
+            stopped_at: None,
+            tail: None,
+            more: None,
+            continued: false,
+        }
+    }
+
+    /// Takes out what is left of the file's search, if this outcome is one
+    /// part of it.
+    pub(crate) fn take_more(&mut self) -> Option<Box<Unfinished>> {
+        match self {
+            FileOutcome::Searched { more, .. } => more.take(),
+            _ => None,
+        }
+    }
+
+    /// The same outcome, owning its path (to cross threads, or to outlive
+    /// the path it was searched under).
     pub(crate) fn into_owned(self) -> FileOutcome<'static> {
         match self {
             FileOutcome::Searched {
@@ -66,11 +103,17 @@ impl FileOutcome<'_> {
                 scanned,
                 hits,
                 stopped_at,
+                tail,
+                more,
+                continued,
             } => FileOutcome::Searched {
                 path: Cow::Owned(path.into_owned()),
                 scanned,
                 hits,
                 stopped_at,
+                tail,
+                more,
+                continued,
             },
             FileOutcome::Skipped(input) => FileOutcome::Skipped(input),
             FileOutcome::Failed(error) => FileOutcome::Failed(error),
@@ -78,15 +121,35 @@ impl FileOutcome<'_> {
     }
 }
 
+/// What is left of a file's search after one part of it: where it goes
+/// on, and the count so far. It owns the open file, if there is one, so a
+/// file is never opened twice in one search; the next part may be searched
+/// by another thread.
+pub(crate) struct Unfinished {
+    path: String,
+    /// Where the search goes on: a line start.
+    at: u64,
+    /// The number of the line at `at`.
+    line_number: u64,
+    /// The file's lines listed so far.
+    listed: usize,
+    /// Where the search of the file began.
+    start: u64,
+    /// The file being read; `None` for a document, whose bytes its corpus
+    /// gives again.
+    read: Option<FileRead>,
+}
+
 /// Searches one opened file from the plan's start in it (a line start),
 /// reading it through `buffer` chunk by chunk (see `reader.rs`).
 ///
-/// The binary rule is the same in every mode and with any thread count:
-/// a NUL byte anywhere makes a file binary, and a binary file is skipped
-/// with no items. So every mode reads a file to its end (or its first
-/// NUL), even once its matching lines are no longer needed; the lines
-/// found meanwhile are held until then, at most `limit + 1` of them, each
-/// cut at the column limit if there is one.
+/// The binary rule is the same in every mode and with any thread count
+/// (see `reader.rs`): a NUL byte near the start makes the whole file
+/// binary, one further in ends its search at the start of its line. A
+/// file whose lines are no longer needed (past the cap, or one found for
+/// `Any`) is read no further, once its start was checked for the rule.
+/// Its matching lines are handed on in parts of `PART_LINES`: an outcome
+/// with `more` is one part, and `search_more` goes on with the file.
 ///
 /// `matcher` is the plan's, or a clone of it: each thread searching with
 /// its own clone avoids contention on the regex engine's shared caches.
@@ -99,36 +162,105 @@ pub(crate) fn search_opened<'p>(
     after_read: AfterRead<'_>,
 ) -> FileOutcome<'p> {
     let start = plan.offset_in(path);
-    if let Opened::Skip(input) = opened {
-        return FileOutcome::Skipped(input);
-    }
-    if start == u64::MAX {
+    let reading = match opened {
+        Opened::Skip(input) => return FileOutcome::Skipped(input),
         // Resuming after the whole file: nothing of it is left to search.
-        return FileOutcome::Searched {
-            path: Cow::Borrowed(path),
-            scanned: 0,
-            hits: FileScan::new(plan, matcher, path, start).finish(),
-            stopped_at: None,
-        };
+        _ if start == u64::MAX => {
+            return FileOutcome::searched(
+                Cow::Borrowed(path),
+                0,
+                FileScan::new(plan, matcher, path, start).finish(),
+            );
+        }
+        Opened::Memory(bytes, known) => Reading::Memory(bytes, known, 0),
+        Opened::File(file, rules) => match FileRead::open(file, rules) {
+            Ok(read) => Reading::File(read),
+            Err((reason, detail)) => return FileOutcome::Skipped(skipped(path, reason, detail)),
+        },
+    };
+    let scan = FileScan::new(plan, matcher, path, start);
+    search_part(scan, Cow::Borrowed(path), reading, 0, buffer, after_read)
+}
+
+/// Goes on with a file's search after one part of it. `reopen` gives a
+/// document's bytes again.
+pub(crate) fn search_more<'r>(
+    plan: &Plan<'_>,
+    matcher: &Matcher,
+    more: Unfinished,
+    reopen: impl FnOnce(&str) -> Opened<'r>,
+    buffer: &mut Vec<u8>,
+) -> FileOutcome<'static> {
+    let Unfinished {
+        path,
+        at,
+        line_number,
+        listed,
+        start,
+        read,
+    } = more;
+    let reading = match read {
+        Some(mut read) => {
+            read.resume_at(at);
+            Reading::File(read)
+        }
+        None => match reopen(&path) {
+            Opened::Memory(bytes, known) => {
+                Reading::Memory(bytes, known, usize::try_from(at).unwrap_or(usize::MAX))
+            }
+            // A document's corpus gives its bytes; only a bug gets here.
+            _ => {
+                return FileOutcome::Skipped(SkippedInput::new(path, SkipReason::Vanished));
+            }
+        },
+    };
+    let mut scan = FileScan::new(plan, matcher, &path, start);
+    scan.line_number = line_number;
+    scan.listed = listed;
+    let mut outcome = search_part(scan, Cow::Borrowed(&path), reading, at, buffer, None);
+    if let FileOutcome::Searched { continued, .. } = &mut outcome {
+        *continued = true;
     }
-    let mut scan = FileScan::new(plan, matcher, path, start);
-    if let Opened::Memory(_, known) = &opened {
+    outcome.into_owned()
+}
+
+/// How a file's bytes are read.
+enum Reading<'b> {
+    /// A document's bytes, and where to go on from.
+    Memory(&'b [u8], Known, usize),
+    File(FileRead),
+}
+
+/// Searches a file from `begin` (its start, or where its last part ended)
+/// until its end, a stop, or a part's worth of lines.
+fn search_part<'p>(
+    mut scan: FileScan<'_, '_>,
+    path: Cow<'p, str>,
+    reading: Reading<'_>,
+    begin: u64,
+    buffer: &mut Vec<u8>,
+    after_read: AfterRead<'_>,
+) -> FileOutcome<'p> {
+    let start = scan.start;
+    if let Reading::Memory(_, known, _) = &reading {
         scan.utf8 = known.utf8;
     }
-    let ended = {
+    let (ended, mut read) = {
         let mut visit = |chunk: &[u8], base: u64, last: bool| scan.visit(chunk, base, last);
-        match opened {
-            Opened::Memory(bytes, known) => visit_memory(bytes, known, BLOCK, &mut visit),
-            Opened::File(file, rules) => visit_file(file, rules, buffer, after_read, &mut visit),
-            Opened::Skip(_) => unreachable!("a skipped file was answered above"),
+        match reading {
+            Reading::Memory(bytes, known, from) => {
+                (visit_memory(bytes, known, BLOCK, from, &mut visit), None)
+            }
+            Reading::File(mut read) => (read.visit(buffer, after_read, &mut visit), Some(read)),
         }
     };
     if let Some(error) = scan.error.take() {
         return FileOutcome::Failed(error);
     }
-    let (end, stopped_at) = match ended {
+    let begin = begin.max(start);
+    let (end, stopped_at, tail) = match ended {
         Ended::Skip(reason, detail) => {
-            return FileOutcome::Skipped(skipped(path, reason, detail));
+            return FileOutcome::Skipped(skipped(&path, reason, detail));
         }
         Ended::Whole(len) => {
             if start > len {
@@ -136,15 +268,43 @@ pub(crate) fn search_opened<'p>(
                     "offset {start} is not the start of a line of {path:?} ({len} bytes)"
                 )));
             }
-            (len, None)
+            (len, None, None)
         }
-        Ended::Stopped(at) => (at, Some(at)),
+        Ended::Stopped(at) => match scan.paused {
+            Some(paused) => {
+                let more = Unfinished {
+                    path: path.clone().into_owned(),
+                    at: paused,
+                    line_number: scan.line_number,
+                    listed: scan.listed + scan.items.len(),
+                    start,
+                    read: read.take(),
+                };
+                return FileOutcome::Searched {
+                    scanned: paused.saturating_sub(begin),
+                    hits: scan.finish(),
+                    path,
+                    stopped_at: None,
+                    tail: None,
+                    more: Some(Box::new(more)),
+                    continued: false,
+                };
+            }
+            // Nothing more of the file was wanted: it was searched as far
+            // as it was read.
+            None if scan.done => (at, None, None),
+            None => (at, Some(at), None),
+        },
+        Ended::Cut { at, reason, detail } => (at, None, Some(skipped(&path, reason, Some(detail)))),
     };
     FileOutcome::Searched {
-        path: Cow::Borrowed(path),
-        scanned: end.saturating_sub(start),
+        scanned: end.saturating_sub(begin),
         hits: scan.finish(),
+        path,
         stopped_at,
+        tail,
+        more: None,
+        continued: false,
     }
 }
 
@@ -157,192 +317,15 @@ pub(crate) fn no_hits<'p>(
     path: &'p str,
     len: u64,
 ) -> FileOutcome<'p> {
-    FileOutcome::Searched {
-        path: Cow::Borrowed(path),
-        scanned: len,
-        hits: FileScan::new(plan, matcher, path, 0).finish(),
-        stopped_at: None,
-    }
+    FileOutcome::searched(
+        Cow::Borrowed(path),
+        len,
+        FileScan::new(plan, matcher, path, 0).finish(),
+    )
 }
 
 /// The place of a file that `max_files(0)` leaves unread: the result
 /// stage stops there before it counts it.
 pub(crate) fn unread(path: &str) -> FileOutcome<'_> {
-    FileOutcome::Searched {
-        path: Cow::Borrowed(path),
-        scanned: 0,
-        hits: Hits::Count(0),
-        stopped_at: None,
-    }
-}
-
-/// The search of one file, chunk by chunk: each chunk holds whole lines,
-/// and no match spans a line, so the chunks' matches are the file's.
-pub(crate) struct FileScan<'p, 'm> {
-    plan: &'p Plan<'p>,
-    matcher: &'m Matcher,
-    path: &'p str,
-    /// Where matching begins (a line start).
-    start: u64,
-    /// Lines mode builds items; otherwise lines are counted.
-    items_wanted: bool,
-    items: PackedLines,
-    /// The line number of the first line of the next chunk (Lines mode).
-    line_number: u64,
-    rest: u64,
-    count: u64,
-    /// Nothing more is wanted of this file's lines (the cap, or one match
-    /// for `Any`); its bytes are still read, for the binary rule.
-    done: bool,
-    /// A bad start, found on the way.
-    error: Option<Error>,
-    /// The file is known to be valid UTF-8, so the matcher need not check
-    /// each chunk (a document, checked once when it was added).
-    utf8: bool,
-}
-
-impl<'p, 'm> FileScan<'p, 'm> {
-    pub(crate) fn new(
-        plan: &'p Plan<'p>,
-        matcher: &'m Matcher,
-        path: &'p str,
-        start: u64,
-    ) -> FileScan<'p, 'm> {
-        let counting_only = plan.counting_only.load(Ordering::Relaxed);
-        FileScan {
-            plan,
-            matcher,
-            path,
-            start,
-            items_wanted: plan.mode == Mode::Lines && !counting_only,
-            items: PackedLines::default(),
-            line_number: 1,
-            rest: 0,
-            count: 0,
-            done: false,
-            error: None,
-            utf8: false,
-        }
-    }
-
-    /// Searches one chunk of whole lines at offset `base` of the file.
-    /// `Break` asks the reader to stop: the deadline passed (the file is
-    /// then searched up to the chunk's end), or the start is bad.
-    fn visit(&mut self, chunk: &[u8], base: u64, last: bool) -> ControlFlow<()> {
-        let end = base + chunk.len() as u64;
-        if self.start >= end {
-            // Before the start: only its lines are counted.
-            if self.items_wanted {
-                self.line_number += lines::count_ends(chunk);
-            }
-            return ControlFlow::Continue(());
-        }
-        let from = usize::try_from(self.start.saturating_sub(base)).unwrap_or(chunk.len());
-        if from > 0 && chunk[from - 1] != b'\n' {
-            self.error = Some(Error::cursor_out_of_range(format!(
-                "offset {} is not the start of a line of {:?}",
-                self.start, self.path
-            )));
-            return ControlFlow::Break(());
-        }
-        if self.items_wanted {
-            self.line_number += lines::count_ends(&chunk[..from]);
-        }
-        if !self.done {
-            let scan = if self.utf8 {
-                Cow::Borrowed(chunk)
-            } else {
-                self.matcher.prepare(chunk)
-            };
-            match self.plan.mode {
-                Mode::Lines if self.items_wanted => self.lines(&scan, chunk, from, base, last),
-                Mode::Any => {
-                    if self.matcher.next_line(&scan, from).is_some() {
-                        self.count = 1;
-                        self.done = true;
-                    }
-                }
-                Mode::Lines | Mode::Count => self.count += count_lines(self.matcher, &scan, from),
-            }
-        }
-        // A work budget spent inside the file stops it at this chunk's
-        // end, which is past the start: the next page advances. Only while
-        // listing lines: a file's count or presence is one item, which a
-        // part of the file cannot give.
-        let scanned = end - self.start;
-        if !last
-            && self.items_wanted
-            && (self
-                .plan
-                .max_scanned_bytes
-                .is_some_and(|max| scanned >= max)
-                || self.plan.deadline_passed())
-        {
-            return ControlFlow::Break(());
-        }
-        ControlFlow::Continue(())
-    }
-
-    /// Lists a chunk's matching lines: matched in `haystack` (as the
-    /// matcher reads it), shown from `original`. Counts the chunk's lines
-    /// on the way, for the next chunk.
-    fn lines(&mut self, haystack: &[u8], original: &[u8], from: usize, base: u64, last: bool) {
-        let mut counted_to = from;
-        let mut lines = MatchedLines::new(self.matcher, haystack, from);
-        while let Some((hit, spans)) = lines.next_line() {
-            let at_end = hit.next >= haystack.len();
-            if self.plan.cap.is_some_and(|cap| self.items.len() >= cap) {
-                if self.plan.count_rest {
-                    self.rest += 1;
-                    if at_end {
-                        break;
-                    }
-                    continue;
-                }
-                // One more line proves there is more; the rest is not needed.
-                self.rest = 1;
-                self.done = true;
-                return;
-            }
-            self.line_number += lines::count_ends(&haystack[counted_to..hit.start]);
-            counted_to = hit.start;
-            self.items.push(
-                &original[hit.start..hit.content_end],
-                base + hit.start as u64,
-                self.line_number,
-                spans,
-                self.plan.max_columns,
-                base + hit.next as u64,
-            );
-            if at_end {
-                break;
-            }
-        }
-        if !last {
-            self.line_number += lines::count_ends(&haystack[counted_to..]);
-        }
-    }
-
-    pub(crate) fn finish(self) -> Hits {
-        if self.items_wanted {
-            Hits::Lines {
-                items: self.items,
-                rest: self.rest,
-            }
-        } else {
-            Hits::Count(self.count)
-        }
-    }
-}
-
-fn count_lines(matcher: &Matcher, haystack: &[u8], mut at: usize) -> u64 {
-    let mut n = 0;
-    while let Some(hit) = matcher.next_line(haystack, at) {
-        n += 1;
-        if hit.next >= haystack.len() {
-            break;
-        }
-        at = hit.next;
-    }
-    n
+    FileOutcome::searched(Cow::Borrowed(path), 0, Hits::Count(0))
 }

@@ -1,6 +1,6 @@
-//! The search engine: the per-file search (`file.rs`, under the query's
-//! `plan.rs`, its matching lines packed by `packed.rs` and shown by
-//! `show.rs`) and the result stage (`result_stage.rs`) that turns the
+//! The search engine: the per-file search (`file.rs`, its chunks searched
+//! by `scan.rs` under the query's `plan.rs`, its matching lines packed by
+//! `packed.rs` and shown by `show.rs`) and the result stage (`result_stage.rs`) that turns the
 //! files' outcomes, in path order, into a `Bounded` result, with the
 //! search cursor's key (`position.rs`).
 //!
@@ -13,9 +13,10 @@ mod packed;
 mod plan;
 mod position;
 mod result_stage;
+mod scan;
 mod show;
 
-pub(crate) use file::{FileOutcome, Hits, no_hits, search_opened, unread};
+pub(crate) use file::{FileOutcome, Hits, PART_LINES, no_hits, search_more, search_opened, unread};
 pub(crate) use plan::{Deadline, Mode, Plan};
 pub(crate) use position::read as read_position;
 pub(crate) use result_stage::{ResultStage, ToItems};

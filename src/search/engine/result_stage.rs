@@ -105,6 +105,11 @@ impl<'l, T: Item> ResultStage<'l, T> {
             return self.count(outcome);
         }
         let path = match &outcome {
+            // The budgets apply between files, not between the parts of
+            // one (each part's search checks them within the file).
+            FileOutcome::Searched {
+                continued: true, ..
+            } => None,
             FileOutcome::Searched { path, .. } => Some(path.as_ref()),
             FileOutcome::Skipped(s) => Some(s.path()),
             FileOutcome::Failed(_) => None,
@@ -137,8 +142,11 @@ impl<'l, T: Item> ResultStage<'l, T> {
                 scanned,
                 hits,
                 stopped_at,
+                tail,
+                more: _,
+                continued,
             } => {
-                self.files += 1;
+                self.files += u64::from(!continued);
                 self.scanned += scanned;
                 self.answer += contribution(self.mode, &hits);
                 // The deadline stopped the search inside this file: its
@@ -158,6 +166,11 @@ impl<'l, T: Item> ResultStage<'l, T> {
                         self.resume_offsets.clear();
                     }
                     self.resume_offsets.push(resume);
+                }
+                // The rest of the file, past where its search ended, after
+                // its lines.
+                if let Some(tail) = tail {
+                    self.collector.skip(tail);
                 }
                 if let Some((at, budget)) = stop {
                     self.scan_resume = Some(at);
@@ -233,9 +246,15 @@ impl<'l, T: Item> ResultStage<'l, T> {
         };
         match outcome {
             FileOutcome::Searched {
-                hits, stopped_at, ..
+                hits,
+                stopped_at,
+                tail,
+                ..
             } => {
                 count.add(contribution(self.mode, &hits));
+                if let Some(tail) = tail {
+                    self.collector.skip(tail);
+                }
                 if stopped_at.is_some() {
                     // Counted in part: what was counted is a lower bound.
                     self.count_end = Some(count.at_least());

@@ -8,7 +8,7 @@ use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering as AtomicOrdering};
 use std::sync::{Condvar, Mutex, MutexGuard};
 
-use crate::search::engine::{FileOutcome, Hits, Plan};
+use crate::search::engine::{self, FileOutcome, Hits, Plan};
 use crate::search::walk::Job;
 
 /// How far ahead of the oldest unreleased file the walk may run, in
@@ -22,8 +22,9 @@ const WINDOW: u64 = 256;
 const HELD_LINES: u64 = 1 << 14;
 
 /// A searcher hands on a chunk's outcomes in parts of this many matching
-/// lines (or its last files'), so that one chunk is not held whole.
-pub(super) const PART_LINES: u64 = HELD_LINES / 8;
+/// lines (or its last files'), so that one chunk is not held whole; one
+/// file's search hands on its lines in parts of as many.
+pub(super) const PART_LINES: u64 = engine::PART_LINES as u64;
 
 /// The most files handed to a worker at once. Chunks start at one file
 /// and double, so the first results come at once, and later ones cost

@@ -175,21 +175,33 @@ mod tests {
         let mut tree = Tree::new(dir.path()).unwrap();
         tree.rules = Some(ReadRules {
             block,
+            binary_prefix: block,
             max_line: 4 * block,
             max_file_size: None,
         });
         (dir, tree)
     }
 
-    /// The lines holding `needle`, by a plain scan: (number, offset, text);
-    /// `None` for a file holding a NUL.
-    fn naive(text: &[u8], needle: &str) -> Option<Vec<(u64, u64, String)>> {
-        if text.contains(&0) {
-            return None;
-        }
+    /// A matching line: number, offset, text.
+    type Line = (u64, u64, String);
+
+    /// The lines holding `needle`, by a plain scan: (number, offset,
+    /// text), and whether a NUL ended the search before the file's end;
+    /// `None` for a file that is binary whole (a NUL in its first
+    /// `prefix` bytes, or on its first line).
+    fn naive(text: &[u8], needle: &str, prefix: usize) -> Option<(Vec<Line>, bool)> {
+        let nul = text.iter().position(|&b| b == 0);
+        let searched = match nul {
+            Some(p) if p < prefix => return None,
+            Some(p) => match text[..p].iter().rposition(|&b| b == b'\n') {
+                Some(i) => &text[..=i],
+                None => return None,
+            },
+            None => text,
+        };
         let mut out = Vec::new();
         let mut offset = 0;
-        for (i, line) in text.split_inclusive(|&b| b == b'\n').enumerate() {
+        for (i, line) in searched.split_inclusive(|&b| b == b'\n').enumerate() {
             let content = line.strip_suffix(b"\n").unwrap_or(line);
             let content = content.strip_suffix(b"\r").unwrap_or(content);
             let shown = String::from_utf8_lossy(content).into_owned();
@@ -198,11 +210,11 @@ mod tests {
             }
             offset += line.len() as u64;
         }
-        Some(out)
+        Some((out, nul.is_some()))
     }
 
     #[test]
-    fn a_file_that_changes_while_read_is_skipped_as_changed() {
+    fn a_file_that_changes_while_read_is_cut_where_the_change_is_seen() {
         let text = "line with x\n".repeat(100);
         type Change = fn(&Path);
         let changes: [(&str, Change); 3] = [
@@ -237,11 +249,16 @@ mod tests {
                 let found = tree
                     .search(&Query::literal("x"), &Limits::new(), None)
                     .unwrap();
-                assert!(
-                    found.is_empty(),
-                    "{what}, {threads} threads: {:?}",
-                    found.items()
-                );
+                // The lines read before the change was seen are kept: a
+                // prefix of the file's lines as it was.
+                for (i, m) in found.iter().enumerate() {
+                    assert_eq!(
+                        (m.line_number, m.byte_offset, m.line.as_str()),
+                        (i as u64 + 1, 12 * i as u64, "line with x"),
+                        "{what}, {threads} threads"
+                    );
+                }
+                assert!(found.len() < 100, "{what}, {threads} threads");
                 assert_eq!(
                     found.skipped().count(&SkipReason::Changed),
                     1,
@@ -259,7 +276,7 @@ mod tests {
     }
 
     #[test]
-    fn a_line_longer_than_the_most_held_skips_the_file_as_long_line() {
+    fn a_line_longer_than_the_most_held_ends_the_file_s_search_as_long_line() {
         let mut text = b"x short\n".to_vec();
         text.extend(std::iter::repeat_n(b'a', 1000));
         text.extend_from_slice(b"x\nx after\n");
@@ -267,9 +284,20 @@ mod tests {
         let found = tree
             .search(&Query::literal("x"), &Limits::new(), None)
             .unwrap();
+        // The lines before the long one are searched; the rest is skipped.
+        assert_eq!(found.len(), 1);
+        assert_eq!(found.items()[0].line, "x short");
+        assert_eq!(found.skipped().count(&SkipReason::LongLine), 1);
+        let detail = found.skipped().sample()[0].detail().unwrap();
+        assert!(detail.contains("at byte 8"), "{detail}");
+        assert!(!found.is_complete());
+        // A long first line skips the file whole.
+        let (_dir, tree) = small_blocks("f.txt", &text[8..], 64);
+        let found = tree
+            .search(&Query::literal("x"), &Limits::new(), None)
+            .unwrap();
         assert!(found.is_empty());
         assert_eq!(found.skipped().count(&SkipReason::LongLine), 1);
-        assert!(!found.is_complete());
         // A line that fits once the buffer grows is searched.
         let (_dir, tree) = small_blocks("f.txt", &text, 512);
         let found = tree
@@ -300,7 +328,12 @@ mod tests {
             let (_dir, mut tree) = small_blocks("f.txt", text.as_bytes(), block);
             tree.threads = threads;
             tree.solo = Duration::ZERO;
-            tree.rules = Some(ReadRules { block, max_line: 1 << 20, max_file_size: None });
+            tree.rules = Some(ReadRules {
+                block,
+                binary_prefix: block,
+                max_line: 1 << 20,
+                max_file_size: None,
+            });
             let query = Query::literal("x");
             let found = tree.search(&query, &Limits::new(), None).unwrap();
             let got: Vec<(u64, u64, String)> = found
@@ -309,19 +342,27 @@ mod tests {
                 .collect();
             let count = tree.count(&query, &Limits::new(), None).unwrap();
             let files = tree.files_with_matches(&query, &Limits::new(), None).unwrap();
-            match naive(text.as_bytes(), "x") {
+            match naive(text.as_bytes(), "x", block) {
                 None => {
                     proptest::prop_assert!(got.is_empty());
                     proptest::prop_assert_eq!(found.skipped().count(&SkipReason::Binary), 1);
                     proptest::prop_assert_eq!(count.skipped().count(&SkipReason::Binary), 1);
                     proptest::prop_assert_eq!(files.skipped().count(&SkipReason::Binary), 1);
                 }
-                Some(want) => {
+                Some((want, cut)) => {
+                    // Binary is a policy: a cut leaves the answer complete.
                     proptest::prop_assert!(found.is_complete());
                     proptest::prop_assert_eq!(&got, &want);
+                    proptest::prop_assert_eq!(found.skipped().count(&SkipReason::Binary), u64::from(cut));
                     let n = count.items().first().map_or(0, |c| c.count);
                     proptest::prop_assert_eq!(n, want.len() as u64);
+                    proptest::prop_assert_eq!(count.skipped().count(&SkipReason::Binary), u64::from(cut));
                     proptest::prop_assert_eq!(files.len(), usize::from(!want.is_empty()));
+                    // A file known to match is read no further.
+                    proptest::prop_assert_eq!(
+                        files.skipped().count(&SkipReason::Binary),
+                        u64::from(cut && want.is_empty())
+                    );
                     let mut paged = Vec::new();
                     let mut cursor = None;
                     loop {

@@ -1,0 +1,197 @@
+//! The search of one file's chunks: its matching lines listed in parts
+//! of `PART_LINES`, or counted, from where its search begins.
+
+use std::borrow::Cow;
+use std::ops::ControlFlow;
+use std::sync::atomic::Ordering;
+
+use crate::error::Error;
+use crate::search::engine::file::{Hits, PART_LINES};
+use crate::search::engine::packed::PackedLines;
+use crate::search::engine::plan::{Mode, Plan};
+use crate::search::lines;
+use crate::search::matcher::{MatchedLines, Matcher};
+
+/// The search of one file, chunk by chunk: each chunk holds whole lines,
+/// and no match spans a line, so the chunks' matches are the file's.
+pub(super) struct FileScan<'p, 'm> {
+    plan: &'p Plan<'p>,
+    matcher: &'m Matcher,
+    path: &'p str,
+    /// Where matching begins (a line start).
+    pub(super) start: u64,
+    /// Lines mode builds items; otherwise lines are counted.
+    items_wanted: bool,
+    /// This part's items.
+    pub(super) items: PackedLines,
+    /// The file's items listed in earlier parts.
+    pub(super) listed: usize,
+    /// The line number of the first line of the next chunk, or of the
+    /// line where the scan paused (Lines mode).
+    pub(super) line_number: u64,
+    rest: u64,
+    count: u64,
+    /// Nothing more is wanted of this file's lines (the cap, or one match
+    /// for `Any`): it is read no further.
+    pub(super) done: bool,
+    /// The part is full: the scan paused at this line start.
+    pub(super) paused: Option<u64>,
+    /// A bad start, found on the way.
+    pub(super) error: Option<Error>,
+    /// The file is known to be valid UTF-8, so the matcher need not check
+    /// each chunk (a document, checked once when it was added).
+    pub(super) utf8: bool,
+}
+
+impl<'p, 'm> FileScan<'p, 'm> {
+    pub(super) fn new(plan: &'p Plan<'p>, matcher: &'m Matcher, path: &'p str, start: u64) -> Self {
+        let counting_only = plan.counting_only.load(Ordering::Relaxed);
+        FileScan {
+            plan,
+            matcher,
+            path,
+            start,
+            items_wanted: plan.mode == Mode::Lines && !counting_only,
+            items: PackedLines::default(),
+            listed: 0,
+            line_number: 1,
+            rest: 0,
+            count: 0,
+            done: false,
+            paused: None,
+            error: None,
+            utf8: false,
+        }
+    }
+
+    /// Searches one chunk of whole lines at offset `base` of the file.
+    /// `Break` asks the reader to stop: the part is full, nothing more of
+    /// the file is wanted, the deadline passed (the file is then searched
+    /// up to the chunk's end), or the start is bad.
+    pub(super) fn visit(&mut self, chunk: &[u8], base: u64, last: bool) -> ControlFlow<()> {
+        let end = base + chunk.len() as u64;
+        if self.start >= end {
+            // Before the start: only its lines are counted.
+            if self.items_wanted {
+                self.line_number += lines::count_ends(chunk);
+            }
+            return ControlFlow::Continue(());
+        }
+        let from = usize::try_from(self.start.saturating_sub(base)).unwrap_or(chunk.len());
+        if from > 0 && chunk[from - 1] != b'\n' {
+            self.error = Some(Error::cursor_out_of_range(format!(
+                "offset {} is not the start of a line of {:?}",
+                self.start, self.path
+            )));
+            return ControlFlow::Break(());
+        }
+        if self.items_wanted {
+            self.line_number += lines::count_ends(&chunk[..from]);
+        }
+        let scan = if self.utf8 {
+            Cow::Borrowed(chunk)
+        } else {
+            self.matcher.prepare(chunk)
+        };
+        match self.plan.mode {
+            Mode::Lines if self.items_wanted => self.lines(&scan, chunk, from, base, last),
+            Mode::Any => {
+                if self.matcher.next_line(&scan, from).is_some() {
+                    self.count = 1;
+                    self.done = true;
+                }
+            }
+            Mode::Lines | Mode::Count => self.count += count_lines(self.matcher, &scan, from),
+        }
+        if self.done || self.paused.is_some() {
+            return ControlFlow::Break(());
+        }
+        // A work budget spent inside the file stops it at this chunk's
+        // end, which is past the start: the next page advances. Only while
+        // listing lines: a file's count or presence is one item, which a
+        // part of the file cannot give.
+        let scanned = end - self.start;
+        if !last
+            && self.items_wanted
+            && (self
+                .plan
+                .max_scanned_bytes
+                .is_some_and(|max| scanned >= max)
+                || self.plan.deadline_passed())
+        {
+            return ControlFlow::Break(());
+        }
+        ControlFlow::Continue(())
+    }
+
+    /// Lists a chunk's matching lines: matched in `haystack` (as the
+    /// matcher reads it), shown from `original`. Counts the chunk's lines
+    /// on the way, for the next chunk. Pauses once the part holds
+    /// `PART_LINES` lines, unless the file ends there.
+    fn lines(&mut self, haystack: &[u8], original: &[u8], from: usize, base: u64, last: bool) {
+        let mut counted_to = from;
+        let mut lines = MatchedLines::new(self.matcher, haystack, from);
+        while let Some((hit, spans)) = lines.next_line() {
+            let at_end = hit.next >= haystack.len();
+            let listed = self.listed + self.items.len();
+            if self.plan.cap.is_some_and(|cap| listed >= cap) {
+                if self.plan.count_rest {
+                    self.rest += 1;
+                    if at_end {
+                        break;
+                    }
+                    continue;
+                }
+                // One more line proves there is more; the rest is not needed.
+                self.rest = 1;
+                self.done = true;
+                return;
+            }
+            self.line_number += lines::count_ends(&haystack[counted_to..hit.start]);
+            counted_to = hit.start;
+            self.items.push(
+                &original[hit.start..hit.content_end],
+                base + hit.start as u64,
+                self.line_number,
+                spans,
+                self.plan.max_columns,
+                base + hit.next as u64,
+            );
+            if self.items.len() >= PART_LINES && !(at_end && last) {
+                // The next part starts on the next line.
+                self.paused = Some(base + hit.next as u64);
+                self.line_number += 1;
+                return;
+            }
+            if at_end {
+                break;
+            }
+        }
+        if !last {
+            self.line_number += lines::count_ends(&haystack[counted_to..]);
+        }
+    }
+
+    pub(super) fn finish(self) -> Hits {
+        if self.items_wanted {
+            Hits::Lines {
+                items: self.items,
+                rest: self.rest,
+            }
+        } else {
+            Hits::Count(self.count)
+        }
+    }
+}
+
+fn count_lines(matcher: &Matcher, haystack: &[u8], mut at: usize) -> u64 {
+    let mut n = 0;
+    while let Some(hit) = matcher.next_line(haystack, at) {
+        n += 1;
+        if hit.next >= haystack.len() {
+            break;
+        }
+        at = hit.next;
+    }
+    n
+}
