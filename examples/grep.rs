@@ -11,8 +11,7 @@
 //! why, how many there are (exactly, or at least), and the `--cursor` flag
 //! that resumes it. `--json` prints the wire shape instead: one JSON object,
 //! disclosure first, the matches last (held meanwhile in a temporary file,
-//! so memory does not grow with their number, but for one file's matching
-//! lines, which are held until that file's search ends).
+//! so memory does not grow with their number).
 //!
 //! Exit status: 0 when something matched, 1 when nothing did, 2 on an error.
 

@@ -103,12 +103,12 @@ pub trait Corpus: sealed::Sealed {
     /// disclosure. The output-bytes budget does not apply to a stream and
     /// is refused.
     ///
-    /// Memory: files are read through a fixed buffer, and the matches of
-    /// the files searched ahead of the one handed on are bounded (a tree
-    /// holds at most 256 files and about 16,000 matching lines ahead).
-    /// One file's matching lines are handed on when its search ends, so a
-    /// single file with millions of matching lines holds them all (a few
-    /// hundred bytes each) unless an item limit bounds them.
+    /// Memory: files are read through a fixed buffer, one file's matching
+    /// lines are handed on in parts of 2,048, and the matches of the files
+    /// searched ahead of the one handed on are bounded (a tree holds at
+    /// most 256 files and about 16,000 matching lines ahead). So a stream
+    /// over a file whose millions of lines all match holds a part at a
+    /// time, not the file's lines.
     ///
     /// # Errors
     ///
