@@ -148,16 +148,13 @@ impl<T: Serialize> Collector<T> {
     /// Offers the next item of the answer. `Break` means the collection is
     /// full: the item was not kept, and its existence proved truncation.
     pub(crate) fn offer(&mut self, item: T) -> ControlFlow<()> {
-        self.offer_recycling(item, None)
+        self.offer_with(|_| item)
     }
 
-    /// Like `offer`; a streaming collector moves the item it lets go of
-    /// (the one kept before) to `spares`, when given, for its memory.
-    pub(crate) fn offer_recycling(
-        &mut self,
-        item: T,
-        spares: Option<&mut Vec<T>>,
-    ) -> ControlFlow<()> {
+    /// Like `offer`, with the item built by `build` once it is known to be
+    /// wanted. A streaming collector hands `build` the item it lets go of
+    /// (the one kept before), whose memory the new one may reuse.
+    pub(crate) fn offer_with(&mut self, build: impl FnOnce(Option<T>) -> T) -> ControlFlow<()> {
         if self.stop.is_some() {
             return ControlFlow::Break(());
         }
@@ -172,6 +169,10 @@ impl<T: Serialize> Collector<T> {
                 return ControlFlow::Break(());
             }
         }
+        // A streaming collector has no byte budget: nothing below stops it
+        // once the old item is let go of.
+        let old = if self.discard { self.items.pop() } else { None };
+        let item = build(old);
         if let Some(max) = self.max_bytes {
             let size = match json_len(&item) {
                 Ok(size) => size,
@@ -191,12 +192,6 @@ impl<T: Serialize> Collector<T> {
             }
             self.item_bytes = bytes;
             self.sizes.push(size);
-        }
-        if self.discard {
-            match (self.items.pop(), spares) {
-                (Some(old), Some(spares)) => spares.push(old),
-                _ => self.items.clear(),
-            }
         }
         self.items.push(item);
         self.kept += 1;

@@ -364,7 +364,10 @@ fn one_file_s_matching_lines_are_handed_on_in_parts() {
         assert_eq!(found, LINES + 1);
         assert_eq!(last, format!("needle {}", LINES - 1));
         eprintln!("one file of {LINES} matching lines, {threads} threads: peak {peak} B");
-        assert!(peak < 4 * MIB * threads, "threads {threads}: a peak of {peak} bytes");
+        assert!(
+            peak < 4 * MIB * threads,
+            "threads {threads}: a peak of {peak} bytes"
+        );
     }
     let docs = Documents::new().with("dense.txt", std::fs::read(&path).unwrap());
     let mut found = 0;

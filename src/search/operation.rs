@@ -2,7 +2,9 @@
 //! matches): each one's name (part of its cursors' fingerprint), what it
 //! asks of each file, and how a file's hits become its items.
 
-use crate::search::engine::{Hits, Mode, ToItems};
+use std::ops::ControlFlow;
+
+use crate::search::engine::{Each, Hits, Mode, ToItems};
 use crate::search::{FileCount, Match};
 
 /// One kind of query: its name (part of its cursors' fingerprint), what it
@@ -34,31 +36,27 @@ pub(crate) const FILES: Operation<String> = Operation {
     to_items: file_items,
 };
 
-fn lines_items(path: &str, hits: Hits, spares: &mut Vec<Match>) -> Vec<(Match, u64)> {
+fn lines_items(path: &str, hits: Hits, each: &mut Each<'_, Match>) -> ControlFlow<()> {
     match hits {
-        Hits::Lines { items, .. } => items.into_matches(path, spares),
-        Hits::Count(_) => Vec::new(),
+        Hits::Lines { items, .. } => items.each_match(path, each),
+        Hits::Count(_) => ControlFlow::Continue(()),
     }
 }
 
-fn count_items(path: &str, hits: Hits, _: &mut Vec<FileCount>) -> Vec<(FileCount, u64)> {
-    let n = hits.matching_lines();
-    if n == 0 {
-        return Vec::new();
+fn count_items(path: &str, hits: Hits, each: &mut Each<'_, FileCount>) -> ControlFlow<()> {
+    let count = hits.matching_lines();
+    if count == 0 {
+        return ControlFlow::Continue(());
     }
-    vec![(
-        FileCount {
-            path: path.to_owned(),
-            count: n,
-        },
-        u64::MAX,
-    )]
+    each(u64::MAX, &|_| FileCount {
+        path: path.to_owned(),
+        count,
+    })
 }
 
-fn file_items(path: &str, hits: Hits, _: &mut Vec<String>) -> Vec<(String, u64)> {
-    if hits.matching_lines() > 0 {
-        vec![(path.to_owned(), u64::MAX)]
-    } else {
-        Vec::new()
+fn file_items(path: &str, hits: Hits, each: &mut Each<'_, String>) -> ControlFlow<()> {
+    if hits.matching_lines() == 0 {
+        return ControlFlow::Continue(());
     }
+    each(u64::MAX, &|_| path.to_owned())
 }

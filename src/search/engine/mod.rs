@@ -19,5 +19,5 @@ mod show;
 pub(crate) use file::{FileOutcome, Hits, PART_LINES, no_hits, search_more, search_opened, unread};
 pub(crate) use plan::{Deadline, Mode, Plan};
 pub(crate) use position::read as read_position;
-pub(crate) use result_stage::{ResultStage, ToItems};
+pub(crate) use result_stage::{Each, ResultStage, ToItems};
 pub(crate) use show::show;

@@ -1,13 +1,17 @@
 //! The matching lines of one file, packed: built by the thread that
 //! searches the file, unpacked into items by the thread that takes them.
 
+use std::ops::ControlFlow;
+
+use crate::search::engine::result_stage::Each;
 use crate::search::engine::show::show;
 use crate::search::{LineCut, Match, Span};
 
 /// The matching lines of one file, packed: one text buffer and one span
 /// list for all of them. A file costs a few allocations however many of
-/// its lines match, and the items are unpacked by the thread that takes
-/// them (so their memory is also freed there, not across threads).
+/// its lines match, and the items are built by the thread that takes
+/// them, one at a time (so their memory is also freed there, not across
+/// threads).
 #[derive(Default)]
 pub(crate) struct PackedLines {
     /// The lines' shown text, one after the other.
@@ -63,20 +67,23 @@ impl PackedLines {
         self.lines.len()
     }
 
-    /// The items, each with the offset to resume after it. Items from
-    /// `spares` are reused (their strings and span lists keep their
-    /// memory), so a stream allocates next to nothing per line.
-    pub(crate) fn into_matches(self, path: &str, spares: &mut Vec<Match>) -> Vec<(Match, u64)> {
+    /// Hands each line to `each` as a `Match` built by the closure it is
+    /// given (from an old item, whose strings and span list keep their
+    /// memory, or anew), with the offset to resume after it, until `each`
+    /// breaks. So a stream allocates next to nothing per line, and no
+    /// list of items is built.
+    pub(crate) fn each_match(self, path: &str, each: &mut Each<'_, Match>) -> ControlFlow<()> {
         let mut text_at = 0;
         let mut spans_at = 0;
-        let mut items = Vec::with_capacity(self.lines.len());
-        for line in self.lines {
+        for line in &self.lines {
             let text = &self.text[text_at..line.text_end];
             let spans = &self.spans[spans_at..line.spans_end];
-            let m = match spares.pop() {
+            let build = |old: Option<Match>| match old {
                 Some(mut m) => {
-                    m.path.clear();
-                    m.path.push_str(path);
+                    if m.path != path {
+                        m.path.clear();
+                        m.path.push_str(path);
+                    }
                     m.line.clear();
                     m.line.push_str(text);
                     m.matches.clear();
@@ -95,10 +102,10 @@ impl PackedLines {
                     line_cut: line.cut,
                 },
             };
+            each(line.resume, &build)?;
             text_at = line.text_end;
             spans_at = line.spans_end;
-            items.push((m, line.resume));
         }
-        items
+        ControlFlow::Continue(())
     }
 }

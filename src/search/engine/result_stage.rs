@@ -17,10 +17,13 @@ use crate::search::engine::position::{CursorFor, Stamp};
 use crate::search::item::Item;
 use crate::{Budget, BudgetKind, Completeness, Cursor, Limits, Scope, Total};
 
-/// Turns one file's hits into items, each with the offset to resume
-/// after it. The third argument holds items already handed on (by a
-/// stream), whose memory the new items may reuse.
-pub(crate) type ToItems<T> = fn(&str, Hits, &mut Vec<T>) -> Vec<(T, u64)>;
+/// Hands one file's hits, as items, to an `Each`, until it breaks.
+pub(crate) type ToItems<T> = fn(&str, Hits, &mut Each<'_, T>) -> ControlFlow<()>;
+
+/// Takes the items of a file one by one: the offset to resume after the
+/// item, and how to build it (from an old item, whose memory it may reuse,
+/// or anew). `Break` when no more are wanted.
+pub(crate) type Each<'e, T> = dyn FnMut(u64, &dyn Fn(Option<T>) -> T) -> ControlFlow<()> + 'e;
 
 /// The result stage of one query. Named for its place in the pipeline:
 /// it receives outcomes already in order (ordering them is the corpus's
@@ -47,8 +50,6 @@ pub(crate) struct ResultStage<'l, T: Item> {
     began_at: Option<(String, u64)>,
     error: Option<Error>,
     stream: Option<&'l mut dyn FnMut(&T)>,
-    /// Items a stream has handed on, kept for their memory.
-    spares: Vec<T>,
 }
 
 impl<'l, T: Item> ResultStage<'l, T> {
@@ -74,7 +75,6 @@ impl<'l, T: Item> ResultStage<'l, T> {
             began_at,
             error: None,
             stream: None,
-            spares: Vec::new(),
         }
     }
 
@@ -153,19 +153,22 @@ impl<'l, T: Item> ResultStage<'l, T> {
                 // items before the stop stand, and the next page resumes
                 // at the stop (or after the last item kept).
                 let stop = stopped_at.map(|at| ((path.to_string(), at), self.budget_inside_file()));
-                for (item, resume) in to_items(&path, hits, &mut self.spares) {
-                    let spares = self.stream.is_some().then_some(&mut self.spares);
-                    if self.collector.offer_recycling(item, spares).is_break() {
-                        return self.after_stop(plan, stop.is_none());
-                    }
-                    if let (Some(sink), Some(last)) = (self.stream.as_mut(), self.collector.last())
-                    {
+                let (collector, stream, resume_offsets) = (
+                    &mut self.collector,
+                    &mut self.stream,
+                    &mut self.resume_offsets,
+                );
+                let flow = to_items(&path, hits, &mut |resume, build| {
+                    collector.offer_with(build)?;
+                    if let (Some(sink), Some(last)) = (stream.as_mut(), collector.last()) {
                         sink(last);
+                        resume_offsets.clear();
                     }
-                    if self.stream.is_some() {
-                        self.resume_offsets.clear();
-                    }
-                    self.resume_offsets.push(resume);
+                    resume_offsets.push(resume);
+                    ControlFlow::Continue(())
+                });
+                if flow.is_break() {
+                    return self.after_stop(plan, stop.is_none());
                 }
                 // The rest of the file, past where its search ended, after
                 // its lines.
