@@ -36,14 +36,14 @@ pub(crate) const FILES: Operation<String> = Operation {
     to_items: file_items,
 };
 
-fn lines_items(path: &str, hits: Hits, each: &mut Each<'_, Match>) -> ControlFlow<()> {
+fn lines_items(path: &str, hits: &Hits, each: &mut Each<'_, Match>) -> ControlFlow<()> {
     match hits {
         Hits::Lines { items, .. } => items.each_match(path, each),
         Hits::Count(_) => ControlFlow::Continue(()),
     }
 }
 
-fn count_items(path: &str, hits: Hits, each: &mut Each<'_, FileCount>) -> ControlFlow<()> {
+fn count_items(path: &str, hits: &Hits, each: &mut Each<'_, FileCount>) -> ControlFlow<()> {
     let count = hits.matching_lines();
     if count == 0 {
         return ControlFlow::Continue(());
@@ -54,7 +54,7 @@ fn count_items(path: &str, hits: Hits, each: &mut Each<'_, FileCount>) -> Contro
     })
 }
 
-fn file_items(path: &str, hits: Hits, each: &mut Each<'_, String>) -> ControlFlow<()> {
+fn file_items(path: &str, hits: &Hits, each: &mut Each<'_, String>) -> ControlFlow<()> {
     if hits.matching_lines() == 0 {
         return ControlFlow::Continue(());
     }

@@ -61,6 +61,7 @@ fn run_query<S: Source, T: Item>(
         deadline: Deadline::of(limits),
         max_scanned_bytes: limits.max_scanned_bytes,
         reads_nothing: limits.max_files == Some(0),
+        spares: engine::Spares::default(),
     };
     let streaming = stream.is_some();
     let mut stage = match stream {

@@ -17,6 +17,7 @@ mod scan;
 mod show;
 
 pub(crate) use file::{FileOutcome, Hits, PART_LINES, no_hits, search_more, search_opened, unread};
+pub(crate) use packed::Spares;
 pub(crate) use plan::{Deadline, Mode, Plan};
 pub(crate) use position::read as read_position;
 pub(crate) use result_stage::{Each, ResultStage, ToItems};

@@ -2,6 +2,7 @@
 //! searches the file, unpacked into items by the thread that takes them.
 
 use std::ops::ControlFlow;
+use std::sync::Mutex;
 
 use crate::search::engine::result_stage::Each;
 use crate::search::engine::show::show;
@@ -67,12 +68,17 @@ impl PackedLines {
         self.lines.len()
     }
 
+    /// Returns true when no room was taken yet.
+    pub(crate) fn is_unallocated(&self) -> bool {
+        self.lines.capacity() == 0
+    }
+
     /// Hands each line to `each` as a `Match` built by the closure it is
     /// given (from an old item, whose strings and span list keep their
     /// memory, or anew), with the offset to resume after it, until `each`
     /// breaks. So a stream allocates next to nothing per line, and no
     /// list of items is built.
-    pub(crate) fn each_match(self, path: &str, each: &mut Each<'_, Match>) -> ControlFlow<()> {
+    pub(crate) fn each_match(&self, path: &str, each: &mut Each<'_, Match>) -> ControlFlow<()> {
         let mut text_at = 0;
         let mut spans_at = 0;
         for line in &self.lines {
@@ -107,5 +113,45 @@ impl PackedLines {
             spans_at = line.spans_end;
         }
         ControlFlow::Continue(())
+    }
+}
+
+/// Emptied `PackedLines`, kept for their memory: the thread that takes a
+/// file's lines gives the buffers back, and the searching threads take
+/// them for the next file with matching lines. A search then allocates
+/// for its matching lines about once, not once per file, and memory one
+/// thread allocates is mostly freed by that thread's next file, not by
+/// another thread (which costs a glibc arena its locks and its reuse).
+#[derive(Default)]
+pub(crate) struct Spares(Mutex<Vec<PackedLines>>);
+
+/// How many emptied buffers are kept, and the most text each may keep.
+const SPARES: usize = 8;
+const SPARE_TEXT: usize = 128 * 1024;
+
+impl Spares {
+    /// An empty `PackedLines`, with room from an earlier file if there is
+    /// one.
+    pub(crate) fn take(&self) -> PackedLines {
+        self.lock().pop().unwrap_or_default()
+    }
+
+    /// Gives back `lines` once taken, unless enough are kept or they hold
+    /// more than a typical part's room.
+    pub(crate) fn give(&self, mut lines: PackedLines) {
+        if lines.is_unallocated() || lines.text.capacity() > SPARE_TEXT {
+            return;
+        }
+        lines.text.clear();
+        lines.spans.clear();
+        lines.lines.clear();
+        let mut spares = self.lock();
+        if spares.len() < SPARES {
+            spares.push(lines);
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<PackedLines>> {
+        self.0.lock().unwrap_or_else(|p| p.into_inner())
     }
 }

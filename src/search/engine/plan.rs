@@ -4,6 +4,7 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
+use crate::search::engine::packed::Spares;
 use crate::search::matcher::Matcher;
 use crate::{Budget, BudgetKind, Limits};
 
@@ -42,6 +43,8 @@ pub(crate) struct Plan<'a> {
     pub(crate) max_scanned_bytes: Option<u64>,
     /// `max_files(0)`: no file is read.
     pub(crate) reads_nothing: bool,
+    /// Buffers for matching lines, passed from file to file.
+    pub(crate) spares: Spares,
 }
 
 /// When a query must end, by its limits' clock.

@@ -18,7 +18,7 @@ use crate::search::item::Item;
 use crate::{Budget, BudgetKind, Completeness, Cursor, Limits, Scope, Total};
 
 /// Hands one file's hits, as items, to an `Each`, until it breaks.
-pub(crate) type ToItems<T> = fn(&str, Hits, &mut Each<'_, T>) -> ControlFlow<()>;
+pub(crate) type ToItems<T> = fn(&str, &Hits, &mut Each<'_, T>) -> ControlFlow<()>;
 
 /// Takes the items of a file one by one: the offset to resume after the
 /// item, and how to build it (from an old item, whose memory it may reuse,
@@ -158,7 +158,7 @@ impl<'l, T: Item> ResultStage<'l, T> {
                     &mut self.stream,
                     &mut self.resume_offsets,
                 );
-                let flow = to_items(&path, hits, &mut |resume, build| {
+                let flow = to_items(&path, &hits, &mut |resume, build| {
                     collector.offer_with(build)?;
                     if let (Some(sink), Some(last)) = (stream.as_mut(), collector.last()) {
                         sink(last);
@@ -167,6 +167,9 @@ impl<'l, T: Item> ResultStage<'l, T> {
                     resume_offsets.push(resume);
                     ControlFlow::Continue(())
                 });
+                if let Hits::Lines { items, .. } = hits {
+                    plan.spares.give(items);
+                }
                 if flow.is_break() {
                     return self.after_stop(plan, stop.is_none());
                 }

@@ -149,6 +149,9 @@ impl<'p, 'm> FileScan<'p, 'm> {
             }
             self.line_number += lines::count_ends(&haystack[counted_to..hit.start]);
             counted_to = hit.start;
+            if self.items.is_unallocated() {
+                self.items = self.plan.spares.take();
+            }
             self.items.push(
                 &original[hit.start..hit.content_end],
                 base + hit.start as u64,
