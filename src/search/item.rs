@@ -186,11 +186,21 @@ pub struct Line {
 /// An item a query produces, with the path that orders it.
 pub(crate) trait Item: Serialize + Send + Sync + 'static {
     fn path(&self) -> &str;
+
+    /// The number of the line after this item's, where a cursor after it
+    /// resumes, if the item is a line.
+    fn next_line(&self) -> Option<u64> {
+        None
+    }
 }
 
 impl Item for Match {
     fn path(&self) -> &str {
         &self.path
+    }
+
+    fn next_line(&self) -> Option<u64> {
+        self.line_number.checked_add(1)
     }
 }
 

@@ -43,9 +43,12 @@ fn run_query<S: Source, T: Item>(
         filters.clear();
     }
     let scope = source.scope(query.scoped_fingerprint(operation, source.fingerprint()));
-    let start = match cursor {
-        Some(c) => Some(resume_point(source, &scope, c)?),
-        None => None,
+    let (start, start_line) = match cursor {
+        Some(c) => {
+            let (path, offset, line) = resume_point(source, &scope, c)?;
+            (Some((path, offset)), line)
+        }
+        None => (None, None),
     };
     let limit = limits.applied_limit().limit();
     let plan = Plan {
@@ -55,6 +58,7 @@ fn run_query<S: Source, T: Item>(
         count_rest: limits.count_total,
         max_columns: query.get_max_columns(),
         start: start.clone(),
+        start_line,
         filters,
         counting_only: AtomicBool::new(false),
         stop: AtomicBool::new(false),
@@ -156,23 +160,24 @@ impl<T> Outcome<T> {
 /// exists, so every cursor issued resumes (one that names a skipped
 /// folder or a broken link too). The input's stamp must be unchanged: an
 /// edit since the cursor was issued would shift its offset, so it is
-/// refused as stale.
+/// refused as stale. The line number at the offset, when the cursor
+/// knows it, lets the search start reading there.
 fn resume_point(
     source: &impl Source,
     scope: &Scope,
     cursor: &Cursor,
-) -> Result<(String, u64), Error> {
-    let (path, offset, stamp) = engine::read_position(scope, cursor)?;
-    source.check_position(&path)?;
-    let now = source.stamp(&path);
-    if now != stamp {
+) -> Result<(String, u64, Option<u64>), Error> {
+    let position = engine::read_position(scope, cursor)?;
+    source.check_position(&position.path)?;
+    let now = source.stamp(&position.path);
+    if now != position.stamp {
         return Err(crate::ErrorKind::StaleCursor {
-            cursor_generation: stamp,
+            cursor_generation: position.stamp,
             current_generation: now,
         }
         .into());
     }
-    Ok((path, offset))
+    Ok((position.path, position.offset, position.line))
 }
 
 pub(crate) fn search(

@@ -564,8 +564,7 @@ proptest! {
                 .unwrap();
             prop_assert_eq!(exact.total(), candor::Total::Exact(expected.len() as u64), "{}", name);
         }
-        // Each page reads its file from the start to the cursor: at most
-        // about 50 pages keep the walk linear enough.
+        // At most about 50 pages: each is a whole query.
         let page = page.max(expected.len() / 50);
         let paged = all_pages(f.tree1(), &query, &Limits::new().limit(page), "paged", None);
         prop_assert_eq!(seen(&paged), expected.clone());

@@ -141,7 +141,9 @@ pub(crate) struct Unfinished {
 }
 
 /// Searches one opened file from the plan's start in it (a line start),
-/// reading it through `buffer` chunk by chunk (see `reader.rs`).
+/// reading it through `buffer` chunk by chunk (see `reader.rs`): from its
+/// start, or from the plan's start when the cursor knows the line number
+/// there (the file is unchanged since: its stamp says so).
 ///
 /// The binary rule is the same in every mode and with any thread count
 /// (see `reader.rs`): a NUL byte near the start makes the whole file
@@ -162,6 +164,8 @@ pub(crate) fn search_opened<'p>(
     after_read: AfterRead<'_>,
 ) -> FileOutcome<'p> {
     let start = plan.offset_in(path);
+    // A page resumed inside the file reads it from there.
+    let (from, line_number) = plan.read_from(path);
     let reading = match opened {
         Opened::Skip(input) => return FileOutcome::Skipped(input),
         // Resuming after the whole file: nothing of it is left to search.
@@ -172,14 +176,21 @@ pub(crate) fn search_opened<'p>(
                 FileScan::new(plan, matcher, path, start).finish(),
             );
         }
-        Opened::Memory(bytes, known) => Reading::Memory(bytes, known, 0),
+        Opened::Memory(bytes, known) => {
+            let at = usize::try_from(from).unwrap_or(usize::MAX);
+            Reading::Memory(bytes, known, at)
+        }
         Opened::File(file, rules) => match FileRead::open(file, rules) {
-            Ok(read) => Reading::File(read),
+            Ok(mut read) => {
+                read.resume_at(from);
+                Reading::File(read)
+            }
             Err((reason, detail)) => return FileOutcome::Skipped(skipped(path, reason, detail)),
         },
     };
-    let scan = FileScan::new(plan, matcher, path, start);
-    search_part(scan, Cow::Borrowed(path), reading, 0, buffer, after_read)
+    let mut scan = FileScan::new(plan, matcher, path, start);
+    scan.line_number = line_number;
+    search_part(scan, Cow::Borrowed(path), reading, from, buffer, after_read)
 }
 
 /// Goes on with a file's search after one part of it. `reopen` gives a

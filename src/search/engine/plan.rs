@@ -31,6 +31,9 @@ pub(crate) struct Plan<'a> {
     /// Where to resume: a path and the byte offset of a line start in it
     /// (`u64::MAX`: after the whole file).
     pub(crate) start: Option<(String, u64)>,
+    /// The number of the line at the start, when the cursor knows it: the
+    /// file is then read from there, not from its start.
+    pub(crate) start_line: Option<u64>,
     /// Normalized path filters; empty for the whole corpus.
     pub(crate) filters: Vec<String>,
     /// Set once the collection is full and only counting remains.
@@ -96,6 +99,19 @@ impl Plan<'_> {
         match &self.start {
             Some((p, offset)) if p == path => *offset,
             _ => 0,
+        }
+    }
+
+    /// Where to begin reading the file at `path`, and the number of the
+    /// line there: the byte before the start (its line end, which the
+    /// search checks) when the cursor knows the start's line, else the
+    /// file's start.
+    pub(crate) fn read_from(&self, path: &str) -> (u64, u64) {
+        match (&self.start, self.start_line) {
+            (Some((p, offset)), Some(line)) if p == path && *offset > 0 && line > 1 => {
+                (offset - 1, line - 1)
+            }
+            _ => (0, 1),
         }
     }
 }

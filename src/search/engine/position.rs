@@ -1,7 +1,9 @@
 //! A search cursor's key: where the next page starts, as the input's path
 //! as the corpus writes it (its own position in the corpus's order, read
 //! back without asking the file system), the offset of a line start in
-//! it, and the input's stamp (to notice on resuming that it changed).
+//! it and that line's number when known (so that a page resumes reading
+//! there, not from the file's start), and the input's stamp (to notice on
+//! resuming that it changed).
 //! Written here after the items kept, and read back here on resuming.
 
 use crate::error::Error;
@@ -15,25 +17,45 @@ pub(crate) type Stamp<'a> = &'a dyn Fn(&str) -> u64;
 /// The key as a cursor holds it. The stamp is fixed width, so that a
 /// cursor's length does not depend on the stamp's value (nor the
 /// response's size on it).
-type Key = (String, u64, Vec<u8>);
+type Key = (String, (u64, u64), Vec<u8>);
 
-fn key(path: &str, offset: u64, stamp: u64) -> Key {
-    (path.to_owned(), offset, stamp.to_le_bytes().to_vec())
+/// The key of `offset` in `path`, the start of line `line` (`0`: not
+/// known).
+fn key(path: &str, offset: u64, line: u64, stamp: u64) -> Key {
+    (
+        path.to_owned(),
+        (offset, line),
+        stamp.to_le_bytes().to_vec(),
+    )
 }
 
-/// Reads a search cursor of `scope`: the path and offset it resumes at,
-/// and the stamp the input had when it was issued.
+/// Where a search resumes: an input's path, the offset of a line start in
+/// it, that line's number if the cursor knows it, and the input's stamp
+/// when the cursor was issued.
+pub(crate) struct Position {
+    pub(crate) path: String,
+    pub(crate) offset: u64,
+    pub(crate) line: Option<u64>,
+    pub(crate) stamp: u64,
+}
+
+/// Reads a search cursor of `scope`: where it resumes.
 ///
 /// # Errors
 ///
 /// Those of [`Scope::resume`], and a malformed cursor whose stamp is not
 /// one.
-pub(crate) fn read(scope: &Scope, cursor: &Cursor) -> Result<(String, u64, u64), Error> {
-    let (path, offset, stamp): Key = scope.resume(cursor)?;
+pub(crate) fn read(scope: &Scope, cursor: &Cursor) -> Result<Position, Error> {
+    let (path, (offset, line), stamp): Key = scope.resume(cursor)?;
     let stamp = <[u8; 8]>::try_from(stamp.as_slice())
         .map(u64::from_le_bytes)
         .map_err(|_| Error::malformed_cursor("its stamp is not 8 bytes"))?;
-    Ok((path, offset, stamp))
+    Ok(Position {
+        path,
+        offset,
+        line: (line > 0).then_some(line),
+        stamp,
+    })
 }
 
 /// Where the next page starts, after the items kept.
@@ -60,7 +82,11 @@ impl CursorFor<'_> {
             let index = if self.streaming { 0 } else { kept.len() - 1 };
             let offset = self.resume_offsets.get(index).copied().unwrap_or(u64::MAX);
             let path = last.path();
-            return Some(self.scope.cursor(&key(path, offset, (self.stamp)(path))));
+            let line = last.next_line().unwrap_or(0);
+            return Some(
+                self.scope
+                    .cursor(&key(path, offset, line, (self.stamp)(path))),
+            );
         }
         // Nothing kept: resume where scanning stopped, if no item was found
         // before it and that is past where this run began.
@@ -69,6 +95,9 @@ impl CursorFor<'_> {
             return None;
         }
         let (path, offset) = at;
-        Some(self.scope.cursor(&key(path, *offset, (self.stamp)(path))))
+        Some(
+            self.scope
+                .cursor(&key(path, *offset, 0, (self.stamp)(path))),
+        )
     }
 }

@@ -276,6 +276,40 @@ mod tests {
     }
 
     #[test]
+    fn a_page_resumed_inside_a_file_reads_it_from_the_cursor() {
+        let text: String = (0..1000).map(|i| format!("x {i:04}\n")).collect();
+        let (_dir, mut tree) = small_blocks("f.txt", text.as_bytes(), 64);
+        let reads = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let counter = Arc::clone(&reads);
+        tree.after_read = Some(Hook(Arc::new(move |_: &Path| {
+            counter.fetch_add(1, AtomicOrdering::SeqCst);
+        })));
+        let query = Query::literal("x");
+        let first = tree
+            .search(&query, &Limits::new().limit(990), None)
+            .unwrap();
+        let whole = reads.swap(0, AtomicOrdering::SeqCst);
+        let cursor = first.next_cursor().unwrap();
+        let rest = tree.search(&query, &Limits::new(), Some(cursor)).unwrap();
+        let resumed = reads.load(AtomicOrdering::SeqCst);
+        let lines: Vec<(u64, u64, &str)> = rest
+            .iter()
+            .map(|m| (m.line_number, m.byte_offset, m.line.as_str()))
+            .collect();
+        let want: Vec<(u64, u64, String)> = (990..1000)
+            .map(|i| (i as u64 + 1, 7 * i as u64, format!("x {i:04}")))
+            .collect();
+        let want: Vec<(u64, u64, &str)> =
+            want.iter().map(|(n, o, t)| (*n, *o, t.as_str())).collect();
+        assert_eq!(lines, want);
+        assert!(rest.is_complete());
+        // 7,000 bytes through 64-byte blocks: the first page read about
+        // 110 blocks, the second only the last 70 bytes.
+        assert!(whole > 100, "{whole} reads");
+        assert!(resumed <= 3, "{resumed} reads to resume");
+    }
+
+    #[test]
     fn a_line_longer_than_the_most_held_ends_the_file_s_search_as_long_line() {
         let mut text = b"x short\n".to_vec();
         text.extend(std::iter::repeat_n(b'a', 1000));
