@@ -147,8 +147,14 @@ fn read_excerpt(
             }
             at = line.end + 1;
         }
-        if line_number >= last || is_last {
+        if line_number >= last {
+            // Every line wanted is read: no more of the file is needed.
             return ControlFlow::Break(());
+        }
+        if is_last {
+            // The file (or the part before its NUL) ends here: the read
+            // reports how, a cut included.
+            return ControlFlow::Continue(());
         }
         // Scanned: from the first line returned, so that a resumed page
         // advances; and a page holds at least one line.

@@ -430,6 +430,14 @@ fn a_nul_near_the_start_makes_a_file_binary_and_one_further_in_ends_its_search()
                 files.skipped().count(&SkipReason::Binary),
                 u64::from(n == 0)
             );
+            // An excerpt of every line reaches the cut too, and says so.
+            let total_lines = text.iter().filter(|&&b| b == b'\n').count() as u64 + 1;
+            let excerpt = Excerpt::new("f.txt", 1..=total_lines);
+            let lines = corpus.excerpt(&excerpt, &Limits::new(), None).unwrap();
+            let searched_lines = searched(&text).map_or(0, |s| crate::oracle::lines(s).len());
+            assert_eq!(lines.len(), searched_lines, "{name}, NUL at {depth}");
+            assert_eq!(lines.skipped().count(&SkipReason::Binary), 1, "{name}, NUL at {depth}");
+            assert!(lines.is_complete(), "{name}, NUL at {depth}");
             // A capped page stops before the NUL: the next pages find it.
             let paged = all_pages(corpus, &query, &Limits::new().limit(3), name, None);
             assert_eq!(seen(&paged), expected, "{name}, NUL at {depth}");
@@ -559,6 +567,14 @@ proptest! {
             let n = counted.items().first().map_or(0, |c| c.count);
             prop_assert_eq!(n, expected.len() as u64, "{}", name);
             prop_assert_eq!(counted.skipped().count(&SkipReason::Binary), binary, "{}", name);
+            // An excerpt of every line: the lines the rule searches, and
+            // the same skip.
+            let total_lines = text.iter().filter(|&&b| b == b'\n').count() as u64 + 1;
+            let excerpt = Excerpt::new("f.txt", 1..=total_lines);
+            let lines = corpus.excerpt(&excerpt, &Limits::new(), None).unwrap();
+            let want_lines = searched(&text).map_or(0, |s| crate::oracle::lines(s).len());
+            prop_assert_eq!(lines.len(), want_lines, "{}: excerpt", name);
+            prop_assert_eq!(lines.skipped().count(&SkipReason::Binary), binary, "{}: excerpt", name);
             let exact = corpus
                 .search(&query, &Limits::new().limit(page).count_total(true), None)
                 .unwrap();
