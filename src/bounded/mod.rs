@@ -239,6 +239,14 @@ impl<T> Bounded<T> {
         /// from a cursor: that page says where it starts with
         /// [`start`](Self::start).
         ///
+        /// The answer is that of the inputs searched. When an input could
+        /// not be searched, or not to its end, because of an error
+        /// ([`Skipped::has_errors`](crate::Skipped::has_errors): unreadable,
+        /// changed while read, a line too long), the result is not
+        /// complete ([`is_complete`](Self::is_complete) is false) and the
+        /// total counts only what was searched: the items that input holds
+        /// are unknown.
+        ///
         /// # Example
         ///
         /// ```

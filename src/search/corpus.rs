@@ -44,9 +44,10 @@ mod sealed {
 /// **Reading.** Files on disk are read through a buffer of 256 KiB per
 /// thread, whatever their size, and a file's matching lines are handed on
 /// in parts of 2,048, so the memory of a search does not grow with its
-/// files. A line longer than 16 MiB is not held: the file's search ends
-/// before it, and the rest is skipped as `long_line` (an error: the
-/// result is not complete). A file that changes while it is read, or
+/// files. A line longer than 16 MiB (not counting its `\n`) is not held:
+/// the file's search ends before it, and the rest is skipped as
+/// `long_line` (an error: the result is not complete, and its `total`
+/// counts only what was searched). A file that changes while it is read, or
 /// cannot be read to its end, is cut where that is seen, as `changed` or
 /// `unreadable` (errors); lines found before are kept (a stream has
 /// already handed them on). A stop at a file's start skips it whole.

@@ -46,8 +46,8 @@ pub(crate) const BLOCK: usize = 256 * 1024;
 /// a file's first read decides.
 pub(crate) const BINARY_PREFIX: usize = BLOCK;
 
-/// The longest line held whole. The search of a file stops at a longer
-/// line, skipping the rest as `long_line`.
+/// The longest line held whole, not counting its `\n`. The search of a
+/// file stops at a longer line, skipping the rest as `long_line`.
 #[cfg_attr(not(feature = "tree"), allow(dead_code))]
 pub(crate) const MAX_LINE: usize = 16 << 20;
 
@@ -400,7 +400,8 @@ impl FileRead {
                     Some(i) => keep + i,
                     None => {
                         if filled == buffer.len() {
-                            if buffer.len() >= rules.max_line {
+                            // A line of `max_line` bytes and its `\n` fit.
+                            if buffer.len() > rules.max_line {
                                 return Ended::early(
                                     self.base,
                                     SkipReason::LongLine,
@@ -410,7 +411,8 @@ impl FileRead {
                                     ),
                                 );
                             }
-                            let grown = buffer.len().saturating_mul(2).min(rules.max_line);
+                            let most = rules.max_line.saturating_add(1);
+                            let grown = buffer.len().saturating_mul(2).min(most);
                             buffer.resize(grown, 0);
                         }
                         keep = filled;

@@ -18,7 +18,8 @@ never describe the items as all of them. `count` is the number of items in this 
 the total. `start` (absent on a first page) is how many items of the full answer came before this \
 page: it holds items `start`+1 to `start`+`count`. `total.value` is how many items the full answer \
 holds, counting every page: exact when `total.relation` is \"eq\", a lower bound when it is \
-\"gte\". `truncation` (present only when something is missing) \
+\"gte\"; when `complete` is false without `truncation`, an input could not be searched (see \
+`skipped`) and `total` counts only what was searched. `truncation` (present only when something is missing) \
 says what stopped the result (`by`: \"limit\" or \"budget\"; `requested` when the limit asked for \
 was lowered to this server's ceiling) and its `note`, when present, says how to get the rest. `next_cursor`, when present, fetches the next page: pass it back unchanged with the same \
 query. `skipped` counts inputs that were not searched, by reason.";

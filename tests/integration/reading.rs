@@ -436,7 +436,11 @@ fn a_nul_near_the_start_makes_a_file_binary_and_one_further_in_ends_its_search()
             let lines = corpus.excerpt(&excerpt, &Limits::new(), None).unwrap();
             let searched_lines = searched(&text).map_or(0, |s| crate::oracle::lines(s).len());
             assert_eq!(lines.len(), searched_lines, "{name}, NUL at {depth}");
-            assert_eq!(lines.skipped().count(&SkipReason::Binary), 1, "{name}, NUL at {depth}");
+            assert_eq!(
+                lines.skipped().count(&SkipReason::Binary),
+                1,
+                "{name}, NUL at {depth}"
+            );
             assert!(lines.is_complete(), "{name}, NUL at {depth}");
             // A capped page stops before the NUL: the next pages find it.
             let paged = all_pages(corpus, &query, &Limits::new().limit(3), name, None);

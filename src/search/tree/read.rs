@@ -325,6 +325,24 @@ mod tests {
         let detail = found.skipped().sample()[0].detail().unwrap();
         assert!(detail.contains("at byte 8"), "{detail}");
         assert!(!found.is_complete());
+        // A line of exactly the most held (256 bytes here) is searched.
+        let mut text = b"x short\n".to_vec();
+        text.extend(std::iter::repeat_n(b'a', 255));
+        text.extend_from_slice(b"x\nx after\n");
+        let (_dir, tree) = small_blocks("f.txt", &text, 64);
+        let found = tree
+            .search(&Query::literal("x"), &Limits::new(), None)
+            .unwrap();
+        assert_eq!(found.len(), 3);
+        assert!(found.is_complete());
+        // One byte more is not.
+        text.insert(8, b'a');
+        let (_dir, tree) = small_blocks("f.txt", &text, 64);
+        let found = tree
+            .search(&Query::literal("x"), &Limits::new(), None)
+            .unwrap();
+        assert_eq!(found.len(), 1);
+        assert_eq!(found.skipped().count(&SkipReason::LongLine), 1);
         // A long first line skips the file whole.
         let (_dir, tree) = small_blocks("f.txt", &text[8..], 64);
         let found = tree
