@@ -16,7 +16,9 @@ mod result_stage;
 mod scan;
 mod show;
 
-pub(crate) use file::{FileOutcome, Hits, PART_LINES, no_hits, search_more, search_opened, unread};
+#[cfg(feature = "tree")]
+pub(crate) use file::PART_LINES;
+pub(crate) use file::{FileOutcome, Hits, no_hits, search_more, search_opened, unread};
 pub(crate) use packed::Spares;
 pub(crate) use plan::{Deadline, Mode, Plan};
 pub(crate) use position::read as read_position;
