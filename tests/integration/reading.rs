@@ -442,6 +442,21 @@ fn a_nul_near_the_start_makes_a_file_binary_and_one_further_in_ends_its_search()
                 "{name}, NUL at {depth}"
             );
             assert!(lines.is_complete(), "{name}, NUL at {depth}");
+            // A page cut by its limit that counts on counts the file's
+            // lines before the NUL, and says the rest was not searched.
+            let counted = corpus
+                .search(&query, &Limits::new().limit(3).count_total(true), None)
+                .unwrap();
+            assert_eq!(
+                counted.total(),
+                candor::Total::Exact(n as u64 + 1),
+                "{name}"
+            );
+            assert_eq!(
+                counted.skipped().count(&SkipReason::Binary),
+                1,
+                "{name}, NUL at {depth}"
+            );
             // A capped page stops before the NUL: the next pages find it.
             let paged = all_pages(corpus, &query, &Limits::new().limit(3), name, None);
             assert_eq!(seen(&paged), expected, "{name}, NUL at {depth}");
@@ -583,6 +598,8 @@ proptest! {
                 .search(&query, &Limits::new().limit(page).count_total(true), None)
                 .unwrap();
             prop_assert_eq!(exact.total(), candor::Total::Exact(expected.len() as u64), "{}", name);
+            // Counted to its end, the file's cut is reached and said.
+            prop_assert_eq!(exact.skipped().count(&SkipReason::Binary), binary, "{}: counted", name);
         }
         // At most about 50 pages: each is a whole query.
         let page = page.max(expected.len() / 50);

@@ -170,13 +170,20 @@ impl<'l, T: Item> ResultStage<'l, T> {
                 if let Hits::Lines { items, .. } = hits {
                     plan.spares.give(items);
                 }
-                if flow.is_break() {
-                    return self.after_stop(plan, stop.is_none());
-                }
+                let flow = if flow.is_break() {
+                    self.after_stop(plan, stop.is_none())
+                } else {
+                    ControlFlow::Continue(())
+                };
                 // The rest of the file, past where its search ended, after
-                // its lines.
-                if let Some(tail) = tail {
+                // its lines: unless the collection stopped in them for
+                // good (a count that goes on has counted them, and the
+                // rest is as unsearched for it).
+                if let (Some(tail), ControlFlow::Continue(())) = (tail, flow) {
                     self.collector.skip(tail);
+                }
+                if self.collector.is_stopped() {
+                    return flow;
                 }
                 if let Some((at, budget)) = stop {
                     self.scan_resume = Some(at);
