@@ -3,6 +3,7 @@
 
 use std::ops::ControlFlow;
 use std::sync::Mutex;
+use std::thread::ThreadId;
 
 use crate::search::engine::result_stage::Each;
 use crate::search::engine::show::show;
@@ -20,6 +21,8 @@ pub(crate) struct PackedLines {
     /// The lines' match spans, relative to each line's text.
     spans: Vec<Span>,
     lines: Vec<PackedLine>,
+    /// The thread that filled them, once taken from `Spares`.
+    owner: Option<ThreadId>,
 }
 
 struct PackedLine {
@@ -66,6 +69,13 @@ impl PackedLines {
 
     pub(crate) fn len(&self) -> usize {
         self.lines.len()
+    }
+
+    /// The bytes the buffers hold room for.
+    fn capacity_bytes(&self) -> usize {
+        self.text.capacity()
+            + self.spans.capacity() * std::mem::size_of::<Span>()
+            + self.lines.capacity() * std::mem::size_of::<PackedLine>()
     }
 
     /// Returns true when no room was taken yet.
@@ -116,42 +126,87 @@ impl PackedLines {
     }
 }
 
-/// Emptied `PackedLines`, kept for their memory: the thread that takes a
-/// file's lines gives the buffers back, and the searching threads take
-/// them for the next file with matching lines. A search then allocates
-/// for its matching lines about once, not once per file, and memory one
-/// thread allocates is mostly freed by that thread's next file, not by
-/// another thread (which costs a glibc arena its locks and its reuse).
+/// Emptied `PackedLines`, kept for their memory and given back to the
+/// thread that filled them: the thread that takes a file's lines gives the
+/// buffers back, and the searching thread that filled them takes them for
+/// its next file with matching lines. A search then allocates for its
+/// matching lines about once per thread, not once per file, and memory is
+/// grown and freed by the thread that allocated it. (A buffer grown or
+/// freed by another thread takes the allocating thread's malloc arena lock
+/// in glibc: with two threads, those waits were most of the times a
+/// searching thread slept.)
 #[derive(Default)]
-pub(crate) struct Spares(Mutex<Vec<PackedLines>>);
+pub(crate) struct Spares(Mutex<Vec<Pool>>);
 
-/// How many emptied buffers are kept, and the most text each may keep.
-const SPARES: usize = 8;
-const SPARE_TEXT: usize = 128 * 1024;
+/// One thread's emptied buffers, and the bytes they hold.
+struct Pool {
+    owner: ThreadId,
+    buffers: Vec<PackedLines>,
+    bytes: usize,
+}
+
+/// The most bytes one thread's kept buffers may hold, and the most one
+/// buffer may hold to be kept: emptied buffers stay within a fixed bound
+/// per searching thread, whatever the files.
+const SPARE_BYTES: usize = 2 * 1024 * 1024;
+const SPARE_BUFFER: usize = 128 * 1024;
 
 impl Spares {
-    /// An empty `PackedLines`, with room from an earlier file if there is
-    /// one.
+    /// An empty `PackedLines`, with room from an earlier file this thread
+    /// filled if there is one.
     pub(crate) fn take(&self) -> PackedLines {
-        self.lock().pop().unwrap_or_default()
+        let owner = std::thread::current().id();
+        let mut pools = self.lock();
+        let found = pools
+            .iter_mut()
+            .find(|pool| pool.owner == owner)
+            .and_then(|pool| {
+                let lines = pool.buffers.pop()?;
+                pool.bytes -= lines.capacity_bytes();
+                Some(lines)
+            });
+        drop(pools);
+        let mut lines = found.unwrap_or_default();
+        lines.owner = Some(owner);
+        lines
     }
 
-    /// Gives back `lines` once taken, unless enough are kept or they hold
-    /// more than a typical part's room.
+    /// Gives back `lines` once taken, to the pool of the thread that
+    /// filled them, unless that pool is full or they hold more than a
+    /// typical part's room.
     pub(crate) fn give(&self, mut lines: PackedLines) {
-        if lines.is_unallocated() || lines.text.capacity() > SPARE_TEXT {
+        let bytes = lines.capacity_bytes();
+        let Some(owner) = lines.owner else { return };
+        if lines.is_unallocated() || bytes > SPARE_BUFFER {
             return;
         }
         lines.text.clear();
         lines.spans.clear();
         lines.lines.clear();
-        let mut spares = self.lock();
-        if spares.len() < SPARES {
-            spares.push(lines);
+        let mut pools = self.lock();
+        let index = match pools.iter().position(|pool| pool.owner == owner) {
+            Some(index) => index,
+            None => {
+                pools.push(Pool {
+                    owner,
+                    buffers: Vec::new(),
+                    bytes: 0,
+                });
+                pools.len() - 1
+            }
+        };
+        let pool = &mut pools[index];
+        if pool.bytes + bytes <= SPARE_BYTES {
+            pool.bytes += bytes;
+            pool.buffers.push(lines);
+        } else {
+            // Enough kept: freed, outside the lock.
+            drop(pools);
+            drop(lines);
         }
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<PackedLines>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<Pool>> {
         self.0.lock().unwrap_or_else(|p| p.into_inner())
     }
 }
