@@ -2,12 +2,15 @@
 //! handed out in chunks from a queue, which whichever searcher finds it
 //! running low refills by walking on; and the window that keeps the walk
 //! at most `WINDOW` files ahead of the oldest outcome not yet released,
-//! and the outcomes held past it under `HELD_LINES` matching lines.
+//! and the outcomes held past it under `HELD_LINES` matching lines. The
+//! files waiting to be searched hold their folders' handles: the walk
+//! also stops running ahead once they hold about `MAX_FOLDERS`.
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering as AtomicOrdering};
-use std::sync::{Condvar, Mutex, MutexGuard};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 
+use crate::search::confine::DirHandle;
 use crate::search::engine::{self, FileOutcome, Hits, Plan};
 use crate::search::walk::Job;
 
@@ -125,15 +128,26 @@ pub(super) fn lines_of(outcomes: &[FileOutcome<'_>]) -> u64 {
 /// others keep taking queued files while one walks.
 pub(super) struct Feed<I: Iterator<Item = Job>> {
     queue: Mutex<Queue>,
-    walk: Mutex<I>,
+    walk: Mutex<Walking<I>>,
+    /// The folders whose handles the jobs queued or handed out and not
+    /// yet searched hold (counted as the walk moves from folder to
+    /// folder; a chunk gives its count back when dropped).
+    folders: AtomicUsize,
     /// How many jobs to keep queued ahead: none while the calling thread
     /// searches alone (walking ahead would be wasted if the search ends
     /// soon), `LOW_WATER` once others search too.
     ahead: AtomicUsize,
 }
 
+/// The walk, and the folder of the last job it gave.
+struct Walking<I> {
+    jobs: I,
+    last: Option<Arc<DirHandle>>,
+}
+
 struct Queue {
-    jobs: VecDeque<Job>,
+    /// The jobs, each with whether it is the first of its folder.
+    jobs: VecDeque<(Job, bool)>,
     /// The number of the queue's first job.
     seq: u64,
     /// The next chunk's size: it starts at one file and doubles up to
@@ -151,6 +165,15 @@ const LOW_WATER: usize = 2 * MAX_CHUNK;
 /// How many jobs one refill walks.
 const REFILL: usize = 2 * MAX_CHUNK;
 
+/// About how many folders the jobs not yet searched may span before the
+/// walk stops running ahead (each job holds its folder's handle). Past
+/// 64 open handles the kernel grows the process's table of handles, and
+/// in a process with several threads each growth waits for the others
+/// (an RCU grace period): 10 to 20 ms on a small machine, as long as a
+/// quarter of a whole search. With this bound, the walk's own folders,
+/// the files being read and the standard streams, a search stays under 64.
+const MAX_FOLDERS: usize = 24;
+
 impl<I: Iterator<Item = Job>> Feed<I> {
     pub(super) fn new(jobs: I) -> Feed<I> {
         Feed {
@@ -160,7 +183,8 @@ impl<I: Iterator<Item = Job>> Feed<I> {
                 size: 1,
                 done: false,
             }),
-            walk: Mutex::new(jobs),
+            walk: Mutex::new(Walking { jobs, last: None }),
+            folders: AtomicUsize::new(0),
             ahead: AtomicUsize::new(0),
         }
     }
@@ -174,30 +198,63 @@ impl<I: Iterator<Item = Job>> Feed<I> {
         self.queue.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// Walks on while the queue runs low. The walk's lock is held until
-    /// the jobs are queued, so they are queued in walk order.
-    fn refill(&self, mut walk: MutexGuard<'_, I>, plan: &Plan<'_>) {
+    /// Walks on while the queue runs low, and the jobs not yet searched
+    /// span fewer than `MAX_FOLDERS` folders (or nothing is queued: the
+    /// search must go on). The walk's lock is held until the jobs are
+    /// queued, so they are queued in walk order.
+    fn refill(&self, mut walk: MutexGuard<'_, Walking<I>>, plan: &Plan<'_>) {
         loop {
             // Early on, walk just ahead of the chunks, which start small:
             // the first file is searched at once.
-            let want = {
+            let (want, queued) = {
                 let queue = self.queue();
                 let floor = self.ahead.load(AtomicOrdering::Relaxed).max(1);
                 if queue.done || queue.jobs.len() >= floor || plan.is_stopped() {
                     return;
                 }
-                (2 * queue.size).min(REFILL)
+                ((2 * queue.size).min(REFILL), queue.jobs.len())
             };
             let mut batch = Vec::with_capacity(want);
-            batch.extend(walk.by_ref().take(want));
+            let mut ended = false;
+            let mut bounded = false;
+            while batch.len() < want {
+                if queued + batch.len() > 0
+                    && self.folders.load(AtomicOrdering::Relaxed) >= MAX_FOLDERS
+                {
+                    bounded = true;
+                    break;
+                }
+                let Some(job) = walk.jobs.next() else {
+                    ended = true;
+                    break;
+                };
+                let first = match &job {
+                    Job::File { dir, .. } => {
+                        let first = !walk
+                            .last
+                            .as_ref()
+                            .is_some_and(|last| Arc::ptr_eq(last, dir));
+                        if first {
+                            walk.last = Some(Arc::clone(dir));
+                            self.folders.fetch_add(1, AtomicOrdering::Relaxed);
+                        }
+                        first
+                    }
+                    Job::Skip(_) => false,
+                };
+                batch.push((job, first));
+            }
             let mut queue = self.queue();
-            queue.done = batch.len() < want;
+            queue.done = ended;
             queue.jobs.extend(batch);
+            if bounded {
+                return;
+            }
         }
     }
 
     /// The next chunk of jobs to search.
-    pub(super) fn next_chunk(&self, window: &Window, plan: &Plan<'_>) -> Next {
+    pub(super) fn next_chunk(&self, window: &Window, plan: &Plan<'_>) -> Next<'_> {
         loop {
             if plan.is_stopped() {
                 return Next::Done;
@@ -210,7 +267,20 @@ impl<I: Iterator<Item = Job>> Feed<I> {
                         return Next::Full(seq);
                     }
                     let n = queue.size.min(queue.jobs.len());
-                    let chunk: Vec<Job> = queue.jobs.drain(..n).collect();
+                    let mut folders = 0;
+                    let jobs: Vec<Job> = queue
+                        .jobs
+                        .drain(..n)
+                        .map(|(job, first)| {
+                            folders += usize::from(first);
+                            job
+                        })
+                        .collect();
+                    let chunk = Chunk {
+                        jobs: jobs.into_iter(),
+                        folders,
+                        held: &self.folders,
+                    };
                     queue.seq += n as u64;
                     queue.size = (queue.size * 2).min(MAX_CHUNK);
                     let low =
@@ -236,13 +306,108 @@ impl<I: Iterator<Item = Job>> Feed<I> {
     }
 }
 
+/// Jobs handed to a searcher, in walk order: the folders they span count
+/// against `MAX_FOLDERS` until the chunk is dropped.
+pub(super) struct Chunk<'f> {
+    jobs: std::vec::IntoIter<Job>,
+    folders: usize,
+    held: &'f AtomicUsize,
+}
+
+impl Chunk<'_> {
+    /// How many jobs are left.
+    pub(super) fn len(&self) -> usize {
+        self.jobs.len()
+    }
+}
+
+impl Iterator for Chunk<'_> {
+    type Item = Job;
+
+    fn next(&mut self) -> Option<Job> {
+        self.jobs.next()
+    }
+}
+
+impl Drop for Chunk<'_> {
+    fn drop(&mut self) {
+        self.held.fetch_sub(self.folders, AtomicOrdering::Relaxed);
+    }
+}
+
 /// What a searcher gets when it asks the feed for work.
-pub(super) enum Next {
+pub(super) enum Next<'f> {
     /// The chunk's first number, and its jobs.
-    Chunk(u64, Vec<Job>),
+    Chunk(u64, Chunk<'f>),
     /// The window is full: the next chunk, numbered `.0`, must wait for
     /// the release point to move.
     Full(u64),
     /// The walk is over, or the search stopped.
     Done,
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering as AtomicOrdering};
+    use std::time::Duration;
+
+    use super::MAX_FOLDERS;
+    use crate::search::tree::{Hook, tree_with};
+    use crate::{Corpus, Limits, Query};
+
+    /// The handles this process holds open on folders within `root`.
+    #[cfg(target_os = "linux")]
+    fn folders_open_within(root: &Path) -> usize {
+        let Ok(fds) = std::fs::read_dir("/proc/self/fd") else {
+            return 0;
+        };
+        fds.filter_map(|fd| std::fs::read_link(fd.ok()?.path()).ok())
+            .filter(|target| target.starts_with(root) && target.is_dir())
+            .count()
+    }
+
+    #[test]
+    #[cfg(target_os = "linux")]
+    fn jobs_waiting_in_many_small_folders_hold_a_bounded_number_of_handles() {
+        // One file in each of 400 folders, two levels deep: a walk running
+        // ahead unbounded would hold a handle for each folder it queued.
+        let files: Vec<(String, String)> = (0..400)
+            .map(|i| (format!("a{:02}/b{i:03}/f.txt", i / 20), "hit\n".to_owned()))
+            .collect();
+        let refs: Vec<(&str, &str)> = files
+            .iter()
+            .map(|(a, b)| (a.as_str(), b.as_str()))
+            .collect();
+        let (dir, tree) = tree_with(&refs);
+        let root = dir.path().canonicalize().unwrap();
+        for threads in [1, 2, 4] {
+            let most = Arc::new(AtomicUsize::new(0));
+            let seen = Arc::clone(&most);
+            let inside = root.clone();
+            let mut tree = tree
+                .clone()
+                .threads(threads)
+                .start_threads_after(Duration::ZERO);
+            tree.before_read = Some(Hook(Arc::new(move |_: &Path| {
+                seen.fetch_max(folders_open_within(&inside), AtomicOrdering::SeqCst);
+            })));
+            let found = tree
+                .search(&Query::literal("hit"), &Limits::new(), None)
+                .unwrap();
+            assert_eq!(found.len(), 400);
+            let most = most.load(AtomicOrdering::SeqCst);
+            // The bound, the walk's own folders (root, a, b) and a chunk
+            // per thread begun in a folder counted by the one before: well
+            // under the 64 handles past which the kernel grows its table.
+            let bound = MAX_FOLDERS + 3 + threads;
+            assert!(
+                most <= bound,
+                "{threads} threads: {most} folder handles open, bound {bound}"
+            );
+            assert!(most < 40, "{threads} threads: {most} folder handles open");
+            assert!(most > 2, "the hook saw the walk's folders");
+        }
+    }
 }

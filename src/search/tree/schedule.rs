@@ -18,7 +18,7 @@ use std::sync::mpsc;
 use std::time::Instant;
 
 use super::Tree;
-use super::feed::{Feed, Next, PART_LINES, Window, lines_of};
+use super::feed::{Chunk, Feed, Next, PART_LINES, Window, lines_of};
 use crate::error::Error;
 use crate::search::engine::{FileOutcome, Plan};
 use crate::search::matcher::Matcher;
@@ -96,7 +96,7 @@ impl Tree {
         // Searches the next files of a chunk, until they hold about
         // `PART_LINES` matching lines: a chunk of files that match on many
         // lines is handed on in parts, not held whole until its last file.
-        let search_part = |jobs: &mut std::vec::IntoIter<Job>,
+        let search_part = |jobs: &mut Chunk<'_>,
                            matcher: &Matcher,
                            buffer: &mut Vec<u8>|
          -> Vec<FileOutcome<'static>> {
@@ -147,7 +147,7 @@ impl Tree {
                             }
                             Next::Done => break,
                         };
-                        let (mut seq, mut jobs) = (seq, chunk.into_iter());
+                        let (mut seq, mut jobs) = (seq, chunk);
                         while jobs.len() > 0 {
                             // Past the release point with too many lines
                             // held, the next part waits, as a new chunk
@@ -177,7 +177,7 @@ impl Tree {
             let mut feed_open = true;
             // The chunk this thread searches itself, part by part, between
             // releases: its first file's number, and the files left.
-            let mut own: Option<(u64, std::vec::IntoIter<Job>)> = None;
+            let mut own: Option<(u64, Chunk<'_>)> = None;
             'receive: loop {
                 while let Some(outcomes) = held.remove(&next) {
                     next += outcomes.len() as u64;
@@ -213,7 +213,7 @@ impl Tree {
                 } else if feed_open {
                     match feed.next_chunk(window, plan) {
                         Next::Chunk(seq, chunk) => {
-                            own = Some((seq, chunk.into_iter()));
+                            own = Some((seq, chunk));
                             continue;
                         }
                         Next::Done => feed_open = false,
