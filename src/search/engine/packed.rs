@@ -2,9 +2,9 @@
 //! searches the file, unpacked into items by the thread that takes them.
 
 use std::ops::ControlFlow;
-use std::sync::Mutex;
 use std::thread::ThreadId;
 
+use crate::search::engine::recycle::Returns;
 use crate::search::engine::result_stage::Each;
 use crate::search::engine::show::show;
 use crate::search::{LineCut, Match, Span};
@@ -127,23 +127,12 @@ impl PackedLines {
 }
 
 /// Emptied `PackedLines`, kept for their memory and given back to the
-/// thread that filled them: the thread that takes a file's lines gives the
-/// buffers back, and the searching thread that filled them takes them for
-/// its next file with matching lines. A search then allocates for its
-/// matching lines about once per thread, not once per file, and memory is
-/// grown and freed by the thread that allocated it. (A buffer grown or
-/// freed by another thread takes the allocating thread's malloc arena lock
-/// in glibc: with two threads, those waits were most of the times a
-/// searching thread slept.)
-#[derive(Default)]
-pub(crate) struct Spares(Mutex<Vec<Pool>>);
-
-/// One thread's emptied buffers, and the bytes they hold.
-struct Pool {
-    owner: ThreadId,
-    buffers: Vec<PackedLines>,
-    bytes: usize,
-}
+/// thread that filled them (see `recycle.rs`): the thread that takes a
+/// file's lines gives the buffers back, and the searching thread that
+/// filled them takes them for its next file with matching lines. A search
+/// then allocates for its matching lines about once per thread, not once
+/// per file.
+pub(crate) struct Spares(Returns<PackedLines>);
 
 /// The most bytes one thread's kept buffers may hold, and the most one
 /// buffer may hold to be kept: emptied buffers stay within a fixed bound
@@ -151,62 +140,32 @@ struct Pool {
 const SPARE_BYTES: usize = 2 * 1024 * 1024;
 const SPARE_BUFFER: usize = 128 * 1024;
 
+impl Default for Spares {
+    fn default() -> Spares {
+        Spares(Returns::new(
+            SPARE_BYTES,
+            SPARE_BUFFER,
+            PackedLines::capacity_bytes,
+        ))
+    }
+}
+
 impl Spares {
     /// An empty `PackedLines`, with room from an earlier file this thread
     /// filled if there is one.
     pub(crate) fn take(&self) -> PackedLines {
-        let owner = std::thread::current().id();
-        let mut pools = self.lock();
-        let found = pools
-            .iter_mut()
-            .find(|pool| pool.owner == owner)
-            .and_then(|pool| {
-                let lines = pool.buffers.pop()?;
-                pool.bytes -= lines.capacity_bytes();
-                Some(lines)
-            });
-        drop(pools);
-        let mut lines = found.unwrap_or_default();
-        lines.owner = Some(owner);
+        let mut lines = self.0.take().unwrap_or_default();
+        lines.owner = Some(std::thread::current().id());
         lines
     }
 
-    /// Gives back `lines` once taken, to the pool of the thread that
-    /// filled them, unless that pool is full or they hold more than a
-    /// typical part's room.
+    /// Gives back `lines` once taken, emptied, to the thread that filled
+    /// them.
     pub(crate) fn give(&self, mut lines: PackedLines) {
-        let bytes = lines.capacity_bytes();
         let Some(owner) = lines.owner else { return };
-        if lines.is_unallocated() || bytes > SPARE_BUFFER {
-            return;
-        }
         lines.text.clear();
         lines.spans.clear();
         lines.lines.clear();
-        let mut pools = self.lock();
-        let index = match pools.iter().position(|pool| pool.owner == owner) {
-            Some(index) => index,
-            None => {
-                pools.push(Pool {
-                    owner,
-                    buffers: Vec::new(),
-                    bytes: 0,
-                });
-                pools.len() - 1
-            }
-        };
-        let pool = &mut pools[index];
-        if pool.bytes + bytes <= SPARE_BYTES {
-            pool.bytes += bytes;
-            pool.buffers.push(lines);
-        } else {
-            // Enough kept: freed, outside the lock.
-            drop(pools);
-            drop(lines);
-        }
-    }
-
-    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<Pool>> {
-        self.0.lock().unwrap_or_else(|p| p.into_inner())
+        self.0.give(owner, lines);
     }
 }

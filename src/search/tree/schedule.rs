@@ -15,15 +15,21 @@ use std::collections::BTreeMap;
 use std::ops::ControlFlow;
 use std::sync::atomic::Ordering as AtomicOrdering;
 use std::sync::mpsc;
+use std::thread::ThreadId;
 use std::time::Instant;
 
 use super::Tree;
 use super::feed::{Chunk, Feed, Next, PART_LINES, Window, lines_of};
 use crate::error::Error;
-use crate::search::engine::{FileOutcome, Plan};
+use crate::search::engine::{FileOutcome, Plan, Returns};
 use crate::search::matcher::Matcher;
 use crate::search::path::parse_position;
 use crate::search::walk::{Job, Walk, WalkOptions};
+
+/// A part's vector holds the outcomes of at most a chunk's files; each
+/// thread keeps this many emptied ones.
+const MAX_PART: usize = 64;
+const KEPT_PARTS: usize = 16;
 
 impl Tree {
     /// The files to search, and the inputs the walk leaves out, in path
@@ -92,7 +98,11 @@ impl Tree {
         // chunks itself: it is one of the `threads` searchers, beside
         // `threads - 1` workers.
         let workers = self.threads - 1;
-        let (out_tx, out_rx) = mpsc::channel::<(u64, Vec<FileOutcome<'static>>)>();
+        let (out_tx, out_rx) = mpsc::channel::<(u64, ThreadId, Vec<FileOutcome<'static>>)>();
+        // The parts' vectors, emptied by this thread, go back to the
+        // thread that filled them (see `Returns`).
+        let parts: Returns<Vec<FileOutcome<'static>>> =
+            Returns::new(KEPT_PARTS * MAX_PART, MAX_PART, Vec::capacity);
         // Searches the next files of a chunk, until they hold about
         // `PART_LINES` matching lines: a chunk of files that match on many
         // lines is handed on in parts, not held whole until its last file.
@@ -100,7 +110,7 @@ impl Tree {
                            matcher: &Matcher,
                            buffer: &mut Vec<u8>|
          -> Vec<FileOutcome<'static>> {
-            let mut outcomes = Vec::new();
+            let mut outcomes = parts.take().unwrap_or_default();
             let mut lines = 0;
             while lines < PART_LINES {
                 // Once stopped, nobody reads the rest of the chunk.
@@ -117,6 +127,7 @@ impl Tree {
         std::thread::scope(|scope| {
             let window = &window;
             let feed = &feed;
+            let search_part = &search_part;
             // However this thread leaves the scope, even by a panic in
             // `take`, the workers must stop, or the scope would wait for
             // them forever (one may wait for the window to move).
@@ -138,6 +149,7 @@ impl Tree {
                     };
                     let mut buffer = Vec::new();
                     let matcher = plan.matcher.clone();
+                    let me = std::thread::current().id();
                     'chunks: loop {
                         let (seq, chunk) = match feed.next_chunk(window, plan) {
                             Next::Chunk(seq, chunk) => (seq, chunk),
@@ -163,7 +175,7 @@ impl Tree {
                             }
                             window.hold(&part);
                             let sent = part.len() as u64;
-                            if out_tx.send((seq, part)).is_err() {
+                            if out_tx.send((seq, me, part)).is_err() {
                                 break 'chunks;
                             }
                             seq += sent;
@@ -172,25 +184,27 @@ impl Tree {
                 });
             }
             drop(out_tx);
-            let mut held: BTreeMap<u64, Vec<FileOutcome<'static>>> = BTreeMap::new();
+            let mut held: BTreeMap<u64, (ThreadId, Vec<FileOutcome<'static>>)> = BTreeMap::new();
+            let me = std::thread::current().id();
             let matcher = plan.matcher;
             let mut feed_open = true;
             // The chunk this thread searches itself, part by part, between
             // releases: its first file's number, and the files left.
             let mut own: Option<(u64, Chunk<'_>)> = None;
             'receive: loop {
-                while let Some(outcomes) = held.remove(&next) {
+                while let Some((owner, mut outcomes)) = held.remove(&next) {
                     next += outcomes.len() as u64;
                     window.release(next, &outcomes);
-                    for outcome in outcomes {
+                    for outcome in outcomes.drain(..) {
                         if take(outcome).is_break() {
                             plan.stop.store(true, AtomicOrdering::Relaxed);
                             break 'receive;
                         }
                     }
+                    parts.give(owner, outcomes);
                 }
-                if let Ok((seq, outcomes)) = out_rx.try_recv() {
-                    held.insert(seq, outcomes);
+                if let Ok((seq, owner, outcomes)) = out_rx.try_recv() {
+                    held.insert(seq, (owner, outcomes));
                     continue;
                 }
                 if let Some((seq, jobs)) = &mut own {
@@ -206,7 +220,7 @@ impl Tree {
                             own = None;
                         }
                         if !part.is_empty() {
-                            held.insert(at, part);
+                            held.insert(at, (me, part));
                         }
                         continue;
                     }
@@ -223,8 +237,8 @@ impl Tree {
                     }
                 }
                 match out_rx.recv() {
-                    Ok((seq, outcomes)) => {
-                        held.insert(seq, outcomes);
+                    Ok((seq, owner, outcomes)) => {
+                        held.insert(seq, (owner, outcomes));
                     }
                     // Every worker has ended. Whatever the feed still holds
                     // is searched here; otherwise what is held is all that
