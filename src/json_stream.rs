@@ -254,12 +254,19 @@ impl<S: Read + Write + Seek> JsonStream<S> {
         let Some(start) = self.start else {
             return Ok(());
         };
-        let read_back = |spill: &mut S, writer: &mut dyn Write| -> io::Result<u64> {
-            spill.flush().map_err(spill_error)?;
-            spill.seek(SeekFrom::Start(start)).map_err(spill_error)?;
-            io::copy(&mut spill.take(self.spilled), writer)
+        // `io::copy` on the concrete types (no `dyn`): a file spill copied
+        // to a file, pipe or socket then moves in the kernel
+        // (`copy_file_range`, `sendfile`, `splice` on Linux), never through
+        // this process, and otherwise through the writer's own buffer.
+        let spilled = self.spilled;
+        let mut read_back = || -> io::Result<u64> {
+            self.spill.flush().map_err(spill_error)?;
+            self.spill
+                .seek(SeekFrom::Start(start))
+                .map_err(spill_error)?;
+            io::copy(&mut (&mut self.spill).take(spilled), writer)
         };
-        let copied = read_back(&mut self.spill, writer);
+        let copied = read_back();
         let back = self.spill.seek(SeekFrom::Start(start + self.spilled));
         let copied = copied?;
         back.map_err(spill_error)?;
