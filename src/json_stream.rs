@@ -370,6 +370,22 @@ mod tests {
                 collected,
                 "{name}, memory"
             );
+            // A file spill copied to a file: moved in the kernel on Linux
+            // (`copy_file_range`), from where the items start, twice.
+            let mut spill = tempfile::tempfile().unwrap();
+            spill.write_all(b"earlier bytes").unwrap();
+            let mut json = JsonStream::with_spill(spill);
+            let end = docs
+                .search_each(&query, &limits, cursor, &mut |m| json.push(m).unwrap())
+                .unwrap();
+            for round in 0..2 {
+                let mut out = tempfile::tempfile().unwrap();
+                json.write(&end, &mut out).unwrap();
+                out.seek(SeekFrom::Start(0)).unwrap();
+                let mut written = String::new();
+                out.read_to_string(&mut written).unwrap();
+                assert_eq!(written, collected, "{name}, file to file, round {round}");
+            }
             // A spill that already holds bytes: the items start after them.
             let mut used = io::Cursor::new(b"earlier bytes".to_vec());
             used.seek(SeekFrom::End(0)).unwrap();
