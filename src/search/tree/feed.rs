@@ -172,8 +172,8 @@ const REFILL: usize = 2 * MAX_CHUNK;
 /// (an RCU grace period): 10 to 20 ms on a small machine, as long as a
 /// quarter of a whole search. With this bound, the walk's own folders,
 /// the files being read and the standard streams, a search of a tree of
-/// ordinary depth stays under 64 (the walk keeps at most `MAX_HANDLES`
-/// of its own, see `walk/handles.rs`).
+/// ordinary depth stays under 64 (the walk keeps at most 32 of its own,
+/// see `walk/handles.rs`).
 const MAX_FOLDERS: usize = 24;
 
 impl<I: Iterator<Item = Job>> Feed<I> {
