@@ -29,7 +29,7 @@ use rmcp::model::{
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, ServiceExt};
 use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWriteExt, BufReader};
 
 /// Matched lines longer than this are cut around their first match, unless
 /// the client asks otherwise: one minified file must not eat the budget.
@@ -450,6 +450,52 @@ fn precheck(line: &str) -> Option<Value> {
     Some(rpc_error(id, -32602, format!("invalid params: {problem}")))
 }
 
+/// The longest request line read: a request is a few hundred bytes, and
+/// a longer line is answered with a parse error without being held.
+const MAX_LINE: usize = 1 << 20;
+
+/// What reading one line of input gave.
+enum Line {
+    /// A line, in the buffer (with its line ending).
+    Read,
+    /// A line longer than `MAX_LINE`: read to its end, but not kept.
+    TooLong,
+    /// The end of the input (or a read error).
+    End,
+}
+
+/// Reads the next line into `raw`, holding at most `MAX_LINE` bytes of it.
+async fn read_line(input: &mut (impl AsyncBufRead + Unpin), raw: &mut Vec<u8>) -> Line {
+    raw.clear();
+    let mut too_long = false;
+    loop {
+        let Ok(buffer) = input.fill_buf().await else {
+            return Line::End;
+        };
+        if buffer.is_empty() {
+            return match (too_long, raw.is_empty()) {
+                (true, _) => Line::TooLong,
+                (false, true) => Line::End,
+                (false, false) => Line::Read,
+            };
+        }
+        let end = buffer.iter().position(|&b| b == b'\n');
+        let taken = end.map_or(buffer.len(), |at| at + 1);
+        if !too_long {
+            if raw.len() + taken > MAX_LINE {
+                too_long = true;
+                *raw = Vec::new();
+            } else {
+                raw.extend_from_slice(&buffer[..taken]);
+            }
+        }
+        input.consume(taken);
+        if end.is_some() {
+            return if too_long { Line::TooLong } else { Line::Read };
+        }
+    }
+}
+
 /// Serves `server` on stdin/stdout, with `precheck` in front of the SDK:
 /// one task reads stdin and forwards the lines that pass, one writes the
 /// SDK's output and the prechecks' replies to stdout, a line at a time.
@@ -461,10 +507,14 @@ async fn serve_stdio(server: Server) -> Result<(), String> {
         let mut stdin = BufReader::new(tokio::io::stdin());
         let mut raw = Vec::new();
         loop {
-            raw.clear();
-            match stdin.read_until(b'\n', &mut raw).await {
-                Ok(0) | Err(_) => break,
-                Ok(_) => {}
+            match read_line(&mut stdin, &mut raw).await {
+                Line::End => break,
+                Line::TooLong => {
+                    let problem = format!("the line is longer than {MAX_LINE} bytes");
+                    drop(replies.send(parse_error(problem)));
+                    continue;
+                }
+                Line::Read => {}
             }
             // A line that is not UTF-8 is a parse error like any other
             // that is not JSON: answered, and the session goes on.

@@ -777,6 +777,36 @@ async fn lines_that_are_not_utf8_get_a_parse_error_and_the_session_goes_on() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn a_line_longer_than_a_mebibyte_gets_a_parse_error_and_the_session_goes_on() {
+    let tmp = sample_tree();
+    let mut session = RawSession::start(tmp.path()).await;
+    // Exactly the most a line may hold (its newline included) is read;
+    // one byte more is refused, and so is a long line the input ends in.
+    let padded = |len: usize| {
+        let head = br#"{"jsonrpc": "2.0", "id": 7, "method": "tools/list"}"#;
+        let mut line = head.to_vec();
+        line.resize(len - 1, b' ');
+        line.push(b'\n');
+        line
+    };
+    session.send_bytes(&padded(1 << 20)).await;
+    let reply = session.reply().await;
+    assert_eq!(reply["id"], json!(7), "{reply}");
+    for len in [(1 << 20) + 1, 5 << 20] {
+        session.send_bytes(&padded(len)).await;
+        let reply = session.reply().await;
+        assert_eq!(reply["error"]["code"], json!(-32700), "{reply}");
+        let message = reply["error"]["message"].as_str().unwrap();
+        assert!(message.contains("longer than 1048576 bytes"), "{message}");
+    }
+    let reply = session
+        .request(json!({ "jsonrpc": "2.0", "id": 556, "method": "tools/list" }))
+        .await;
+    assert_eq!(reply["id"], json!(556), "{reply}");
+    session.child.kill().await.expect("stop the server");
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn the_server_exits_when_its_input_ends() {
     let tmp = sample_tree();
     // Mid-session, after a request, and before anything at all.
