@@ -172,8 +172,8 @@ const REFILL: usize = 2 * MAX_CHUNK;
 /// (an RCU grace period): 10 to 20 ms on a small machine, as long as a
 /// quarter of a whole search. With this bound, the walk's own folders,
 /// the files being read and the standard streams, a search of a tree of
-/// ordinary depth stays under 64 (the walk keeps at most 32 of its own,
-/// see `walk/handles.rs`).
+/// any depth stays under 64 (the walk keeps at most 24 of its own, see
+/// `walk/handles.rs`).
 const MAX_FOLDERS: usize = 24;
 
 impl<I: Iterator<Item = Job>> Feed<I> {
@@ -410,6 +410,43 @@ mod tests {
             );
             assert!(most < 40, "{threads} threads: {most} folder handles open");
             assert!(most > 2, "the hook saw the walk's folders");
+        }
+    }
+
+    #[test]
+    #[cfg(target_os = "linux")]
+    fn a_deep_tree_of_many_small_folders_holds_fewer_than_64_handles() {
+        // The walk's own folders (40 levels) and those of the files
+        // waiting to be searched (one in each of 200 folders at the bottom)
+        // share the budget.
+        let deep = "d/".repeat(40);
+        let files: Vec<(String, String)> = (0..200)
+            .map(|i| (format!("{deep}w{i:03}/f.txt"), "hit\n".to_owned()))
+            .collect();
+        let refs: Vec<(&str, &str)> = files
+            .iter()
+            .map(|(a, b)| (a.as_str(), b.as_str()))
+            .collect();
+        let (dir, tree) = tree_with(&refs);
+        let root = dir.path().canonicalize().unwrap();
+        for threads in [1, 4] {
+            let most = Arc::new(AtomicUsize::new(0));
+            let seen = Arc::clone(&most);
+            let inside = root.clone();
+            let mut tree = tree
+                .clone()
+                .threads(threads)
+                .start_threads_after(Duration::ZERO);
+            tree.before_read = Some(Hook(Arc::new(move |_: &Path| {
+                seen.fetch_max(folders_open_within(&inside), AtomicOrdering::SeqCst);
+            })));
+            let found = tree
+                .search(&Query::literal("hit"), &Limits::new(), None)
+                .unwrap();
+            assert_eq!(found.len(), 200);
+            let most = most.load(AtomicOrdering::SeqCst);
+            assert!(most < 56, "{threads} threads: {most} folder handles open");
+            assert!(most > 20, "the hook saw the walk's folders");
         }
     }
 }

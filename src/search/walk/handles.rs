@@ -12,10 +12,10 @@ use crate::search::confine::{self, DirHandle};
 /// The most folder handles the walk keeps open at once (besides the
 /// root's, and those of folders entered through a followed link): with
 /// the folders of the files waiting to be searched (`tree/feed.rs`), a
-/// search stays near 64 descriptors even in a deep tree, past which the
+/// search stays under 64 descriptors even in a deep tree, past which the
 /// kernel grows the descriptor table, which with several threads waits
 /// for an RCU grace period.
-const MAX_HANDLES: usize = 32;
+const MAX_HANDLES: usize = 24;
 
 impl Walk<'_> {
     /// The innermost folder's handle, reopened if it was closed.
