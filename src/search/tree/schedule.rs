@@ -29,7 +29,7 @@ use crate::search::walk::{Job, Walk, WalkOptions};
 /// A part's vector holds the outcomes of at most a chunk's files; each
 /// thread keeps this many emptied ones.
 const MAX_PART: usize = 64;
-const KEPT_PARTS: usize = 16;
+const KEPT_PARTS: usize = 4;
 
 impl Tree {
     /// The files to search, and the inputs the walk leaves out, in path
