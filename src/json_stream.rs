@@ -254,10 +254,8 @@ impl<S: Read + Write + Seek> JsonStream<S> {
         let Some(start) = self.start else {
             return Ok(());
         };
-        // `io::copy` on the concrete types (no `dyn`): a file spill copied
-        // to a file, pipe or socket then moves in the kernel
-        // (`copy_file_range`, `sendfile`, `splice` on Linux), never through
-        // this process, and otherwise through the writer's own buffer.
+        // `io::copy` on the concrete types (no `dyn`): on Linux, a file
+        // spill then moves in the kernel (`sendfile`, `copy_file_range`).
         let spilled = self.spilled;
         let mut read_back = || -> io::Result<u64> {
             self.spill.flush().map_err(spill_error)?;
