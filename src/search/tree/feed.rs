@@ -370,36 +370,37 @@ mod tests {
             .count()
     }
 
+    /// Searches a tree holding `hit` once in each of `paths` on `threads`
+    /// threads, and returns the most folder handles open within it that
+    /// were seen as each file was read.
+    #[cfg(target_os = "linux")]
+    fn most_folders_open(paths: &[String], threads: usize) -> usize {
+        let files: Vec<(&str, &str)> = paths.iter().map(|p| (p.as_str(), "hit\n")).collect();
+        let (dir, tree) = tree_with(&files);
+        let root = dir.path().canonicalize().unwrap();
+        let most = Arc::new(AtomicUsize::new(0));
+        let seen = Arc::clone(&most);
+        let mut tree = tree.threads(threads).start_threads_after(Duration::ZERO);
+        tree.before_read = Some(Hook(Arc::new(move |_: &Path| {
+            seen.fetch_max(folders_open_within(&root), AtomicOrdering::SeqCst);
+        })));
+        let found = tree
+            .search(&Query::literal("hit"), &Limits::new(), None)
+            .unwrap();
+        assert_eq!(found.len(), paths.len());
+        most.load(AtomicOrdering::SeqCst)
+    }
+
     #[test]
     #[cfg(target_os = "linux")]
     fn jobs_waiting_in_many_small_folders_hold_a_bounded_number_of_handles() {
         // One file in each of 400 folders, two levels deep: a walk running
         // ahead unbounded would hold a handle for each folder it queued.
-        let files: Vec<(String, String)> = (0..400)
-            .map(|i| (format!("a{:02}/b{i:03}/f.txt", i / 20), "hit\n".to_owned()))
+        let paths: Vec<String> = (0..400)
+            .map(|i| format!("a{:02}/b{i:03}/f.txt", i / 20))
             .collect();
-        let refs: Vec<(&str, &str)> = files
-            .iter()
-            .map(|(a, b)| (a.as_str(), b.as_str()))
-            .collect();
-        let (dir, tree) = tree_with(&refs);
-        let root = dir.path().canonicalize().unwrap();
         for threads in [1, 2, 4] {
-            let most = Arc::new(AtomicUsize::new(0));
-            let seen = Arc::clone(&most);
-            let inside = root.clone();
-            let mut tree = tree
-                .clone()
-                .threads(threads)
-                .start_threads_after(Duration::ZERO);
-            tree.before_read = Some(Hook(Arc::new(move |_: &Path| {
-                seen.fetch_max(folders_open_within(&inside), AtomicOrdering::SeqCst);
-            })));
-            let found = tree
-                .search(&Query::literal("hit"), &Limits::new(), None)
-                .unwrap();
-            assert_eq!(found.len(), 400);
-            let most = most.load(AtomicOrdering::SeqCst);
+            let most = most_folders_open(&paths, threads);
             // The bound, the walk's own folders (root, a, b) and a chunk
             // per thread begun in a folder counted by the one before: well
             // under the 64 handles past which the kernel grows its table.
@@ -420,31 +421,9 @@ mod tests {
         // waiting to be searched (one in each of 200 folders at the bottom)
         // share the budget.
         let deep = "d/".repeat(40);
-        let files: Vec<(String, String)> = (0..200)
-            .map(|i| (format!("{deep}w{i:03}/f.txt"), "hit\n".to_owned()))
-            .collect();
-        let refs: Vec<(&str, &str)> = files
-            .iter()
-            .map(|(a, b)| (a.as_str(), b.as_str()))
-            .collect();
-        let (dir, tree) = tree_with(&refs);
-        let root = dir.path().canonicalize().unwrap();
+        let paths: Vec<String> = (0..200).map(|i| format!("{deep}w{i:03}/f.txt")).collect();
         for threads in [1, 4] {
-            let most = Arc::new(AtomicUsize::new(0));
-            let seen = Arc::clone(&most);
-            let inside = root.clone();
-            let mut tree = tree
-                .clone()
-                .threads(threads)
-                .start_threads_after(Duration::ZERO);
-            tree.before_read = Some(Hook(Arc::new(move |_: &Path| {
-                seen.fetch_max(folders_open_within(&inside), AtomicOrdering::SeqCst);
-            })));
-            let found = tree
-                .search(&Query::literal("hit"), &Limits::new(), None)
-                .unwrap();
-            assert_eq!(found.len(), 200);
-            let most = most.load(AtomicOrdering::SeqCst);
+            let most = most_folders_open(&paths, threads);
             assert!(most < 56, "{threads} threads: {most} folder handles open");
             assert!(most > 20, "the hook saw the walk's folders");
         }
