@@ -137,7 +137,7 @@ pub(crate) struct Spares(Returns<PackedLines>);
 /// The most bytes one thread's kept buffers may hold, and the most one
 /// buffer may hold to be kept: emptied buffers stay within a fixed bound
 /// per searching thread, whatever the files.
-const SPARE_BYTES: usize = 128 * 1024;
+const SPARE_BYTES: usize = 512 * 1024;
 const SPARE_BUFFER: usize = 128 * 1024;
 
 impl Default for Spares {
