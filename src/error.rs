@@ -83,14 +83,17 @@ pub enum ErrorKind {
         /// The fingerprint the cursor carries.
         found: u64,
     },
-    /// A cursor was issued against an earlier generation of the corpus.
+    /// A cursor was issued against an earlier generation of the corpus, or
+    /// the input a search cursor resumes in changed since (a `Tree`'s
+    /// file: a hash of its device, inode, size and modification time;
+    /// `0` when it is gone).
     #[error(
-        "stale cursor: issued at corpus generation {cursor_generation}, corpus is now at {current_generation}"
+        "stale cursor: issued at generation {cursor_generation}, now {current_generation} (the corpus, or the stamp of the input it resumes in, changed since); start again without it"
     )]
     StaleCursor {
-        /// The generation the cursor carries.
+        /// The generation (or the input's stamp) the cursor carries.
         cursor_generation: u64,
-        /// The corpus's current generation.
+        /// The corpus's current generation (or the input's stamp now).
         current_generation: u64,
     },
     /// A cursor points outside the corpus or past the end of its input.
