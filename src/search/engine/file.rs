@@ -94,9 +94,11 @@ impl<'p> FileOutcome<'p> {
         }
     }
 
-    /// The same outcome, owning its path (to cross threads, or to outlive
-    /// the path it was searched under).
-    pub(crate) fn into_owned(self) -> FileOutcome<'static> {
+    /// The same outcome, no longer borrowing the path it was searched
+    /// under (to cross threads): with `true` when it did, its path then
+    /// empty until its owner moves it in with `own_path`, rather than a
+    /// copy made here.
+    pub(crate) fn detach(self) -> (FileOutcome<'static>, bool) {
         match self {
             FileOutcome::Searched {
                 path,
@@ -106,17 +108,31 @@ impl<'p> FileOutcome<'p> {
                 tail,
                 more,
                 continued,
-            } => FileOutcome::Searched {
-                path: Cow::Owned(path.into_owned()),
-                scanned,
-                hits,
-                stopped_at,
-                tail,
-                more,
-                continued,
-            },
-            FileOutcome::Skipped(input) => FileOutcome::Skipped(input),
-            FileOutcome::Failed(error) => FileOutcome::Failed(error),
+            } => {
+                let (path, borrowed) = match path {
+                    Cow::Borrowed(_) => (Cow::Borrowed(""), true),
+                    Cow::Owned(path) => (Cow::Owned(path), false),
+                };
+                let outcome = FileOutcome::Searched {
+                    path,
+                    scanned,
+                    hits,
+                    stopped_at,
+                    tail,
+                    more,
+                    continued,
+                };
+                (outcome, borrowed)
+            }
+            FileOutcome::Skipped(input) => (FileOutcome::Skipped(input), false),
+            FileOutcome::Failed(error) => (FileOutcome::Failed(error), false),
+        }
+    }
+
+    /// Gives a detached outcome its path back.
+    pub(crate) fn own_path(&mut self, owned: String) {
+        if let FileOutcome::Searched { path, .. } = self {
+            *path = Cow::Owned(owned);
         }
     }
 }
@@ -228,11 +244,15 @@ pub(crate) fn search_more<'r>(
     let mut scan = FileScan::new(plan, matcher, &path, start);
     scan.line_number = line_number;
     scan.listed = listed;
-    let mut outcome = search_part(scan, Cow::Borrowed(&path), reading, at, buffer, None);
+    let outcome = search_part(scan, Cow::Borrowed(&path), reading, at, buffer, None);
+    let (mut outcome, borrowed) = outcome.detach();
+    if borrowed {
+        outcome.own_path(path);
+    }
     if let FileOutcome::Searched { continued, .. } = &mut outcome {
         *continued = true;
     }
-    outcome.into_owned()
+    outcome
 }
 
 /// How a file's bytes are read.
