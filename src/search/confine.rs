@@ -99,9 +99,8 @@ mod imp {
         Ok(DirHandle(fd))
     }
 
-    /// Opens the file `name` of `dir` for reading, without following a
-    /// link and without blocking on a FIFO. One system call: the caller
-    /// knows from the listing that it was a regular file.
+    /// Opens the file `name` of `dir` for reading, without following a link
+    /// or blocking on a FIFO, in one call (the listing said: regular).
     pub(crate) fn open_file(dir: &DirHandle, name: &OsStr) -> io::Result<File> {
         let fd = rustix::fs::openat(
             &dir.0,
@@ -134,8 +133,8 @@ mod imp {
         Ok(OsStr::from_bytes(target.as_bytes()).to_owned())
     }
 
-    /// What changes when `name` in `dir` changes (not following a link):
-    /// a hash of its device, inode, size and modification time.
+    /// What changes when `name` in `dir` changes (not following a link): a
+    /// hash of its device, inode, size, and modification and change times.
     pub(crate) fn stamp_at(dir: &DirHandle, name: &OsStr) -> io::Result<u64> {
         let stat = rustix::fs::statat(&dir.0, name, AtFlags::SYMLINK_NOFOLLOW)?;
         #[allow(clippy::useless_conversion, clippy::unnecessary_cast)]
@@ -145,6 +144,8 @@ mod imp {
             stat.st_size as u64,
             stat.st_mtime as u64,
             stat.st_mtime_nsec as u64,
+            stat.st_ctime as u64,
+            stat.st_ctime_nsec as u64,
         ];
         Ok(super::mix(&parts))
     }

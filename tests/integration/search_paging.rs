@@ -255,6 +255,33 @@ fn a_cursor_to_a_vanished_or_shrunk_file_is_refused() {
     assert!(matches!(err.kind(), ErrorKind::StaleCursor { .. }), "{err}");
 }
 
+/// An edit in place that keeps the size and puts the modification time
+/// back (`touch -r`, `cp -p` over the file, `rsync --inplace -t`) still
+/// makes the cursor stale: the change time moves all the same.
+#[test]
+fn a_cursor_to_a_file_edited_in_place_with_its_time_put_back_is_refused() {
+    let dir = write_files(&[("a.txt", b"x 1\nx 2\nx 3\n"), ("b.txt", b"x\n")]);
+    let t = tree(&dir);
+    let q = Query::literal("x");
+    let first = t.search(&q, &Limits::new().limit(1), None).unwrap();
+    let cursor = first.next_cursor().unwrap().clone();
+    let path = dir.path().join("a.txt");
+    let modified = std::fs::metadata(&path).unwrap().modified().unwrap();
+    // The change time has a clock tick's resolution: let it move.
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    std::fs::write(&path, b"y 1\nx 2\nx 3\n").unwrap();
+    let file = std::fs::File::options().write(true).open(&path).unwrap();
+    file.set_modified(modified).unwrap();
+    drop(file);
+    assert_eq!(std::fs::metadata(&path).unwrap().len(), 12);
+    assert_eq!(
+        std::fs::metadata(&path).unwrap().modified().unwrap(),
+        modified
+    );
+    let err = t.search(&q, &Limits::new(), Some(&cursor)).unwrap_err();
+    assert!(matches!(err.kind(), ErrorKind::StaleCursor { .. }), "{err}");
+}
+
 #[test]
 fn documents_cursors_notice_changes() {
     let q = Query::literal("x");
