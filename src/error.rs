@@ -86,8 +86,7 @@ pub enum ErrorKind {
     /// A cursor was issued against an earlier generation of the corpus, or
     /// the input a search cursor resumes in changed since (a `Tree`'s
     /// file: a hash of its device, inode, size, modification and change
-    /// times;
-    /// `0` when it is gone).
+    /// times; `0` when it is gone).
     #[error(
         "stale cursor: issued at generation {cursor_generation}, now {current_generation} (the corpus, or the stamp of the input it resumes in, changed since); start again without it"
     )]
