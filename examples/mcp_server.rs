@@ -450,8 +450,9 @@ fn precheck(line: &str) -> Option<Value> {
     Some(rpc_error(id, -32602, format!("invalid params: {problem}")))
 }
 
-/// The longest request line read: a request is a few hundred bytes, and
-/// a longer line is answered with a parse error without being held.
+/// The longest request line read, not counting its line ending: a
+/// request is a few hundred bytes, and a longer line is answered with a
+/// parse error without being held.
 const MAX_LINE: usize = 1 << 20;
 
 /// What reading one line of input gave.
@@ -464,25 +465,35 @@ enum Line {
     End,
 }
 
-/// Reads the next line into `raw`, holding at most `MAX_LINE` bytes of it.
+/// Reads the next line into `raw`, holding at most `MAX_LINE` bytes of
+/// it and its line ending (`\n` or `\r\n`).
 async fn read_line(input: &mut (impl AsyncBufRead + Unpin), raw: &mut Vec<u8>) -> Line {
     raw.clear();
     let mut too_long = false;
+    let verdict = |raw: &[u8], too_long: bool| {
+        let content = raw.strip_suffix(b"\n").unwrap_or(raw);
+        let content = content.strip_suffix(b"\r").unwrap_or(content);
+        if too_long || content.len() > MAX_LINE {
+            Line::TooLong
+        } else {
+            Line::Read
+        }
+    };
     loop {
         let Ok(buffer) = input.fill_buf().await else {
             return Line::End;
         };
         if buffer.is_empty() {
-            return match (too_long, raw.is_empty()) {
-                (true, _) => Line::TooLong,
-                (false, true) => Line::End,
-                (false, false) => Line::Read,
+            return if !too_long && raw.is_empty() {
+                Line::End
+            } else {
+                verdict(raw, too_long)
             };
         }
         let end = buffer.iter().position(|&b| b == b'\n');
         let taken = end.map_or(buffer.len(), |at| at + 1);
         if !too_long {
-            if raw.len() + taken > MAX_LINE {
+            if raw.len() + taken > MAX_LINE + 2 {
                 too_long = true;
                 *raw = Vec::new();
             } else {
@@ -491,7 +502,7 @@ async fn read_line(input: &mut (impl AsyncBufRead + Unpin), raw: &mut Vec<u8>) -
         }
         input.consume(taken);
         if end.is_some() {
-            return if too_long { Line::TooLong } else { Line::Read };
+            return verdict(raw, too_long);
         }
     }
 }

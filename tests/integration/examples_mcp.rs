@@ -780,20 +780,27 @@ async fn lines_that_are_not_utf8_get_a_parse_error_and_the_session_goes_on() {
 async fn a_line_longer_than_a_mebibyte_gets_a_parse_error_and_the_session_goes_on() {
     let tmp = sample_tree();
     let mut session = RawSession::start(tmp.path()).await;
-    // Exactly the most a line may hold (its newline included) is read;
-    // one byte more is refused, and so is a long line the input ends in.
-    let padded = |len: usize| {
+    // A request padded to `len` bytes, then `ending`.
+    let padded = |len: usize, ending: &[u8]| {
         let head = br#"{"jsonrpc": "2.0", "id": 7, "method": "tools/list"}"#;
         let mut line = head.to_vec();
-        line.resize(len - 1, b' ');
-        line.push(b'\n');
+        line.resize(len, b' ');
+        line.extend_from_slice(ending);
         line
     };
-    session.send_bytes(&padded(1 << 20)).await;
-    let reply = session.reply().await;
-    assert_eq!(reply["id"], json!(7), "{reply}");
-    for len in [(1 << 20) + 1, 5 << 20] {
-        session.send_bytes(&padded(len)).await;
+    // Exactly the most a line may hold is read, whatever its line ending;
+    // one byte more is refused.
+    for ending in [&b"\n"[..], b"\r\n"] {
+        session.send_bytes(&padded(1 << 20, ending)).await;
+        let reply = session.reply().await;
+        assert_eq!(reply["id"], json!(7), "{reply}");
+    }
+    for (len, ending) in [
+        ((1 << 20) + 1, &b"\n"[..]),
+        ((1 << 20) + 1, b"\r\n"),
+        (5 << 20, b"\n"),
+    ] {
+        session.send_bytes(&padded(len, ending)).await;
         let reply = session.reply().await;
         assert_eq!(reply["error"]["code"], json!(-32700), "{reply}");
         let message = reply["error"]["message"].as_str().unwrap();
