@@ -170,10 +170,11 @@ const REFILL: usize = 2 * MAX_CHUNK;
 /// 64 open handles the kernel grows the process's table of handles, and
 /// in a process with several threads each growth waits for the others
 /// (an RCU grace period): 10 to 20 ms on a small machine, as long as a
-/// quarter of a whole search. With this bound, the walk's own folders,
-/// the files being read and the standard streams, a search of a tree of
-/// any depth stays under 64 (the walk keeps at most 24 of its own, see
-/// `walk/handles.rs`).
+/// quarter of a whole search. With this bound and the walk's own 24 (see
+/// `walk/handles.rs`), a search holds about 50 folder handles at most, at
+/// any depth; with the files being read (one per thread, and one for each
+/// file whose search goes on in parts) and the standard streams, a search
+/// on a few threads stays under 64.
 const MAX_FOLDERS: usize = 24;
 
 impl<I: Iterator<Item = Job>> Feed<I> {

@@ -12,9 +12,9 @@ use crate::search::confine::{self, DirHandle};
 /// The most folder handles the walk keeps open at once (besides the
 /// root's, and those of folders entered through a followed link): with
 /// the folders of the files waiting to be searched (`tree/feed.rs`), a
-/// search stays under 64 descriptors even in a deep tree, past which the
-/// kernel grows the descriptor table, which with several threads waits
-/// for an RCU grace period.
+/// search on a few threads stays under 64 descriptors even in a deep
+/// tree, past which the kernel grows the descriptor table, which with
+/// several threads waits for an RCU grace period.
 const MAX_HANDLES: usize = 24;
 
 impl Walk<'_> {
