@@ -94,11 +94,9 @@ impl<'p> FileOutcome<'p> {
         }
     }
 
-    /// The same outcome, no longer borrowing the path it was searched
-    /// under (to cross threads): with `true` when it did, its path then
-    /// empty until its owner moves it in with `own_path`, rather than a
-    /// copy made here.
-    pub(crate) fn detach(self) -> (FileOutcome<'static>, bool) {
+    /// The same outcome, owning its path (to cross threads, or to outlive
+    /// the path it was searched under).
+    pub(crate) fn into_owned(self) -> FileOutcome<'static> {
         match self {
             FileOutcome::Searched {
                 path,
@@ -108,31 +106,17 @@ impl<'p> FileOutcome<'p> {
                 tail,
                 more,
                 continued,
-            } => {
-                let (path, borrowed) = match path {
-                    Cow::Borrowed(_) => (Cow::Borrowed(""), true),
-                    Cow::Owned(path) => (Cow::Owned(path), false),
-                };
-                let outcome = FileOutcome::Searched {
-                    path,
-                    scanned,
-                    hits,
-                    stopped_at,
-                    tail,
-                    more,
-                    continued,
-                };
-                (outcome, borrowed)
-            }
-            FileOutcome::Skipped(input) => (FileOutcome::Skipped(input), false),
-            FileOutcome::Failed(error) => (FileOutcome::Failed(error), false),
-        }
-    }
-
-    /// Gives a detached outcome its path back.
-    pub(crate) fn own_path(&mut self, owned: String) {
-        if let FileOutcome::Searched { path, .. } = self {
-            *path = Cow::Owned(owned);
+            } => FileOutcome::Searched {
+                path: Cow::Owned(path.into_owned()),
+                scanned,
+                hits,
+                stopped_at,
+                tail,
+                more,
+                continued,
+            },
+            FileOutcome::Skipped(input) => FileOutcome::Skipped(input),
+            FileOutcome::Failed(error) => FileOutcome::Failed(error),
         }
     }
 }
@@ -244,15 +228,11 @@ pub(crate) fn search_more<'r>(
     let mut scan = FileScan::new(plan, matcher, &path, start);
     scan.line_number = line_number;
     scan.listed = listed;
-    let outcome = search_part(scan, Cow::Borrowed(&path), reading, at, buffer, None);
-    let (mut outcome, borrowed) = outcome.detach();
-    if borrowed {
-        outcome.own_path(path);
-    }
+    let mut outcome = search_part(scan, Cow::Borrowed(&path), reading, at, buffer, None);
     if let FileOutcome::Searched { continued, .. } = &mut outcome {
         *continued = true;
     }
-    outcome
+    outcome.into_owned()
 }
 
 /// How a file's bytes are read.

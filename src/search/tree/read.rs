@@ -27,36 +27,27 @@ impl Tree {
         buffer: &mut Vec<u8>,
     ) -> FileOutcome<'static> {
         match job {
-            Job::File { rel, dir, name } => {
-                // The outcome crosses to the thread that orders them: it
-                // takes the job's path, rather than a copy.
-                let outcome = self.process(plan, matcher, &rel, &dir, &name, buffer);
-                let (mut outcome, borrowed) = outcome.detach();
-                if borrowed {
-                    outcome.own_path(rel);
-                }
-                outcome
-            }
+            Job::File { rel, dir, name } => self.process(plan, matcher, &rel, &dir, &name, buffer),
             Job::Skip(input) => FileOutcome::Skipped(input),
         }
     }
 
     /// Reads and searches one file.
-    fn process<'r>(
+    fn process(
         &self,
         plan: &Plan<'_>,
         matcher: &Matcher,
-        rel: &'r str,
+        rel: &str,
         dir: &DirHandle,
         name: &OsStr,
         buffer: &mut Vec<u8>,
-    ) -> FileOutcome<'r> {
+    ) -> FileOutcome<'static> {
         #[cfg(test)]
         if let Some(Hook(hook)) = &self.before_read {
             hook(&self.root.join(rel));
         }
         if plan.reads_nothing {
-            return unread(rel);
+            return unread(rel).into_owned();
         }
         let opened = self.open_at(rel, dir, name);
         #[cfg(test)]
@@ -70,7 +61,8 @@ impl Tree {
         let after_read: AfterRead<'_> = hook.as_ref().map(|h| h as &(dyn Fn() + Sync));
         #[cfg(not(test))]
         let after_read: AfterRead<'_> = None;
-        let outcome = search_opened(plan, matcher, rel, opened, buffer, after_read);
+        // Owned: the outcome crosses to the thread that orders them.
+        let outcome = search_opened(plan, matcher, rel, opened, buffer, after_read).into_owned();
         // A long line grew the buffer: give the memory back.
         if buffer.len() > self.read_rules().block {
             buffer.truncate(self.read_rules().block);
