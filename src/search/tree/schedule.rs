@@ -127,7 +127,6 @@ impl Tree {
         std::thread::scope(|scope| {
             let window = &window;
             let feed = &feed;
-            let search_part = &search_part;
             // However this thread leaves the scope, even by a panic in
             // `take`, the workers must stop, or the scope would wait for
             // them forever (one may wait for the window to move).
