@@ -158,6 +158,8 @@ fn peak_memory_does_not_grow_with_the_corpus() {
     a_json_stream_with_a_file_spill_stays_flat();
     runs_of_dense_files_are_held_in_lines_not_files();
     one_file_s_matching_lines_are_handed_on_in_parts();
+    long_matching_lines_are_held_in_bytes_not_lines();
+    a_line_of_many_matches_costs_only_its_shown_window();
 }
 
 /// Writes `len` bytes of lines to `path`, a 1 MiB block at a time, with
@@ -380,4 +382,87 @@ fn one_file_s_matching_lines_are_handed_on_in_parts() {
     assert_eq!(found, LINES);
     eprintln!("one document of {LINES} matching lines: peak {peak} B");
     assert!(peak < 2 * MIB, "documents: a peak of {peak} bytes");
+}
+
+/// 48 files of 48 matching lines of 64 KiB (144 MiB), streamed on 4
+/// threads to a slow consumer: the searchers run ahead, and what they hold
+/// for reordering is bounded in bytes, not only in lines (16,384 lines of
+/// 64 KiB would be 1 GiB; here every line of the corpus could be held).
+fn long_matching_lines_are_held_in_bytes_not_lines() {
+    const MIB: usize = 1 << 20;
+    const FILES: usize = 48;
+    const LINES: usize = 48;
+    let dir = tempfile::tempdir().unwrap();
+    let line = format!("needle {}\n", "a".repeat(64 * 1024 - 8));
+    let text = line.repeat(LINES);
+    for i in 0..FILES {
+        std::fs::write(dir.path().join(format!("f{i:02}.txt")), &text).unwrap();
+    }
+    let tree = Tree::new(dir.path())
+        .unwrap()
+        .threads(4)
+        .start_threads_after(Duration::ZERO);
+    let mut found = 0;
+    let peak = peak_of(|| {
+        let end = tree
+            .search_each(
+                &Query::literal("needle"),
+                &Limits::new(),
+                None,
+                &mut |m: &Match| {
+                    assert_eq!(m.line.len(), line.len() - 1);
+                    found += 1;
+                    std::thread::sleep(Duration::from_micros(100));
+                },
+            )
+            .unwrap();
+        assert!(end.is_complete());
+    });
+    assert_eq!(found, FILES * LINES);
+    eprintln!("{FILES} files of {LINES} matching lines of 64 KiB, 4 threads: peak {peak} B");
+    assert!(peak < 16 * MIB, "a peak of {peak} bytes");
+}
+
+/// One line of 8 MiB, where `x*` matches (empty) at every character and
+/// `b` at every byte, searched with a column limit: only the matches the
+/// shown window can hold are kept, not 8 million (128 MiB of spans).
+fn a_line_of_many_matches_costs_only_its_shown_window() {
+    const MIB: usize = 1 << 20;
+    let dir = tempfile::tempdir().unwrap();
+    let mut text = "b".repeat(8 * MIB);
+    text.push_str("\nxbx\r\n");
+    std::fs::write(dir.path().join("wide.txt"), &text).unwrap();
+    let docs = Documents::new().with("wide.txt", text.clone());
+    for query in [
+        Query::regex("x*"),
+        Query::literal("b"),
+        Query::regex(r"\bb+"),
+    ] {
+        let query = query.max_columns(200);
+        for threads in [1, 4] {
+            let tree = Tree::new(dir.path()).unwrap().threads(threads);
+            let peak = peak_of(|| {
+                let found = tree.search(&query, &Limits::new(), None).unwrap();
+                assert!(!found.is_truncated());
+                let first = &found.items()[0];
+                assert!(first.line.len() <= 200 && first.line_cut.is_some());
+                assert!(!first.matches.is_empty());
+            });
+            eprintln!("a line of 8 MiB, {threads} threads, {query:?}: peak {peak} B");
+            // The line itself is held while it is searched (up to the
+            // long-line cap), in a buffer that doubles to hold it.
+            assert!(
+                peak < 36 * MIB,
+                "{query:?}, {threads} threads: a peak of {peak} bytes"
+            );
+        }
+        let peak = peak_of(|| {
+            let found = docs.search(&query, &Limits::new(), None).unwrap();
+            assert!(!found.is_truncated() && found.items()[0].line_cut.is_some());
+        });
+        assert!(
+            peak < 4 * MIB,
+            "{query:?}, documents: a peak of {peak} bytes"
+        );
+    }
 }

@@ -1,7 +1,8 @@
 //! The `search` check: small documents, a literal, several literals or a
 //! regex built from parts, against the naive oracle of `oracle.rs`, which
 //! matches each line alone. Pages followed by cursor must rebuild the same
-//! answer.
+//! answer, and a column limit must keep the matches of the window it
+//! shows.
 
 use candor::{Corpus, Documents, Limits, Query};
 
@@ -197,6 +198,56 @@ pub fn check(data: &[u8]) {
                 m.line
             );
         }
+    }
+
+    // With a column limit, each line the full answer lists is listed,
+    // cut to a window that keeps the spans within it; not a match more
+    // or less, however many more the line holds.
+    let max_columns = 1 + usize::from(r.byte() % 16);
+    let cut_query = query.clone().max_columns(max_columns);
+    let cut = match docs.search(&cut_query, &Limits::new(), None) {
+        Ok(cut) => cut,
+        Err(e) => panic!("{cut_query:?}: {e}"),
+    };
+    assert_eq!(cut.len(), full.len(), "{cut_query:?}");
+    for (c, f) in cut.iter().zip(full.iter()) {
+        assert_eq!(
+            (&c.path, c.line_number, c.byte_offset),
+            (&f.path, f.line_number, f.byte_offset)
+        );
+        let Some(line_cut) = c.line_cut else {
+            assert_eq!(item(c), item(f), "{cut_query:?}: a line not cut");
+            continue;
+        };
+        // Where the line is valid UTF-8, its shown text is its bytes.
+        if f.line.contains('\u{FFFD}') {
+            continue;
+        }
+        let (from, to) = (
+            line_cut.kept_from as usize,
+            line_cut.kept_from as usize + c.line.len(),
+        );
+        assert!(c.line.len() <= max_columns && f.line.len() > max_columns);
+        assert_eq!(c.line, f.line[from..to], "{cut_query:?}: the kept text");
+        let clipped: Vec<(usize, usize)> = f
+            .matches
+            .iter()
+            .map(|s| (s.start, s.end))
+            .filter(|&(s, e)| {
+                if s == e {
+                    from <= s && s <= to
+                } else {
+                    s.max(from) < e.min(to)
+                }
+            })
+            .map(|(s, e)| (s.max(from) - from, e.min(to) - from))
+            .collect();
+        let got: Vec<(usize, usize)> = c.matches.iter().map(|s| (s.start, s.end)).collect();
+        assert_eq!(
+            got, clipped,
+            "{cut_query:?}: the spans in {:?} of {:?}",
+            c.line, f.line
+        );
     }
 
     let what = format!("{query:?}");

@@ -176,6 +176,12 @@ impl Query {
     /// that size around the first match, and marks them as cut. Default:
     /// no cut.
     ///
+    /// The limit also bounds what a matching line costs: only the matches
+    /// the window can show are kept. Without it an item holds its whole
+    /// line (up to the long-line cap) and every match in it, which for a
+    /// pattern such as `x*` (an empty match at every character) is
+    /// millions of spans.
+    ///
     /// # Example
     ///
     /// ```

@@ -42,8 +42,12 @@ impl Hits {
 }
 
 /// How many matching lines a file's search lists before it hands them on
-/// and goes on in a new part: one file's lines are never held whole.
+/// and goes on in a new part, and how many bytes they may take (as
+/// `PackedLines::bytes` counts them): one file's lines are never held
+/// whole, and a part of long lines holds no more than a part of short
+/// ones, give or take its last line.
 pub(crate) const PART_LINES: usize = 2048;
+pub(crate) const PART_BYTES: usize = 512 * 1024;
 
 /// The outcome of one file, in path order.
 ///

@@ -18,9 +18,9 @@ mod result_stage;
 mod scan;
 mod show;
 
-#[cfg(feature = "tree")]
-pub(crate) use file::PART_LINES;
 pub(crate) use file::{FileOutcome, Hits, no_hits, search_more, search_opened, unread};
+#[cfg(feature = "tree")]
+pub(crate) use file::{PART_BYTES, PART_LINES};
 pub(crate) use packed::Spares;
 pub(crate) use plan::{Deadline, Mode, Plan};
 pub(crate) use position::read as read_position;

@@ -71,6 +71,14 @@ impl PackedLines {
         self.lines.len()
     }
 
+    /// The bytes the lines take: their text, their spans and what is
+    /// kept of each line.
+    pub(crate) fn bytes(&self) -> usize {
+        self.text.len()
+            + self.spans.len() * std::mem::size_of::<Span>()
+            + self.lines.len() * std::mem::size_of::<PackedLine>()
+    }
+
     /// The bytes the buffers hold room for.
     fn capacity_bytes(&self) -> usize {
         self.text.capacity()

@@ -6,7 +6,7 @@ use std::ops::ControlFlow;
 use std::sync::atomic::Ordering;
 
 use crate::error::Error;
-use crate::search::engine::file::{Hits, PART_LINES};
+use crate::search::engine::file::{Hits, PART_BYTES, PART_LINES};
 use crate::search::engine::packed::PackedLines;
 use crate::search::engine::plan::{Mode, Plan};
 use crate::search::lines;
@@ -127,10 +127,12 @@ impl<'p, 'm> FileScan<'p, 'm> {
     /// Lists a chunk's matching lines: matched in `haystack` (as the
     /// matcher reads it), shown from `original`. Counts the chunk's lines
     /// on the way, for the next chunk. Pauses once the part holds
-    /// `PART_LINES` lines, unless the file ends there.
+    /// `PART_LINES` lines or `PART_BYTES` bytes, unless the file ends
+    /// there.
     fn lines(&mut self, haystack: &[u8], original: &[u8], from: usize, base: u64, last: bool) {
         let mut counted_to = from;
-        let mut lines = MatchedLines::new(self.matcher, haystack, from);
+        let reach = self.plan.max_columns.unwrap_or(usize::MAX);
+        let mut lines = MatchedLines::new(self.matcher, haystack, from, reach);
         while let Some((hit, spans)) = lines.next_line() {
             let at_end = hit.next >= haystack.len();
             let listed = self.listed + self.items.len();
@@ -160,7 +162,8 @@ impl<'p, 'm> FileScan<'p, 'm> {
                 self.plan.max_columns,
                 base + hit.next as u64,
             );
-            if self.items.len() >= PART_LINES && !(at_end && last) {
+            let full = self.items.len() >= PART_LINES || self.items.bytes() >= PART_BYTES;
+            if full && !(at_end && last) {
                 // The next part starts on the next line.
                 self.paused = Some(base + hit.next as u64);
                 self.line_number += 1;

@@ -24,32 +24,38 @@ pub(crate) struct MatchedLines<'m, 'h> {
     /// The first match of the next line, already taken from `matches`.
     pending: Option<(usize, usize)>,
     spans: Vec<Span>,
+    /// How far past a line's first match its matches are kept (see
+    /// `Matcher::spans`).
+    reach: usize,
 }
 
 impl<'m, 'h> MatchedLines<'m, 'h> {
-    pub(crate) fn new(matcher: &'m Matcher, haystack: &'h [u8], start: usize) -> Self {
-        let rest = &haystack[start..];
-        // Literals never hold a `\n`, so their matches in the buffer are
-        // those of its lines (a line with a `\r` is checked again below).
-        let matches = match &matcher.strategy {
-            _ if matcher.widen => None,
-            Strategy::Literals(literals) => Some(literals.matches(rest)),
-            Strategy::Regex {
-                buffer,
-                candidate_is_match: true,
-                ..
-            } => Some(BufferMatches::Regex(buffer.find_iter(rest))),
-            Strategy::Prefiltered(..) | Strategy::Regex { .. } => None,
-        };
+    /// The matching lines of `haystack` from `start` (a line start), each
+    /// with its matches up to `reach` bytes past its first one's start.
+    pub(crate) fn new(
+        matcher: &'m Matcher,
+        haystack: &'h [u8],
+        start: usize,
+        reach: usize,
+    ) -> Self {
         MatchedLines {
             matcher,
             haystack,
             at: start,
-            matches,
+            matches: buffer_matches(matcher, &haystack[start..]),
             base: start,
             pending: None,
             spans: Vec::new(),
+            reach,
         }
+    }
+
+    /// Passes over the rest of the buffer-wide matches up to `next` (a
+    /// line start): the matches again from there.
+    fn restart_at(&mut self, next: usize) {
+        self.pending = None;
+        self.base = next;
+        self.matches = buffer_matches(self.matcher, &self.haystack[next..]);
     }
 
     fn next_match(&mut self) -> Option<(usize, usize)> {
@@ -63,12 +69,15 @@ impl<'m, 'h> MatchedLines<'m, 'h> {
     /// The next matching line and its matches (offsets within the line).
     pub(crate) fn next_line(&mut self) -> Option<(LineHit, &[Span])> {
         if self.matches.is_none() {
-            let hit = self
-                .matcher
-                .next_line_with(self.haystack, self.at, Some(&mut self.spans))?;
+            let hit = self.matcher.next_line_with(
+                self.haystack,
+                self.at,
+                Some(&mut self.spans),
+                self.reach,
+            )?;
             if !hit.spans_ready {
-                self.matcher
-                    .spans(&self.haystack[hit.start..hit.content_end], &mut self.spans);
+                let content = &self.haystack[hit.start..hit.content_end];
+                self.matcher.spans(content, &mut self.spans, self.reach);
             }
             self.at = hit.next;
             return Some((hit, &self.spans));
@@ -88,9 +97,16 @@ impl<'m, 'h> MatchedLines<'m, 'h> {
                 start: first_start - line_start,
                 end: first_end - line_start,
             });
+            let last_start = first_start.saturating_add(self.reach);
             while let Some((start, end)) = self.next_match() {
                 if start > line_end {
                     self.pending = Some((start, end));
+                    break;
+                }
+                if start > last_start {
+                    // The line's other matches are not kept: searched
+                    // again from the next line, not listed one by one.
+                    self.restart_at(line.next(len));
                     break;
                 }
                 self.spans.push(Span {
@@ -102,7 +118,7 @@ impl<'m, 'h> MatchedLines<'m, 'h> {
             let content = &haystack[line_start..content_end];
             self.at = line.next(len);
             if line.has_crlf() || memchr::memchr(b'\r', content).is_some() {
-                self.matcher.spans(content, &mut self.spans);
+                self.matcher.spans(content, &mut self.spans, self.reach);
                 if self.spans.is_empty() {
                     if self.at >= len || line_end >= len {
                         return None;
@@ -118,5 +134,22 @@ impl<'m, 'h> MatchedLines<'m, 'h> {
             };
             return Some((hit, &self.spans));
         }
+    }
+}
+
+/// Every match in `rest` from one search over it, where that search finds
+/// exactly the lines' matches (see `MatchedLines`); otherwise none.
+fn buffer_matches<'m, 'h>(matcher: &'m Matcher, rest: &'h [u8]) -> Option<BufferMatches<'m, 'h>> {
+    // Literals never hold a `\n`, so their matches in the buffer are
+    // those of its lines (a line with a `\r` is checked again).
+    match &matcher.strategy {
+        _ if matcher.widen => None,
+        Strategy::Literals(literals) => Some(literals.matches(rest)),
+        Strategy::Regex {
+            buffer,
+            candidate_is_match: true,
+            ..
+        } => Some(BufferMatches::Regex(buffer.find_iter(rest))),
+        Strategy::Prefiltered(..) | Strategy::Regex { .. } => None,
     }
 }

@@ -174,7 +174,7 @@ impl Matcher {
     /// Finds the next line, starting at or after `start` (a line start),
     /// that holds a match.
     pub(crate) fn next_line(&self, haystack: &[u8], start: usize) -> Option<LineHit> {
-        self.next_line_with(haystack, start, None)
+        self.next_line_with(haystack, start, None, usize::MAX)
     }
 
     /// Like `next_line`; with `spans`, a line that has to be confirmed by
@@ -185,6 +185,7 @@ impl Matcher {
         haystack: &[u8],
         mut start: usize,
         mut spans: Option<&mut Vec<Span>>,
+        reach: usize,
     ) -> Option<LineHit> {
         let len = haystack.len();
         while start < len {
@@ -206,7 +207,7 @@ impl Matcher {
             if let (Some(_), Some(out)) = (self.strategy.line_regex(), spans.as_deref_mut()) {
                 if !self.confirmed_by_candidate(content, plain) {
                     // Finding the matches confirms the line, or not.
-                    self.spans(content, out);
+                    self.spans(content, out, reach);
                     if !out.is_empty() {
                         hit.spans_ready = true;
                         return Some(hit);
@@ -254,15 +255,18 @@ impl Matcher {
             && memchr::memchr(b'\r', content).is_none()
     }
 
-    /// Every match within a line's `content`, leftmost first, not
-    /// overlapping.
-    pub(crate) fn spans(&self, content: &[u8], out: &mut Vec<Span>) {
+    /// Every match within a line's `content` that starts at most `reach`
+    /// bytes after the first one's start, leftmost first, not overlapping.
+    /// With a column limit, no match further on can be shown (see
+    /// `engine::show`), and a line of millions of matches (`x*` matches
+    /// empty at every character) costs no memory for them.
+    pub(crate) fn spans(&self, content: &[u8], out: &mut Vec<Span>, reach: usize) {
         out.clear();
-        let span = |(start, end): (usize, usize)| Span { start, end };
         match &self.strategy {
-            Strategy::Literals(literals) => out.extend(literals.matches(content).map(span)),
+            Strategy::Literals(literals) => keep_within(out, literals.matches(content), reach),
             Strategy::Prefiltered(_, line) | Strategy::Regex { line, .. } => {
-                out.extend(line.find_iter(content).map(|m| span((m.start(), m.end()))));
+                let matches = line.find_iter(content).map(|m| (m.start(), m.end()));
+                keep_within(out, matches, reach);
                 if self.widen {
                     widen_to_characters(content, out);
                 }
@@ -285,6 +289,21 @@ impl Matcher {
             clean.extend(std::iter::repeat_n(0u8, chunk.invalid().len()));
         }
         std::borrow::Cow::Owned(clean)
+    }
+}
+
+/// Appends `matches` to `out` as spans, up to the last one that starts at
+/// most `reach` bytes after the first.
+fn keep_within(out: &mut Vec<Span>, matches: impl Iterator<Item = (usize, usize)>, reach: usize) {
+    let mut last_start = usize::MAX;
+    for (start, end) in matches {
+        if start > last_start {
+            break;
+        }
+        if out.is_empty() {
+            last_start = start.saturating_add(reach);
+        }
+        out.push(Span { start, end });
     }
 }
 

@@ -2,7 +2,8 @@
 //! handed out in chunks from a queue, which whichever searcher finds it
 //! running low refills by walking on; and the window that keeps the walk
 //! at most `WINDOW` files ahead of the oldest outcome not yet released,
-//! and the outcomes held past it under `HELD_LINES` matching lines. The
+//! and the outcomes held past it under `HELD_LINES` matching lines and
+//! `HELD_BYTES` bytes. The
 //! files waiting to be searched hold their folders' handles: the walk
 //! also stops running ahead once they hold about `MAX_FOLDERS`.
 
@@ -24,10 +25,18 @@ const WINDOW: u64 = 256;
 /// `WINDOW` of them.
 const HELD_LINES: u64 = 1 << 14;
 
+/// How many bytes those lines may take (as `PackedLines::bytes` counts
+/// them): lines of 64 KiB would otherwise be held 16,384 at a time.
+/// Source code's lines reach `HELD_LINES` first, at about 2.5 MB.
+const HELD_BYTES: u64 = 4 << 20;
+
 /// A searcher hands on a chunk's outcomes in parts of this many matching
-/// lines (or its last files'), so that one chunk is not held whole; one
-/// file's search hands on its lines in parts of as many.
-pub(super) const PART_LINES: u64 = engine::PART_LINES as u64;
+/// lines or bytes (or its last files'), so that one chunk is not held
+/// whole; one file's search hands on its lines in parts of as many.
+pub(super) const PART: Held = Held {
+    lines: engine::PART_LINES as u64,
+    bytes: engine::PART_BYTES as u64,
+};
 
 /// The most files handed to a worker at once. Chunks start at one file
 /// and double, so the first results come at once, and later ones cost
@@ -37,8 +46,10 @@ const MAX_CHUNK: usize = 32;
 /// Lets the walk run at most `WINDOW` files ahead of the release point.
 pub(super) struct Window {
     released: AtomicU64,
-    /// Matching lines searched past the release point, not yet released.
+    /// Matching lines searched past the release point, not yet released,
+    /// and their bytes.
     held_lines: AtomicU64,
+    held_bytes: AtomicU64,
     /// How many searchers wait for the release point to move.
     waiting: AtomicUsize,
     lock: Mutex<()>,
@@ -50,6 +61,7 @@ impl Window {
         Window {
             released: AtomicU64::new(0),
             held_lines: AtomicU64::new(0),
+            held_bytes: AtomicU64::new(0),
             waiting: AtomicUsize::new(0),
             lock: Mutex::new(()),
             moved: Condvar::new(),
@@ -66,13 +78,19 @@ impl Window {
     /// is held then, and the search must go on.
     fn admits_with(&self, seq: u64, order: AtomicOrdering) -> bool {
         let released = self.released.load(order);
-        seq < released + WINDOW && (seq == released || self.held_lines.load(order) < HELD_LINES)
+        seq < released + WINDOW
+            && (seq == released
+                || (self.held_lines.load(order) < HELD_LINES
+                    && self.held_bytes.load(order) < HELD_BYTES))
     }
 
     /// Counts the matching lines of outcomes held until their release.
     pub(super) fn hold(&self, outcomes: &[FileOutcome<'_>]) {
+        let held = Held::of(outcomes);
         self.held_lines
-            .fetch_add(lines_of(outcomes), AtomicOrdering::SeqCst);
+            .fetch_add(held.lines, AtomicOrdering::SeqCst);
+        self.held_bytes
+            .fetch_add(held.bytes, AtomicOrdering::SeqCst);
     }
 
     /// Blocks until file number `seq` may be taken, or the search stops.
@@ -91,8 +109,11 @@ impl Window {
     /// Moves the release point to file number `next`, past `outcomes`
     /// (those held), waking the searchers that wait for it.
     pub(super) fn release(&self, next: u64, outcomes: &[FileOutcome<'_>]) {
+        let held = Held::of(outcomes);
         self.held_lines
-            .fetch_sub(lines_of(outcomes), AtomicOrdering::SeqCst);
+            .fetch_sub(held.lines, AtomicOrdering::SeqCst);
+        self.held_bytes
+            .fetch_sub(held.bytes, AtomicOrdering::SeqCst);
         self.released.store(next, AtomicOrdering::SeqCst);
         // Waking costs a system call: only when a searcher waits.
         if self.waiting.load(AtomicOrdering::SeqCst) > 0 {
@@ -108,18 +129,33 @@ impl Window {
     }
 }
 
-/// How many matching lines `outcomes` hold.
-pub(super) fn lines_of(outcomes: &[FileOutcome<'_>]) -> u64 {
-    outcomes
-        .iter()
-        .map(|outcome| match outcome {
-            FileOutcome::Searched {
+/// The matching lines of outcomes, and their bytes.
+#[derive(Clone, Copy, Default)]
+pub(super) struct Held {
+    pub(super) lines: u64,
+    pub(super) bytes: u64,
+}
+
+impl Held {
+    pub(super) fn of(outcomes: &[FileOutcome<'_>]) -> Held {
+        let mut held = Held::default();
+        for outcome in outcomes {
+            if let FileOutcome::Searched {
                 hits: Hits::Lines { items, .. },
                 ..
-            } => items.len() as u64,
-            _ => 0,
-        })
-        .sum()
+            } = outcome
+            {
+                held.lines += items.len() as u64;
+                held.bytes += items.bytes() as u64;
+            }
+        }
+        held
+    }
+
+    /// Returns true when either reaches `max`'s.
+    pub(super) fn reaches(self, max: Held) -> bool {
+        self.lines >= max.lines || self.bytes >= max.bytes
+    }
 }
 
 /// The walk, shared by the searchers: each takes its next chunk of files

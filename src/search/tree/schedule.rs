@@ -19,7 +19,7 @@ use std::thread::ThreadId;
 use std::time::Instant;
 
 use super::Tree;
-use super::feed::{Chunk, Feed, Next, PART_LINES, Window, lines_of};
+use super::feed::{Chunk, Feed, Held, Next, PART, Window};
 use crate::error::Error;
 use crate::search::engine::{FileOutcome, Plan, Returns};
 use crate::search::matcher::Matcher;
@@ -104,22 +104,25 @@ impl Tree {
         let parts: Returns<Vec<FileOutcome<'static>>> =
             Returns::new(KEPT_PARTS * MAX_PART, MAX_PART, Vec::capacity);
         // Searches the next files of a chunk, until they hold about
-        // `PART_LINES` matching lines: a chunk of files that match on many
-        // lines is handed on in parts, not held whole until its last file.
+        // `PART`'s matching lines or bytes: a chunk of files that match on
+        // many lines is handed on in parts, not held whole until its last
+        // file.
         let search_part = |jobs: &mut Chunk<'_>,
                            matcher: &Matcher,
                            buffer: &mut Vec<u8>|
          -> Vec<FileOutcome<'static>> {
             let mut outcomes = parts.take().unwrap_or_default();
-            let mut lines = 0;
-            while lines < PART_LINES {
+            let mut held = Held::default();
+            while !held.reaches(PART) {
                 // Once stopped, nobody reads the rest of the chunk.
                 if plan.is_stopped() {
                     break;
                 }
                 let Some(job) = jobs.next() else { break };
                 outcomes.push(self.outcome(plan, matcher, job, buffer));
-                lines += lines_of(&outcomes[outcomes.len() - 1..]);
+                let last = Held::of(&outcomes[outcomes.len() - 1..]);
+                held.lines += last.lines;
+                held.bytes += last.bytes;
             }
             outcomes
         };
