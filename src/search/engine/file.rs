@@ -58,9 +58,9 @@ pub(crate) enum FileOutcome<'p> {
         path: Cow<'p, str>,
         scanned: u64,
         hits: Hits,
-        /// The deadline stopped the search of this file here (a line
-        /// start): the hits are those before it.
-        stopped_at: Option<u64>,
+        /// A work budget stopped the search of this file here (a line
+        /// start, and its number): the hits are those before it.
+        stopped_at: Option<(u64, u64)>,
         /// The search of the file ended before its end (at a NUL byte, a
         /// line too long, a change or an error while read): the rest of
         /// it, skipped, and why.
@@ -308,7 +308,7 @@ fn search_part<'p>(
             // Nothing more of the file was wanted: it was searched as far
             // as it was read.
             None if scan.done => (at, None, None),
-            None => (at, Some(at), None),
+            None => (at, Some((at, scan.line_number)), None),
         },
         Ended::Cut { at, reason, detail } => (at, None, Some(skipped(&path, reason, Some(detail)))),
     };

@@ -65,8 +65,10 @@ pub(crate) struct CursorFor<'a> {
     /// For each item kept, the offset to resume after it in its file (a
     /// stream keeps only the last).
     pub(crate) resume_offsets: &'a [u64],
-    /// Where the first unsearched file starts, after a work-budget stop.
+    /// Where the first unsearched file starts, after a work-budget stop,
+    /// and the number of the line there (0: not known).
     pub(crate) scan_resume: Option<&'a (String, u64)>,
+    pub(crate) scan_resume_line: u64,
     /// Where this run began (the cursor's position), to tell whether a
     /// cursor would advance.
     pub(crate) began_at: Option<&'a (String, u64)>,
@@ -95,9 +97,11 @@ impl CursorFor<'_> {
             return None;
         }
         let (path, offset) = at;
-        Some(
-            self.scope
-                .cursor(&key(path, *offset, 0, (self.stamp)(path))),
-        )
+        Some(self.scope.cursor(&key(
+            path,
+            *offset,
+            self.scan_resume_line,
+            (self.stamp)(path),
+        )))
     }
 }

@@ -43,8 +43,10 @@ pub(crate) struct ResultStage<'l, T: Item> {
     counting: Option<Count>,
     /// Set once the count past the collection gave up.
     count_end: Option<Total>,
-    /// Where the first unsearched file starts, after a work-budget stop.
+    /// Where the first unsearched file starts, after a work-budget stop,
+    /// and the number of the line there (0: not known).
     scan_resume: Option<(String, u64)>,
+    scan_resume_line: u64,
     /// Where this run began (the cursor's position), to tell whether a
     /// cursor would advance.
     began_at: Option<(String, u64)>,
@@ -72,6 +74,7 @@ impl<'l, T: Item> ResultStage<'l, T> {
             counting: None,
             count_end: None,
             scan_resume: None,
+            scan_resume_line: 0,
             began_at,
             error: None,
             stream: None,
@@ -120,7 +123,13 @@ impl<'l, T: Item> ResultStage<'l, T> {
             self.limits.max_files == Some(0) && matches!(outcome, FileOutcome::Searched { .. });
         if let (Some(path), true) = (path, self.files > 0 || no_files) {
             if let Some(budget) = self.work_budget_spent() {
-                self.scan_resume = Some((path.to_owned(), plan.offset_in(path)));
+                let offset = plan.offset_in(path);
+                self.scan_resume = Some((path.to_owned(), offset));
+                self.scan_resume_line = if offset > 0 {
+                    plan.start_line.unwrap_or(0)
+                } else {
+                    0
+                };
                 self.collector.stop_with(Completeness::TruncatedByBudget {
                     budget,
                     clamp: None,
@@ -152,7 +161,8 @@ impl<'l, T: Item> ResultStage<'l, T> {
                 // The deadline stopped the search inside this file: its
                 // items before the stop stand, and the next page resumes
                 // at the stop (or after the last item kept).
-                let stop = stopped_at.map(|at| ((path.to_string(), at), self.budget_inside_file()));
+                let stop = stopped_at
+                    .map(|(at, line)| ((path.to_string(), at), line, self.budget_inside_file()));
                 let (collector, stream, resume_offsets) = (
                     &mut self.collector,
                     &mut self.stream,
@@ -185,8 +195,9 @@ impl<'l, T: Item> ResultStage<'l, T> {
                 if self.collector.is_stopped() {
                     return flow;
                 }
-                if let Some((at, budget)) = stop {
+                if let Some((at, line, budget)) = stop {
                     self.scan_resume = Some(at);
+                    self.scan_resume_line = line;
                     self.collector.stop_with(Completeness::TruncatedByBudget {
                         budget,
                         clamp: None,
@@ -302,6 +313,7 @@ impl<'l, T: Item> ResultStage<'l, T> {
             limits,
             resume_offsets,
             scan_resume,
+            scan_resume_line,
             began_at,
             error,
             ..
@@ -314,6 +326,7 @@ impl<'l, T: Item> ResultStage<'l, T> {
             stamp,
             resume_offsets: &resume_offsets,
             scan_resume: scan_resume.as_ref(),
+            scan_resume_line,
             began_at: began_at.as_ref(),
             streaming,
             seen: collector.seen(),

@@ -310,6 +310,38 @@ mod tests {
     }
 
     #[test]
+    fn pages_cut_by_the_scan_budget_inside_a_file_read_it_once() {
+        let mut text: String = (0..1000).map(|i| format!("y {i:04}\n")).collect();
+        text.push_str("x last\n");
+        let (_dir, mut tree) = small_blocks("f.txt", text.as_bytes(), 64);
+        let reads = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let counter = Arc::clone(&reads);
+        tree.after_read = Some(Hook(Arc::new(move |_: &Path| {
+            counter.fetch_add(1, AtomicOrdering::SeqCst);
+        })));
+        let query = Query::literal("x");
+        let limits = Limits::new().max_scanned_bytes(640);
+        let (mut cursor, mut pages, mut found) = (None, 0, Vec::new());
+        loop {
+            let page = tree.search(&query, &limits, cursor.as_ref()).unwrap();
+            pages += 1;
+            found.extend(page.iter().map(|m| (m.line_number, m.line.clone())));
+            match page.next_cursor() {
+                Some(next) => cursor = Some(next.clone()),
+                None => break,
+            }
+            assert!(pages < 100, "the pages do not advance");
+        }
+        assert_eq!(found, vec![(1001, "x last".to_owned())]);
+        // About 7,000 bytes through 64-byte blocks, in pages of about 640
+        // bytes: each page reads its own blocks and one more, where
+        // counting lines from the file's start each time read about 600.
+        let total = reads.load(AtomicOrdering::SeqCst);
+        assert!(pages >= 10, "{pages} pages");
+        assert!(total <= 115 + 3 * pages, "{total} reads over {pages} pages");
+    }
+
+    #[test]
     fn a_line_longer_than_the_most_held_ends_the_file_s_search_as_long_line() {
         let mut text = b"x short\n".to_vec();
         text.extend(std::iter::repeat_n(b'a', 1000));
