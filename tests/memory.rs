@@ -79,6 +79,20 @@ fn write_tree(root: &Path, folders: usize) {
     std::fs::write(root.join("big.txt"), line.repeat((1 << 20) / line.len())).unwrap();
 }
 
+/// A tree of `files` files holding `text`, searched on `threads` threads
+/// from the start.
+fn same_files(files: usize, text: &str, threads: usize) -> (tempfile::TempDir, Tree) {
+    let dir = tempfile::tempdir().unwrap();
+    for i in 0..files {
+        std::fs::write(dir.path().join(format!("f{i:03}.txt")), text).unwrap();
+    }
+    let tree = Tree::new(dir.path())
+        .unwrap()
+        .threads(threads)
+        .start_threads_after(Duration::ZERO);
+    (dir, tree)
+}
+
 /// The peak heap, above what was in use before, while `run` runs.
 fn peak_of(run: impl FnOnce()) -> usize {
     let before = IN_USE.load(Ordering::SeqCst);
@@ -287,15 +301,8 @@ fn runs_of_dense_files_are_held_in_lines_not_files() {
     const MIB: usize = 1 << 20;
     const FILES: usize = 400;
     const LINES: usize = 2_000;
-    let dir = tempfile::tempdir().unwrap();
     let text: String = (0..LINES).map(|n| format!("needle {n}\n")).collect();
-    for i in 0..FILES {
-        std::fs::write(dir.path().join(format!("f{i:03}.txt")), &text).unwrap();
-    }
-    let tree = Tree::new(dir.path())
-        .unwrap()
-        .threads(4)
-        .start_threads_after(Duration::ZERO);
+    let (_dir, tree) = same_files(FILES, &text, 4);
     // What one file's lines cost, held as a result.
     let one_file = peak_of(|| {
         let one = tree
@@ -392,16 +399,8 @@ fn long_matching_lines_are_held_in_bytes_not_lines() {
     const MIB: usize = 1 << 20;
     const FILES: usize = 48;
     const LINES: usize = 48;
-    let dir = tempfile::tempdir().unwrap();
     let line = format!("needle {}\n", "a".repeat(64 * 1024 - 8));
-    let text = line.repeat(LINES);
-    for i in 0..FILES {
-        std::fs::write(dir.path().join(format!("f{i:02}.txt")), &text).unwrap();
-    }
-    let tree = Tree::new(dir.path())
-        .unwrap()
-        .threads(4)
-        .start_threads_after(Duration::ZERO);
+    let (_dir, tree) = same_files(FILES, &line.repeat(LINES), 4);
     let mut found = 0;
     let peak = peak_of(|| {
         let end = tree

@@ -275,15 +275,21 @@ mod tests {
         }
     }
 
-    #[test]
-    fn a_page_resumed_inside_a_file_reads_it_from_the_cursor() {
-        let text: String = (0..1000).map(|i| format!("x {i:04}\n")).collect();
-        let (_dir, mut tree) = small_blocks("f.txt", text.as_bytes(), 64);
+    /// Counts the reads of `tree`'s searches.
+    fn count_reads(tree: &mut Tree) -> Arc<std::sync::atomic::AtomicUsize> {
         let reads = Arc::new(std::sync::atomic::AtomicUsize::new(0));
         let counter = Arc::clone(&reads);
         tree.after_read = Some(Hook(Arc::new(move |_: &Path| {
             counter.fetch_add(1, AtomicOrdering::SeqCst);
         })));
+        reads
+    }
+
+    #[test]
+    fn a_page_resumed_inside_a_file_reads_it_from_the_cursor() {
+        let text: String = (0..1000).map(|i| format!("x {i:04}\n")).collect();
+        let (_dir, mut tree) = small_blocks("f.txt", text.as_bytes(), 64);
+        let reads = count_reads(&mut tree);
         let query = Query::literal("x");
         let first = tree
             .search(&query, &Limits::new().limit(990), None)
@@ -314,11 +320,7 @@ mod tests {
         let mut text: String = (0..1000).map(|i| format!("y {i:04}\n")).collect();
         text.push_str("x last\n");
         let (_dir, mut tree) = small_blocks("f.txt", text.as_bytes(), 64);
-        let reads = Arc::new(std::sync::atomic::AtomicUsize::new(0));
-        let counter = Arc::clone(&reads);
-        tree.after_read = Some(Hook(Arc::new(move |_: &Path| {
-            counter.fetch_add(1, AtomicOrdering::SeqCst);
-        })));
+        let reads = count_reads(&mut tree);
         let query = Query::literal("x");
         let limits = Limits::new().max_scanned_bytes(640);
         let (mut cursor, mut pages, mut found) = (None, 0, Vec::new());
