@@ -1,6 +1,7 @@
 //! The matching lines of one file, packed: built by the thread that
 //! searches the file, unpacked into items by the thread that takes them.
 
+use std::cell::Cell;
 use std::ops::ControlFlow;
 use std::thread::ThreadId;
 
@@ -21,6 +22,9 @@ pub(crate) struct PackedLines {
     /// The lines' match spans, relative to each line's text.
     spans: Vec<Span>,
     lines: Vec<PackedLine>,
+    /// The cuts of the lines that were cut, in order: few lines are, and
+    /// a cut kept beside each line would make every line larger.
+    cuts: Vec<LineCut>,
     /// The thread that filled them, once taken from `Spares`.
     owner: Option<ThreadId>,
 }
@@ -33,9 +37,10 @@ struct PackedLine {
     text_end: usize,
     /// Where the line's spans end in `spans`.
     spans_end: usize,
-    cut: Option<LineCut>,
     /// The offset to resume after this line.
     resume: u64,
+    /// The line was cut: its cut is the next in `cuts`.
+    cut: bool,
 }
 
 impl PackedLines {
@@ -57,13 +62,16 @@ impl PackedLines {
             self.text.reserve(1024);
         }
         let cut = show(raw, spans, max_columns, &mut self.text, &mut self.spans);
+        if let Some(cut) = cut {
+            self.cuts.push(cut);
+        }
         self.lines.push(PackedLine {
             line_number,
             byte_offset: line_start,
             text_end: self.text.len(),
             spans_end: self.spans.len(),
-            cut,
             resume,
+            cut: cut.is_some(),
         });
     }
 
@@ -77,6 +85,7 @@ impl PackedLines {
         self.text.len()
             + self.spans.len() * std::mem::size_of::<Span>()
             + self.lines.len() * std::mem::size_of::<PackedLine>()
+            + self.cuts.len() * std::mem::size_of::<LineCut>()
     }
 
     /// The bytes the buffers hold room for.
@@ -84,6 +93,7 @@ impl PackedLines {
         self.text.capacity()
             + self.spans.capacity() * std::mem::size_of::<Span>()
             + self.lines.capacity() * std::mem::size_of::<PackedLine>()
+            + self.cuts.capacity() * std::mem::size_of::<LineCut>()
     }
 
     /// Returns true when no room was taken yet.
@@ -99,12 +109,20 @@ impl PackedLines {
     pub(crate) fn each_match(&self, path: &str, each: &mut Each<'_, Match>) -> ControlFlow<()> {
         let mut text_at = 0;
         let mut spans_at = 0;
+        let mut cuts = self.cuts.iter();
+        // Once an item is built here, the old item the next build gets is
+        // that one (the collector hands back the item it let go of, the
+        // last one kept): it has the path.
+        let path_set = Cell::new(false);
         for line in &self.lines {
             let text = &self.text[text_at..line.text_end];
             let spans = &self.spans[spans_at..line.spans_end];
+            let cut = if line.cut { cuts.next().copied() } else { None };
             let build = |old: Option<Match>| match old {
                 Some(mut m) => {
-                    if m.path != path {
+                    if path_set.replace(true) {
+                        debug_assert_eq!(m.path, path, "the item built last is not this file's");
+                    } else if m.path != path {
                         m.path.clear();
                         m.path.push_str(path);
                     }
@@ -114,17 +132,20 @@ impl PackedLines {
                     m.matches.extend_from_slice(spans);
                     m.line_number = line.line_number;
                     m.byte_offset = line.byte_offset;
-                    m.line_cut = line.cut;
+                    m.line_cut = cut;
                     m
                 }
-                None => Match {
-                    path: path.to_owned(),
-                    line_number: line.line_number,
-                    byte_offset: line.byte_offset,
-                    line: text.to_owned(),
-                    matches: spans.to_vec(),
-                    line_cut: line.cut,
-                },
+                None => {
+                    path_set.set(true);
+                    Match {
+                        path: path.to_owned(),
+                        line_number: line.line_number,
+                        byte_offset: line.byte_offset,
+                        line: text.to_owned(),
+                        matches: spans.to_vec(),
+                        line_cut: cut,
+                    }
+                }
             };
             each(line.resume, &build)?;
             text_at = line.text_end;
@@ -174,6 +195,7 @@ impl Spares {
         lines.text.clear();
         lines.spans.clear();
         lines.lines.clear();
+        lines.cuts.clear();
         self.0.give(owner, lines);
     }
 }
