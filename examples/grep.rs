@@ -237,12 +237,7 @@ fn target(paths: &[PathBuf]) -> Result<Target, Failure> {
     }
     let filters = canonical
         .iter()
-        .map(|p| {
-            p.strip_prefix(&root)
-                .unwrap_or(p)
-                .to_string_lossy()
-                .replace(std::path::MAIN_SEPARATOR, "/")
-        })
+        .map(|p| corpus_path(p.strip_prefix(&root).unwrap_or(p)))
         .collect();
     let cwd = std::env::current_dir().and_then(|d| d.canonicalize()).ok();
     let display_prefix = match cwd.as_deref().and_then(|cwd| root.strip_prefix(cwd).ok()) {
@@ -254,6 +249,42 @@ fn target(paths: &[PathBuf]) -> Result<Target, Failure> {
         filters,
         display_prefix,
     })
+}
+
+/// A path under the root as the library writes a tree's paths (see
+/// `Match::path`): names joined by `/`, and in a name that is not UTF-8 or
+/// holds a `\`, each `\` written `\\` and each byte outside valid UTF-8
+/// written `\xhh`.
+fn corpus_path(relative: &Path) -> String {
+    let mut out = String::new();
+    for (i, name) in relative.iter().enumerate() {
+        if i > 0 {
+            out.push('/');
+        }
+        #[cfg(unix)]
+        let bytes = std::os::unix::ffi::OsStrExt::as_bytes(name);
+        #[cfg(not(unix))]
+        let lossy = name.to_string_lossy();
+        #[cfg(not(unix))]
+        let bytes = lossy.as_bytes();
+        match std::str::from_utf8(bytes) {
+            Ok(text) if !text.contains('\\') => out.push_str(text),
+            _ => {
+                for chunk in bytes.utf8_chunks() {
+                    for c in chunk.valid().chars() {
+                        match c {
+                            '\\' => out.push_str("\\\\"),
+                            c => out.push(c),
+                        }
+                    }
+                    for b in chunk.invalid() {
+                        out.push_str(&format!("\\x{b:02x}"));
+                    }
+                }
+            }
+        }
+    }
+    out
 }
 
 fn build_query(args: &Args, patterns: Vec<String>, filters: Vec<String>) -> Query {

@@ -18,7 +18,9 @@
 //!
 //! A line is shown as lossy UTF-8, and spans move onto it: an offset
 //! inside an invalid sequence starts at its U+FFFD and ends after it, so a
-//! non-empty match never shrinks to nothing and an empty one stays empty.
+//! non-empty match never shrinks to nothing and an empty one stays empty;
+//! spans that come to overlap there (two matches in one sequence) are
+//! joined.
 
 /// Byte ranges in a line.
 pub type Spans = Vec<(usize, usize)>;
@@ -144,15 +146,18 @@ fn lossy(line: &[u8], spans: &[(usize, usize)]) -> (String, Spans) {
     }
     starts[raw] = out;
     ends[raw] = out;
-    let spans = spans
-        .iter()
-        .map(|&(s, e)| {
-            let start = starts[s];
-            let end = if s == e { start } else { ends[e].max(start) };
-            (start, end)
-        })
-        .collect();
-    (String::from_utf8_lossy(line).into_owned(), spans)
+    let mut moved: Spans = Vec::new();
+    for &(s, e) in spans {
+        let start = starts[s];
+        let end = if s == e { start } else { ends[e].max(start) };
+        // Matches inside one invalid sequence land on its one character:
+        // spans that come to overlap (or repeat) are joined.
+        match moved.last_mut() {
+            Some(last) if start < last.1 || (start, end) == *last => last.1 = last.1.max(end),
+            _ => moved.push((start, end)),
+        }
+    }
+    (String::from_utf8_lossy(line).into_owned(), moved)
 }
 
 /// The character ending at `at`, if the bytes before it are valid UTF-8.

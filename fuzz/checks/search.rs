@@ -70,6 +70,8 @@ const CLASSES: &[&str] = &[
     r"\P{L}",
     "[[:alpha:]]",
     "[^é]",
+    "(?-u:.)",
+    r"(?-u:[\x80-\xFF])",
 ];
 const LOOKS: &[&str] = &["^", "$", r"\b", r"\B", r"\A", r"\z"];
 const REPEATS: &[&str] = &[
@@ -189,6 +191,14 @@ pub fn check(data: &[u8]) {
     assert_eq!(got, want, "{query:?}");
     assert!(full.is_complete(), "{query:?}");
     for m in full.iter() {
+        for w in m.matches.windows(2) {
+            assert!(
+                w[0].end <= w[1].start && w[0] != w[1],
+                "{query:?}: spans overlap or repeat: {:?} in {:?}",
+                m.matches,
+                m.line
+            );
+        }
         for s in &m.matches {
             assert!(
                 m.line.get(s.start..s.end).is_some(),

@@ -43,8 +43,10 @@ mod sealed {
 ///
 /// **Reading.** Files on disk are read through a buffer of 256 KiB per
 /// thread, whatever their size, and a file's matching lines are handed on
-/// in parts of 2,048, so the memory of a search does not grow with its
-/// files. A line longer than 16 MiB (not counting its `\n`) is not held:
+/// in parts of 2,048 (or 512 KiB), so the memory of a search does not
+/// grow with its files. A line longer than 16 MiB (not counting its `\n`;
+/// a `\r` before it counts, and a last line without one is measured the
+/// same) is not held:
 /// the file's search ends before it, and the rest is skipped as
 /// `long_line` (an error: the result is not complete, and its `total`
 /// counts only what was searched). A file that changes while it is read, or

@@ -9,6 +9,7 @@ use crate::collect::Collector;
 use crate::error::Error;
 use crate::search::engine::{Deadline, show};
 use crate::search::reader::{self, BLOCK, Ended, Opened};
+use crate::search::run;
 use crate::search::source::Source;
 use crate::search::{Line, lines};
 use crate::{Bounded, Budget, BudgetKind, Completeness, Cursor, Fingerprint, Limits};
@@ -50,7 +51,8 @@ impl Excerpt {
     }
 
     /// Cuts lines longer than `max_columns` bytes, and marks them as cut.
-    /// Default: no cut.
+    /// Default: no cut. A limit of 0 is refused when the excerpt is read
+    /// ([`ErrorKind::InvalidArgument`](crate::ErrorKind::InvalidArgument)).
     ///
     /// # Example
     ///
@@ -213,6 +215,7 @@ pub(crate) fn excerpt(
     cursor: Option<&Cursor>,
 ) -> Result<Bounded<Line>, Error> {
     let (first, last) = (excerpt.first, excerpt.last);
+    run::no_empty_window(excerpt.max_columns)?;
     if first == 0 {
         return Err(Error::invalid_argument("lines", "line numbers start at 1"));
     }

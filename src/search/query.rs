@@ -176,6 +176,13 @@ impl Query {
     /// that size around the first match, and marks them as cut. Default:
     /// no cut.
     ///
+    /// The window is measured in the line's bytes and holds whole
+    /// characters: a window narrower than the first match's character (a
+    /// limit below 4) can hold none of it, and the item's `matches` is then
+    /// empty; an invalid UTF-8 sequence in it is shown as U+FFFD (3 bytes),
+    /// so the shown line can be longer than the window. A search with a
+    /// limit of 0 fails with [`ErrorKind::InvalidArgument`](crate::ErrorKind::InvalidArgument).
+    ///
     /// The limit also bounds what a matching line costs: only the matches
     /// the window can show are kept. Without it an item holds its whole
     /// line (up to the long-line cap) and every match in it, which for a

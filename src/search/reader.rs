@@ -46,7 +46,8 @@ pub(crate) const BLOCK: usize = 256 * 1024;
 /// a file's first read decides.
 pub(crate) const BINARY_PREFIX: usize = BLOCK;
 
-/// The longest line held whole, not counting its `\n`. The search of a
+/// The longest line held whole, not counting its `\n` (a `\r` before it
+/// counts), whether or not it ends in one. The search of a
 /// file stops at a longer line, skipping the rest as `long_line`.
 #[cfg_attr(not(feature = "tree"), allow(dead_code))]
 pub(crate) const MAX_LINE: usize = 16 << 20;
@@ -393,6 +394,23 @@ impl FileRead {
                 continue;
             }
             let end = if end_of_file {
+                // The last line may end without a `\n`: it is held whole
+                // too, and no longer than `max_line` either.
+                let last = lines::after_last_end(&buffer[..filled]).unwrap_or(0);
+                if filled - last > rules.max_line {
+                    let at = self.base + last as u64;
+                    if last > 0 && visit(&buffer[..last], self.base, true).is_break() {
+                        return Ended::Stopped(at);
+                    }
+                    return Ended::early(
+                        at,
+                        SkipReason::LongLine,
+                        format!(
+                            "a line at byte {at} is longer than {} bytes",
+                            rules.max_line
+                        ),
+                    );
+                }
                 filled
             } else {
                 // The carried part holds no line end: only new bytes can.

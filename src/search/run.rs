@@ -31,6 +31,7 @@ fn run_query<S: Source, T: Item>(
         mode,
         to_items,
     } = operation;
+    no_empty_window(query.get_max_columns())?;
     let matcher = Matcher::new(query)?;
     let mut filters = query
         .get_paths()
@@ -239,4 +240,15 @@ pub(crate) fn find_in_file(
         Some(&resolved.path),
     )
     .map(Outcome::collected)
+}
+
+/// Refuses a column limit of 0: its window shows nothing of a line.
+pub(crate) fn no_empty_window(max_columns: Option<usize>) -> Result<(), Error> {
+    if max_columns == Some(0) {
+        return Err(Error::invalid_argument(
+            "max_columns",
+            "must be at least 1: a window of 0 bytes shows nothing of a line",
+        ));
+    }
+    Ok(())
 }

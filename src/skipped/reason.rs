@@ -54,7 +54,8 @@ pub enum SkipReason {
     /// before the change was seen are kept.
     Changed,
     /// A line of the file is longer than the longest line a search holds
-    /// whole (16 MiB, not counting its `\n`), so the file was not searched
+    /// whole (16 MiB, not counting its `\n`; a `\r` before it counts), so
+    /// the file was not searched
     /// from that line on
     /// (error: a match in it may be missing).
     LongLine,

@@ -302,6 +302,35 @@ fn json_with_several_paths_searches_them_under_their_common_folder() {
 }
 
 #[test]
+#[cfg(unix)]
+fn paths_named_with_a_backslash_or_bytes_outside_utf8_are_searched() {
+    use std::os::unix::ffi::OsStrExt as _;
+    let tmp = tempfile::tempdir().expect("a temporary folder");
+    let dir = tmp.path();
+    let odd = std::ffi::OsStr::from_bytes(b"bad\xffname");
+    std::fs::create_dir(dir.join("d")).expect("a folder");
+    std::fs::write(dir.join("d").join("we\\ird"), "needle 1\n").expect("write");
+    std::fs::write(dir.join("d").join(odd), "needle 2\n").expect("write");
+    std::fs::write(dir.join("d").join("other"), "needle 3\n").expect("write");
+    let output = Command::new(example("grep"))
+        .args(["--json", "-F", "needle"])
+        .arg(Path::new("d").join("we\\ird"))
+        .arg(Path::new("d").join(odd))
+        .current_dir(dir)
+        .output()
+        .expect("the grep example runs");
+    let answer = json_of(&output);
+    let paths: Vec<&str> = answer["items"]
+        .as_array()
+        .expect("items")
+        .iter()
+        .map(|m| m["path"].as_str().expect("a path"))
+        .collect();
+    assert_eq!(paths, [r"bad\xffname", r"we\\ird"], "{answer}");
+    assert_eq!(answer["complete"], true);
+}
+
+#[test]
 fn json_pages_resume_with_the_cursor() {
     let tmp = sample_tree();
     let dir = tmp.path();

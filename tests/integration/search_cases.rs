@@ -81,6 +81,15 @@ const CASES: &[Case] = &[
         binary: 0,
     },
     Case {
+        // Each byte of an invalid sequence matches `(?-u:.)`; the shown
+        // line has one U+FFFD for both, and one span for it.
+        name: "matches_inside_one_invalid_sequence_are_one_span",
+        files: &[("i.txt", b"\xe6\x97x\n")],
+        query: || Query::regex("(?-u:.)"),
+        expect: &[("i.txt", 1, 0, "\u{FFFD}x", &[(0, 3), (3, 4)])],
+        binary: 0,
+    },
+    Case {
         name: "crlf_is_not_part_of_the_line",
         files: &[("w.txt", b"one\r\ntwo x\r\nx")],
         query: || Query::literal("x"),
@@ -405,6 +414,20 @@ const ERROR_CASES: &[ErrorCase] = &[
         expect: |k| matches!(k, ErrorKind::InvalidPattern { pattern, .. } if pattern == "a{2,1}"),
     },
     ErrorCase {
+        name: "a_column_limit_of_zero",
+        files: &[("a", b"x\n")],
+        query: || Query::literal("x").max_columns(0),
+        expect: |k| {
+            matches!(
+                k,
+                ErrorKind::InvalidArgument {
+                    name: "max_columns",
+                    ..
+                }
+            )
+        },
+    },
+    ErrorCase {
         name: "path_above_the_root",
         files: &[("a", b"x\n")],
         query: || Query::literal("x").paths(["../x"]),
@@ -539,6 +562,20 @@ const EXCERPT_CASES: &[ExcerptCase] = &[
         files: &[("u.txt", "ééééé\n".as_bytes())],
         excerpt: || Excerpt::new("u.txt", 1..=1).max_columns(5),
         want: ExcerptWant::Lines(&[(1, 0, "éé", Some((10, 0)))]),
+    },
+    ExcerptCase {
+        name: "excerpt_with_a_column_limit_of_zero",
+        files: FIVE,
+        excerpt: || Excerpt::new("f.txt", 1..=2).max_columns(0),
+        want: ExcerptWant::Error(|k| {
+            matches!(
+                k,
+                ErrorKind::InvalidArgument {
+                    name: "max_columns",
+                    ..
+                }
+            )
+        }),
     },
     ExcerptCase {
         name: "excerpt_line_zero",

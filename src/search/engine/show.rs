@@ -100,7 +100,8 @@ fn append_lossy(
         }
         shown
     };
-    out.extend(spans.map(|s| {
+    let first = out.len();
+    for s in spans {
         let start = map(s.start, false);
         // An empty match stays empty wherever it falls.
         let end = if s.is_empty() {
@@ -108,6 +109,15 @@ fn append_lossy(
         } else {
             map(s.end, true).max(start)
         };
-        Span { start, end }
-    }));
+        let span = Span { start, end };
+        // Two matches inside one invalid sequence land on its one
+        // character: they become one span, so spans never overlap.
+        let joins = out.len() > first;
+        match out.last_mut() {
+            Some(last) if joins && (start < last.end || span == *last) => {
+                last.end = last.end.max(end);
+            }
+            _ => out.push(span),
+        }
+    }
 }

@@ -391,6 +391,20 @@ mod tests {
             .unwrap();
         assert_eq!(found.len(), 3);
         assert_eq!(found.items()[1].byte_offset, 8);
+        // The same for a last line without a `\n`: 256 bytes are searched,
+        // 257 end the search there, the lines before it found.
+        for (len, found_lines, long) in [(256, 2, 0), (257, 1, 1)] {
+            let mut text = b"x short\n".to_vec();
+            text.extend(std::iter::repeat_n(b'a', len - 1));
+            text.push(b'x');
+            let (_dir, tree) = small_blocks("f.txt", &text, 64);
+            let found = tree
+                .search(&Query::literal("x"), &Limits::new(), None)
+                .unwrap();
+            assert_eq!(found.len(), found_lines, "a last line of {len} bytes");
+            assert_eq!(found.skipped().count(&SkipReason::LongLine), long);
+            assert_eq!(found.is_complete(), long == 0);
+        }
     }
 
     proptest::proptest! {
