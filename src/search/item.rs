@@ -10,6 +10,12 @@ use serde::{Deserialize, Serialize};
 /// plus `"line_cut": {"original_bytes": ..., "kept_from": ...}` when the
 /// line was longer than the column limit.
 ///
+/// Decoding checks what the search guarantees, so a client can slice
+/// `line` by each span: `line_number` is at least 1, each span is a range
+/// of whole characters within `line`, the spans are in order without
+/// overlapping or repeating, and a cut keeps from a byte of the original
+/// line. Anything else is refused.
+///
 /// # Example
 ///
 /// ```
@@ -23,6 +29,7 @@ use serde::{Deserialize, Serialize};
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(try_from = "MatchFields")]
 #[non_exhaustive]
 pub struct Match {
     /// The file's path relative to the corpus root, with `/` separators
@@ -133,6 +140,70 @@ pub struct LineCut {
     pub kept_from: u64,
 }
 
+/// A [`Match`] as read from the wire, before it is checked.
+#[derive(Deserialize)]
+struct MatchFields {
+    path: String,
+    line_number: u64,
+    byte_offset: u64,
+    line: String,
+    matches: Vec<Span>,
+    #[serde(default)]
+    line_cut: Option<LineCut>,
+}
+
+impl TryFrom<MatchFields> for Match {
+    type Error = String;
+
+    fn try_from(f: MatchFields) -> Result<Match, String> {
+        check_line(f.line_number, f.line_cut)?;
+        let mut previous: Option<Span> = None;
+        for s in &f.matches {
+            let (start, end) = (s.start, s.end);
+            if start > end
+                || end > f.line.len()
+                || !f.line.is_char_boundary(start)
+                || !f.line.is_char_boundary(end)
+            {
+                return Err(format!(
+                    "the match {start}..{end} is not a range of whole characters of the line ({} bytes)",
+                    f.line.len()
+                ));
+            }
+            if let Some(p) = previous.filter(|p| start < p.end || p == s) {
+                return Err(format!(
+                    "the matches {}..{} and {start}..{end} are out of order, overlap or repeat",
+                    p.start, p.end
+                ));
+            }
+            previous = Some(*s);
+        }
+        Ok(Match {
+            path: f.path,
+            line_number: f.line_number,
+            byte_offset: f.byte_offset,
+            line: f.line,
+            matches: f.matches,
+            line_cut: f.line_cut,
+        })
+    }
+}
+
+/// What a decoded line must be: numbered from 1, and if cut, kept from a
+/// byte of the original line.
+fn check_line(line_number: u64, cut: Option<LineCut>) -> Result<(), String> {
+    if line_number == 0 {
+        return Err("line_number is 0: lines are numbered from 1".to_owned());
+    }
+    match cut {
+        Some(c) if c.kept_from >= c.original_bytes => Err(format!(
+            "line_cut keeps from byte {} of a line of {} bytes",
+            c.kept_from, c.original_bytes
+        )),
+        _ => Ok(()),
+    }
+}
+
 /// How many lines of one file match.
 ///
 /// Wire shape: `{"path": "src/lib.rs", "count": 3}`.
@@ -169,6 +240,7 @@ pub struct FileCount {
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(try_from = "LineFields")]
 #[non_exhaustive]
 pub struct Line {
     /// The line's number, 1-based.
@@ -181,6 +253,31 @@ pub struct Line {
     /// Present when the line was longer than the column limit and cut.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub line_cut: Option<LineCut>,
+}
+
+/// A [`Line`] as read from the wire, before it is checked (as a
+/// [`Match`]'s line is).
+#[derive(Deserialize)]
+struct LineFields {
+    line_number: u64,
+    byte_offset: u64,
+    line: String,
+    #[serde(default)]
+    line_cut: Option<LineCut>,
+}
+
+impl TryFrom<LineFields> for Line {
+    type Error = String;
+
+    fn try_from(f: LineFields) -> Result<Line, String> {
+        check_line(f.line_number, f.line_cut)?;
+        Ok(Line {
+            line_number: f.line_number,
+            byte_offset: f.byte_offset,
+            line: f.line,
+            line_cut: f.line_cut,
+        })
+    }
 }
 
 /// An item a query produces, with the path that orders it.

@@ -661,3 +661,50 @@ fn case_names_are_unique() {
         assert!(seen.insert(name), "duplicate case name {name:?}");
     }
 }
+
+// ---------------------------------------------------------------------------
+// Decoding: what an item promises is checked
+
+#[test]
+fn decoding_refuses_items_that_break_what_a_line_promises() {
+    use candor::Line;
+
+    use crate::core_support::rejection;
+
+    let page = |item: &str| {
+        format!(
+            r#"{{"complete":true,"count":1,"total":{{"value":1,"relation":"eq"}},"items":[{item}]}}"#
+        )
+    };
+    let good = r#"{"path":"a","line_number":2,"byte_offset":4,"line":"xé x","matches":[{"start":0,"end":1},{"start":1,"end":3},{"start":5,"end":5}],"line_cut":{"original_bytes":90,"kept_from":89}}"#;
+    let decoded: Bounded<Match> = serde_json::from_str(&page(good)).expect("a valid item");
+    assert_eq!(decoded.items()[0].matches.len(), 3);
+    let bad_matches = [
+        (r#"[{"start":5,"end":1}]"#, "not a range"),
+        (r#"[{"start":0,"end":6}]"#, "not a range"),
+        (r#"[{"start":0,"end":2}]"#, "not a range"), // splits the é
+        (
+            r#"[{"start":1,"end":3},{"start":0,"end":1}]"#,
+            "out of order",
+        ),
+        (r#"[{"start":0,"end":3},{"start":1,"end":3}]"#, "overlap"),
+        (r#"[{"start":5,"end":5},{"start":5,"end":5}]"#, "repeat"),
+    ];
+    for (matches, why) in bad_matches {
+        let item = format!(
+            r#"{{"path":"a","line_number":2,"byte_offset":4,"line":"xé x","matches":{matches}}}"#
+        );
+        let error = rejection::<Match>(&page(&item));
+        assert!(error.contains(why), "{matches}: {error}");
+    }
+    let zero = r#"{"path":"a","line_number":0,"byte_offset":0,"line":"x","matches":[]}"#;
+    assert!(rejection::<Match>(&page(zero)).contains("numbered from 1"));
+    let cut = r#"{"path":"a","line_number":1,"byte_offset":0,"line":"x","matches":[],"line_cut":{"original_bytes":1,"kept_from":99}}"#;
+    assert!(rejection::<Match>(&page(cut)).contains("line_cut keeps from byte 99"));
+    // An excerpt's lines are checked the same way.
+    let line = r#"{"line_number":0,"byte_offset":0,"line":"x"}"#;
+    assert!(rejection::<Line>(&page(line)).contains("numbered from 1"));
+    let line = r#"{"line_number":3,"byte_offset":0,"line":"x"}"#;
+    let decoded: Bounded<Line> = serde_json::from_str(&page(line)).expect("a valid line");
+    assert_eq!(decoded.items()[0].line_number, 3);
+}
