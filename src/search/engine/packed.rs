@@ -165,9 +165,12 @@ pub(crate) struct Spares(Returns<PackedLines>);
 
 /// The most bytes one thread's kept buffers may hold, and the most one
 /// buffer may hold to be kept: emptied buffers stay within a fixed bound
-/// per searching thread, whatever the files.
+/// per searching thread, whatever the files. One buffer may take it all:
+/// a full part of short lines (about 250 KiB) is kept, not freed and
+/// grown again for the next (freed, its memory went back to the system,
+/// and the next part's took a page fault per 4 KiB).
 const SPARE_BYTES: usize = 512 * 1024;
-const SPARE_BUFFER: usize = 128 * 1024;
+const SPARE_BUFFER: usize = SPARE_BYTES;
 
 impl Default for Spares {
     fn default() -> Spares {
