@@ -40,8 +40,13 @@ const CHECKSUM_SALT: &[u8] = b"candor-cursor-v1";
 /// short, mistyped or pasted into the wrong query), not a MAC: it has no
 /// secret, so anyone can forge a valid token. Nothing relies on it for
 /// safety: a forged token is still checked against the query, the corpus
-/// generation and the corpus itself, and confinement to the corpus root
-/// never depends on where a cursor came from.
+/// generation and the corpus itself (its path must name a file of the
+/// corpus, its offset a line start there), and confinement to the corpus
+/// root never depends on where a cursor came from. What a search cursor
+/// says of its position beyond that is trusted: a token rewritten to
+/// carry another line number for its offset gives a page whose line
+/// numbers are off by as much, where counting them again would cost a
+/// read of the file from its start on every page.
 ///
 /// # Example
 ///

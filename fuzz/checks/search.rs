@@ -220,6 +220,15 @@ pub fn check(data: &[u8]) {
         Err(e) => panic!("{cut_query:?}: {e}"),
     };
     assert_eq!(cut.len(), full.len(), "{cut_query:?}");
+    // Every page the search gives decodes back to itself.
+    for page in [&full, &cut] {
+        let json = page.to_json().expect("a page serializes");
+        let back: candor::Bounded<candor::Match> = match serde_json::from_str(&json) {
+            Ok(back) => back,
+            Err(e) => panic!("{cut_query:?}: its own page does not decode: {e}: {json}"),
+        };
+        assert_eq!(back.to_json().expect("serializes"), json, "{cut_query:?}");
+    }
     for (c, f) in cut.iter().zip(full.iter()) {
         assert_eq!(
             (&c.path, c.line_number, c.byte_offset),

@@ -13,8 +13,9 @@ use serde::{Deserialize, Serialize};
 /// Decoding checks what the search guarantees, so a client can slice
 /// `line` by each span: `line_number` is at least 1, each span is a range
 /// of whole characters within `line`, the spans are in order without
-/// overlapping or repeating, and a cut keeps from a byte of the original
-/// line. Anything else is refused.
+/// overlapping or repeating, and a cut keeps from within the original
+/// line. Anything else is refused, and so is a field the wire shape does
+/// not have.
 ///
 /// # Example
 ///
@@ -85,6 +86,7 @@ impl Match {
 /// assert_eq!(span.len(), 4);
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Span {
     /// The first byte of the match.
     pub start: usize,
@@ -133,6 +135,7 @@ impl Span {
 /// assert!(cut.kept_from < cut.original_bytes);
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct LineCut {
     /// The original line's length in bytes.
     pub original_bytes: u64,
@@ -142,6 +145,7 @@ pub struct LineCut {
 
 /// A [`Match`] as read from the wire, before it is checked.
 #[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
 struct MatchFields {
     path: String,
     line_number: u64,
@@ -189,14 +193,16 @@ impl TryFrom<MatchFields> for Match {
     }
 }
 
-/// What a decoded line must be: numbered from 1, and if cut, kept from a
-/// byte of the original line.
+/// What a decoded line must be: numbered from 1, and if cut, kept from
+/// within the original line.
 fn check_line(line_number: u64, cut: Option<LineCut>) -> Result<(), String> {
     if line_number == 0 {
         return Err("line_number is 0: lines are numbered from 1".to_owned());
     }
     match cut {
-        Some(c) if c.kept_from >= c.original_bytes => Err(format!(
+        // A window can start at the line's end: an empty match there,
+        // with a column limit narrower than the last character.
+        Some(c) if c.kept_from > c.original_bytes => Err(format!(
             "line_cut keeps from byte {} of a line of {} bytes",
             c.kept_from, c.original_bytes
         )),
@@ -218,6 +224,7 @@ fn check_line(line_number: u64, cut: Option<LineCut>) -> Result<(), String> {
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 #[non_exhaustive]
 pub struct FileCount {
     /// The file's path relative to the corpus root.
@@ -258,6 +265,7 @@ pub struct Line {
 /// A [`Line`] as read from the wire, before it is checked (as a
 /// [`Match`]'s line is).
 #[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
 struct LineFields {
     line_number: u64,
     byte_offset: u64,

@@ -179,7 +179,8 @@ impl Query {
     /// The window is measured in the line's bytes and holds whole
     /// characters: a window narrower than the first match's character (a
     /// limit below 4) can hold none of it, and the item's `matches` is then
-    /// empty; an invalid UTF-8 sequence in it is shown as U+FFFD (3 bytes),
+    /// empty (or one empty match, for an empty match at the line's end);
+    /// an invalid UTF-8 sequence in it is shown as U+FFFD (3 bytes),
     /// so the shown line can be longer than the window. A search with a
     /// limit of 0 fails with [`ErrorKind::InvalidArgument`](crate::ErrorKind::InvalidArgument).
     ///

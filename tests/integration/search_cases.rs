@@ -90,6 +90,16 @@ const CASES: &[Case] = &[
         binary: 0,
     },
     Case {
+        // `\B` next to invalid UTF-8 is decided by decoding the bytes
+        // before it; a line that starts inside a character must not reach
+        // into the line before (the `\n` there decodes).
+        name: "a_word_boundary_at_a_line_start_inside_a_character",
+        files: &[("w.txt", b"a\n\x98\n")],
+        query: || Query::regex(r"\B"),
+        expect: &[],
+        binary: 0,
+    },
+    Case {
         name: "crlf_is_not_part_of_the_line",
         files: &[("w.txt", b"one\r\ntwo x\r\nx")],
         query: || Query::literal("x"),
@@ -701,9 +711,20 @@ fn decoding_refuses_items_that_break_what_a_line_promises() {
     assert!(rejection::<Match>(&page(zero)).contains("numbered from 1"));
     let cut = r#"{"path":"a","line_number":1,"byte_offset":0,"line":"x","matches":[],"line_cut":{"original_bytes":1,"kept_from":99}}"#;
     assert!(rejection::<Match>(&page(cut)).contains("line_cut keeps from byte 99"));
+    // A window at the line's very end (an empty match there) decodes.
+    let at_end = r#"{"path":"a","line_number":1,"byte_offset":0,"line":"","matches":[{"start":0,"end":0}],"line_cut":{"original_bytes":5,"kept_from":5}}"#;
+    let decoded: Bounded<Match> = serde_json::from_str(&page(at_end)).expect("a window at the end");
+    assert_eq!(decoded.items()[0].line_cut.map(|c| c.kept_from), Some(5));
+    // The items' fields are as strict as the envelope's.
+    let extra = r#"{"path":"a","line_number":1,"byte_offset":0,"line":"x","matches":[],"extra":1}"#;
+    assert!(rejection::<Match>(&page(extra)).contains("unknown field"));
+    let extra = r#"{"path":"a","line_number":1,"byte_offset":0,"line":"x","matches":[{"start":0,"end":1,"x":0}]}"#;
+    assert!(rejection::<Match>(&page(extra)).contains("unknown field"));
     // An excerpt's lines are checked the same way.
     let line = r#"{"line_number":0,"byte_offset":0,"line":"x"}"#;
     assert!(rejection::<Line>(&page(line)).contains("numbered from 1"));
+    let line = r#"{"line_number":3,"byte_offset":0,"line":"x","extra":true}"#;
+    assert!(rejection::<Line>(&page(line)).contains("unknown field"));
     let line = r#"{"line_number":3,"byte_offset":0,"line":"x"}"#;
     let decoded: Bounded<Line> = serde_json::from_str(&page(line)).expect("a valid line");
     assert_eq!(decoded.items()[0].line_number, 3);

@@ -189,6 +189,7 @@ impl Matcher {
             strategy,
             nul_for_invalid: query.get_whole_word(),
             widen: false,
+            unicode_words: false,
         })
     }
 
@@ -215,6 +216,7 @@ impl Matcher {
             line_hir
         };
         let widen = !line_hir.properties().is_utf8();
+        let unicode_words = line_hir.properties().look_set().contains_word_unicode();
         let required = if has_literal_prefix(&buffer_hir) {
             None
         } else {
@@ -236,6 +238,7 @@ impl Matcher {
             strategy,
             nul_for_invalid: query.get_whole_word(),
             widen,
+            unicode_words,
         })
     }
 }

@@ -49,6 +49,11 @@ pub(crate) struct Matcher {
     /// The pattern can match part of a character (a byte class such as
     /// `(?-u:\xA9)`): spans are widened to whole characters.
     widen: bool,
+    /// The pattern holds a Unicode word boundary (`\b`, `\B`). The regex
+    /// engine decides one next to invalid UTF-8 by decoding the bytes
+    /// before it, which for a line that starts inside a character reach
+    /// into the line before: such a line is checked again on its own.
+    unicode_words: bool,
 }
 
 /// How candidate lines are found in the whole buffer, and how a candidate
@@ -253,6 +258,16 @@ impl Matcher {
             }
         ) && plain
             && memchr::memchr(b'\r', content).is_none()
+            && !self.starts_inside_a_character(content)
+    }
+
+    /// Returns true when the buffer-wide matches of a line starting with
+    /// `content` may differ from its own, at its start: it starts with a
+    /// byte inside a character (invalid UTF-8) and the pattern has a
+    /// Unicode word boundary, which the engine decides there by decoding
+    /// back into the line before.
+    pub(crate) fn starts_inside_a_character(&self, content: &[u8]) -> bool {
+        self.unicode_words && content.first().is_some_and(|&b| b & 0xC0 == 0x80)
     }
 
     /// Every match within a line's `content` that starts at most `reach`
