@@ -47,6 +47,7 @@ const CHUNKS: &[&[u8]] = &[
     "\u{212A}".as_bytes(),
     b"\xff",
     b"\xe2\x82",
+    b"\x98",
     b"ab ab ab ",
     b"\0",
 ];

@@ -100,6 +100,15 @@ const CASES: &[Case] = &[
         binary: 0,
     },
     Case {
+        // A match that ends before a lone continuation byte is a match
+        // (the empty ones there, which would split a character, are not).
+        name: "a_match_before_a_lone_continuation_byte",
+        files: &[("c.txt", b"a\x98A\n")],
+        query: || Query::regex("a*"),
+        expect: &[("c.txt", 1, 0, "a\u{FFFD}A", &[(0, 1), (4, 4), (5, 5)])],
+        binary: 0,
+    },
+    Case {
         name: "crlf_is_not_part_of_the_line",
         files: &[("w.txt", b"one\r\ntwo x\r\nx")],
         query: || Query::literal("x"),

@@ -91,7 +91,8 @@ impl Doc {
 /// What a corpus may hold beside the common alphabet.
 #[derive(Debug, Clone, Copy)]
 struct Alphabet {
-    /// Bytes that are not UTF-8 (0xff, a cut "€").
+    /// Bytes that are not UTF-8 (0xff, a cut "€", a lone continuation
+    /// byte).
     invalid_utf8: bool,
     /// `\r` that is not part of a line ending (in the middle of a line).
     lone_cr: bool,
@@ -137,6 +138,8 @@ fn chunk(alphabet: Alphabet) -> BoxedStrategy<Vec<u8>> {
     if alphabet.invalid_utf8 {
         options.push((1, Just(vec![0xff]).boxed()));
         options.push((1, Just(vec![0xe2, 0x82]).boxed()));
+        // A lone continuation byte: a line can start inside a character.
+        options.push((1, Just(vec![0x98]).boxed()));
     }
     if alphabet.lone_cr {
         options.push((2, Just(b"\r".to_vec()).boxed()));

@@ -54,11 +54,13 @@ fn parse(query: &Query, pattern: &str, crlf: bool) -> Result<Hir, Error> {
 
 /// Compiles `hir` itself (never its printed form, which may not parse
 /// back to the same regex), within `size_limit` bytes per compiled program.
-fn compile(query: &Query, hir: &Hir, size_limit: usize) -> Result<Regex, Error> {
+/// With `drop_splits`, the engine reports every match, and the matcher
+/// leaves out the empty ones that split a character (see
+/// `Matcher::drop_splits`); otherwise the engine reports none of those.
+fn compile(query: &Query, hir: &Hir, size_limit: usize, drop_splits: bool) -> Result<Regex, Error> {
     let config = meta::Config::new()
         .match_kind(regex_automata::MatchKind::LeftmostFirst)
-        // Empty matches never split a character, as in regex's str API.
-        .utf8_empty(true)
+        .utf8_empty(!drop_splits)
         .which_captures(regex_automata::nfa::thompson::WhichCaptures::Implicit)
         .nfa_size_limit(Some(size_limit))
         .onepass_size_limit(Some(size_limit))
@@ -180,7 +182,7 @@ impl Matcher {
         let found = finder(query, literals)?;
         let strategy = if query.get_whole_word() {
             let hir = literals_hir(literals, false).map_err(|reason| invalid(&shown, reason))?;
-            let line = compile(query, &whole_word(hir), LITERALS_SIZE_LIMIT)?;
+            let line = compile(query, &whole_word(hir), LITERALS_SIZE_LIMIT, false)?;
             Strategy::Prefiltered(found, line)
         } else {
             Strategy::Literals(found)
@@ -190,6 +192,7 @@ impl Matcher {
             nul_for_invalid: query.get_whole_word(),
             widen: false,
             unicode_words: false,
+            drop_splits: false,
         })
     }
 
@@ -217,6 +220,8 @@ impl Matcher {
         };
         let widen = !line_hir.properties().is_utf8();
         let unicode_words = line_hir.properties().look_set().contains_word_unicode();
+        let can_be_empty = |hir: &Hir| hir.properties().minimum_len() == Some(0);
+        let drop_splits = can_be_empty(&line_hir) || can_be_empty(&buffer_hir);
         let required = if has_literal_prefix(&buffer_hir) {
             None
         } else {
@@ -226,11 +231,12 @@ impl Matcher {
         };
         let strategy = match required {
             Some(set) => {
-                Strategy::Prefiltered(finder(query, &set)?, compile(query, &line_hir, size_limit)?)
+                let line = compile(query, &line_hir, size_limit, drop_splits)?;
+                Strategy::Prefiltered(finder(query, &set)?, line)
             }
             None => Strategy::Regex {
-                buffer: compile(query, &buffer_hir, size_limit)?,
-                line: compile(query, &line_hir, size_limit)?,
+                buffer: compile(query, &buffer_hir, size_limit, drop_splits)?,
+                line: compile(query, &line_hir, size_limit, drop_splits)?,
                 candidate_is_match: !query.get_whole_word() && !widen,
             },
         };
@@ -239,6 +245,7 @@ impl Matcher {
             nul_for_invalid: query.get_whole_word(),
             widen,
             unicode_words,
+            drop_splits,
         })
     }
 }

@@ -158,7 +158,11 @@ fn buffer_matches<'m, 'h>(matcher: &'m Matcher, rest: &'h [u8]) -> Option<Buffer
             buffer,
             candidate_is_match: true,
             ..
-        } => Some(BufferMatches::Regex(buffer.find_iter(rest))),
+        } => Some(BufferMatches::Regex(
+            buffer.find_iter(rest),
+            rest,
+            matcher.drop_splits,
+        )),
         Strategy::Prefiltered(..) | Strategy::Regex { .. } => None,
     }
 }

@@ -54,6 +54,12 @@ pub(crate) struct Matcher {
     /// before it, which for a line that starts inside a character reach
     /// into the line before: such a line is checked again on its own.
     unicode_words: bool,
+    /// The pattern can match empty. Its engines then report every match,
+    /// as the `regex` crate's bytes API does, and an empty match that
+    /// splits a character (before a continuation byte) is left out here:
+    /// an engine that leaves those out itself also refuses a non-empty
+    /// match that ends before a lone continuation byte.
+    drop_splits: bool,
 }
 
 /// How candidate lines are found in the whole buffer, and how a candidate
@@ -149,7 +155,9 @@ impl Literals {
 enum BufferMatches<'m, 'h> {
     Literal(memmem::FindIter<'h, 'm>, usize),
     Set(aho_corasick::FindIter<'m, 'h>),
-    Regex(regex_automata::meta::FindMatches<'m, 'h>),
+    /// A regex's matches, those that split a character left out when
+    /// the flag says so (see `Matcher::drop_splits`).
+    Regex(regex_automata::meta::FindMatches<'m, 'h>, &'h [u8], bool),
 }
 
 impl Iterator for BufferMatches<'_, '_> {
@@ -159,7 +167,12 @@ impl Iterator for BufferMatches<'_, '_> {
         match self {
             BufferMatches::Literal(it, len) => it.next().map(|s| (s, s + *len)),
             BufferMatches::Set(it) => it.next().map(|m| (m.start(), m.end())),
-            BufferMatches::Regex(it) => it.next().map(|m| (m.start(), m.end())),
+            BufferMatches::Regex(it, haystack, drop_splits) => loop {
+                let m = it.next()?;
+                if !(*drop_splits && splits(haystack, m.start(), m.end())) {
+                    return Some((m.start(), m.end()));
+                }
+            },
         }
     }
 }
@@ -242,6 +255,10 @@ impl Matcher {
             Strategy::Literals(_) if plain => true,
             Strategy::Literals(literals) => literals.is_match(content),
             _ if self.confirmed_by_candidate(content, plain) => true,
+            Strategy::Prefiltered(_, line) | Strategy::Regex { line, .. } if self.drop_splits => {
+                line.find_iter(content)
+                    .any(|m| !splits(content, m.start(), m.end()))
+            }
             Strategy::Prefiltered(_, line) | Strategy::Regex { line, .. } => line.is_match(content),
         }
     }
@@ -259,6 +276,8 @@ impl Matcher {
         ) && plain
             && memchr::memchr(b'\r', content).is_none()
             && !self.starts_inside_a_character(content)
+            // The candidate may be an empty match that splits a character.
+            && !self.drop_splits
     }
 
     /// Returns true when the buffer-wide matches of a line starting with
@@ -280,7 +299,10 @@ impl Matcher {
         match &self.strategy {
             Strategy::Literals(literals) => keep_within(out, literals.matches(content), reach),
             Strategy::Prefiltered(_, line) | Strategy::Regex { line, .. } => {
-                let matches = line.find_iter(content).map(|m| (m.start(), m.end()));
+                let matches = line
+                    .find_iter(content)
+                    .map(|m| (m.start(), m.end()))
+                    .filter(|&(start, end)| !(self.drop_splits && splits(content, start, end)));
                 keep_within(out, matches, reach);
                 if self.widen {
                     widen_to_characters(content, out);
@@ -305,6 +327,13 @@ impl Matcher {
         }
         std::borrow::Cow::Owned(clean)
     }
+}
+
+/// Returns true for an empty match at `start` that splits a character:
+/// before a continuation byte (0x80-0xBF), which the `regex` crate's `str`
+/// API never reports.
+fn splits(haystack: &[u8], start: usize, end: usize) -> bool {
+    start == end && haystack.get(start).is_some_and(|&b| b & 0xC0 == 0x80)
 }
 
 /// Appends `matches` to `out` as spans, up to the last one that starts at
