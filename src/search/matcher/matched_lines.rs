@@ -10,10 +10,8 @@ use crate::search::{Span, lines};
 /// For literals, and for a regex whose buffer-wide form is the line regex
 /// (neither with whole words), one `find_iter` over the whole buffer
 /// yields every match, grouped here by line: no second search per line.
-/// Lines ending in `\r\n`, for a regex lines holding a `\r`, and lines
-/// starting inside a character under a Unicode word boundary (see
-/// `Matcher::starts_inside_a_character`) are checked again on their
-/// content alone, where the two could disagree. Whole words go line by line with
+/// Lines where the two could disagree (see `Matcher::buffer_agrees`) are
+/// checked again on their content alone. Whole words go line by line with
 /// `next_line_with`.
 pub(crate) struct MatchedLines<'m, 'h> {
     matcher: &'m Matcher,
@@ -119,14 +117,7 @@ impl<'m, 'h> MatchedLines<'m, 'h> {
             let content_end = line.content_end;
             let content = &haystack[line_start..content_end];
             self.at = line.next(len);
-            // A literal's matches in the line are those in the buffer but
-            // for one in a final `\r\n`; a regex's can also differ at a
-            // lone `\r` (a line terminator to the buffer-wide form).
-            let literals = matches!(self.matcher.strategy, Strategy::Literals(_));
-            if line.has_crlf()
-                || (!literals && memchr::memchr(b'\r', content).is_some())
-                || self.matcher.starts_inside_a_character(content)
-            {
+            if !self.matcher.buffer_agrees(content, !line.has_crlf()) {
                 self.matcher.spans(content, &mut self.spans, self.reach);
                 if self.spans.is_empty() {
                     if self.at >= len || line_end >= len {

@@ -256,37 +256,54 @@ impl Matcher {
             Strategy::Literals(literals) => literals.is_match(content),
             _ if self.confirmed_by_candidate(content, plain) => true,
             Strategy::Prefiltered(_, line) | Strategy::Regex { line, .. } if self.drop_splits => {
-                line.find_iter(content)
-                    .any(|m| !splits(content, m.start(), m.end()))
+                self.line_matches(line, content).next().is_some()
             }
             Strategy::Prefiltered(_, line) | Strategy::Regex { line, .. } => line.is_match(content),
         }
     }
 
     /// Returns true when the candidate found in this line is already a
-    /// match: it came from the buffer-wide form of the line regex, and the
-    /// line has no `\r` where the two forms could disagree.
+    /// match: it came from the buffer-wide form of the line regex, the two
+    /// forms agree on this line (`buffer_agrees`), and the candidate
+    /// cannot be an empty match that splits a character (`drop_splits`).
     fn confirmed_by_candidate(&self, content: &[u8], plain: bool) -> bool {
-        matches!(
+        let from_the_line_regex = matches!(
             self.strategy,
             Strategy::Regex {
                 candidate_is_match: true,
                 ..
             }
-        ) && plain
-            && memchr::memchr(b'\r', content).is_none()
-            && !self.starts_inside_a_character(content)
-            // The candidate may be an empty match that splits a character.
-            && !self.drop_splits
+        );
+        from_the_line_regex && !self.drop_splits && self.buffer_agrees(content, plain)
     }
 
-    /// Returns true when the buffer-wide matches of a line starting with
-    /// `content` may differ from its own, at its start: it starts with a
-    /// byte inside a character (invalid UTF-8) and the pattern has a
-    /// Unicode word boundary, which the engine decides there by decoding
-    /// back into the line before.
-    pub(crate) fn starts_inside_a_character(&self, content: &[u8]) -> bool {
-        self.unicode_words && content.first().is_some_and(|&b| b & 0xC0 == 0x80)
+    /// Returns true when what the buffer-wide search finds in the line
+    /// `content` is exactly the line's own matches. `plain` says the line
+    /// does not end in `\r\n`, where a match may lie in the `\r`. For a
+    /// regex, the line also holds no lone `\r` (a line terminator to the
+    /// buffer-wide form), and does not start inside a character under a
+    /// Unicode word boundary (the engine decides one next to invalid UTF-8
+    /// by decoding the bytes before it, which there reach into the line
+    /// before).
+    pub(crate) fn buffer_agrees(&self, content: &[u8], plain: bool) -> bool {
+        let starts_inside = || content.first().is_some_and(|&b| b & 0xC0 == 0x80);
+        plain
+            && (matches!(self.strategy, Strategy::Literals(_))
+                || (memchr::memchr(b'\r', content).is_none()
+                    && !(self.unicode_words && starts_inside())))
+    }
+
+    /// The line regex's matches in `content`, without the empty ones that
+    /// split a character when the engine reports those (see
+    /// `drop_splits`).
+    fn line_matches<'a>(
+        &'a self,
+        line: &'a Regex,
+        content: &'a [u8],
+    ) -> impl Iterator<Item = (usize, usize)> + 'a {
+        line.find_iter(content)
+            .map(|m| (m.start(), m.end()))
+            .filter(move |&(start, end)| !(self.drop_splits && splits(content, start, end)))
     }
 
     /// Every match within a line's `content` that starts at most `reach`
@@ -299,11 +316,7 @@ impl Matcher {
         match &self.strategy {
             Strategy::Literals(literals) => keep_within(out, literals.matches(content), reach),
             Strategy::Prefiltered(_, line) | Strategy::Regex { line, .. } => {
-                let matches = line
-                    .find_iter(content)
-                    .map(|m| (m.start(), m.end()))
-                    .filter(|&(start, end)| !(self.drop_splits && splits(content, start, end)));
-                keep_within(out, matches, reach);
+                keep_within(out, self.line_matches(line, content), reach);
                 if self.widen {
                     widen_to_characters(content, out);
                 }
