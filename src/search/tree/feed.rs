@@ -152,6 +152,13 @@ impl Held {
         held
     }
 
+    /// Adds what `outcome` holds.
+    pub(super) fn add(&mut self, outcome: &FileOutcome<'_>) {
+        let more = Held::of(std::slice::from_ref(outcome));
+        self.lines += more.lines;
+        self.bytes += more.bytes;
+    }
+
     /// Returns true when either reaches `max`'s.
     pub(super) fn reaches(self, max: Held) -> bool {
         self.lines >= max.lines || self.bytes >= max.bytes

@@ -119,10 +119,9 @@ impl Tree {
                     break;
                 }
                 let Some(job) = jobs.next() else { break };
-                outcomes.push(self.outcome(plan, matcher, job, buffer));
-                let last = Held::of(&outcomes[outcomes.len() - 1..]);
-                held.lines += last.lines;
-                held.bytes += last.bytes;
+                let outcome = self.outcome(plan, matcher, job, buffer);
+                held.add(&outcome);
+                outcomes.push(outcome);
             }
             outcomes
         };
