@@ -5,9 +5,11 @@
 //! chunk by chunk, each chunk ending at a line end, finds exactly what a
 //! search of the whole file would. The buffer holds one block; the
 //! partial last line of a block is carried over to the front for the next
-//! read. A line longer than the buffer grows it, up to [`MAX_LINE`]. The
-//! memory of a search is then a block per thread, whatever the size of
-//! the files.
+//! read (where in the buffer each read lands: `place.rs`). A line
+//! longer than the buffer grows it, up to [`MAX_LINE`]. The memory of a
+//! search is then a block per thread, whatever the size of the files.
+//! A document held in memory is handed on in chunks the same way
+//! (`memory.rs`).
 //!
 //! **Where a read stops.** A NUL byte in a file's first [`BINARY_PREFIX`]
 //! bytes makes the whole file binary: nothing of it is handed on (no
@@ -36,6 +38,11 @@ use std::time::SystemTime;
 
 use crate::search::lines;
 use crate::{SkipReason, SkippedInput};
+
+mod memory;
+mod place;
+
+pub(crate) use memory::visit_memory;
 
 /// The size of the read buffer: a small file is read in one call, a large
 /// one in calls of this size.
@@ -72,6 +79,11 @@ impl ReadRules {
             max_line: MAX_LINE,
             max_file_size,
         }
+    }
+
+    /// The size of the read buffer: a block, and room to place it.
+    pub(crate) fn buffer_len(&self) -> usize {
+        self.block.max(1) + place::SLACK
     }
 }
 /// What is known of a document's bytes whatever the query: found once,
@@ -174,61 +186,6 @@ pub(crate) type Visit<'v> = dyn FnMut(&[u8], u64, bool) -> ControlFlow<()> + 'v;
 /// A test hook, run after each read of a file.
 pub(crate) type AfterRead<'h> = Option<&'h (dyn Fn() + Sync)>;
 
-/// Hands a document's bytes from `from` (a line start) to `visit` in
-/// chunks of whole lines of about `block` bytes, under the same binary
-/// rule as a file's (see the module's docs). Where the first NUL is was
-/// found when the document was added (`known`), so no block is scanned
-/// for it again.
-pub(crate) fn visit_memory(
-    haystack: &[u8],
-    known: Known,
-    block: usize,
-    from: usize,
-    visit: &mut Visit<'_>,
-) -> Ended {
-    debug_assert!(from > 0 || known == Known::of(haystack, known.utf8));
-    let len = haystack.len();
-    // Where the search of the document ends: its end, or the start of the
-    // line of its first NUL.
-    let mut cut = None;
-    if let Some(nul) = known.first_nul {
-        let line_start = lines::after_last_end(&haystack[..nul]).unwrap_or(0);
-        match Ended::nul(nul as u64, line_start as u64, BINARY_PREFIX) {
-            Ended::Cut { at, reason, detail } => cut = Some((at, reason, detail)),
-            whole => return whole,
-        }
-    }
-    let end_all = cut.as_ref().map_or(len, |(at, ..)| *at as usize);
-    let mut at = from.min(end_all);
-    loop {
-        let mut end = at.saturating_add(block.max(1)).min(end_all);
-        if end < end_all {
-            end = match lines::after_last_end(&haystack[at..end]) {
-                Some(i) => at + i,
-                None => {
-                    lines::after_first_end(&haystack[end..end_all]).map_or(end_all, |i| end + i)
-                }
-            };
-        }
-        let last = end == end_all;
-        let flow = if at < end || cut.is_none() {
-            visit(&haystack[at..end], at as u64, last)
-        } else {
-            ControlFlow::Continue(())
-        };
-        if flow.is_break() {
-            return Ended::Stopped(end as u64);
-        }
-        if last {
-            return match cut {
-                Some((at, reason, detail)) => Ended::Cut { at, reason, detail },
-                None => Ended::Whole(len as u64),
-            };
-        }
-        at = end;
-    }
-}
-
 /// A file being read: opened and checked, and read chunk by chunk from a
 /// line start. The read can stop after any chunk and go on later from
 /// any line start (`resume_at`).
@@ -301,8 +258,8 @@ impl FileRead {
         let rules = self.rules;
         let block = rules.block.max(1);
         let prefix = rules.binary_prefix.min(block) as u64;
-        if buffer.len() < block {
-            buffer.resize(block, 0);
+        if buffer.len() < rules.buffer_len() {
+            buffer.resize(rules.buffer_len(), 0);
         }
         if self.position != self.base {
             if let Err(e) = self.file.seek(SeekFrom::Start(self.base)) {
@@ -311,9 +268,13 @@ impl FileRead {
             self.position = self.base;
         }
         let known = self.expected > 0;
+        // The chunk is `buffer[front..front + capacity]`; its first
+        // `keep` bytes are carried over from the last read.
+        let mut capacity = buffer.len() - place::SLACK;
+        let mut front = place::front(buffer, self.base);
         let mut keep = 0usize;
         loop {
-            let room = buffer.len() - keep;
+            let room = capacity - keep;
             // One byte more than the size taken at the open: a file that
             // grew shows it in the same call.
             let want = if known {
@@ -323,7 +284,10 @@ impl FileRead {
                 room
             };
             let n = loop {
-                match self.file.read(&mut buffer[keep..keep + want]) {
+                match self
+                    .file
+                    .read(&mut buffer[front + keep..front + keep + want])
+                {
                     Ok(n) => break n,
                     Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                     Err(e) => {
@@ -335,16 +299,16 @@ impl FileRead {
             if let Some(hook) = after_read {
                 hook();
             }
-            if let Some(i) = memchr::memchr(0, &buffer[keep..keep + n]) {
+            if let Some(i) = memchr::memchr(0, &buffer[front + keep..front + keep + n]) {
                 let nul = self.position + i as u64;
                 // The carried part starts at a line start (`base`).
-                let line = lines::after_last_end(&buffer[..keep + i]).unwrap_or(0);
+                let line = lines::after_last_end(&buffer[front..front + keep + i]).unwrap_or(0);
                 let ended = Ended::nul(nul, self.base + line as u64, prefix as usize);
                 // The lines before the NUL's, unless the visitor wants no
                 // more of the file (then the rest is not needed either).
                 if line > 0
                     && matches!(ended, Ended::Cut { .. })
-                    && visit(&buffer[..line], self.base, true).is_break()
+                    && visit(&buffer[front..front + line], self.base, true).is_break()
                 {
                     return Ended::Stopped(self.base + line as u64);
                 }
@@ -396,10 +360,10 @@ impl FileRead {
             let end = if end_of_file {
                 // The last line may end without a `\n`: it is held whole
                 // too, and no longer than `max_line` either.
-                let last = lines::after_last_end(&buffer[..filled]).unwrap_or(0);
+                let last = lines::after_last_end(&buffer[front..front + filled]).unwrap_or(0);
                 if filled - last > rules.max_line {
                     let at = self.base + last as u64;
-                    if last > 0 && visit(&buffer[..last], self.base, true).is_break() {
+                    if last > 0 && visit(&buffer[front..front + last], self.base, true).is_break() {
                         return Ended::Stopped(at);
                     }
                     return Ended::early(
@@ -414,12 +378,12 @@ impl FileRead {
                 filled
             } else {
                 // The carried part holds no line end: only new bytes can.
-                match lines::after_last_end(&buffer[keep..filled]) {
+                match lines::after_last_end(&buffer[front + keep..front + filled]) {
                     Some(i) => keep + i,
                     None => {
-                        if filled == buffer.len() {
+                        if filled == capacity {
                             // A line of `max_line` bytes and its `\n` fit.
-                            if buffer.len() > rules.max_line {
+                            if capacity > rules.max_line {
                                 return Ended::early(
                                     self.base,
                                     SkipReason::LongLine,
@@ -430,15 +394,20 @@ impl FileRead {
                                 );
                             }
                             let most = rules.max_line.saturating_add(1);
-                            let grown = buffer.len().saturating_mul(2).min(most);
-                            buffer.resize(grown, 0);
+                            capacity = capacity.saturating_mul(2).min(most);
+                            buffer.resize(capacity + place::SLACK, 0);
+                            // The memory may have moved, and its alignment
+                            // with it.
+                            let moved = place::front(buffer, self.base);
+                            buffer.copy_within(front..front + filled, moved);
+                            front = moved;
                         }
                         keep = filled;
                         continue;
                     }
                 }
             };
-            let flow = visit(&buffer[..end], self.base, end_of_file);
+            let flow = visit(&buffer[front..front + end], self.base, end_of_file);
             self.base += end as u64;
             if flow.is_break() {
                 return Ended::Stopped(self.base);
@@ -466,7 +435,9 @@ impl FileRead {
                 }
                 return Ended::Whole(self.position);
             }
-            buffer.copy_within(end..filled, 0);
+            let next = place::front(buffer, self.base);
+            buffer.copy_within(front + end..front + filled, next);
+            front = next;
             keep = filled - end;
         }
     }

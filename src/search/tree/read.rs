@@ -64,8 +64,8 @@ impl Tree {
         // Owned: the outcome crosses to the thread that orders them.
         let outcome = search_opened(plan, matcher, rel, opened, buffer, after_read).into_owned();
         // A long line grew the buffer: give the memory back.
-        if buffer.len() > self.read_rules().block {
-            buffer.truncate(self.read_rules().block);
+        if buffer.len() > self.read_rules().buffer_len() {
+            buffer.truncate(self.read_rules().buffer_len());
             buffer.shrink_to_fit();
         }
         outcome
