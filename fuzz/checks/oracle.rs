@@ -278,18 +278,36 @@ pub fn regex_spans(
                 .find_iter(text)
                 .map(|m| (m.start(), m.end()))
                 .collect(),
-            // An empty match before a continuation byte (0x80-0xBF) would
-            // split a character: the `str` API never reports one.
-            Err(_) => bytes_re
-                .find_iter(&text)
-                .filter(|m| {
-                    !m.is_empty()
-                        || text
-                            .get(m.start())
-                            .is_none_or(|&b| !(0x80..0xC0).contains(&b))
-                })
-                .map(|m| (m.start(), m.end()))
-                .collect(),
+            // An empty match strictly inside a character of the lossy
+            // decoding (a valid character, or one invalid sequence shown
+            // as one U+FFFD) would split it: the `str` API never reports
+            // one. The characters' edges, from the decoding itself:
+            Err(_) => {
+                let edge = character_edges(&text);
+                bytes_re
+                    .find_iter(&text)
+                    .filter(|m| !m.is_empty() || edge[m.start()])
+                    .map(|m| (m.start(), m.end()))
+                    .collect()
+            }
         }
     }))
+}
+
+/// Which offsets of `bytes` are edges of a character of its lossy
+/// decoding (`String::from_utf8_lossy`): each valid character, and each
+/// invalid sequence shown as one U+FFFD, is one character.
+pub fn character_edges(bytes: &[u8]) -> Vec<bool> {
+    let mut edge = vec![false; bytes.len() + 1];
+    edge[0] = true;
+    let mut at = 0;
+    for chunk in bytes.utf8_chunks() {
+        for c in chunk.valid().chars() {
+            at += c.len_utf8();
+            edge[at] = true;
+        }
+        at += chunk.invalid().len();
+        edge[at] = true;
+    }
+    edge
 }

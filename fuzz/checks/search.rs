@@ -6,7 +6,9 @@
 
 use candor::{Corpus, Documents, Limits, Query};
 
-use super::oracle::{LineSpans, Spans, literal_spans, matching_lines, regex_spans, searched};
+use super::oracle::{
+    LineSpans, Spans, character_edges, literal_spans, matching_lines, regex_spans, searched,
+};
 use super::pages::items;
 
 /// Reads an input byte by byte; past its end, every byte is zero.
@@ -167,6 +169,7 @@ pub fn check(data: &[u8]) {
         .whole_word(whole_word);
     let mut docs = Documents::new();
     let mut want: Vec<Item> = Vec::new();
+    let mut sources: Vec<(&str, Vec<u8>)> = Vec::new();
     let count = 1 + usize::from(r.byte() % 3);
     for name in &NAMES[..count] {
         let len = r.byte() % 24;
@@ -178,6 +181,7 @@ pub fn check(data: &[u8]) {
                     .map(|h| (name.to_string(), h.number, h.offset, h.line, h.spans)),
             );
         }
+        sources.push((name, bytes.clone()));
         docs.insert(name.to_string(), bytes)
             .expect("the names are valid document names");
     }
@@ -239,10 +243,23 @@ pub fn check(data: &[u8]) {
             assert_eq!(item(c), item(f), "{cut_query:?}: a line not cut");
             continue;
         };
-        // Where the line is valid UTF-8, its shown text is its bytes.
+        // Where the line is not UTF-8, the window ends at the last edge
+        // of a character within `max_columns` bytes of its start: a lone
+        // continuation byte is a character of its own.
         if f.line.contains('\u{FFFD}') {
+            let raw = raw_line(&sources, f);
+            let from = line_cut.kept_from as usize;
+            let edges = character_edges(raw);
+            let end = (from + max_columns).min(raw.len());
+            let to = (from + 1..=end).rev().find(|&b| edges[b]).unwrap_or(from);
+            assert_eq!(
+                c.line,
+                String::from_utf8_lossy(&raw[from..to]),
+                "{cut_query:?}: the window of {raw:?} from {from}"
+            );
             continue;
         }
+        // Where the line is valid UTF-8, its shown text is its bytes.
         let (from, to) = (
             line_cut.kept_from as usize,
             line_cut.kept_from as usize + c.line.len(),
@@ -280,6 +297,17 @@ pub fn check(data: &[u8]) {
         item,
     );
     assert_eq!(paged, want, "{query:?}: pages");
+}
+
+/// The bytes of the line `m` lists, without its line ending.
+fn raw_line<'a>(sources: &'a [(&str, Vec<u8>)], m: &candor::Match) -> &'a [u8] {
+    let bytes = &sources
+        .iter()
+        .find(|(name, _)| *name == m.path)
+        .expect("a listed document")
+        .1[m.byte_offset as usize..];
+    let line = bytes.split(|&b| b == b'\n').next().unwrap_or_default();
+    line.strip_suffix(b"\r").unwrap_or(line)
 }
 
 fn item(m: &candor::Match) -> Item {

@@ -52,7 +52,14 @@ mod sealed {
 /// counts only what was searched). A file that changes while it is read, or
 /// cannot be read to its end, is cut where that is seen, as `changed` or
 /// `unreadable` (errors); lines found before are kept (a stream has
-/// already handed them on). A stop at a file's start skips it whole.
+/// already handed them on). A stop at a file's start skips it whole. A
+/// change is seen by the file's size and time of change: a rewrite in
+/// place that keeps the size, within one tick of the file system's clock,
+/// is not seen, and the lines found may then mix the two versions.
+/// [`Documents`] are held in memory already: a document's lines are
+/// searched whole whatever their length, so where the same bytes on disk
+/// hold a line over 16 MiB, the two answers differ (and the tree's says
+/// so).
 ///
 /// **Lines** end at `\n`; a `\r` at the end of a line is not part of it (it
 /// cannot be matched and is not returned), while a `\r` elsewhere is an

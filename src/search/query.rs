@@ -69,18 +69,28 @@ impl Query {
 
     /// Searches for one literal string.
     ///
+    /// A search refuses an empty literal (it would match everywhere; the
+    /// regex `^` lists every line) and one holding a `\n` (no match spans
+    /// a line) as [`InvalidPattern`](crate::ErrorKind::InvalidPattern).
+    ///
     /// # Example
     ///
     /// ```
-    /// let q = candor::Query::literal("TODO");
+    /// use candor::{Corpus, Documents, ErrorKind, Limits, Query};
+    ///
+    /// let q = Query::literal("TODO");
     /// assert_eq!(q.patterns(), &["TODO"]);
+    /// let docs = Documents::new().with("a.txt", "TODO\n");
+    /// let e = docs.search(&Query::literal(""), &Limits::new(), None).unwrap_err();
+    /// assert!(matches!(e.kind(), ErrorKind::InvalidPattern { .. }));
     /// ```
     #[must_use]
     pub fn literal(needle: impl Into<String>) -> Query {
         Query::new(PatternKind::Literal, vec![needle.into()])
     }
 
-    /// Searches for any of several literal strings.
+    /// Searches for any of several literal strings. Each is refused as
+    /// [`Query::literal`] refuses one, and so are more than 100,000.
     ///
     /// # Example
     ///
@@ -104,7 +114,13 @@ impl Query {
     ///
     /// Each line matches as it would with the `regex` crate's `str` API
     /// run on that line alone: matches are leftmost-first and do not
-    /// overlap, and an empty match never splits a character. A pattern that
+    /// overlap, and an empty match never splits a character. On a line
+    /// that is not UTF-8, the characters are those of the line returned:
+    /// each invalid sequence is one U+FFFD, a lone continuation byte
+    /// (0x80-0xBF) among them, so `^` still matches every line. A pattern
+    /// that can match only a line terminator (`\n`, or `a\nb`) is an
+    /// [`InvalidPattern`](crate::ErrorKind::InvalidPattern) error: no match
+    /// spans a line. A pattern that
     /// can match part of a character (a byte class such as `(?-u:\xA9)`)
     /// reports the whole characters its match touches, so every span falls
     /// on character boundaries of the line returned.

@@ -100,12 +100,48 @@ const CASES: &[Case] = &[
         binary: 0,
     },
     Case {
-        // A match that ends before a lone continuation byte is a match
-        // (the empty ones there, which would split a character, are not).
+        // A match that ends before a lone continuation byte is a match.
         name: "a_match_before_a_lone_continuation_byte",
         files: &[("c.txt", b"a\x98A\n")],
         query: || Query::regex("a*"),
         expect: &[("c.txt", 1, 0, "a\u{FFFD}A", &[(0, 1), (4, 4), (5, 5)])],
+        binary: 0,
+    },
+    Case {
+        // A lone continuation byte is a character of its own: `^` before
+        // it, at the start of its line, splits nothing.
+        name: "a_line_start_before_a_lone_continuation_byte",
+        files: &[("c.txt", b"abc\n\x80abc\n")],
+        query: || Query::regex("^"),
+        expect: &[
+            ("c.txt", 1, 0, "abc", &[(0, 0)]),
+            ("c.txt", 2, 4, "\u{FFFD}abc", &[(0, 0)]),
+        ],
+        binary: 0,
+    },
+    Case {
+        // Empty matches between lone continuation bytes are kept; those
+        // inside a character, valid or one invalid sequence, are not.
+        name: "empty_matches_at_the_edges_of_lossy_characters",
+        files: &[("c.txt", b"\x80\x80\n\xE2\x82\n\xC3\xA9\n")],
+        query: || Query::regex(r"(?-u:\B)"),
+        expect: &[
+            ("c.txt", 1, 0, "\u{FFFD}\u{FFFD}", &[(0, 0), (3, 3), (6, 6)]),
+            ("c.txt", 2, 3, "\u{FFFD}", &[(0, 0), (3, 3)]),
+            ("c.txt", 3, 6, "é", &[(0, 0), (2, 2)]),
+        ],
+        binary: 0,
+    },
+    Case {
+        // A column window ends before a character, and a lone
+        // continuation byte is one: the window keeps what fits.
+        name: "a_window_ends_before_a_lone_continuation_byte",
+        files: &[("w.txt", b"b\x80xyz\nab\x80\x80\x80xyz\n")],
+        query: || Query::regex("ab|^b").max_columns(4),
+        expect: &[
+            ("w.txt", 1, 0, "b\u{FFFD}xy", &[(0, 1)]),
+            ("w.txt", 2, 6, "ab\u{FFFD}\u{FFFD}", &[(0, 2)]),
+        ],
         binary: 0,
     },
     Case {

@@ -2,6 +2,7 @@
 //! limit around its first match and converted to (lossy) UTF-8, with its
 //! match spans moved to the shown text.
 
+use crate::search::matcher::inside_character;
 use crate::search::{LineCut, Span};
 
 /// Appends how a line (its content, without the line ending) is shown to
@@ -24,12 +25,14 @@ pub(crate) fn show(
             let margin = max.saturating_sub(first_len) / 2;
             let mut from = first_start.saturating_sub(margin).min(len - max);
             // Move forward to a character boundary: the window stays within
-            // `max` bytes and still starts at or before the match.
-            while from < first_start && is_continuation(raw[from]) {
+            // `max` bytes and still starts at or before the match. A lone
+            // continuation byte is a character of its own (see
+            // `inside_character`).
+            while from < first_start && inside_character(raw, from) {
                 from += 1;
             }
             let mut to = (from + max).min(len);
-            while to < len && to > from && is_continuation(raw[to]) {
+            while to < len && to > from && inside_character(raw, to) {
                 to -= 1;
             }
             (from, to)
@@ -49,10 +52,6 @@ pub(crate) fn show(
         original_bytes: len as u64,
         kept_from: from as u64,
     })
-}
-
-fn is_continuation(byte: u8) -> bool {
-    byte & 0xC0 == 0x80
 }
 
 /// Appends `bytes` to `text`, replacing invalid UTF-8 like
@@ -89,16 +88,23 @@ fn append_lossy(
         }
     }
     let shown = text.len() - base;
+    // The segment an offset falls in: the first that ends after it, or
+    // an invalid one it ends inside of, for a span's end. Found by
+    // halving, not by a walk from the line's start: a line of many
+    // matches among many invalid bytes costs a logarithm per span.
     let map = |offset: usize, is_end: bool| -> usize {
-        for &(rs, rl, ns, nl, valid) in &segments {
-            if offset < rs + rl || (offset == rs + rl && is_end && offset > rs && !valid) {
-                if valid {
-                    return ns + (offset - rs);
-                }
-                return if is_end && offset > rs { ns + nl } else { ns };
+        let mut i = segments.partition_point(|&(rs, rl, ..)| rs + rl < offset);
+        if let Some(&(rs, rl, _, _, valid)) = segments.get(i) {
+            if offset == rs + rl && !(is_end && offset > rs && !valid) {
+                i += 1;
             }
         }
-        shown
+        match segments.get(i) {
+            Some(&(rs, _, ns, _, true)) => ns + (offset - rs),
+            Some(&(rs, _, ns, nl, false)) if is_end && offset > rs => ns + nl,
+            Some(&(_, _, ns, ..)) => ns,
+            None => shown,
+        }
     };
     let first = out.len();
     for s in spans {
@@ -118,6 +124,86 @@ fn append_lossy(
                 last.end = last.end.max(end);
             }
             _ => out.push(span),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    /// The spans of `bytes` moved to its lossy text, found the slow way:
+    /// each offset's character from the line's start.
+    fn moved_naively(bytes: &[u8], spans: &[Span]) -> Vec<Span> {
+        // Each byte offset's place in the lossy text, at the start and at
+        // the end of the character it falls in.
+        let mut starts = vec![0; bytes.len() + 1];
+        let mut ends = vec![0; bytes.len() + 1];
+        let (mut raw, mut shown) = (0, 0);
+        for chunk in bytes.utf8_chunks() {
+            for c in chunk.valid().chars() {
+                for i in 0..c.len_utf8() {
+                    starts[raw + i] = shown + i;
+                    ends[raw + i + 1] = shown + i + 1;
+                }
+                raw += c.len_utf8();
+                shown += c.len_utf8();
+            }
+            for i in 0..chunk.invalid().len() {
+                starts[raw + i] = shown;
+                ends[raw + i + 1] = shown + 3;
+            }
+            raw += chunk.invalid().len();
+            shown += if chunk.invalid().is_empty() { 0 } else { 3 };
+        }
+        starts[raw] = shown;
+        ends[0] = 0;
+        let mut out: Vec<Span> = Vec::new();
+        for s in spans {
+            let start = starts[s.start];
+            let end = if s.is_empty() {
+                start
+            } else {
+                ends[s.end].max(start)
+            };
+            match out.last_mut() {
+                Some(last) if start < last.end || (Span { start, end }) == *last => {
+                    last.end = last.end.max(end);
+                }
+                _ => out.push(Span { start, end }),
+            }
+        }
+        out
+    }
+
+    proptest! {
+        #[test]
+        fn spans_move_to_the_lossy_text_as_a_walk_from_the_start_would_move_them(
+            bytes in proptest::collection::vec(
+                prop_oneof![Just(b'a'), Just(0x80u8), Just(0xC3), Just(0xA9), Just(0xE2), Just(0x82), Just(0xFF)],
+                0..24,
+            ),
+            cuts in proptest::collection::vec((0usize..25, any::<bool>()), 0..12),
+        ) {
+            let len = bytes.len();
+            let mut cuts: Vec<(usize, bool)> =
+                cuts.into_iter().map(|(c, empty)| (c.min(len), empty)).collect();
+            cuts.sort_unstable();
+            cuts.dedup_by_key(|c| c.0);
+            // Spans as a regex gives them: in order, not overlapping, an
+            // empty one never where another starts or ends.
+            let mut spans = Vec::new();
+            let mut cuts = cuts.into_iter();
+            while let Some((start, empty)) = cuts.next() {
+                let end = if empty { start } else { cuts.next().map_or(start, |c| c.0) };
+                spans.push(Span { start, end });
+            }
+            let (mut text, mut out) = (String::new(), Vec::new());
+            append_lossy(&bytes, spans.iter().copied(), &mut text, &mut out);
+            prop_assert_eq!(&text, &String::from_utf8_lossy(&bytes));
+            prop_assert_eq!(out, moved_naively(&bytes, &spans));
         }
     }
 }

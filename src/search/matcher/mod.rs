@@ -56,7 +56,7 @@ pub(crate) struct Matcher {
     unicode_words: bool,
     /// The pattern can match empty. Its engines then report every match,
     /// as the `regex` crate's bytes API does, and an empty match that
-    /// splits a character (before a continuation byte) is left out here:
+    /// splits a character (see `splits`) is left out here:
     /// an engine that leaves those out itself also refuses a non-empty
     /// match that ends before a lone continuation byte.
     drop_splits: bool,
@@ -342,11 +342,40 @@ impl Matcher {
     }
 }
 
-/// Returns true for an empty match at `start` that splits a character:
-/// before a continuation byte (0x80-0xBF), which the `regex` crate's `str`
-/// API never reports.
+/// Returns true for an empty match at `start` that splits a character,
+/// which the `regex` crate's `str` API never reports: one strictly inside
+/// a character of the lossy decoding (`String::from_utf8_lossy`), that
+/// is, inside a valid character or inside one invalid sequence shown as
+/// one U+FFFD. A lone continuation byte (0x80-0xBF) is a character of its
+/// own: an empty match before it, as `^` at the start of its line, is
+/// kept.
 fn splits(haystack: &[u8], start: usize, end: usize) -> bool {
-    start == end && haystack.get(start).is_some_and(|&b| b & 0xC0 == 0x80)
+    start == end && inside_character(haystack, start)
+}
+
+/// Returns true when `at` lies strictly inside a character of the lossy
+/// decoding of `haystack` (see `splits`).
+pub(crate) fn inside_character(haystack: &[u8], at: usize) -> bool {
+    let is_continuation = |b: u8| b & 0xC0 == 0x80;
+    if !haystack.get(at).copied().is_some_and(is_continuation) {
+        return false;
+    }
+    // A character, or an invalid sequence, starts at each byte that is
+    // not a continuation byte, and holds at most 4 bytes: the byte at
+    // `at` is inside one only if the last such byte before it is at most
+    // 3 bytes back, and the bytes from there to `at` begin a character.
+    let from = at.saturating_sub(3);
+    let Some(lead) = haystack[from..at]
+        .iter()
+        .rposition(|&b| !is_continuation(b))
+    else {
+        return false;
+    };
+    match std::str::from_utf8(&haystack[from + lead..=at]) {
+        Ok(_) => true,
+        // Cut short, not broken: a character's first bytes.
+        Err(e) => e.valid_up_to() == 0 && e.error_len().is_none(),
+    }
 }
 
 /// Appends `matches` to `out` as spans, up to the last one that starts at
