@@ -7,7 +7,9 @@
 //! query, listing every match ("full") and capped at 100 ("limit100"); and
 //! the cheap counting path (`count_total`) against building every item.
 //! The same corpus is also written to a temporary folder and searched as a
-//! `Tree`, with 1 and 2 threads.
+//! `Tree`, with 1 and 2 threads. One long line of dense matches among
+//! invalid bytes, at three sizes, shows whether time grows with its size
+//! alone.
 //!
 //! The generated corpus hides how a matcher behaves on real text (an
 //! engine's prefilter can fire on common letters), so the engine each
@@ -315,12 +317,33 @@ fn many_documents(c: &mut Criterion) {
     group.finish();
 }
 
+/// One line of `a` and a lone continuation byte, repeated, at three sizes:
+/// every `a` matches, and the line is not UTF-8. The time per byte must
+/// stay level as the line grows (placing each span on the shown line once
+/// took a walk from the line's start: time grew with the square).
+fn long_lines(c: &mut Criterion) {
+    let mut group = c.benchmark_group("long_line");
+    group.sample_size(10);
+    for kib in [64usize, 256, 1024] {
+        let mut line = b"a\x80".repeat(kib * 512);
+        line.push(b'\n');
+        group.throughput(Throughput::Bytes(line.len() as u64));
+        let docs = Documents::new().with("line.txt", line);
+        let query = Query::literal("a");
+        group.bench_function(BenchmarkId::new("dense_invalid", kib), |b| {
+            b.iter(|| black_box(docs.search(&query, &Limits::new(), None).unwrap().len()))
+        });
+    }
+    group.finish();
+}
+
 // A hand-written main: `criterion_group!` defines an undocumented public
 // function, which the crate's `missing_docs` lint refuses.
 fn main() {
     let mut c = Criterion::default().configure_from_args();
     documents(&mut c);
     many_documents(&mut c);
+    long_lines(&mut c);
     tree(&mut c);
     real(&mut c);
     c.final_summary();
