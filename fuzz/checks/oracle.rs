@@ -260,14 +260,13 @@ pub fn regex_spans(
         .case_insensitive(case_insensitive)
         .build()?;
     Ok(Box::new(move |line: &[u8]| {
-        // For whole words, a byte that is not UTF-8 counts as a non-word
-        // character: a NUL stands in for it, byte for byte.
+        // For whole words, an invalid sequence counts as one non-word
+        // character of its length: U+0000, U+0080 or U+FFFF stands in.
         let text: Vec<u8> = if whole_word {
             line.utf8_chunks()
                 .flat_map(|c| {
-                    c.valid()
-                        .bytes()
-                        .chain(std::iter::repeat_n(0u8, c.invalid().len()))
+                    let stand_in = ["", "\0", "\u{80}", "\u{FFFF}"][c.invalid().len()];
+                    c.valid().bytes().chain(stand_in.bytes())
                 })
                 .collect()
         } else {

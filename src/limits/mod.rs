@@ -161,10 +161,11 @@ impl Limits {
     /// The most bytes of input a search reads. Default: unlimited.
     ///
     /// Checked between files and, when a search lists lines, within a
-    /// large file between blocks of a few hundred KiB (the next page
-    /// resumes at the line where it stopped; a count or a list of files
-    /// takes a file whole). At least a block of one input is always searched, so that
-    /// paging advances.
+    /// large file between blocks of a few hundred KiB, and between parts
+    /// of 2,048 matching lines (the next page resumes at the line where it
+    /// stopped; a count or a list of files takes a file whole). At least
+    /// a block or a part of one input is always searched, so that paging
+    /// advances.
     /// Used by the search engine; collecting an iterator has no input bytes.
     ///
     /// # Example

@@ -170,8 +170,9 @@ impl Query {
     /// Matches only whole words: the character before a match and the one
     /// after it are not word characters (Unicode letters, digits, `_`), or
     /// are the line's edge. Bytes that are not valid UTF-8 count as
-    /// non-word characters (the pattern sees each as a NUL). Default:
-    /// false.
+    /// non-word characters: the pattern sees each invalid sequence (one
+    /// U+FFFD in the line returned) as one character of its length,
+    /// U+0000, U+0080 or U+FFFF. Default: false.
     ///
     /// # Example
     ///

@@ -96,6 +96,12 @@ fn run_query<S: Source, T: Item>(
             }
             match more {
                 Some(more) => {
+                    let (path, at, line) = more.goes_on_at();
+                    let flow = stage.between_parts(path, at, line);
+                    if flow.is_break() {
+                        plan.stop.store(true, Ordering::Relaxed);
+                        return flow;
+                    }
                     let open = |path: &str| source.open(path);
                     outcome = engine::search_more(&plan, plan.matcher, *more, open, &mut buffer);
                 }

@@ -151,6 +151,47 @@ fn a_deadline_stops_with_the_deadline_budget() {
     }
 }
 
+/// One file of 20,000 matching lines (240 KB): its search comes in parts
+/// of about 25 KB, and a budget must stop it between two of them.
+fn dense_file() -> Vec<(String, Vec<u8>)> {
+    vec![("dense.txt".to_owned(), b"hello world\n".repeat(20_000))]
+}
+
+#[test]
+fn budgets_stop_a_file_of_dense_matching_lines_between_its_parts() {
+    let f = Fixture::owned(&dense_file());
+    let q = Query::literal("o");
+    for (corpus, c) in f.all() {
+        let clock = ManualClock::new().auto_advance(Duration::from_millis(10));
+        for (kind, limits) in [
+            (
+                BudgetKind::ScannedBytes,
+                Limits::new().max_scanned_bytes(50_000),
+            ),
+            (
+                BudgetKind::Deadline,
+                Limits::new()
+                    .deadline(Duration::from_millis(35))
+                    .clock(clock.clone()),
+            ),
+        ] {
+            let b = c.search(&q, &limits, None).unwrap();
+            let budget = b.completeness().budget().expect("a budget stop");
+            assert_eq!(budget.kind(), kind, "{corpus}");
+            assert!(b.len() < 20_000, "{corpus}: {kind:?}: {} items", b.len());
+            assert!(b.next_cursor().is_some(), "{corpus}");
+            let (items, pages) = all_pages(c, &q, &limits);
+            assert!(pages > 2, "{corpus}: {kind:?}: {pages} pages");
+            let lines: Vec<(u64, u64)> = items
+                .iter()
+                .map(|m| (m.line_number, m.byte_offset))
+                .collect();
+            let want: Vec<(u64, u64)> = (0..20_000u64).map(|i| (i + 1, 12 * i)).collect();
+            assert_eq!(lines, want, "{corpus}: {kind:?}");
+        }
+    }
+}
+
 #[test]
 fn a_deadline_already_past_still_does_one_file() {
     let all: Vec<usize> = (0..10).collect();

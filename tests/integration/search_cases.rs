@@ -145,6 +145,22 @@ const CASES: &[Case] = &[
         binary: 0,
     },
     Case {
+        // For whole words an invalid sequence is one non-word character:
+        // no empty match lies inside it, to land after the `a` before it.
+        name: "whole_words_see_an_invalid_sequence_as_one_character",
+        files: &[("w.txt", b"a\xE2\x82b\n")],
+        query: || Query::regex("a*").whole_word(true),
+        expect: &[("w.txt", 1, 0, "a\u{FFFD}b", &[(0, 1)])],
+        binary: 0,
+    },
+    Case {
+        name: "no_whole_word_empty_match_inside_an_invalid_sequence",
+        files: &[("w.txt", b"a\xE2\x82b\n")],
+        query: || Query::regex("x?").whole_word(true),
+        expect: &[],
+        binary: 0,
+    },
+    Case {
         name: "crlf_is_not_part_of_the_line",
         files: &[("w.txt", b"one\r\ntwo x\r\nx")],
         query: || Query::literal("x"),

@@ -144,6 +144,14 @@ pub(crate) struct Unfinished {
     read: Option<FileRead>,
 }
 
+impl Unfinished {
+    /// The file, where its search goes on (a line start), and the number
+    /// of the line there.
+    pub(crate) fn goes_on_at(&self) -> (&str, u64, u64) {
+        (&self.path, self.at, self.line_number)
+    }
+}
+
 /// Searches one opened file from the plan's start in it (a line start),
 /// reading it through `buffer` chunk by chunk (see `reader.rs`): from its
 /// start, or from the plan's start when the cursor knows the line number

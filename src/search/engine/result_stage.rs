@@ -108,8 +108,8 @@ impl<'l, T: Item> ResultStage<'l, T> {
             return self.count(outcome);
         }
         let path = match &outcome {
-            // The budgets apply between files, not between the parts of
-            // one (each part's search checks them within the file).
+            // The budgets apply between files here, and between the parts
+            // of one in `between_parts`.
             FileOutcome::Searched {
                 continued: true, ..
             } => None,
@@ -207,6 +207,33 @@ impl<'l, T: Item> ResultStage<'l, T> {
                 ControlFlow::Continue(())
             }
         }
+    }
+
+    /// Between two parts of one file (see `FileOutcome::Searched::more`):
+    /// once the scanned bytes or the deadline are spent, stops the search
+    /// where the next part would start (a line start in `path`, and its
+    /// number), as a stop inside the file's search does. A file whose
+    /// lines match densely comes in parts so small that no part runs into
+    /// a budget on its own.
+    pub(crate) fn between_parts(&mut self, path: &str, at: u64, line: u64) -> ControlFlow<()> {
+        if self.collector.is_stopped() {
+            return ControlFlow::Continue(());
+        }
+        let spent = self
+            .limits
+            .max_scanned_bytes
+            .is_some_and(|max| self.scanned >= max)
+            || self.collector.deadline_passed().is_some();
+        if !spent {
+            return ControlFlow::Continue(());
+        }
+        self.scan_resume = Some((path.to_owned(), at));
+        self.scan_resume_line = line;
+        self.collector.stop_with(Completeness::TruncatedByBudget {
+            budget: self.budget_inside_file(),
+            clamp: None,
+        });
+        ControlFlow::Break(())
     }
 
     /// The budget that stopped a file's search inside it: the scanned

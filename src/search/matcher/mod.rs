@@ -326,9 +326,11 @@ impl Matcher {
 
     /// The bytes this matcher searches for `haystack`: the haystack
     /// itself, or, for whole words in a file that is not all UTF-8, a copy
-    /// with every byte of an invalid sequence read as NUL (a non-word
-    /// character; NUL itself never occurs, since a file holding one is
-    /// binary and not searched). Offsets are unchanged.
+    /// with each invalid sequence (one U+FFFD in the line returned) read
+    /// as one non-word character of its length: U+0000, U+0080 or U+FFFF
+    /// (NUL itself never occurs, since a file holding one is binary and
+    /// not searched). Offsets are unchanged, and an empty match inside
+    /// such a sequence is inside a character (see `splits`).
     pub(crate) fn prepare<'h>(&self, haystack: &'h [u8]) -> std::borrow::Cow<'h, [u8]> {
         if !self.nul_for_invalid || std::str::from_utf8(haystack).is_ok() {
             return std::borrow::Cow::Borrowed(haystack);
@@ -336,7 +338,13 @@ impl Matcher {
         let mut clean = Vec::with_capacity(haystack.len());
         for chunk in haystack.utf8_chunks() {
             clean.extend_from_slice(chunk.valid().as_bytes());
-            clean.extend(std::iter::repeat_n(0u8, chunk.invalid().len()));
+            // An invalid sequence is at most 3 bytes long.
+            clean.extend_from_slice(match chunk.invalid().len() {
+                0 => b"",
+                1 => b"\0",
+                2 => "\u{80}".as_bytes(),
+                _ => "\u{FFFF}".as_bytes(),
+            });
         }
         std::borrow::Cow::Owned(clean)
     }
