@@ -263,8 +263,10 @@ impl Limits {
     /// lower bound.
     ///
     /// Counting has its own budget, [`max_counted`](Self::max_counted), and
-    /// stops at the deadline; if it stops early the total stays a lower
-    /// bound with what was counted.
+    /// stops at the deadline, a cancellation, or once the scanned bytes
+    /// are spent; if it stops early the total stays a lower bound with
+    /// what was counted (the completeness still names what cut the items,
+    /// the limit).
     ///
     /// # Example
     ///

@@ -114,10 +114,14 @@ impl Query {
     ///
     /// Each line matches as it would with the `regex` crate's `str` API
     /// run on that line alone: matches are leftmost-first and do not
-    /// overlap, and an empty match never splits a character. On a line
-    /// that is not UTF-8, the characters are those of the line returned:
-    /// each invalid sequence is one U+FFFD, a lone continuation byte
-    /// (0x80-0xBF) among them, so `^` still matches every line. A pattern
+    /// overlap, and an empty match never splits a character. A line that
+    /// is not UTF-8 is matched byte by byte, as the `regex` crate's bytes
+    /// API matches it: an invalid byte matches no character class (`.`,
+    /// `\W` and a `U+FFFD` in the pattern find nothing there), only a byte
+    /// class such as `(?-u:\xFF)`. Where an empty match may fall follows
+    /// the line returned: never strictly inside one of its characters,
+    /// where each invalid sequence is one U+FFFD and a lone continuation
+    /// byte (0x80-0xBF) is one too, so `^` matches every line. A pattern
     /// that can match only a line terminator (`\n`, or `a\nb`) is an
     /// [`InvalidPattern`](crate::ErrorKind::InvalidPattern) error: no match
     /// spans a line. A pattern that
@@ -172,7 +176,10 @@ impl Query {
     /// are the line's edge. Bytes that are not valid UTF-8 count as
     /// non-word characters: the pattern sees each invalid sequence (one
     /// U+FFFD in the line returned) as one character of its length,
-    /// U+0000, U+0080 or U+FFFF. Default: false.
+    /// U+0000, U+0080 or U+FFFF. A class that holds it (`.`, `\W`) then
+    /// matches there, where without whole words it does not (see
+    /// [`Query::regex`]): on such lines, whole words are not only a filter
+    /// of the same query's matches. Default: false.
     ///
     /// # Example
     ///

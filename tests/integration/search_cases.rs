@@ -161,6 +161,15 @@ const CASES: &[Case] = &[
         binary: 0,
     },
     Case {
+        // An invalid byte matches no character class, only a byte class
+        // (as the `regex` crate's bytes API matches it).
+        name: "an_invalid_byte_matches_only_a_byte_class",
+        files: &[("w.txt", b"a\xffb\n")],
+        query: || Query::regex(r"a.b|a\Wb|(?-u:\xff)b"),
+        expect: &[("w.txt", 1, 0, "a\u{FFFD}b", &[(1, 5)])],
+        binary: 0,
+    },
+    Case {
         name: "crlf_is_not_part_of_the_line",
         files: &[("w.txt", b"one\r\ntwo x\r\nx")],
         query: || Query::literal("x"),
