@@ -124,17 +124,12 @@ impl<'l, T: Item> ResultStage<'l, T> {
         if let (Some(path), true) = (path, self.files > 0 || no_files) {
             if let Some(budget) = self.work_budget_spent() {
                 let offset = plan.offset_in(path);
-                self.scan_resume = Some((path.to_owned(), offset));
-                self.scan_resume_line = if offset > 0 {
+                let line = if offset > 0 {
                     plan.start_line.unwrap_or(0)
                 } else {
                     0
                 };
-                self.collector.stop_with(Completeness::TruncatedByBudget {
-                    budget,
-                    clamp: None,
-                });
-                return ControlFlow::Break(());
+                return self.stop_by_budget((path.to_owned(), offset), line, budget);
             }
         }
         match outcome {
@@ -195,16 +190,10 @@ impl<'l, T: Item> ResultStage<'l, T> {
                 if self.collector.is_stopped() {
                     return flow;
                 }
-                if let Some((at, line, budget)) = stop {
-                    self.scan_resume = Some(at);
-                    self.scan_resume_line = line;
-                    self.collector.stop_with(Completeness::TruncatedByBudget {
-                        budget,
-                        clamp: None,
-                    });
-                    return ControlFlow::Break(());
+                match stop {
+                    Some((at, line, budget)) => self.stop_by_budget(at, line, budget),
+                    None => ControlFlow::Continue(()),
                 }
-                ControlFlow::Continue(())
             }
         }
     }
@@ -219,18 +208,24 @@ impl<'l, T: Item> ResultStage<'l, T> {
         if self.collector.is_stopped() {
             return ControlFlow::Continue(());
         }
-        let spent = self
-            .limits
-            .max_scanned_bytes
-            .is_some_and(|max| self.scanned >= max)
-            || self.collector.deadline_passed().is_some();
-        if !spent {
-            return ControlFlow::Continue(());
+        match self.spent_inside_a_file() {
+            Some(budget) => self.stop_by_budget((path.to_owned(), at), line, budget),
+            None => ControlFlow::Continue(()),
         }
-        self.scan_resume = Some((path.to_owned(), at));
+    }
+
+    /// Stops the search by `budget`, the next page resuming at `resume`
+    /// (a path and a line start in it), whose line number is `line`.
+    fn stop_by_budget(
+        &mut self,
+        resume: (String, u64),
+        line: u64,
+        budget: Budget,
+    ) -> ControlFlow<()> {
+        self.scan_resume = Some(resume);
         self.scan_resume_line = line;
         self.collector.stop_with(Completeness::TruncatedByBudget {
-            budget: self.budget_inside_file(),
+            budget,
             clamp: None,
         });
         ControlFlow::Break(())
@@ -239,14 +234,19 @@ impl<'l, T: Item> ResultStage<'l, T> {
     /// The budget that stopped a file's search inside it: the scanned
     /// bytes if they are spent, else the deadline.
     fn budget_inside_file(&self) -> Budget {
+        self.spent_inside_a_file()
+            .unwrap_or_else(|| Deadline::spent(self.limits))
+    }
+
+    /// The budgets that can stop a search inside a file, if spent: the
+    /// scanned bytes, then the deadline.
+    fn spent_inside_a_file(&self) -> Option<Budget> {
         if let Some(max) = self.limits.max_scanned_bytes {
             if self.scanned >= max {
-                return Budget::new(BudgetKind::ScannedBytes, max, self.scanned);
+                return Some(Budget::new(BudgetKind::ScannedBytes, max, self.scanned));
             }
         }
-        self.collector
-            .deadline_passed()
-            .unwrap_or_else(|| Deadline::spent(self.limits))
+        self.collector.deadline_passed()
     }
 
     fn work_budget_spent(&self) -> Option<Budget> {
@@ -255,12 +255,7 @@ impl<'l, T: Item> ResultStage<'l, T> {
                 return Some(Budget::new(BudgetKind::Files, max, self.files));
             }
         }
-        if let Some(max) = self.limits.max_scanned_bytes {
-            if self.scanned >= max {
-                return Some(Budget::new(BudgetKind::ScannedBytes, max, self.scanned));
-            }
-        }
-        self.collector.deadline_passed()
+        self.spent_inside_a_file()
     }
 
     /// After the collection filled: count on if asked, else stop. A file
