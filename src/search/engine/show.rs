@@ -88,17 +88,12 @@ fn append_lossy(
         }
     }
     let shown = text.len() - base;
-    // The segment an offset falls in: the first that ends after it, or
-    // an invalid one it ends inside of, for a span's end. Found by
+    // The segment an offset falls in: the first that ends after it (an
+    // offset at a segment's end is where the next one starts). Found by
     // halving, not by a walk from the line's start: a line of many
     // matches among many invalid bytes costs a logarithm per span.
     let map = |offset: usize, is_end: bool| -> usize {
-        let mut i = segments.partition_point(|&(rs, rl, ..)| rs + rl < offset);
-        if let Some(&(rs, rl, _, _, valid)) = segments.get(i) {
-            if offset == rs + rl && !(is_end && offset > rs && !valid) {
-                i += 1;
-            }
-        }
+        let i = segments.partition_point(|&(rs, rl, ..)| rs + rl <= offset);
         match segments.get(i) {
             Some(&(rs, _, ns, _, true)) => ns + (offset - rs),
             Some(&(rs, _, ns, nl, false)) if is_end && offset > rs => ns + nl,

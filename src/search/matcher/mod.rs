@@ -286,7 +286,7 @@ impl Matcher {
     /// by decoding the bytes before it, which there reach into the line
     /// before).
     pub(crate) fn buffer_agrees(&self, content: &[u8], plain: bool) -> bool {
-        let starts_inside = || content.first().is_some_and(|&b| b & 0xC0 == 0x80);
+        let starts_inside = || content.first().copied().is_some_and(is_continuation);
         plain
             && (matches!(self.strategy, Strategy::Literals(_))
                 || (memchr::memchr(b'\r', content).is_none()
@@ -364,7 +364,6 @@ fn splits(haystack: &[u8], start: usize, end: usize) -> bool {
 /// Returns true when `at` lies strictly inside a character of the lossy
 /// decoding of `haystack` (see `splits`).
 pub(crate) fn inside_character(haystack: &[u8], at: usize) -> bool {
-    let is_continuation = |b: u8| b & 0xC0 == 0x80;
     if !haystack.get(at).copied().is_some_and(is_continuation) {
         return false;
     }
@@ -384,6 +383,11 @@ pub(crate) fn inside_character(haystack: &[u8], at: usize) -> bool {
         // Cut short, not broken: a character's first bytes.
         Err(e) => e.valid_up_to() == 0 && e.error_len().is_none(),
     }
+}
+
+/// Returns true for a UTF-8 continuation byte (0x80-0xBF).
+fn is_continuation(byte: u8) -> bool {
+    byte & 0xC0 == 0x80
 }
 
 /// Appends `matches` to `out` as spans, up to the last one that starts at
