@@ -7,6 +7,7 @@
 //! all drive one.
 
 mod fit;
+mod skips;
 
 use std::ops::ControlFlow;
 use std::sync::Arc;
@@ -22,6 +23,7 @@ use crate::{
     Skipped, SkippedInput, Total,
 };
 use fit::{Fitting, output_bytes};
+use skips::SkipLog;
 
 fn digits(n: usize) -> usize {
     n.checked_ilog10().map_or(1, |d| d as usize + 1)
@@ -54,7 +56,8 @@ pub(crate) struct Collector<T> {
     /// Items known to exist from `start` on: kept, plus the probe that
     /// proved truncation.
     seen: u64,
-    skipped: Skipped,
+    /// The skips met, each after how many items were kept.
+    skips: SkipLog,
     /// The deadline's clock; `None` without a deadline.
     clock: Option<Arc<dyn Clock>>,
     /// When the query started; read only when there is a deadline.
@@ -103,7 +106,7 @@ impl<T: Serialize> Collector<T> {
             stop: None,
             start: 0,
             seen: 0,
-            skipped: Skipped::new(),
+            skips: SkipLog::default(),
             started: limits.deadline.map(|_| limits.clock.now()),
             clock: limits.deadline.map(|_| Arc::clone(&limits.clock)),
             deadline: limits.deadline,
@@ -303,21 +306,21 @@ impl<T: Serialize> Collector<T> {
 
     #[cfg_attr(not(feature = "search"), allow(dead_code))] // used by the search engine
     pub(crate) fn skip(&mut self, input: SkippedInput) {
-        self.skipped.record(input);
+        self.skips.record(self.kept, input);
     }
 
     pub(crate) fn absorb_skipped(&mut self, skipped: Skipped) {
-        self.skipped.absorb(skipped);
+        self.skips.absorb(self.kept, skipped);
     }
 
     /// The length of the smallest response of `count` items: exact, with
     /// no skipped sample (the sample yields to items under a tight budget).
     fn exact_envelope_len(&mut self, count: usize) -> usize {
-        let skipped_now = self.skipped.total();
+        let skipped_now = self.skips.all().total();
         let base = match self.envelope_base {
             Some((skips, base)) if skips == skipped_now => base,
             _ => {
-                let mut skipped = self.skipped.clone();
+                let mut skipped = self.skips.all().clone();
                 skipped.truncate_sample(0);
                 let disclosure = Disclosure::new(Completeness::Exact, Total::Exact(self.start))
                     .with_start(self.start)
@@ -370,7 +373,7 @@ impl<T: Serialize> Collector<T> {
             stop,
             start,
             seen,
-            skipped,
+            skips,
             error,
             kept,
             discard,
@@ -380,18 +383,6 @@ impl<T: Serialize> Collector<T> {
             return Err(error);
         }
         let completeness = stop.unwrap_or(Completeness::Exact);
-        // Totals count the whole answer: the items before this page too.
-        let full = start.saturating_add(kept as u64);
-        let seen = start.saturating_add(seen);
-        let total = if completeness.is_exact() {
-            Total::Exact(full)
-        } else {
-            match total_hint.map(|hint| from_start(start, hint)) {
-                Some(Total::Exact(n)) if n >= seen => Total::Exact(n),
-                Some(hint) => Total::AtLeast(hint.value().max(seen)),
-                None => Total::AtLeast(seen),
-            }
-        };
         // A cursor carries how many items came before it.
         let stamp = |cursor: Option<Cursor>, kept_now: usize| {
             cursor.map(|c| c.at(start.saturating_add(kept_now as u64)))
@@ -401,6 +392,35 @@ impl<T: Serialize> Collector<T> {
             stamp(cursor_for(&items), issued)
         } else {
             None
+        };
+        // The skips this page reports: a page that resumes after its last
+        // item leaves those met beyond it (by the probe, or a count past
+        // the limit) to the pages that reach them.
+        let skipped_at = |k: usize| -> Skipped {
+            if k > 0 {
+                skips.split(k).0
+            } else {
+                skips.all().clone()
+            }
+        };
+        let skipped = if next_cursor.is_some() {
+            skipped_at(issued)
+        } else {
+            skips.all().clone()
+        };
+        // Totals count the whole answer: the items before this page too.
+        // A count that went past an input skipped for an error is a lower
+        // bound: that input may hold items.
+        let full = start.saturating_add(kept as u64);
+        let seen = start.saturating_add(seen);
+        let total = if completeness.is_exact() {
+            Total::Exact(full)
+        } else {
+            match total_hint.map(|hint| from_start(start, hint)) {
+                Some(Total::Exact(n)) if n >= seen && !skips.all().has_errors() => Total::Exact(n),
+                Some(hint) => Total::AtLeast(hint.value().max(seen)),
+                None => Total::AtLeast(seen),
+            }
         };
         let mut disclosure = Disclosure::new(completeness, total)
             .with_start(start)
@@ -413,6 +433,7 @@ impl<T: Serialize> Collector<T> {
                 max,
                 clamp,
                 cursor_at: &|k: usize| stamp(cursor_for(&items[..k]), k),
+                skipped_at: &skipped_at,
             }
             .fit(items.len())?;
             items.truncate(fitted.count);
@@ -456,7 +477,7 @@ mod tests {
             c.skip(SkippedInput::new("a", crate::SkipReason::Binary));
             for count in [0usize, 1, 9, 10, 99, 100, 12345] {
                 let end = start + count as u64;
-                let mut skipped = c.skipped.clone();
+                let mut skipped = c.skips.all().clone();
                 skipped.truncate_sample(0);
                 let d = Disclosure::new(Completeness::Exact, Total::Exact(end))
                     .with_start(start)

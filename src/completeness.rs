@@ -254,6 +254,7 @@ pub struct Budget {
     kind: BudgetKind,
     max: u64,
     used: u64,
+    needed: Option<u64>,
 }
 
 impl Budget {
@@ -267,7 +268,43 @@ impl Budget {
     /// ```
     #[must_use]
     pub fn new(kind: BudgetKind, max: u64, used: u64) -> Self {
-        Budget { kind, max, used }
+        Budget {
+            kind,
+            max,
+            used,
+            needed: None,
+        }
+    }
+
+    /// For an output-bytes budget too small for one item: the smallest
+    /// budget whose page holds the next item, so that a reader knows what
+    /// to ask for instead of meeting a dead end.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use candor::{Budget, BudgetKind};
+    /// let b = Budget::new(BudgetKind::OutputBytes, 300, 240).with_needed(455);
+    /// assert_eq!(b.needed(), Some(455));
+    /// ```
+    #[must_use]
+    pub fn with_needed(mut self, needed: u64) -> Self {
+        self.needed = Some(needed);
+        self
+    }
+
+    /// The smallest output-bytes budget whose page would hold the next
+    /// item, when this budget held none (see [`with_needed`](Self::with_needed)).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let b = candor::Budget::new(candor::BudgetKind::Files, 10, 10);
+    /// assert_eq!(b.needed(), None);
+    /// ```
+    #[must_use]
+    pub fn needed(&self) -> Option<u64> {
+        self.needed
     }
 
     /// Which budget ran out.

@@ -1,7 +1,6 @@
 //! `Disclosure`: everything a result says besides its items, and
 //! `Disclosure::check`, the one place the rules of the contract are stated.
 
-use crate::note::NoteForm;
 use crate::{BudgetKind, Completeness, Cursor, Skipped, Total};
 
 /// Everything a [`Bounded`](crate::Bounded) says besides its items: the [`Completeness`],
@@ -29,9 +28,18 @@ pub struct Disclosure {
     start: u64,
     next_cursor: Option<Cursor>,
     skipped: Skipped,
+    /// The items are some of the answer's items after `start`, not the
+    /// first ones (a cluster whose shards each returned what they found
+    /// before a time-out).
+    subset: bool,
+    /// A budget stopped the result when the item limit had been reached
+    /// as well: item `limit + 1` was found.
+    limit_reached: Option<usize>,
     /// Which form of the truncation note the wire carries: a tight byte
     /// budget shortens or drops it.
     note: NoteForm,
+    /// The note's text when the source wrote its own.
+    note_text: Option<String>,
 }
 
 impl Disclosure {
@@ -56,7 +64,10 @@ impl Disclosure {
             start: 0,
             next_cursor: None,
             skipped: Skipped::new(),
+            subset: false,
+            limit_reached: None,
             note: NoteForm::Full,
+            note_text: None,
         }
     }
 
@@ -106,6 +117,125 @@ impl Disclosure {
     pub fn with_skipped(mut self, skipped: Skipped) -> Disclosure {
         self.skipped = skipped;
         self
+    }
+
+    /// Says that the items are a subset of the answer's items after
+    /// `start`, not the first ones: a source that cannot give a prefix (a
+    /// search cluster whose shards each return what they found before a
+    /// time-out) says so. Such a result is truncated and has no cursor,
+    /// since resuming after its last item could skip items for good; its
+    /// note says what will help (more time, a narrower query). Default:
+    /// the items are a prefix.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use candor::{Budget, BudgetKind, Bounded, Completeness, Disclosure, Total};
+    /// // Every shard returned what it found within 500 ms.
+    /// let deadline = Completeness::TruncatedByBudget {
+    ///     budget: Budget::new(BudgetKind::Deadline, 500, 512),
+    ///     clamp: None,
+    /// };
+    /// let d = Disclosure::new(deadline, Total::AtLeast(2)).with_subset();
+    /// let b = Bounded::from_parts(vec!["a.rs", "z.rs"], d)?;
+    /// assert!(b.is_subset());
+    /// assert!(b.summary("hits").contains("subset"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn with_subset(mut self) -> Disclosure {
+        self.subset = true;
+        self
+    }
+
+    /// Says that a budget stopped the result when the item limit `limit`
+    /// had been reached as well (item `limit + 1` was found): both stops
+    /// are stated. Only for a result stopped by a budget; its page holds
+    /// `limit` items and its total is above them.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use candor::{Budget, BudgetKind, Bounded, Completeness, Disclosure, Total};
+    /// // A cluster timed out, and still returned `limit + 1` hits.
+    /// let deadline = Completeness::TruncatedByBudget {
+    ///     budget: Budget::new(BudgetKind::Deadline, 500, 512),
+    ///     clamp: None,
+    /// };
+    /// let d = Disclosure::new(deadline, Total::AtLeast(3)).with_limit_reached(2).with_subset();
+    /// let b = Bounded::from_parts(vec![1, 2], d)?;
+    /// assert_eq!(b.disclosure().limit_reached(), Some(2));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn with_limit_reached(mut self, limit: usize) -> Disclosure {
+        self.limit_reached = Some(limit);
+        self
+    }
+
+    /// The note written for the reader, in place of candor's own: what
+    /// stopped the result and what will (and will not) help, in the
+    /// source's words. A tight byte budget still shortens it to candor's
+    /// short note, then drops it. Only a truncated result has a note.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use candor::{Bounded, Completeness, Disclosure, Total};
+    /// let cut = Completeness::TruncatedByLimit { limit: 1, requested: None };
+    /// let d = Disclosure::new(cut, Total::AtLeast(2))
+    ///     .with_note("Stopped at 1 hit; ask the cluster for a larger size.");
+    /// let b = Bounded::from_parts(vec![7], d)?;
+    /// assert!(b.to_json()?.contains("ask the cluster for a larger size"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn with_note(mut self, note: impl Into<String>) -> Disclosure {
+        self.note_text = Some(note.into());
+        self
+    }
+
+    /// Returns true when the items are a subset of the answer's items
+    /// after `start`, not the first ones (see
+    /// [`with_subset`](Self::with_subset)).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let (_, d) = candor::Bounded::exact(vec![1u8]).into_parts();
+    /// assert!(!d.is_subset());
+    /// ```
+    #[must_use]
+    pub fn is_subset(&self) -> bool {
+        self.subset
+    }
+
+    /// The item limit, when it was reached as well as the budget that
+    /// stopped the result (see [`with_limit_reached`](Self::with_limit_reached)).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let (_, d) = candor::Bounded::exact(vec![1u8]).into_parts();
+    /// assert_eq!(d.limit_reached(), None);
+    /// ```
+    #[must_use]
+    pub fn limit_reached(&self) -> Option<usize> {
+        self.limit_reached
+    }
+
+    /// Returns true when the stops prove that at least one more item
+    /// exists beyond those returned: the item limit or the output-bytes
+    /// budget stopped the result, or the limit was reached as well as
+    /// another budget (see [`Completeness::proves_more`]).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let b = candor::Limits::new().limit(2).collect(0..5u8)?;
+    /// assert!(b.disclosure().proves_more());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[must_use]
+    pub fn proves_more(&self) -> bool {
+        self.completeness.proves_more() || self.limit_reached.is_some()
     }
 
     /// See [`Bounded::completeness`](crate::Bounded::completeness).
@@ -193,6 +323,11 @@ impl Disclosure {
         self.note
     }
 
+    /// The source's own note, if it wrote one.
+    pub(crate) fn note_text(&self) -> Option<&str> {
+        self.note_text.as_deref()
+    }
+
     pub(crate) fn set_note(&mut self, note: NoteForm) {
         self.note = note;
     }
@@ -209,8 +344,9 @@ impl Disclosure {
         self.next_cursor = cursor;
     }
 
-    /// Checks the rules every result obeys, for a page of `count` items.
-    /// The reason names the rule broken.
+    /// Checks the rules every result obeys, for a page of `count` items:
+    /// every disclosure that no honest query could produce is refused. The
+    /// reason names the rule broken.
     pub(crate) fn check(&self, count: usize) -> Result<(), String> {
         let count = count as u64;
         let end = self
@@ -237,20 +373,50 @@ impl Disclosure {
                         "an exact result has no next_cursor: nothing is left to resume".into(),
                     );
                 }
+                if self.subset || self.limit_reached.is_some() || self.note_text.is_some() {
+                    return Err(
+                        "an exact result is neither a subset nor stopped, and has no note".into(),
+                    );
+                }
             }
             Completeness::TruncatedByLimit { limit, requested } => {
-                if count > *limit as u64 {
-                    return Err(format!("count {count} is above the limit {limit}"));
+                // The limit stops only once item `limit + 1` is found, so
+                // the page holds the limit's items; an items-per-page cap
+                // that left fewer was another stop.
+                if count != *limit as u64 {
+                    return Err(format!(
+                        "a result cut by its limit of {limit} holds {limit} items, not {count}"
+                    ));
                 }
                 if requested.is_some_and(|r| r <= *limit) {
                     return Err(
                         "requested is only present when it is above the limit applied".into(),
                     );
                 }
+                if self.limit_reached.is_some() {
+                    return Err(
+                        "limit_reached states a limit beside a budget; a limit stop states its own"
+                            .into(),
+                    );
+                }
             }
             Completeness::TruncatedByBudget { budget, clamp } => {
                 if budget.kind() == BudgetKind::OutputBytes && budget.used() > budget.max() {
                     return Err("an output-bytes budget cannot have used more than its max".into());
+                }
+                if budget.kind() == BudgetKind::Cancelled && (budget.max(), budget.used()) != (0, 0)
+                {
+                    return Err("a cancellation has no max nor used (both 0)".into());
+                }
+                if let Some(needed) = budget.needed() {
+                    if budget.kind() != BudgetKind::OutputBytes || needed <= budget.max() {
+                        return Err(format!(
+                            "needed ({needed}) is stated only by an output-bytes budget it is above"
+                        ));
+                    }
+                    if count > 0 {
+                        return Err("needed is stated only by a page that holds no item".into());
+                    }
                 }
                 if let Some(clamp) = clamp {
                     if clamp.requested() <= clamp.limit() {
@@ -265,12 +431,32 @@ impl Disclosure {
                         ));
                     }
                 }
+                if let Some(limit) = self.limit_reached {
+                    if count != limit as u64 {
+                        return Err(format!(
+                            "a result that reached its limit of {limit} holds {limit} items, not {count}"
+                        ));
+                    }
+                    if clamp.is_some_and(|c| c.limit() != limit) {
+                        return Err("limit_reached and the clamp name different limits".into());
+                    }
+                }
             }
         }
-        if self.completeness.proves_more() && total <= end {
+        if self.completeness.is_truncated() && self.total == Total::Exact(end) {
+            return Err(format!(
+                "a truncated result cannot have an exact total of start + count ({end}): nothing would be missing"
+            ));
+        }
+        if self.proves_more() && total <= end {
             return Err(format!(
                 "a result cut by its limit or output budget must have a total above start + count ({end})"
             ));
+        }
+        if self.subset && self.next_cursor.is_some() {
+            return Err(
+                "a subset has no next_cursor: resuming after its last item could skip items".into(),
+            );
         }
         if let Some(cursor) = &self.next_cursor {
             if cursor.start() != end {
@@ -282,6 +468,18 @@ impl Disclosure {
         }
         self.skipped.check()
     }
+}
+
+/// Which form of `truncation.note` a response carries. A tight byte budget
+/// shortens the note, then leaves it out, before it drops the last item.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) enum NoteForm {
+    /// The full sentence: what stopped, how to get the rest, what will not help.
+    Full,
+    /// A few words: whether more exist, and the cursor.
+    Short,
+    /// No note.
+    Omitted,
 }
 
 /// Defines, on a type with a `disclosure` field, getters that answer from

@@ -9,7 +9,7 @@ use serde::ser::{SerializeMap, SerializeStruct, Serializer};
 
 use crate::error::{Error, ErrorKind};
 use crate::note::{NoteForm, short_note, truncation_note};
-use crate::{Completeness, Disclosure, Skipped, SkippedInput, Total};
+use crate::{Budget, BudgetKind, Completeness, Disclosure, Skipped, SkippedInput, Total};
 
 /// The envelope of a result, with `items` standing for whatever serializes
 /// the item list: the real items, or an empty list when only the envelope's
@@ -64,10 +64,9 @@ struct TruncationOut<'a>(&'a Disclosure);
 
 impl Serialize for TruncationOut<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let completeness = self.0.completeness();
-        let has_cursor = self.0.next_cursor().is_some();
+        let d = self.0;
         let mut m = serializer.serialize_map(None)?;
-        match completeness {
+        match d.completeness() {
             Completeness::Exact => {}
             Completeness::TruncatedByLimit { limit, requested } => {
                 m.serialize_entry("by", "limit")?;
@@ -81,17 +80,27 @@ impl Serialize for TruncationOut<'_> {
                 m.serialize_entry("budget", budget.kind().as_str())?;
                 m.serialize_entry("max", &budget.max())?;
                 m.serialize_entry("used", &budget.used())?;
+                if let Some(needed) = budget.needed() {
+                    m.serialize_entry("needed", &needed)?;
+                }
+                let limit = d.limit_reached().or(clamp.map(|c| c.limit()));
+                if let Some(limit) = limit {
+                    m.serialize_entry("limit", &limit)?;
+                }
                 if let Some(clamp) = clamp {
-                    m.serialize_entry("limit", &clamp.limit())?;
                     m.serialize_entry("requested", &clamp.requested())?;
+                }
+                if d.limit_reached().is_some() {
+                    m.serialize_entry("limit_reached", &true)?;
                 }
             }
         }
-        match self.0.note() {
-            NoteForm::Full => {
-                m.serialize_entry("note", &truncation_note(completeness, has_cursor))?;
-            }
-            NoteForm::Short => m.serialize_entry("note", short_note(completeness, has_cursor))?,
+        if d.is_subset() {
+            m.serialize_entry("subset", &true)?;
+        }
+        match d.note() {
+            NoteForm::Full => m.serialize_entry("note", &truncation_note(d))?,
+            NoteForm::Short => m.serialize_entry("note", short_note(d))?,
             NoteForm::Omitted => {}
         }
         m.end()
@@ -119,21 +128,37 @@ impl Serialize for SkippedOut<'_> {
                 serializer.collect_map(self.0.by_reason().map(|(r, n)| (r.as_str(), n)))
             }
         }
+        struct Errors<'a>(&'a Skipped);
+        impl Serialize for Errors<'_> {
+            fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                serializer.collect_map(self.0.errors_by_reason().map(|(r, n)| (r.as_str(), n)))
+            }
+        }
         struct Sample<'a>(&'a SkippedInput);
         impl Serialize for Sample<'_> {
             fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                 let mut m = serializer.serialize_map(None)?;
                 m.serialize_entry("path", self.0.path())?;
                 m.serialize_entry("reason", self.0.reason().as_str())?;
+                if self.0.is_error() {
+                    m.serialize_entry("error", &true)?;
+                }
                 if let Some(detail) = self.0.detail() {
                     m.serialize_entry("detail", detail)?;
                 }
                 m.end()
             }
         }
-        let mut s = serializer.serialize_struct("Skipped", 3)?;
+        let mut s = serializer.serialize_struct("Skipped", 4)?;
         s.serialize_field("total", &self.0.total())?;
         s.serialize_field("by_reason", &ByReason(self.0))?;
+        // Which skips are errors, whatever a reason is called: those
+        // leave the answer incomplete.
+        if self.0.has_errors() {
+            s.serialize_field("errors", &Errors(self.0))?;
+        } else {
+            s.skip_field("errors")?;
+        }
         s.serialize_field(
             "sample",
             &self.0.sample().iter().map(Sample).collect::<Vec<_>>(),
@@ -172,4 +197,45 @@ pub(crate) fn envelope_len(disclosure: &Disclosure, count: usize) -> Result<usiz
         count,
         items: NoItems,
     })
+}
+
+/// The serialized length of a response with this disclosure and
+/// `item_bytes` of items. For an output-bytes stop, `used` is the
+/// response's own length, found as a fixed point (its digits are part of
+/// the length), and the budget that states it is returned.
+pub(crate) fn fitted_len(
+    disclosure: &Disclosure,
+    count: usize,
+    item_bytes: usize,
+    max: usize,
+) -> Result<(usize, Option<Budget>), Error> {
+    let (clamp, needed) = match disclosure.completeness() {
+        Completeness::TruncatedByBudget { budget, clamp }
+            if budget.kind() == BudgetKind::OutputBytes =>
+        {
+            (*clamp, budget.needed())
+        }
+        _ => return Ok((envelope_len(disclosure, count)? + item_bytes, None)),
+    };
+    let with_used = |used: usize| {
+        let budget = Budget::new(BudgetKind::OutputBytes, max as u64, used as u64);
+        match needed {
+            Some(needed) => budget.with_needed(needed),
+            None => budget,
+        }
+    };
+    let mut trial = disclosure.clone();
+    let mut used = 0usize;
+    for _ in 0..4 {
+        trial.set_completeness(Completeness::TruncatedByBudget {
+            budget: with_used(used),
+            clamp,
+        });
+        let len = envelope_len(&trial, count)? + item_bytes;
+        if len == used {
+            break;
+        }
+        used = len;
+    }
+    Ok((used, Some(with_used(used))))
 }

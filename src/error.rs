@@ -124,6 +124,18 @@ pub enum ErrorKind {
         /// truncation note, can make a smaller budget enough.
         needed: usize,
     },
+    /// A result transformed after its query (its items mapped to another
+    /// shape) no longer fits the output-bytes budget it was cut to: its
+    /// disclosure would state a size the response does not have.
+    #[error(
+        "the transformed result is {size} bytes, over its max_bytes {max_bytes}: transform the items before they are collected, or give the query a smaller budget"
+    )]
+    OverBudget {
+        /// The budget the result was cut to.
+        max_bytes: usize,
+        /// The transformed result's serialized size.
+        size: usize,
+    },
     /// Strict mode was asked for and the result is not complete. What was
     /// found is kept, in its wire form: see [`Error::partial`] and
     /// [`Error::into_partial`].

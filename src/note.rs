@@ -2,19 +2,9 @@
 //! stopped a result, how to get the rest and what will not help, its short
 //! form for a tight byte budget, and which form a response carries.
 
-use crate::{BudgetKind, Completeness};
+use crate::{BudgetKind, Completeness, Disclosure};
 
-/// Which form of `truncation.note` a response carries. A tight byte budget
-/// shortens the note, then leaves it out, before it drops the last item.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub(crate) enum NoteForm {
-    /// The full sentence: what stopped, how to get the rest, what will not help.
-    Full,
-    /// A few words: whether more exist, and the cursor.
-    Short,
-    /// No note.
-    Omitted,
-}
+pub(crate) use crate::disclosure::NoteForm;
 
 /// What stopped a result, in words, without the advice.
 fn what_happened(completeness: &Completeness) -> String {
@@ -41,9 +31,14 @@ fn what_happened(completeness: &Completeness) -> String {
                 None => String::new(),
             };
             let happened = match budget.kind() {
-                BudgetKind::OutputBytes => format!(
-                    "Stopped because the response may not exceed {max} bytes (this one is {used}) and more items exist"
-                ),
+                BudgetKind::OutputBytes => match budget.needed() {
+                    Some(needed) => format!(
+                        "Stopped because the response may not exceed {max} bytes (this one is {used}) and the next item does not fit: a page holding it needs max_bytes of at least {needed}"
+                    ),
+                    None => format!(
+                        "Stopped because the response may not exceed {max} bytes (this one is {used}) and more items exist"
+                    ),
+                },
                 BudgetKind::ScannedBytes => format!(
                     "Stopped after scanning {used} bytes of input (budget {max}) before the search finished, so more items may exist"
                 ),
@@ -63,9 +58,10 @@ fn what_happened(completeness: &Completeness) -> String {
 }
 
 /// The ways to get the rest of a truncated result, best first.
-pub(crate) fn remedies(completeness: &Completeness, has_cursor: bool) -> Vec<&'static str> {
+pub(crate) fn remedies(disclosure: &Disclosure) -> Vec<&'static str> {
+    let completeness = disclosure.completeness();
     let mut options = Vec::new();
-    if has_cursor {
+    if disclosure.next_cursor().is_some() {
         options.push("resume with next_cursor");
     }
     match completeness {
@@ -112,16 +108,28 @@ pub(crate) fn either(options: &[&str]) -> String {
 }
 
 /// The sentence in `truncation.note`: what the numbers mean, how to get
-/// the rest, and what will not help.
-pub(crate) fn truncation_note(completeness: &Completeness, has_cursor: bool) -> String {
+/// the rest, and what will not help; the source's own when it wrote one.
+pub(crate) fn truncation_note(disclosure: &Disclosure) -> String {
+    let completeness = disclosure.completeness();
     if completeness.is_exact() {
         return String::new();
     }
-    let mut note = format!(
-        "{}: {}",
-        what_happened(completeness),
-        either(&remedies(completeness, has_cursor))
-    );
+    if let Some(text) = disclosure.note_text() {
+        return text.to_owned();
+    }
+    let mut note = what_happened(completeness);
+    if let Some(limit) = disclosure.limit_reached() {
+        note.push_str(&format!(
+            "; the limit of {limit} items was reached as well, so more items exist"
+        ));
+    }
+    if disclosure.is_subset() {
+        note.push_str(
+            "; the items are some of those after the page's start, not the first ones, so no cursor resumes from them",
+        );
+    }
+    note.push_str(": ");
+    note.push_str(&either(&remedies(disclosure)));
     if let Some(futile) = futile(completeness) {
         note.push_str("; ");
         note.push_str(futile);
@@ -132,8 +140,15 @@ pub(crate) fn truncation_note(completeness: &Completeness, has_cursor: bool) -> 
 
 /// The short form of the note, for a tight byte budget: whether more items
 /// exist, and the cursor when there is one.
-pub(crate) fn short_note(completeness: &Completeness, has_cursor: bool) -> &'static str {
-    match (completeness.proves_more(), has_cursor) {
+pub(crate) fn short_note(disclosure: &Disclosure) -> &'static str {
+    if disclosure.is_subset() {
+        return if disclosure.proves_more() {
+            "Some of the items, not the first ones; more exist."
+        } else {
+            "Some of the items, not the first ones; more may exist."
+        };
+    }
+    match (disclosure.proves_more(), disclosure.next_cursor().is_some()) {
         (true, true) => "More items exist: resume with next_cursor.",
         (true, false) => "More items exist.",
         (false, true) => "More items may exist: resume with next_cursor.",

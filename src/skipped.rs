@@ -37,24 +37,70 @@ pub struct SkippedInput {
     path: String,
     reason: SkipReason,
     detail: Option<String>,
+    /// Whether this skip leaves the answer incomplete.
+    error: bool,
 }
 
 impl SkippedInput {
-    /// Records that the input named `path` was skipped for `reason`.
+    /// Records that the input named `path` was skipped for `reason`, an
+    /// error skip when [`SkipReason::is_error`] says so.
     ///
     /// # Example
     ///
     /// ```
     /// let s = candor::SkippedInput::new("a.bin", candor::SkipReason::Binary);
     /// assert_eq!(s.path(), "a.bin");
+    /// assert!(!s.is_error());
     /// ```
     #[must_use]
     pub fn new(path: impl Into<String>, reason: SkipReason) -> Self {
+        let error = reason.is_error();
         SkippedInput {
             path: path.into(),
             reason,
             detail: None,
+            error,
         }
+    }
+
+    /// Marks the input as one the caller named (the one file to search
+    /// or to excerpt, or a path given explicitly): the caller asked for
+    /// it, so its skip leaves the answer incomplete whatever the reason,
+    /// policy or error.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use candor::{SkipReason, SkippedInput};
+    /// let s = SkippedInput::new("logo.png", SkipReason::Binary).named();
+    /// assert!(s.is_error());
+    /// ```
+    #[must_use]
+    pub fn named(mut self) -> Self {
+        self.error = true;
+        self
+    }
+
+    /// Marks the skip as policy: the input was left out on purpose, and
+    /// the answer stays complete. Meant for a reason named by another tool
+    /// ([`SkipReason::other`]), which counts as an error otherwise. The
+    /// reasons candor defines keep their kind: a policy skip of an error
+    /// reason (`unreadable`, `vanished`, ...) is refused by
+    /// [`Bounded::from_parts`](crate::Bounded::from_parts).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use candor::{SkipReason, SkippedInput};
+    /// // A cluster's shard left out by the engine's own pre-filter.
+    /// let s = SkippedInput::new("shard 3", SkipReason::other("pre_filtered")?).policy();
+    /// assert!(!s.is_error());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[must_use]
+    pub fn policy(mut self) -> Self {
+        self.error = false;
+        self
     }
 
     /// Adds a short detail, such as the operating system's error message.
@@ -111,6 +157,31 @@ impl SkippedInput {
     pub fn detail(&self) -> Option<&str> {
         self.detail.as_deref()
     }
+
+    /// Returns true when this skip leaves the answer incomplete: its
+    /// reason is an error, or the caller named the input.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use candor::{SkipReason, SkippedInput};
+    /// assert!(SkippedInput::new("a.txt", SkipReason::Unreadable).is_error());
+    /// assert!(!SkippedInput::new("a.bin", SkipReason::Binary).is_error());
+    /// ```
+    #[must_use]
+    pub fn is_error(&self) -> bool {
+        self.error
+    }
+
+    /// Rebuilds an entry from the wire, with its kind as written there.
+    pub(crate) fn from_wire(path: String, reason: SkipReason, error: bool) -> Self {
+        SkippedInput {
+            path,
+            reason,
+            detail: None,
+            error,
+        }
+    }
 }
 
 /// What was not searched: every skipped input counted by reason, and a
@@ -132,6 +203,8 @@ impl SkippedInput {
 pub struct Skipped {
     total: u64,
     by_reason: BTreeMap<SkipReason, u64>,
+    /// Of `by_reason`, the skips that are errors (never zero).
+    errors: BTreeMap<SkipReason, u64>,
     sample: Vec<SkippedInput>,
 }
 
@@ -169,16 +242,21 @@ impl Skipped {
     /// ```
     pub fn record(&mut self, input: SkippedInput) {
         self.total = self.total.saturating_add(1);
-        *self.by_reason.entry(input.reason.clone()).or_insert(0) += 1;
+        let n = self.by_reason.entry(input.reason.clone()).or_insert(0);
+        *n = n.saturating_add(1);
+        if input.error {
+            let n = self.errors.entry(input.reason.clone()).or_insert(0);
+            *n = n.saturating_add(1);
+        }
         self.keep_in_sample(input);
     }
 
     fn keep_in_sample(&mut self, input: SkippedInput) {
-        if input.reason.is_error() {
+        if input.error {
             let at = self
                 .sample
                 .iter()
-                .position(|s| !s.reason.is_error())
+                .position(|s| !s.error)
                 .unwrap_or(self.sample.len());
             if at < SKIPPED_SAMPLE_LEN {
                 self.sample.insert(at, input);
@@ -209,6 +287,10 @@ impl Skipped {
             let slot = self.by_reason.entry(reason).or_insert(0);
             *slot = slot.saturating_add(n);
         }
+        for (reason, n) in other.errors {
+            let slot = self.errors.entry(reason).or_insert(0);
+            *slot = slot.saturating_add(n);
+        }
         for input in other.sample {
             self.keep_in_sample(input);
         }
@@ -236,6 +318,44 @@ impl Skipped {
     #[must_use]
     pub fn count(&self, reason: &SkipReason) -> u64 {
         self.by_reason.get(reason).copied().unwrap_or(0)
+    }
+
+    /// How many inputs were skipped because of an error, for every reason:
+    /// those that leave the answer incomplete.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use candor::{SkipReason, Skipped, SkippedInput};
+    /// let mut s = Skipped::new();
+    /// s.record(SkippedInput::new("a.bin", SkipReason::Binary));
+    /// s.record(SkippedInput::new("named.bin", SkipReason::Binary).named());
+    /// assert_eq!(s.total(), 2);
+    /// assert_eq!(s.error_total(), 1);
+    /// ```
+    #[must_use]
+    pub fn error_total(&self) -> u64 {
+        self.errors
+            .values()
+            .fold(0u64, |sum, n| sum.saturating_add(*n))
+    }
+
+    /// The error skips by reason, in a fixed order: for each reason, how
+    /// many of the inputs counted by [`by_reason`](Self::by_reason) leave
+    /// the answer incomplete.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use candor::{SkipReason, Skipped, SkippedInput};
+    /// let mut s = Skipped::new();
+    /// s.record(SkippedInput::new("gone.txt", SkipReason::Vanished));
+    /// s.record(SkippedInput::new("a.bin", SkipReason::Binary));
+    /// let errors: Vec<_> = s.errors_by_reason().collect();
+    /// assert_eq!(errors, vec![(&SkipReason::Vanished, 1)]);
+    /// ```
+    pub fn errors_by_reason(&self) -> impl Iterator<Item = (&SkipReason, u64)> {
+        self.errors.iter().map(|(r, n)| (r, *n))
     }
 
     /// The counts by reason, in a fixed order.
@@ -283,7 +403,7 @@ impl Skipped {
     /// ```
     #[must_use]
     pub fn has_errors(&self) -> bool {
-        self.by_reason.keys().any(SkipReason::is_error)
+        !self.errors.is_empty()
     }
 
     /// Rebuilds a record from its parts (used when decoding the wire shape).
@@ -305,6 +425,28 @@ impl Skipped {
         if let Some((reason, _)) = self.by_reason.iter().find(|(_, n)| **n == 0) {
             return Err(format!("skipped.by_reason counts 0 inputs as {reason}"));
         }
+        for reason in self.by_reason.keys() {
+            if let SkipReason::Other(name) = reason {
+                if let Some(why) = reason::other_name_fault(name) {
+                    return Err(why);
+                }
+            }
+        }
+        for (reason, errors) in &self.errors {
+            let n = self.count(reason);
+            if *errors == 0 || *errors > n {
+                return Err(format!(
+                    "skipped.errors counts {errors} inputs as {reason}, of {n} skipped for it"
+                ));
+            }
+        }
+        for (reason, n) in &self.by_reason {
+            if reason.is_built_in() && reason.is_error() && self.errors.get(reason) != Some(n) {
+                return Err(format!(
+                    "{reason} is an error reason, so every skip of it is an error"
+                ));
+            }
+        }
         if self.sample.len() > SKIPPED_SAMPLE_LEN {
             return Err(format!(
                 "skipped.sample holds {} inputs, the most is {SKIPPED_SAMPLE_LEN}",
@@ -312,10 +454,19 @@ impl Skipped {
             ));
         }
         for (reason, n) in &self.by_reason {
-            let sampled = self.sample.iter().filter(|s| &s.reason == reason).count() as u64;
-            if sampled > *n {
+            let errors = self.errors.get(reason).copied().unwrap_or(0);
+            let of = |error: bool| {
+                self.sample
+                    .iter()
+                    .filter(|s| &s.reason == reason && s.error == error)
+                    .count() as u64
+            };
+            let (sampled_errors, sampled_policy) = (of(true), of(false));
+            if sampled_errors > errors || sampled_policy > n - errors {
                 return Err(format!(
-                    "skipped.sample holds {sampled} inputs skipped as {reason}, but only {n} are counted"
+                    "skipped.sample holds {sampled_errors} error and {sampled_policy} policy skips as {reason}, \
+                     but {errors} and {} are counted",
+                    n - errors
                 ));
             }
         }
@@ -340,11 +491,13 @@ impl Skipped {
     pub(crate) fn from_parts(
         total: u64,
         by_reason: BTreeMap<SkipReason, u64>,
+        errors: BTreeMap<SkipReason, u64>,
         sample: Vec<SkippedInput>,
     ) -> Self {
         Skipped {
             total,
             by_reason,
+            errors,
             sample,
         }
     }

@@ -75,14 +75,20 @@ pub(crate) fn summary_line(disclosure: &Disclosure, count: usize, noun: &str) ->
                     clamp.requested()
                 );
             }
+            if let Some(limit) = disclosure.limit_reached() {
+                let _ = write!(line, "; limit {limit} reached as well");
+            }
             line.push_str(").");
         }
+    }
+    if disclosure.is_subset() {
+        line.push_str(" A subset: some of the items, not the first ones.");
     }
     if completeness.is_truncated() {
         if disclosure.next_cursor().is_some() {
             line.push_str(" Resume with next_cursor.");
         } else {
-            let options = either(&remedies(completeness, false));
+            let options = either(&remedies(disclosure));
             let mut chars = options.chars();
             if let Some(first) = chars.next() {
                 let _ = write!(
@@ -115,17 +121,25 @@ pub(crate) fn summary_line(disclosure: &Disclosure, count: usize, noun: &str) ->
 }
 
 fn error_skips(skipped: &Skipped) -> u64 {
-    skipped
-        .by_reason()
-        .filter(|(r, _)| r.is_error())
-        .map(|(_, n)| n)
-        .sum()
+    skipped.error_total()
 }
 
+/// The reasons of the error skips, or of the policy skips, with their
+/// counts.
 fn reasons(skipped: &Skipped, errors: bool) -> String {
+    let error_count = |reason| {
+        skipped
+            .errors_by_reason()
+            .find(|(r, _)| *r == reason)
+            .map_or(0, |(_, n)| n)
+    };
     skipped
         .by_reason()
-        .filter(|(r, _)| r.is_error() == errors)
+        .map(|(r, n)| {
+            let e = error_count(r);
+            (r, if errors { e } else { n - e })
+        })
+        .filter(|(_, n)| *n > 0)
         .map(|(r, n)| format!("{r}: {n}"))
         .collect::<Vec<_>>()
         .join(", ")

@@ -378,24 +378,68 @@ impl<T> Bounded<T> {
         }
     }
 
-    /// Transforms every item, keeping the disclosure.
+    /// Transforms every item, keeping the disclosure true of the new items.
     ///
-    /// The byte budget was checked against the items before the change;
-    /// check it again if the new items serialize larger.
+    /// A result cut by the output-bytes budget states its serialized size
+    /// (`used`): the size is measured again with the new items. If they
+    /// no longer fit the budget, the result would state a budget its
+    /// response breaks, and `map` refuses it: transform the items before
+    /// they are collected (collect an iterator of the new items), or give
+    /// the query a budget that leaves room for the new shape. The
+    /// `needed` figure of a page that held no item speaks of the old
+    /// items and is dropped.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::OverBudget`] when the new items overflow the
+    /// output-bytes budget the result was cut to, and
+    /// [`ErrorKind::Serialize`] when a new item fails to serialize (both
+    /// only for a result cut by that budget).
     ///
     /// # Example
     ///
     /// ```
-    /// let b = candor::Limits::new().limit(2).collect(0..9u32)?.map(|n| n * 10);
+    /// let b = candor::Limits::new().limit(2).collect(0..9u32)?.map(|n| n * 10)?;
     /// assert_eq!(b.items(), &[0, 10]);
     /// assert!(b.is_truncated());
+    ///
+    /// // A page cut to 200 bytes cannot grow past them.
+    /// let cut = candor::Limits::new().max_bytes(200).collect(0..100u32)?;
+    /// let err = cut.map(|n| format!("item number {n:>40}")).unwrap_err();
+    /// assert!(matches!(err.kind(), candor::ErrorKind::OverBudget { max_bytes: 200, .. }));
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn map<U>(self, f: impl FnMut(T) -> U) -> Bounded<U> {
-        Bounded {
-            items: self.items.into_iter().map(f).collect(),
-            disclosure: self.disclosure,
+    pub fn map<U: Serialize>(self, f: impl FnMut(T) -> U) -> Result<Bounded<U>, Error> {
+        let Bounded {
+            items,
+            mut disclosure,
+        } = self;
+        let items: Vec<U> = items.into_iter().map(f).collect();
+        if let Completeness::TruncatedByBudget { budget, clamp } = disclosure.completeness().clone()
+        {
+            if budget.kind() == crate::BudgetKind::OutputBytes {
+                let max = usize::try_from(budget.max()).unwrap_or(usize::MAX);
+                let cut = Completeness::TruncatedByBudget {
+                    budget: crate::Budget::new(budget.kind(), budget.max(), 0),
+                    clamp,
+                };
+                disclosure.set_completeness(cut);
+                let item_bytes = crate::envelope::json_len(&items)? - 2;
+                let (size, budget) =
+                    crate::envelope::fitted_len(&disclosure, items.len(), item_bytes, max)?;
+                if size > max {
+                    return Err(ErrorKind::OverBudget {
+                        max_bytes: max,
+                        size,
+                    }
+                    .into());
+                }
+                if let Some(budget) = budget {
+                    disclosure.set_completeness(Completeness::TruncatedByBudget { budget, clamp });
+                }
+            }
         }
+        Ok(Bounded { items, disclosure })
     }
 
     /// The one-line disclosure for channels that carry text beside the

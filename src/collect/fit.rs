@@ -2,10 +2,10 @@
 //! parts of the disclosure yield, level by level, before the last item
 //! does.
 
-use crate::envelope::envelope_len;
+use crate::envelope::fitted_len;
 use crate::error::{Error, ErrorKind};
 use crate::note::NoteForm;
-use crate::{Budget, BudgetKind, Clamp, Completeness, Cursor, Disclosure};
+use crate::{Budget, BudgetKind, Clamp, Completeness, Cursor, Disclosure, Skipped};
 
 /// Fits a response to its byte budget. The optional parts of the
 /// disclosure are the skipped sample and the truncation note; the levels
@@ -28,6 +28,9 @@ pub(super) struct Fitting<'a> {
     pub(super) clamp: Option<Clamp>,
     /// The cursor after the first `k` items.
     pub(super) cursor_at: &'a dyn Fn(usize) -> Option<Cursor>,
+    /// The skips a page of the first `k` items reports, when it is cut
+    /// before the last item (it resumes after item `k`).
+    pub(super) skipped_at: &'a dyn Fn(usize) -> Skipped,
 }
 
 pub(super) struct Fitted {
@@ -47,14 +50,38 @@ impl Fitting<'_> {
 
     /// The response of the first `k` items at `level`, if it fits.
     fn try_fit(&self, level: (usize, NoteForm), k: usize, n: usize) -> Result<Fit, Error> {
+        self.try_fit_needing(level, k, n, None)
+    }
+
+    /// `try_fit`, for a page cut before its first item that says what a
+    /// page holding that item needs (`needed`).
+    fn try_fit_needing(
+        &self,
+        level: (usize, NoteForm),
+        k: usize,
+        n: usize,
+        needed: Option<u64>,
+    ) -> Result<Fit, Error> {
         let mut d = self.base.clone();
+        if k < n {
+            // The items left out prove there is more; the next page
+            // resumes after item `k`, and meets the skips beyond it.
+            let mut budget = Budget::new(BudgetKind::OutputBytes, self.max as u64, 0);
+            if let Some(needed) = needed {
+                budget = budget.with_needed(needed);
+            }
+            d.set_completeness(Completeness::TruncatedByBudget {
+                budget,
+                clamp: self.clamp,
+            });
+            let cursor = (self.cursor_at)(k);
+            if cursor.is_some() {
+                *d.skipped_mut() = (self.skipped_at)(k);
+            }
+            d.set_next_cursor(cursor);
+        }
         d.skipped_mut().truncate_sample(level.0);
         d.set_note(level.1);
-        if k < n {
-            // The items left out prove there is more.
-            d.set_completeness(output_bytes(self.max, 0, self.clamp));
-            d.set_next_cursor((self.cursor_at)(k));
-        }
         let item_bytes = self.sizes[..k].iter().sum::<usize>() + k.saturating_sub(1);
         let (len, budget) = fitted_len(&d, k, item_bytes, self.max)?;
         if let Some(budget) = budget {
@@ -117,11 +144,23 @@ impl Fitting<'_> {
             });
         }
         // Not one item fits: a page without items, at the richest level
-        // where that fits.
+        // where that fits, saying (where it fits too) how large a budget a
+        // page holding the next item needs.
         let mut needed = 0;
-        for &level in &levels {
+        for (at, &level) in levels.iter().enumerate() {
             match self.try_fit(level, 0, n)? {
                 Fit::Fits(disclosure) => {
+                    if n > 0 {
+                        let one = self.needed_for_one(n)?;
+                        for &poorer in &levels[at..] {
+                            if let Fit::Fits(d) = self.try_fit_needing(poorer, 0, n, Some(one))? {
+                                return Ok(Fitted {
+                                    count: 0,
+                                    disclosure: *d,
+                                });
+                            }
+                        }
+                    }
                     return Ok(Fitted {
                         count: 0,
                         disclosure: *disclosure,
@@ -166,6 +205,30 @@ impl Fitting<'_> {
     }
 }
 
+impl Fitting<'_> {
+    /// The smallest budget whose page holds the first item, at the poorest
+    /// level: the response names its budget, so that budget is the least
+    /// fixed point of its own length, reached from below.
+    fn needed_for_one(&self, n: usize) -> Result<u64, Error> {
+        let poorest = *self.levels().last().expect("levels are never empty");
+        let mut needed = match self.try_fit(poorest, 1, n)? {
+            Fit::Over(len) => len,
+            Fit::Fits(_) => self.max,
+        };
+        for _ in 0..4 {
+            let at_needed = Fitting {
+                max: needed,
+                ..*self
+            };
+            match at_needed.try_fit(poorest, 1, n)? {
+                Fit::Fits(_) => break,
+                Fit::Over(len) => needed = len,
+            }
+        }
+        Ok(needed as u64)
+    }
+}
+
 enum Fit {
     Fits(Box<Disclosure>),
     /// The response's length, over the budget.
@@ -177,36 +240,4 @@ pub(super) fn output_bytes(max: usize, used: usize, clamp: Option<Clamp>) -> Com
         budget: Budget::new(BudgetKind::OutputBytes, max as u64, used as u64),
         clamp,
     }
-}
-
-/// The serialized length of a response with this disclosure and
-/// `item_bytes` of items. For an output-bytes stop, `used` is the
-/// response's own length, found as a fixed point (its digits are part of
-/// the length).
-fn fitted_len(
-    disclosure: &Disclosure,
-    count: usize,
-    item_bytes: usize,
-    max: usize,
-) -> Result<(usize, Option<Budget>), Error> {
-    let clamp = match disclosure.completeness() {
-        Completeness::TruncatedByBudget { budget, clamp }
-            if budget.kind() == BudgetKind::OutputBytes =>
-        {
-            *clamp
-        }
-        _ => return Ok((envelope_len(disclosure, count)? + item_bytes, None)),
-    };
-    let mut trial = disclosure.clone();
-    let mut used = 0usize;
-    for _ in 0..4 {
-        trial.set_completeness(output_bytes(max, used, clamp));
-        let len = envelope_len(&trial, count)? + item_bytes;
-        if len == used {
-            break;
-        }
-        used = len;
-    }
-    let budget = Budget::new(BudgetKind::OutputBytes, max as u64, used as u64);
-    Ok((used, Some(budget)))
 }

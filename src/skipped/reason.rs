@@ -63,14 +63,73 @@ pub enum SkipReason {
     Unreadable,
     /// The input disappeared between being listed and being read (error).
     Vanished,
-    /// A reason named by another tool; counted as an error, since candor
-    /// cannot tell whether it was policy.
+    /// A reason named by another tool (a search cluster's failed shard, a
+    /// file an index left out). Its wire name must not be empty nor one of
+    /// the names above: make it with [`SkipReason::other`], which checks
+    /// that. Each skip recorded for it says whether it is an error
+    /// ([`SkippedInput::new`](crate::SkippedInput::new) counts it as one
+    /// unless [`SkippedInput::policy`](crate::SkippedInput::policy) says
+    /// otherwise), since candor cannot tell.
     Other(String),
 }
 
+/// The wire names of the reasons candor defines, which a reason named by
+/// another tool may not take.
+const BUILT_IN: [&str; 13] = [
+    "binary",
+    "ignored",
+    "hidden",
+    "too_large",
+    "symlink_loop",
+    "outside_root",
+    "broken_link",
+    "symlink",
+    "special",
+    "changed",
+    "long_line",
+    "unreadable",
+    "vanished",
+];
+
+/// The longest wire name a reason named by another tool may have, in bytes.
+pub(crate) const MAX_OTHER_LEN: usize = 64;
+
 impl SkipReason {
-    /// Returns true when the input was skipped because of an error, so the
-    /// result cannot claim to be complete.
+    /// A reason named by another tool, such as `"shard_failure"`.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::InvalidArgument`](crate::ErrorKind::InvalidArgument)
+    /// when `name` is empty, longer than 64 bytes, holds a control
+    /// character, or is the wire name of a reason candor defines (so that
+    /// a custom reason never reads as a built-in one on the wire).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use candor::SkipReason;
+    /// let reason = SkipReason::other("shard_failure")?;
+    /// assert_eq!(reason.as_str(), "shard_failure");
+    /// assert!(SkipReason::other("binary").is_err());
+    /// assert!(SkipReason::other("").is_err());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn other(name: impl Into<String>) -> Result<SkipReason, crate::Error> {
+        let name = name.into();
+        match other_name_fault(&name) {
+            Some(why) => Err(crate::Error::invalid_argument("reason", why)),
+            None => Ok(SkipReason::Other(name)),
+        }
+    }
+
+    /// The kind of skip this reason makes by default: true for an error
+    /// (the result cannot claim to be complete), false for policy.
+    ///
+    /// The reasons candor defines have a fixed kind; a skip of a policy
+    /// reason becomes an error when the caller named the input
+    /// ([`SkippedInput::named`](crate::SkippedInput::named)). A reason
+    /// named by another tool counts as an error unless its skip is marked
+    /// [`policy`](crate::SkippedInput::policy).
     ///
     /// # Example
     ///
@@ -125,6 +184,22 @@ impl SkipReason {
         }
     }
 
+    /// Returns true for the reasons candor defines, whose kind is fixed;
+    /// false for [`SkipReason::Other`].
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use candor::SkipReason;
+    /// assert!(SkipReason::Binary.is_built_in());
+    /// assert!(!SkipReason::other("locked")?.is_built_in());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[must_use]
+    pub fn is_built_in(&self) -> bool {
+        !matches!(self, SkipReason::Other(_))
+    }
+
     /// Parses a wire name; unknown names become [`SkipReason::Other`].
     ///
     /// # Example
@@ -152,6 +227,28 @@ impl SkipReason {
             "vanished" => SkipReason::Vanished,
             other => SkipReason::Other(other.to_owned()),
         }
+    }
+}
+
+/// Why `name` cannot name a reason of another tool, if it cannot.
+pub(crate) fn other_name_fault(name: &str) -> Option<String> {
+    if name.is_empty() {
+        Some("a skip reason's name is empty".into())
+    } else if name.len() > MAX_OTHER_LEN {
+        Some(format!(
+            "a skip reason's name is {} bytes, the most is {MAX_OTHER_LEN}",
+            name.len()
+        ))
+    } else if name.chars().any(char::is_control) {
+        Some(format!(
+            "the skip reason {name:?} holds a control character"
+        ))
+    } else if BUILT_IN.contains(&name) {
+        Some(format!(
+            "{name:?} names a reason candor defines; use SkipReason's own variant"
+        ))
+    } else {
+        None
     }
 }
 

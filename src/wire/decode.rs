@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use serde::Deserialize;
 use serde::de::{self, Deserializer};
 
-use crate::note::{NoteForm, short_note};
+use crate::note::{NoteForm, short_note, truncation_note};
 use crate::{
     Bounded, Budget, BudgetKind, Clamp, Completeness, Disclosure, SkipReason, Skipped,
     SkippedInput, Total,
@@ -37,6 +37,8 @@ enum TruncationIn {
         #[serde(default)]
         requested: Option<usize>,
         #[serde(default)]
+        subset: bool,
+        #[serde(default)]
         note: Option<String>,
     },
     Budget {
@@ -44,9 +46,15 @@ enum TruncationIn {
         max: u64,
         used: u64,
         #[serde(default)]
+        needed: Option<u64>,
+        #[serde(default)]
         limit: Option<usize>,
         #[serde(default)]
         requested: Option<usize>,
+        #[serde(default)]
+        limit_reached: bool,
+        #[serde(default)]
+        subset: bool,
         #[serde(default)]
         note: Option<String>,
     },
@@ -65,6 +73,8 @@ struct SkippedIn {
     total: u64,
     by_reason: BTreeMap<String, u64>,
     #[serde(default)]
+    errors: Option<BTreeMap<String, u64>>,
+    #[serde(default)]
     sample: Vec<SampleIn>,
 }
 
@@ -73,6 +83,8 @@ struct SkippedIn {
 struct SampleIn {
     path: String,
     reason: String,
+    #[serde(default)]
+    error: Option<bool>,
     #[serde(default)]
     detail: Option<String>,
 }
@@ -91,33 +103,63 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for Bounded<T> {
                 wire.items.len()
             )));
         }
-        let (completeness, note) = match wire.truncation {
-            None => (Completeness::Exact, None),
+        let mut limit_reached = None;
+        let (completeness, subset, note) = match wire.truncation {
+            None => (Completeness::Exact, false, None),
             Some(TruncationIn::Limit {
                 limit,
                 requested,
+                subset,
                 note,
-            }) => (Completeness::TruncatedByLimit { limit, requested }, note),
+            }) => (
+                Completeness::TruncatedByLimit { limit, requested },
+                subset,
+                note,
+            ),
             Some(TruncationIn::Budget {
                 budget,
                 max,
                 used,
+                needed,
                 limit,
                 requested,
+                limit_reached: reached,
+                subset,
                 note,
             }) => {
                 let kind = budget.parse::<BudgetKind>().map_err(de::Error::custom)?;
                 let clamp = match (limit, requested) {
-                    (None, None) => None,
                     (Some(limit), Some(requested)) => Some(Clamp::new(limit, requested)),
-                    _ => {
+                    (_, None) => None,
+                    (None, Some(_)) => {
                         return Err(de::Error::custom(
-                            "a budget truncation carries limit and requested together, or neither",
+                            "a budget truncation carries requested only with the limit",
                         ));
                     }
                 };
-                let budget = Budget::new(kind, max, used);
-                (Completeness::TruncatedByBudget { budget, clamp }, note)
+                match (limit, reached) {
+                    (Some(limit), true) => limit_reached = Some(limit),
+                    (None, true) => {
+                        return Err(de::Error::custom(
+                            "limit_reached is stated with the limit that was reached",
+                        ));
+                    }
+                    (Some(_), false) if clamp.is_none() => {
+                        return Err(de::Error::custom(
+                            "a budget truncation carries a limit only when it was clamped or reached",
+                        ));
+                    }
+                    _ => {}
+                }
+                let mut budget = Budget::new(kind, max, used);
+                if let Some(needed) = needed {
+                    budget = budget.with_needed(needed);
+                }
+                (
+                    Completeness::TruncatedByBudget { budget, clamp },
+                    subset,
+                    note,
+                )
             }
         };
         let total = match wire.total.relation.as_str() {
@@ -131,38 +173,31 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for Bounded<T> {
         };
         let skipped = match wire.skipped {
             None => Skipped::new(),
-            Some(s) => Skipped::from_parts(
-                s.total,
-                s.by_reason
-                    .into_iter()
-                    .map(|(r, n)| (SkipReason::from_wire(&r), n))
-                    .collect(),
-                s.sample
-                    .into_iter()
-                    .map(|x| {
-                        let input = SkippedInput::new(x.path, SkipReason::from_wire(&x.reason));
-                        match x.detail {
-                            Some(d) => input.with_detail(d),
-                            None => input,
-                        }
-                    })
-                    .collect(),
-            ),
-        };
-        let has_cursor = wire.next_cursor.is_some();
-        let note_form = match note {
-            None => NoteForm::Omitted,
-            Some(n) if n == short_note(&completeness, has_cursor) => NoteForm::Short,
-            // The note is text for the reader: any other wording is kept
-            // as the full note of this disclosure.
-            Some(_) => NoteForm::Full,
+            Some(s) => decode_skipped(s),
         };
         let mut disclosure = Disclosure::new(completeness, total)
             .with_start(wire.start)
             .with_skipped(skipped);
         disclosure.set_next_cursor(wire.next_cursor);
+        if subset {
+            disclosure = disclosure.with_subset();
+        }
+        if let Some(limit) = limit_reached {
+            disclosure = disclosure.with_limit_reached(limit);
+        }
         if disclosure.completeness().is_truncated() {
-            disclosure.set_note(note_form);
+            // The note is text for the reader: candor's own full or short
+            // sentence, or the source's own words, kept as they are.
+            let form = match note {
+                None => NoteForm::Omitted,
+                Some(n) if n == short_note(&disclosure) => NoteForm::Short,
+                Some(n) if n == truncation_note(&disclosure) => NoteForm::Full,
+                Some(n) => {
+                    disclosure = disclosure.with_note(n);
+                    NoteForm::Full
+                }
+            };
+            disclosure.set_note(form);
         }
         if disclosure.is_complete() != wire.complete {
             return Err(de::Error::custom(format!(
@@ -173,4 +208,43 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for Bounded<T> {
         }
         Bounded::from_parts(wire.items, disclosure).map_err(de::Error::custom)
     }
+}
+
+/// Rebuilds a `Skipped` from the wire. Where `errors` or a sample's `error`
+/// is left out, the reasons candor defines keep their own kind and a
+/// reason named by another tool counts as policy: a writer that counts it
+/// as an error says so.
+fn decode_skipped(s: SkippedIn) -> Skipped {
+    let by_reason: BTreeMap<SkipReason, u64> = s
+        .by_reason
+        .into_iter()
+        .map(|(r, n)| (SkipReason::from_wire(&r), n))
+        .collect();
+    let errors = match s.errors {
+        Some(errors) => errors
+            .into_iter()
+            .map(|(r, n)| (SkipReason::from_wire(&r), n))
+            .collect(),
+        None => by_reason
+            .iter()
+            .filter(|(r, _)| r.is_built_in() && r.is_error())
+            .map(|(r, n)| (r.clone(), *n))
+            .collect(),
+    };
+    let sample = s
+        .sample
+        .into_iter()
+        .map(|x| {
+            let reason = SkipReason::from_wire(&x.reason);
+            let error = x
+                .error
+                .unwrap_or_else(|| reason.is_built_in() && reason.is_error());
+            let input = SkippedInput::from_wire(x.path, reason, error);
+            match x.detail {
+                Some(d) => input.with_detail(d),
+                None => input,
+            }
+        })
+        .collect();
+    Skipped::from_parts(s.total, by_reason, errors, sample)
 }

@@ -21,8 +21,13 @@ holds, counting every page: exact when `total.relation` is \"eq\", a lower bound
 \"gte\"; when `complete` is false without `truncation`, an input could not be searched (see \
 `skipped`) and `total` counts only what was searched. `truncation` (present only when something is missing) \
 says what stopped the result (`by`: \"limit\" or \"budget\"; `requested` when the limit asked for \
-was lowered to this server's ceiling) and its `note`, when present, says how to get the rest. `next_cursor`, when present, fetches the next page: pass it back unchanged with the same \
-query. `skipped` counts inputs that were not searched, by reason.";
+was lowered to this server's ceiling; `limit_reached` when the limit was hit as well as a budget) and \
+its `note`, when present, says how to get the rest. When `truncation.subset` is true the items are \
+some of those after `start`, not the first ones: do not treat them as the top results, and retry \
+with more time or a narrower query. `next_cursor`, when present, fetches the next page: pass it \
+back unchanged with the same query. `skipped` counts inputs that were not searched, by reason; \
+`skipped.errors` counts those that leave the answer incomplete (an input that could not be read, \
+or one you named that was left out).";
 
 /// The JSON Schema (draft 2020-12) of the wire shape, with `item_schema`
 /// as the schema of each item. Suits an MCP tool's `outputSchema`.
@@ -123,6 +128,7 @@ fn envelope_schema_with(item_schema: Value) -> Value {
                             "by": { "const": "limit" },
                             "limit": { "type": "integer", "minimum": 0, "description": "The item limit applied." },
                             "requested": { "type": "integer", "minimum": 0, "description": "The limit asked for, when it was clamped to the ceiling." },
+                            "subset": { "const": true, "description": "The items are some of those after start, not the first ones; no cursor resumes from them." },
                             "note": { "type": "string", "description": "What the numbers mean and how to get the rest. Shortened or left out under a tight max_bytes." }
                         }
                     },
@@ -135,11 +141,14 @@ fn envelope_schema_with(item_schema: Value) -> Value {
                             "budget": { "enum": ["output_bytes", "scanned_bytes", "files", "deadline", "cancelled"] },
                             "max": { "type": "integer", "minimum": 0 },
                             "used": { "type": "integer", "minimum": 0 },
-                            "limit": { "type": "integer", "minimum": 0, "description": "With requested: the item limit applied after the clamp to the ceiling." },
+                            "needed": { "type": "integer", "minimum": 0, "description": "Output bytes only, on a page that holds no item: the smallest max_bytes whose page holds the next item." },
+                            "limit": { "type": "integer", "minimum": 0, "description": "The item limit: with requested, applied after the clamp to the ceiling; with limit_reached, reached as well as the budget." },
                             "requested": { "type": "integer", "minimum": 0, "description": "With limit: the limit asked for, above the ceiling." },
+                            "limit_reached": { "const": true, "description": "The item limit was reached as well as the budget: more items exist." },
+                            "subset": { "const": true, "description": "The items are some of those after start, not the first ones; no cursor resumes from them." },
                             "note": { "type": "string", "description": "What the numbers mean and how to get the rest. Shortened or left out under a tight max_bytes." }
                         },
-                        "dependentRequired": { "limit": ["requested"], "requested": ["limit"] }
+                        "dependentRequired": { "requested": ["limit"], "limit_reached": ["limit"] }
                     }
                 ]
             },
@@ -176,6 +185,7 @@ fn envelope_schema_with(item_schema: Value) -> Value {
                 "properties": {
                     "total": { "type": "integer", "minimum": 0 },
                     "by_reason": { "type": "object", "additionalProperties": { "type": "integer", "minimum": 0 } },
+                    "errors": { "type": "object", "additionalProperties": { "type": "integer", "minimum": 1 }, "description": "Of by_reason, the skips that are errors (an input that could not be read, or one the caller named), by reason: these leave the answer incomplete. Absent when there are none." },
                     "sample": {
                         "type": "array",
                         "maxItems": crate::SKIPPED_SAMPLE_LEN,
@@ -186,6 +196,7 @@ fn envelope_schema_with(item_schema: Value) -> Value {
                             "properties": {
                                 "path": { "type": "string" },
                                 "reason": { "type": "string" },
+                                "error": { "const": true, "description": "This skip leaves the answer incomplete." },
                                 "detail": { "type": "string" }
                             }
                         }

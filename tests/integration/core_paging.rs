@@ -440,14 +440,22 @@ fn valid_disclosure() -> impl Strategy<Value = (Vec<u32>, Disclosure)> {
     (
         prop::collection::vec(any::<u32>(), 0..6),
         0..1000u64,
-        0..4usize,
+        0..6usize,
         0..5u64,
-        any::<bool>(),
-        prop::collection::vec((0..6usize, "[a-z/]{1,8}"), 0..9),
+        (any::<bool>(), any::<bool>(), any::<bool>(), any::<bool>()),
+        prop::collection::vec((0..8usize, "[a-z/]{1,8}", any::<bool>()), 0..9),
         any::<bool>(),
     )
         .prop_map(
-            |(items, start, kind, extra, with_cursor, skips, exact_total)| {
+            |(
+                items,
+                start,
+                kind,
+                extra,
+                (with_cursor, subset, reached, note),
+                skips,
+                exact_total,
+            )| {
                 let count = items.len();
                 let end = start + count as u64;
                 let limit = count;
@@ -461,37 +469,69 @@ fn valid_disclosure() -> impl Strategy<Value = (Vec<u32>, Disclosure)> {
                         budget: Budget::new(BudgetKind::OutputBytes, 4096, 4000),
                         clamp: (extra > 2).then(|| Clamp::new(limit, limit + 7)),
                     },
-                    _ => Completeness::TruncatedByBudget {
-                        budget: Budget::new(BudgetKind::Deadline, 50, 70),
+                    3 if count == 0 => Completeness::TruncatedByBudget {
+                        // A page too small for one item says what one needs.
+                        budget: Budget::new(BudgetKind::OutputBytes, 300, 240)
+                            .with_needed(301 + extra),
                         clamp: None,
                     },
+                    4 => Completeness::TruncatedByBudget {
+                        budget: Budget::new(BudgetKind::Cancelled, 0, 0),
+                        clamp: None,
+                    },
+                    _ => Completeness::TruncatedByBudget {
+                        budget: Budget::new(BudgetKind::Deadline, 50, 70),
+                        clamp: (extra > 3).then(|| Clamp::new(limit, limit + 2)),
+                    },
                 };
+                // A budget stop may have reached the limit as well.
+                let reached = reached && completeness.is_truncated_by_budget();
+                let proves_more = completeness.proves_more() || reached;
                 let total = if completeness.is_exact() {
                     Total::Exact(end)
                 } else {
-                    let more = u64::from(completeness.proves_more()) + extra;
-                    if exact_total {
+                    let more = u64::from(proves_more) + extra;
+                    // An exact total of start + count would leave nothing
+                    // missing: a truncated result's exact total is above it.
+                    if exact_total && more > 0 {
                         Total::Exact(end + more)
                     } else {
                         Total::AtLeast(end + more)
                     }
                 };
                 let mut skipped = Skipped::new();
-                for (reason, path) in skips {
-                    let reason = match reason {
-                        0 => SkipReason::Binary,
-                        1 => SkipReason::TooLarge,
-                        2 => SkipReason::Unreadable,
-                        3 => SkipReason::Symlink,
-                        4 => SkipReason::Changed,
-                        _ => SkipReason::Other("shard_failed".into()),
+                for (reason, path, named) in skips {
+                    let (reason, policy) = match reason {
+                        0 => (SkipReason::Binary, false),
+                        1 => (SkipReason::TooLarge, false),
+                        2 => (SkipReason::Unreadable, false),
+                        3 => (SkipReason::Symlink, false),
+                        4 => (SkipReason::Changed, false),
+                        5 => (SkipReason::other("shard_failed").unwrap(), false),
+                        6 => (SkipReason::other("pre_filtered").unwrap(), true),
+                        _ => (SkipReason::other("locked").unwrap(), named),
                     };
-                    skipped.record(SkippedInput::new(path, reason));
+                    let mut input = SkippedInput::new(path, reason);
+                    if policy {
+                        input = input.policy();
+                    }
+                    if named {
+                        input = input.named();
+                    }
+                    skipped.record(input);
                 }
                 let mut d = Disclosure::new(completeness.clone(), total)
                     .with_start(start)
                     .with_skipped(skipped);
-                if with_cursor && completeness.is_truncated() {
+                if reached {
+                    d = d.with_limit_reached(limit);
+                }
+                if note && completeness.is_truncated() {
+                    d = d.with_note(format!("The cluster stopped after {count} hits."));
+                }
+                if subset && completeness.is_truncated() {
+                    d = d.with_subset();
+                } else if with_cursor && completeness.is_truncated() {
                     let scope = Scope::new(Fingerprint::of("parts"));
                     d = d.with_next_cursor(scope.cursor_at(&end, end));
                 }
@@ -508,6 +548,12 @@ enum Breakage {
     CountOff,
     CursorOnExact,
     StartPastTotal,
+    /// An error skip's count left out of `errors`.
+    ErrorsDropped,
+    /// A subset that offers a cursor.
+    CursorOnSubset,
+    /// A truncated page whose total says nothing is missing.
+    NothingMissing,
 }
 
 fn break_wire(value: &mut Value, how: Breakage) -> bool {
@@ -529,6 +575,22 @@ fn break_wire(value: &mut Value, how: Breakage) -> bool {
         Breakage::StartPastTotal => {
             let total = value["total"]["value"].as_u64().unwrap();
             value["start"] = (total + 1).into();
+        }
+        Breakage::ErrorsDropped => {
+            let Some(errors) = value["skipped"]["errors"].as_object_mut() else {
+                return false;
+            };
+            let Some(key) = errors.keys().next().cloned() else {
+                return false;
+            };
+            errors.remove(&key);
+        }
+        Breakage::CursorOnSubset if value["truncation"]["subset"] == true => {
+            let token = Scope::new(Fingerprint::of("parts")).cursor_at(&end, end);
+            value["next_cursor"] = token.to_string().into();
+        }
+        Breakage::NothingMissing if value.get("truncation").is_some() => {
+            value["total"] = serde_json::json!({ "value": end, "relation": "eq" });
         }
         _ => return false,
     }
@@ -591,6 +653,9 @@ proptest! {
             Just(Breakage::CountOff),
             Just(Breakage::CursorOnExact),
             Just(Breakage::StartPastTotal),
+            Just(Breakage::ErrorsDropped),
+            Just(Breakage::CursorOnSubset),
+            Just(Breakage::NothingMissing),
         ],
     ) {
         let b = Bounded::from_parts(items, disclosure).expect("valid");
@@ -649,13 +714,104 @@ fn from_parts_refuses_each_broken_rule_with_its_reason() {
             "more items than the limit",
             vec![1, 2, 3],
             Disclosure::new(limit(2, None), Total::AtLeast(9)),
-            "above the limit",
+            "holds 2 items, not 3",
+        ),
+        (
+            "fewer items than the limit",
+            vec![1, 2, 3],
+            Disclosure::new(limit(10, None), Total::AtLeast(11)),
+            "holds 10 items, not 3",
         ),
         (
             "requested not above the limit",
-            vec![1],
+            vec![1, 2],
             Disclosure::new(limit(2, Some(2)), Total::AtLeast(9)),
             "requested",
+        ),
+        (
+            "a budget stop with nothing missing",
+            vec![1, 2],
+            Disclosure::new(
+                Completeness::TruncatedByBudget {
+                    budget: Budget::new(BudgetKind::Deadline, 10, 12),
+                    clamp: None,
+                },
+                Total::Exact(5),
+            )
+            .with_start(3)
+            .with_next_cursor(scope.cursor_at(&5u64, 5)),
+            "nothing would be missing",
+        ),
+        (
+            "a subset with a cursor",
+            vec![1],
+            Disclosure::new(
+                Completeness::TruncatedByBudget {
+                    budget: Budget::new(BudgetKind::Deadline, 10, 12),
+                    clamp: None,
+                },
+                Total::AtLeast(1),
+            )
+            .with_subset()
+            .with_next_cursor(scope.cursor_at(&1u64, 1)),
+            "a subset has no next_cursor",
+        ),
+        (
+            "an exact subset",
+            vec![1],
+            Disclosure::new(Completeness::Exact, Total::Exact(1)).with_subset(),
+            "neither a subset",
+        ),
+        (
+            "limit reached beside a limit stop",
+            vec![1, 2],
+            Disclosure::new(limit(2, None), Total::AtLeast(3)).with_limit_reached(2),
+            "limit_reached",
+        ),
+        (
+            "limit reached with fewer items",
+            vec![1],
+            Disclosure::new(
+                Completeness::TruncatedByBudget {
+                    budget: Budget::new(BudgetKind::Deadline, 10, 12),
+                    clamp: None,
+                },
+                Total::AtLeast(3),
+            )
+            .with_limit_reached(2),
+            "reached its limit of 2",
+        ),
+        (
+            "needed on a page with an item",
+            vec![1],
+            Disclosure::new(
+                Completeness::TruncatedByBudget {
+                    budget: Budget::new(BudgetKind::OutputBytes, 300, 280).with_needed(400),
+                    clamp: None,
+                },
+                Total::AtLeast(2),
+            ),
+            "needed",
+        ),
+        (
+            "a custom reason named as a built-in one",
+            vec![1],
+            Disclosure::new(Completeness::Exact, Total::Exact(1)).with_skipped({
+                let mut s = Skipped::new();
+                s.record(SkippedInput::new("x", SkipReason::Other("binary".into())));
+                s
+            }),
+            "names a reason candor defines",
+        ),
+        (
+            "an error reason counted as policy",
+            vec![1],
+            Disclosure::new(Completeness::Exact, Total::Exact(1)).with_skipped({
+                let mut s = Skipped::new();
+                s.record(SkippedInput::new("x", SkipReason::Unreadable).policy());
+                s
+            }),
+            "every skip of it is an error",
         ),
         (
             "clamp not above its limit",

@@ -1020,23 +1020,37 @@ fn merged_limit_truncation_minimal_case() {
 }
 
 /// The wire form of a `skipped` block with one sample per reason (up to
-/// five).
+/// five). `locked`, a reason of another tool, is written as an error.
 fn skipped_json(reasons: &[&str]) -> serde_json::Value {
+    let is_error = |r: &str| matches!(r, "unreadable" | "vanished" | "locked");
     let mut by_reason = serde_json::Map::new();
+    let mut errors = serde_json::Map::new();
     for r in reasons {
-        let n = by_reason
-            .get(*r)
-            .and_then(serde_json::Value::as_u64)
-            .unwrap_or(0);
-        by_reason.insert((*r).to_owned(), serde_json::json!(n + 1));
+        for (map, counted) in [(&mut by_reason, true), (&mut errors, is_error(r))] {
+            if counted {
+                let n = map.get(*r).and_then(serde_json::Value::as_u64).unwrap_or(0);
+                map.insert((*r).to_owned(), serde_json::json!(n + 1));
+            }
+        }
     }
     let sample: Vec<_> = reasons
         .iter()
         .enumerate()
         .take(candor::SKIPPED_SAMPLE_LEN)
-        .map(|(i, r)| serde_json::json!({ "path": format!("dir/file {i}.bin"), "reason": r }))
+        .map(|(i, r)| {
+            let mut entry = serde_json::json!({ "path": format!("dir/file {i}.bin"), "reason": r });
+            if is_error(r) {
+                entry["error"] = serde_json::json!(true);
+            }
+            entry
+        })
         .collect();
-    serde_json::json!({ "total": reasons.len(), "by_reason": by_reason, "sample": sample })
+    let mut skipped =
+        serde_json::json!({ "total": reasons.len(), "by_reason": by_reason, "sample": sample });
+    if !errors.is_empty() {
+        skipped["errors"] = serde_json::Value::Object(errors);
+    }
+    skipped
 }
 
 /// Rule 3, counting: when counting ends exactly at `max_count` because the

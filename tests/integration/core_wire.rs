@@ -373,8 +373,8 @@ fn policy_skips_leave_an_exact_result_complete_and_error_skips_do_not() {
         json,
         concat!(
             r#"{"complete":false,"count":1,"total":{"value":1,"relation":"eq"},"#,
-            r#""skipped":{"total":1,"by_reason":{"unreadable":1},"#,
-            r#""sample":[{"path":"secret.txt","reason":"unreadable","detail":"permission denied"}]},"items":["x"]}"#
+            r#""skipped":{"total":1,"by_reason":{"unreadable":1},"errors":{"unreadable":1},"#,
+            r#""sample":[{"path":"secret.txt","reason":"unreadable","error":true,"detail":"permission denied"}]},"items":["x"]}"#
         )
     );
     assert!(b.into_exact().is_err());

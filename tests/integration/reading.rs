@@ -443,7 +443,9 @@ fn a_nul_near_the_start_makes_a_file_binary_and_one_further_in_ends_its_search()
             );
             assert!(lines.is_complete(), "{name}, NUL at {depth}");
             // A page cut by its limit that counts on counts the file's
-            // lines before the NUL, and says the rest was not searched.
+            // lines before the NUL. The NUL lies past the page's cursor:
+            // the page that reaches it says the rest was not searched,
+            // so a walk reports it once.
             let counted = corpus
                 .search(&query, &Limits::new().limit(3).count_total(true), None)
                 .unwrap();
@@ -452,9 +454,10 @@ fn a_nul_near_the_start_makes_a_file_binary_and_one_further_in_ends_its_search()
                 candor::Total::Exact(n as u64 + 1),
                 "{name}"
             );
+            let cut = n + 1 > 3;
             assert_eq!(
                 counted.skipped().count(&SkipReason::Binary),
-                1,
+                u64::from(!cut),
                 "{name}, NUL at {depth}"
             );
             // A capped page stops before the NUL: the next pages find it.
