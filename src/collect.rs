@@ -69,6 +69,8 @@ pub(crate) struct Collector<T> {
     kept: usize,
     /// Streaming: items are handed on and not retained.
     discard: bool,
+    /// The first item, with its JSON size, when the byte budget refused it.
+    refused: Option<(T, usize)>,
 }
 
 /// A finished collection, before it becomes a `Bounded` or a stream's end.
@@ -114,6 +116,7 @@ impl<T: Serialize> Collector<T> {
             error: None,
             kept: 0,
             discard: false,
+            refused: None,
         }
     }
 
@@ -191,6 +194,10 @@ impl<T: Serialize> Collector<T> {
             let envelope = self.exact_envelope_len(self.items.len() + 1);
             if envelope.saturating_add(bytes) > max {
                 self.stop = Some(output_bytes(max, 0, self.clamp()));
+                if self.items.is_empty() {
+                    // Kept aside, to say what a page holding it needs.
+                    self.refused = Some((item, size));
+                }
                 return ControlFlow::Break(());
             }
             self.item_bytes = bytes;
@@ -368,7 +375,7 @@ impl<T: Serialize> Collector<T> {
         let clamp = self.clamp();
         let Collector {
             mut items,
-            sizes,
+            mut sizes,
             max_bytes,
             stop,
             start,
@@ -377,6 +384,7 @@ impl<T: Serialize> Collector<T> {
             error,
             kept,
             discard,
+            refused,
             ..
         } = self;
         if let Some(error) = error {
@@ -427,6 +435,12 @@ impl<T: Serialize> Collector<T> {
             .with_skipped(skipped);
         disclosure.set_next_cursor(next_cursor);
         if let Some(max) = max_bytes {
+            // The first item, refused by the budget, is measured as the
+            // page's next item: a page without items says what one needs.
+            if let (true, Some((item, size))) = (items.is_empty(), refused) {
+                items.push(item);
+                sizes.push(size);
+            }
             let fitted = Fitting {
                 base: &disclosure,
                 sizes: &sizes,
@@ -438,6 +452,7 @@ impl<T: Serialize> Collector<T> {
             .fit(items.len())?;
             items.truncate(fitted.count);
             disclosure = fitted.disclosure;
+            disclosure.set_fitted_to(max);
         }
         Ok(Finished {
             kept: if discard { kept } else { items.len() },

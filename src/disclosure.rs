@@ -21,7 +21,7 @@ use crate::{BudgetKind, Completeness, Cursor, Skipped, Total};
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[must_use = "the disclosure says whether the items are all of the answer"]
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct Disclosure {
     completeness: Completeness,
     total: Total,
@@ -40,7 +40,27 @@ pub struct Disclosure {
     note: NoteForm,
     /// The note's text when the source wrote its own.
     note_text: Option<String>,
+    /// The output-bytes budget the page was fitted to, if any: not part
+    /// of what the result says (nor of its equality), but what a
+    /// transformation of its items must keep to.
+    fitted_to: Option<usize>,
 }
+
+impl PartialEq for Disclosure {
+    fn eq(&self, other: &Disclosure) -> bool {
+        self.completeness == other.completeness
+            && self.total == other.total
+            && self.start == other.start
+            && self.next_cursor == other.next_cursor
+            && self.skipped == other.skipped
+            && self.subset == other.subset
+            && self.limit_reached == other.limit_reached
+            && self.note == other.note
+            && self.note_text == other.note_text
+    }
+}
+
+impl Eq for Disclosure {}
 
 impl Disclosure {
     /// A disclosure for a first page: `completeness` and `total`, no
@@ -68,6 +88,7 @@ impl Disclosure {
             limit_reached: None,
             note: NoteForm::Full,
             note_text: None,
+            fitted_to: None,
         }
     }
 
@@ -321,6 +342,15 @@ impl Disclosure {
 
     pub(crate) fn note(&self) -> NoteForm {
         self.note
+    }
+
+    /// The output-bytes budget the page was fitted to, if any.
+    pub(crate) fn fitted_to(&self) -> Option<usize> {
+        self.fitted_to
+    }
+
+    pub(crate) fn set_fitted_to(&mut self, max_bytes: usize) {
+        self.fitted_to = Some(max_bytes);
     }
 
     /// The source's own note, if it wrote one.

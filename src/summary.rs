@@ -6,19 +6,6 @@ use std::fmt::Write as _;
 use crate::note::{either, remedies};
 use crate::{Completeness, Disclosure, Skipped};
 
-/// `noun` (a plural) for a count of `n`: naively singular for 1.
-fn noun_for(n: u64, noun: &str) -> String {
-    if n != 1 {
-        return noun.to_owned();
-    }
-    for suffix in ["ches", "shes", "sses", "xes"] {
-        if noun.ends_with(suffix) {
-            return noun[..noun.len() - 2].to_owned();
-        }
-    }
-    noun.strip_suffix('s').unwrap_or(noun).to_owned()
-}
-
 /// The one-line disclosure of a page of `count` items.
 pub(crate) fn summary_line(disclosure: &Disclosure, count: usize, noun: &str) -> String {
     let completeness = disclosure.completeness();
@@ -28,20 +15,25 @@ pub(crate) fn summary_line(disclosure: &Disclosure, count: usize, noun: &str) ->
     let mut line = String::new();
     // Which items of how many: "matches 11-20 of 25".
     let span = match count {
-        0 => format!("no {} of {total}", noun_for(2, noun)),
-        1 => format!("{} {} of {total}", noun_for(1, noun), start + 1),
+        // The noun is the caller's plural, used as given: a guessed
+        // singular is wrong too often ("indices", "entries", "bus").
+        0 => format!("no {noun} of {total}"),
+        1 => format!("{noun} {n}-{n} of {total}", n = start + 1),
         _ => format!("{noun} {}-{} of {total}", start + 1, start + count as u64),
     };
     match completeness {
+        Completeness::Exact if start == 0 && count != 1 && !skipped.has_errors() => {
+            let _ = write!(line, "Complete: {count} {noun}.");
+        }
         Completeness::Exact if start == 0 && !skipped.has_errors() => {
-            let _ = write!(line, "Complete: {count} {}.", noun_for(count as u64, noun));
+            let _ = write!(line, "Complete: {span}.");
         }
         Completeness::Exact if !skipped.has_errors() => {
             let _ = write!(line, "Complete: {span} (the last page).");
         }
         Completeness::Exact => {
             let found = if start == 0 {
-                format!("{count} {}", noun_for(count as u64, noun))
+                format!("{count} {noun}")
             } else {
                 span
             };

@@ -380,21 +380,23 @@ impl<T> Bounded<T> {
 
     /// Transforms every item, keeping the disclosure true of the new items.
     ///
-    /// A result cut by the output-bytes budget states its serialized size
-    /// (`used`): the size is measured again with the new items. If they
-    /// no longer fit the budget, the result would state a budget its
-    /// response breaks, and `map` refuses it: transform the items before
-    /// they are collected (collect an iterator of the new items), or give
-    /// the query a budget that leaves room for the new shape. The
-    /// `needed` figure of a page that held no item speaks of the old
-    /// items and is dropped.
+    /// A page fitted to an output-bytes budget
+    /// ([`Limits::max_bytes`](crate::Limits::max_bytes)) is measured
+    /// again with the new items, and one cut by that budget states its new
+    /// size (`used`). If the new items no longer fit the budget, the
+    /// response would break the budget it was fitted to (and a cut page
+    /// would state one it breaks), so `map` refuses it: transform the
+    /// items before they are collected (collect an iterator of the new
+    /// items), or give the query a budget that leaves room for the new
+    /// shape. The `needed` figure of a page that held no item speaks of
+    /// the old items and is dropped.
     ///
     /// # Errors
     ///
     /// [`ErrorKind::OverBudget`] when the new items overflow the
-    /// output-bytes budget the result was cut to, and
+    /// output-bytes budget the page was fitted to, and
     /// [`ErrorKind::Serialize`] when a new item fails to serialize (both
-    /// only for a result cut by that budget).
+    /// only for a page fitted to such a budget).
     ///
     /// # Example
     ///
@@ -403,7 +405,7 @@ impl<T> Bounded<T> {
     /// assert_eq!(b.items(), &[0, 10]);
     /// assert!(b.is_truncated());
     ///
-    /// // A page cut to 200 bytes cannot grow past them.
+    /// // A page fitted to 200 bytes cannot grow past them.
     /// let cut = candor::Limits::new().max_bytes(200).collect(0..100u32)?;
     /// let err = cut.map(|n| format!("item number {n:>40}")).unwrap_err();
     /// assert!(matches!(err.kind(), candor::ErrorKind::OverBudget { max_bytes: 200, .. }));
@@ -415,29 +417,38 @@ impl<T> Bounded<T> {
             mut disclosure,
         } = self;
         let items: Vec<U> = items.into_iter().map(f).collect();
-        if let Completeness::TruncatedByBudget { budget, clamp } = disclosure.completeness().clone()
-        {
-            if budget.kind() == crate::BudgetKind::OutputBytes {
-                let max = usize::try_from(budget.max()).unwrap_or(usize::MAX);
-                let cut = Completeness::TruncatedByBudget {
-                    budget: crate::Budget::new(budget.kind(), budget.max(), 0),
-                    clamp,
-                };
-                disclosure.set_completeness(cut);
-                let item_bytes = crate::envelope::json_len(&items)? - 2;
-                let (size, budget) =
-                    crate::envelope::fitted_len(&disclosure, items.len(), item_bytes, max)?;
-                if size > max {
-                    return Err(ErrorKind::OverBudget {
-                        max_bytes: max,
-                        size,
-                    }
-                    .into());
-                }
-                if let Some(budget) = budget {
-                    disclosure.set_completeness(Completeness::TruncatedByBudget { budget, clamp });
-                }
+        let cut = match disclosure.completeness() {
+            Completeness::TruncatedByBudget { budget, clamp }
+                if budget.kind() == crate::BudgetKind::OutputBytes =>
+            {
+                Some((budget.max(), *clamp))
             }
+            _ => None,
+        };
+        let max = match (cut, disclosure.fitted_to()) {
+            (Some((max, _)), _) => usize::try_from(max).unwrap_or(usize::MAX),
+            (None, Some(max)) => max,
+            (None, None) => return Ok(Bounded { items, disclosure }),
+        };
+        if let Some((max, clamp)) = cut {
+            // `used` is measured anew, and `needed` no longer applies.
+            disclosure.set_completeness(Completeness::TruncatedByBudget {
+                budget: crate::Budget::new(crate::BudgetKind::OutputBytes, max, 0),
+                clamp,
+            });
+        }
+        let item_bytes = crate::envelope::json_len(&items)?.saturating_sub(2);
+        let (size, budget) =
+            crate::envelope::fitted_len(&disclosure, items.len(), item_bytes, max)?;
+        if size > max {
+            return Err(ErrorKind::OverBudget {
+                max_bytes: max,
+                size,
+            }
+            .into());
+        }
+        if let (Some(budget), Some((_, clamp))) = (budget, cut) {
+            disclosure.set_completeness(Completeness::TruncatedByBudget { budget, clamp });
         }
         Ok(Bounded { items, disclosure })
     }

@@ -144,27 +144,34 @@ impl Fitting<'_> {
             });
         }
         // Not one item fits: a page without items, at the richest level
-        // where that fits, saying (where it fits too) how large a budget a
-        // page holding the next item needs.
+        // where that fits. Without a cursor such a page is a dead end, so
+        // it says how large a budget a page holding the next item needs;
+        // where even that does not fit, the budget is too small.
         let mut needed = 0;
+        let dead_end = n > 0 && (self.cursor_at)(0).is_none();
         for (at, &level) in levels.iter().enumerate() {
             match self.try_fit(level, 0, n)? {
-                Fit::Fits(disclosure) => {
-                    if n > 0 {
-                        let one = self.needed_for_one(n)?;
-                        for &poorer in &levels[at..] {
-                            if let Fit::Fits(d) = self.try_fit_needing(poorer, 0, n, Some(one))? {
-                                return Ok(Fitted {
-                                    count: 0,
-                                    disclosure: *d,
-                                });
-                            }
-                        }
-                    }
+                Fit::Fits(disclosure) if !dead_end => {
                     return Ok(Fitted {
                         count: 0,
                         disclosure: *disclosure,
                     });
+                }
+                Fit::Fits(_) => {
+                    let one = self.needed_for_one(n)?;
+                    for &poorer in &levels[at..] {
+                        if let Fit::Fits(d) = self.try_fit_needing(poorer, 0, n, Some(one))? {
+                            return Ok(Fitted {
+                                count: 0,
+                                disclosure: *d,
+                            });
+                        }
+                    }
+                    return Err(ErrorKind::BudgetTooSmall {
+                        max_bytes: self.max,
+                        needed: usize::try_from(one).unwrap_or(usize::MAX),
+                    }
+                    .into());
                 }
                 Fit::Over(len) => needed = len,
             }
@@ -197,6 +204,11 @@ impl Fitting<'_> {
                 needed = needed.min(len);
             }
         }
+        // A page without items and without a cursor is a dead end: what
+        // a retry needs is a page that holds the first item.
+        if dead_end {
+            needed = needed.max(usize::try_from(self.needed_for_one(n)?).unwrap_or(usize::MAX));
+        }
         Err(ErrorKind::BudgetTooSmall {
             max_bytes: self.max,
             needed,
@@ -211,6 +223,9 @@ impl Fitting<'_> {
     /// fixed point of its own length, reached from below.
     fn needed_for_one(&self, n: usize) -> Result<u64, Error> {
         let poorest = *self.levels().last().expect("levels are never empty");
+        // As if more items followed: the page holding the first item then
+        // has a cursor too, where cursors can be issued.
+        let n = n.max(2);
         let mut needed = match self.try_fit(poorest, 1, n)? {
             Fit::Over(len) => len,
             Fit::Fits(_) => self.max,

@@ -12,7 +12,7 @@ use crate::search::reader::{self, BLOCK, Ended, Opened};
 use crate::search::run;
 use crate::search::source::Source;
 use crate::search::{Line, lines};
-use crate::{Bounded, Budget, BudgetKind, Completeness, Cursor, Fingerprint, Limits};
+use crate::{Bounded, Budget, BudgetKind, Completeness, Cursor, Fingerprint, Limits, Total};
 
 /// Which lines of which file an [`excerpt`](crate::Corpus::excerpt) returns.
 ///
@@ -117,20 +117,37 @@ fn read_excerpt(
     begin: u64,
     limits: &Limits,
     collector: &mut Collector<Line>,
-) {
-    let last = excerpt.last;
-    // The lines wanted: up to `last`, and no more than the limit's probe.
+) -> Option<Total> {
+    // The lines wanted: up to `last`, and no more than the limit's probe;
+    // with an exact total asked for, the lines past the probe up to
+    // `last` are counted (not kept), within the count budget.
     let limit = limits.applied_limit().limit();
-    let last = limit.map_or(last, |l| last.min(begin.saturating_add(l as u64)));
+    let held_last = limit.map_or(excerpt.last, |l| {
+        excerpt.last.min(begin.saturating_add(l as u64))
+    });
+    let counting = limits.count_total;
+    let count_budget = limits.max_counted.unwrap_or(u64::MAX);
+    let last = if counting { excerpt.last } else { held_last };
     let deadline = Deadline::of(limits);
     let mut held: Vec<Line> = Vec::new();
     let mut line_number = 0u64;
     let mut stopped_by = None;
+    let mut count_ended = false;
     let mut visit = |chunk: &[u8], base: u64, is_last: bool| -> ControlFlow<()> {
         let mut at = 0usize;
         while at < chunk.len() && line_number < last {
-            line_number += 1;
             let line = lines::at(chunk, at);
+            if line_number >= held_last {
+                // Counted only: the line exists, and is not kept.
+                if line_number - begin + 1 >= count_budget {
+                    count_ended = true;
+                    return ControlFlow::Break(());
+                }
+                line_number += 1;
+                at = line.end + 1;
+                continue;
+            }
+            line_number += 1;
             if line_number >= begin {
                 let mut text = String::new();
                 let line_cut = show(
@@ -174,38 +191,53 @@ fn read_excerpt(
         ControlFlow::Continue(())
     };
     let ended = match source.open(path) {
+        // The caller named this file: any skip of it, policy or error,
+        // leaves the excerpt incomplete.
         Opened::Skip(input) => {
-            collector.skip(input);
-            return;
+            collector.skip(input.named());
+            return None;
         }
         Opened::Memory(bytes, known) => reader::visit_memory(bytes, known, BLOCK, 0, &mut visit),
         Opened::File(file, rules) => {
             reader::visit_file(file, rules, &mut Vec::new(), None, &mut visit)
         }
     };
+    let whole = matches!(ended, Ended::Whole(_)) || line_number >= last;
     let tail = match ended {
         Ended::Skip(reason, detail) => {
-            collector.skip(reader::skipped(path, reason, detail));
-            return;
+            collector.skip(reader::skipped(path, reason, detail).named());
+            return None;
         }
         // The lines before the cut are the file's; the rest was not read.
         Ended::Cut { reason, detail, .. } => Some(reader::skipped(path, reason, Some(detail))),
         Ended::Whole(_) | Ended::Stopped(_) => None,
     };
+    let lines_from_begin = line_number.saturating_sub(begin - 1);
+    let mut full = false;
     for line in held {
         if collector.offer(line).is_break() {
-            return;
+            full = true;
+            break;
         }
     }
     if let Some(tail) = tail {
-        collector.skip(tail);
+        collector.skip(tail.named());
     }
-    if let Some(budget) = stopped_by {
+    if let (false, Some(budget)) = (full, stopped_by) {
         collector.stop_with(Completeness::TruncatedByBudget {
             budget,
             clamp: None,
         });
     }
+    // The lines from `begin` on, counted to the end of the excerpt (or of
+    // the file) unless something ended the count first.
+    counting.then(|| {
+        if whole && !count_ended && stopped_by.is_none() {
+            Total::Exact(lines_from_begin)
+        } else {
+            Total::AtLeast(lines_from_begin)
+        }
+    })
 }
 
 pub(crate) fn excerpt(
@@ -249,12 +281,13 @@ pub(crate) fn excerpt(
     };
     let mut collector: Collector<Line> = Collector::resuming(limits, cursor);
     let begin = after.map_or(first, |a| a + 1);
-    if limits.max_files == Some(0) {
+    let counted = if limits.max_files == Some(0) {
         // Nothing is read.
         collector.stop_with(Completeness::TruncatedByBudget {
             budget: Budget::new(BudgetKind::Files, 0, 0),
             clamp: None,
         });
+        None
     } else {
         read_excerpt(
             source,
@@ -263,11 +296,11 @@ pub(crate) fn excerpt(
             begin,
             limits,
             &mut collector,
-        );
-    }
+        )
+    };
     collector.finish(
         |kept| kept.last().map(|l| scope.cursor(&l.line_number)),
-        None,
+        counted,
         limits.strict,
     )
 }

@@ -783,7 +783,7 @@ fn disclosure_lines() {
         (
             "exact, one item",
             Bounded::exact(vec![7u32]).summary("matches"),
-            "Complete: 1 match.",
+            "Complete: matches 1-1 of 1.",
         ),
         (
             "deadline",

@@ -9,6 +9,7 @@ mod core_paging;
 mod core_props;
 mod core_support;
 mod core_wire;
+mod disclosure_truth;
 mod examples_cli;
 mod examples_mcp;
 mod fixture;

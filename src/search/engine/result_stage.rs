@@ -15,7 +15,8 @@ use crate::search::engine::file::{FileOutcome, Hits};
 use crate::search::engine::plan::{Deadline, Mode, Plan};
 use crate::search::engine::position::{CursorFor, Stamp};
 use crate::search::item::Item;
-use crate::{Budget, BudgetKind, Completeness, Cursor, Limits, Scope, Total};
+use crate::search::path;
+use crate::{Budget, BudgetKind, Completeness, Cursor, Limits, Scope, SkippedInput, Total};
 
 /// Hands one file's hits, as items, to an `Each`, until it breaks.
 pub(crate) type ToItems<T> = fn(&str, &Hits, &mut Each<'_, T>) -> ControlFlow<()>;
@@ -105,7 +106,7 @@ impl<'l, T: Item> ResultStage<'l, T> {
         to_items: ToItems<T>,
     ) -> ControlFlow<()> {
         if self.collector.is_stopped() {
-            return self.count(outcome);
+            return self.count(plan, outcome);
         }
         let path = match &outcome {
             // The budgets apply between files here, and between the parts
@@ -138,7 +139,7 @@ impl<'l, T: Item> ResultStage<'l, T> {
                 ControlFlow::Break(())
             }
             FileOutcome::Skipped(input) => {
-                self.collector.skip(input);
+                self.skip(plan, input);
                 ControlFlow::Continue(())
             }
             FileOutcome::Searched {
@@ -185,7 +186,7 @@ impl<'l, T: Item> ResultStage<'l, T> {
                 // good (a count that goes on has counted them, and the
                 // rest is as unsearched for it).
                 if let (Some(tail), ControlFlow::Continue(())) = (tail, flow) {
-                    self.collector.skip(tail);
+                    self.skip(plan, tail);
                 }
                 if self.collector.is_stopped() {
                     return flow;
@@ -284,9 +285,14 @@ impl<'l, T: Item> ResultStage<'l, T> {
         ControlFlow::Continue(())
     }
 
+    /// Records a skip (see `as_asked`).
+    fn skip(&mut self, plan: &Plan<'_>, input: SkippedInput) {
+        self.collector.skip(as_asked(plan, input));
+    }
+
     /// Takes an outcome after the collection filled: only counted. Only a
     /// count that goes on gets here (any other stop broke the run).
-    fn count(&mut self, outcome: FileOutcome<'_>) -> ControlFlow<()> {
+    fn count(&mut self, plan: &Plan<'_>, outcome: FileOutcome<'_>) -> ControlFlow<()> {
         let Some(count) = self.counting.as_mut().filter(|_| self.count_end.is_none()) else {
             return ControlFlow::Break(());
         };
@@ -299,7 +305,7 @@ impl<'l, T: Item> ResultStage<'l, T> {
             } => {
                 count.add(contribution(self.mode, &hits));
                 if let Some(tail) = tail {
-                    self.collector.skip(tail);
+                    self.collector.skip(as_asked(plan, tail));
                 }
                 if stopped_at.is_some() {
                     // Counted in part: what was counted is a lower bound.
@@ -307,7 +313,7 @@ impl<'l, T: Item> ResultStage<'l, T> {
                     return ControlFlow::Break(());
                 }
             }
-            FileOutcome::Skipped(input) => self.collector.skip(input),
+            FileOutcome::Skipped(input) => self.collector.skip(as_asked(plan, input)),
             FileOutcome::Failed(_) => {
                 self.count_end = Some(count.at_least());
                 return ControlFlow::Break(());
@@ -380,6 +386,17 @@ impl<'l, T: Item> ResultStage<'l, T> {
         }
         Ok(streamed)
     }
+}
+
+/// A skip as the caller sees it: one of a file the caller named (the file
+/// of a find-in-file, or a path filter naming the file itself) leaves the
+/// answer incomplete, whatever its reason, since the caller asked for it.
+fn as_asked(plan: &Plan<'_>, input: SkippedInput) -> SkippedInput {
+    let named = plan
+        .filters
+        .binary_search_by(|f| path::cmp_paths(f, input.path()))
+        .is_ok();
+    if named { input.named() } else { input }
 }
 
 /// How many items of the full answer a file's hits make: its matching
