@@ -363,26 +363,23 @@ async fn following_next_cursor_yields_every_match_exactly_once() {
     .await;
     assert_eq!(by_limit, full);
 
-    // The byte budget cuts pages too, and each page keeps to it.
+    // The byte budget cuts pages too, and each whole tool result (every
+    // content block and structuredContent) keeps to it.
     let first = call(
         &client,
         "search_text",
-        json!({ "query": "needle", "max_bytes": 1500 }),
+        json!({ "query": "needle", "max_bytes": 3000 }),
     )
     .await;
-    let json_text = text(&first)
-        .split_once('\n')
-        .expect("disclosure, then JSON")
-        .1
-        .to_owned();
-    assert!(json_text.len() <= 1500, "{} bytes", json_text.len());
+    let sent = serde_json::to_vec(&first).expect("JSON").len();
+    assert!(sent <= 3000, "{sent} bytes");
     let page = wire::<Match>(&first, "matches");
     assert_eq!(page["truncation"]["by"], "budget");
     assert_eq!(page["truncation"]["budget"], "output_bytes");
     let by_bytes = all_pages(
         &client,
         "search_text",
-        json!({ "query": "needle", "max_bytes": 1500 }),
+        json!({ "query": "needle", "max_bytes": 3000 }),
         "matches",
     )
     .await;
@@ -457,6 +454,15 @@ async fn a_limit_above_the_ceiling_is_clamped_and_disclosed() {
     let page = wire::<Match>(&result, "matches");
     assert_eq!(page["truncation"]["limit"], 5);
     assert!(page["truncation"].get("requested").is_none(), "{page}");
+
+    // A JSON Schema integer written as a float is an integer.
+    let result = call(
+        &client,
+        "search_text",
+        json!({ "query": "needle", "limit": 3.0, "max_bytes": 8192.0 }),
+    )
+    .await;
+    assert_eq!(wire::<Match>(&result, "matches")["count"], 3);
     client.cancel().await.expect("shutdown");
 }
 
@@ -564,6 +570,18 @@ async fn bad_input_is_a_tool_error_and_the_server_keeps_serving() {
             "search_text",
             json!({ "query": "fish", "max_results": 3 }),
             "max_results",
+        ),
+        (
+            "misspelled argument",
+            "count_matches",
+            json!({ "query": "fish", "limt": 3 }),
+            "did you mean \"limit\"",
+        ),
+        (
+            "fractional limit",
+            "search_text",
+            json!({ "query": "fish", "limit": 2.5 }),
+            "limit",
         ),
         (
             "budget too small",
@@ -777,7 +795,7 @@ async fn lines_that_are_not_utf8_get_a_parse_error_and_the_session_goes_on() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn a_line_longer_than_a_mebibyte_gets_a_parse_error_and_the_session_goes_on() {
+async fn a_line_longer_than_a_mebibyte_gets_an_error_with_its_id_and_the_session_goes_on() {
     let tmp = sample_tree();
     let mut session = RawSession::start(tmp.path()).await;
     // A request padded to `len` bytes, then `ending`.
@@ -798,19 +816,61 @@ async fn a_line_longer_than_a_mebibyte_gets_a_parse_error_and_the_session_goes_o
     for (len, ending) in [
         ((1 << 20) + 1, &b"\n"[..]),
         ((1 << 20) + 1, b"\r\n"),
-        (5 << 20, b"\n"),
+        (10 << 20, b"\n"),
     ] {
         session.send_bytes(&padded(len, ending)).await;
         let reply = session.reply().await;
-        assert_eq!(reply["error"]["code"], json!(-32700), "{reply}");
+        assert_eq!(reply["id"], json!(7), "{reply}");
+        assert_eq!(reply["error"]["code"], json!(-32600), "{reply}");
         let message = reply["error"]["message"].as_str().unwrap();
         assert!(message.contains("longer than 1048576 bytes"), "{message}");
     }
+    // A line whose id cannot be read is answered with a null id.
+    let mut garbage = vec![b'x'; 2 << 20];
+    garbage.push(b'\n');
+    session.send_bytes(&garbage).await;
+    let reply = session.reply().await;
+    assert_eq!(reply["id"], Value::Null, "{reply}");
+    assert_eq!(reply["error"]["code"], json!(-32600), "{reply}");
     let reply = session
         .request(json!({ "jsonrpc": "2.0", "id": 556, "method": "tools/list" }))
         .await;
     assert_eq!(reply["id"], json!(556), "{reply}");
     session.child.kill().await.expect("stop the server");
+}
+
+/// The case: a client that sends a 10 MiB pattern or a 1 MiB
+/// cursor gets an answer to its request (it used to wait forever), and
+/// the server keeps serving it.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_request_over_the_line_cap_is_answered_and_the_client_goes_on() {
+    let tmp = sample_tree();
+    let client = connect(tmp.path(), &[]).await;
+    let huge_pattern = json!({ "query": "x".repeat(10 << 20) });
+    let huge_cursor = json!({ "query": "fish", "cursor": "A".repeat(1 << 20) });
+    for arguments in [huge_pattern, huge_cursor] {
+        let Value::Object(arguments) = arguments else {
+            unreachable!()
+        };
+        let params = CallToolRequestParams::new("search_text").with_arguments(arguments);
+        let answer = tokio::time::timeout(HANG_GUARD, client.call_tool(params))
+            .await
+            .expect("the server answers the request");
+        let Err(rmcp::ServiceError::McpError(error)) = answer else {
+            panic!("expected a JSON-RPC error, got {answer:?}");
+        };
+        assert_eq!(error.code.0, -32600, "{error:?}");
+        assert!(
+            error.message.contains("longer than 1048576 bytes"),
+            "{error:?}"
+        );
+        let next = call(&client, "files_with_matches", json!({ "query": "red" })).await;
+        assert_eq!(
+            items(&wire::<String>(&next, "files")),
+            [json!("b/three.txt")]
+        );
+    }
+    client.cancel().await.expect("shutdown");
 }
 
 #[tokio::test(flavor = "multi_thread")]
