@@ -168,8 +168,10 @@ fn query_properties() -> JsonObject {
 fn tools(policy: &Policy, deadline: Duration) -> Vec<Tool> {
     let defaults = format!(
         "A call works for at most {} ms; past that it returns what it found, marked incomplete, with a cursor. \
+         max_bytes (default {}) bounds the whole tool result as sent: every content block and structuredContent. \
          {LLM_GUIDE}",
-        deadline.as_millis()
+        deadline.as_millis(),
+        PageArgs::default().budget(policy)
     );
     let mut search = query_properties();
     search.insert("max_columns".into(), json!({

@@ -169,6 +169,15 @@ async fn tools_are_listed_with_output_schemas_and_the_guide() {
         }
         assert!(description.contains(candor::LLM_GUIDE), "{}", tool.name);
         assert!(description.contains("100"), "the default limit is stated");
+        assert!(
+            description.contains("bounds the whole tool result"),
+            "{}: what max_bytes bounds is stated",
+            tool.name
+        );
+        let max_bytes = tool.input_schema["properties"]["max_bytes"]["description"]
+            .as_str()
+            .unwrap_or_default();
+        assert!(max_bytes.contains("whole tool result"), "{max_bytes}");
         let output = tool.output_schema.as_ref().expect("an outputSchema");
         let properties = output["properties"].as_object().expect("properties");
         for key in [
@@ -871,6 +880,66 @@ async fn a_request_over_the_line_cap_is_answered_and_the_client_goes_on() {
         );
     }
     client.cancel().await.expect("shutdown");
+}
+
+/// The target directory this test binary was built in, for `cargo run`.
+fn target_dir() -> std::path::PathBuf {
+    // This binary is <target>/<profile>/deps/integration-<hash>.
+    let exe = std::env::current_exe().expect("the test binary's path");
+    exe.ancestors()
+        .nth(3)
+        .expect("the test binary sits in <target>/<profile>/deps")
+        .to_owned()
+}
+
+/// Every MCP command README shows runs as written (`DIR` a folder): each
+/// starts a server that lists its tools and answers a search.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_readme_s_mcp_commands_run_as_written() {
+    let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md"))
+        .expect("README.md");
+    let commands: Vec<&str> = readme
+        .split('`')
+        .filter(|c| c.starts_with("cargo run") && c.contains("--example mcp_"))
+        .collect();
+    assert_eq!(commands.len(), 2, "{commands:?}");
+    let tmp = sample_tree();
+    for command in commands {
+        let words: Vec<&str> = command.split_whitespace().collect();
+        let mut process = tokio::process::Command::new(env!("CARGO"));
+        for word in &words[1..] {
+            match *word {
+                "DIR" => process.arg(tmp.path()),
+                word => process.arg(word),
+            };
+        }
+        // The command may build the example first.
+        process
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .env("CARGO_TARGET_DIR", target_dir());
+        let transport = TokioChildProcess::new(process).expect("cargo starts");
+        let client = tokio::time::timeout(Duration::from_secs(900), ().serve(transport))
+            .await
+            .unwrap_or_else(|_| panic!("{command}: no answer to initialize"))
+            .unwrap_or_else(|e| panic!("{command}: no MCP session: {e}"));
+        let tools = tokio::time::timeout(HANG_GUARD, client.list_all_tools())
+            .await
+            .expect("the server answers")
+            .expect("tools/list");
+        let search = tools
+            .iter()
+            .find(|t| t.name.starts_with("search"))
+            .unwrap_or_else(|| panic!("{command}: no search tool"));
+        let result = call(
+            &client,
+            &search.name,
+            json!({ "query": "red fish", "limit": 5 }),
+        )
+        .await;
+        let page = wire::<Match>(&result, "matches");
+        assert_eq!(page["items"][0]["path"], "b/three.txt", "{command}: {page}");
+        client.cancel().await.expect("shutdown");
+    }
 }
 
 #[tokio::test(flavor = "multi_thread")]
