@@ -30,11 +30,14 @@ pub(crate) const ERROR_FLOOR: usize = 256;
 ///
 /// A tool result sends the JSON twice: as `structuredContent`, and as the
 /// text block that mirrors it, where each `"` and `\` takes two bytes. So
-/// the JSON gets a third of `max_bytes`, less about 670 bytes kept for the
-/// disclosure line and the frame of the result; with it, the whole result
-/// (every content block and `structuredContent`, as serialized) fits
-/// `max_bytes` whatever the items hold. [`PageArgs::limits`](super::PageArgs::limits)
-/// applies it.
+/// the JSON gets a third of `max_bytes`, less 672 bytes kept for the
+/// disclosure line (512) and the frame of the result (160); with it, the
+/// whole result (every content block and `structuredContent`, as
+/// serialized) fits `max_bytes` whatever the items hold, as long as the
+/// disclosure line fits in its 512 bytes (a line is rarely above 300).
+/// [`PageArgs::limits`](super::PageArgs::limits) applies it; a result
+/// that does not fit is refused, never sent (see
+/// [`tool_result`](super::tool_result)).
 ///
 /// # Example
 ///

@@ -918,10 +918,11 @@ async fn the_readme_s_mcp_commands_run_as_written() {
             .current_dir(env!("CARGO_MANIFEST_DIR"))
             .env("CARGO_TARGET_DIR", target_dir());
         let transport = TokioChildProcess::new(process).expect("cargo starts");
-        let client = tokio::time::timeout(Duration::from_secs(900), ().serve(transport))
-            .await
-            .unwrap_or_else(|_| panic!("{command}: no answer to initialize"))
-            .unwrap_or_else(|e| panic!("{command}: no MCP session: {e}"));
+        let Ok(session) = tokio::time::timeout(Duration::from_secs(900), ().serve(transport)).await
+        else {
+            panic!("{command}: no answer to initialize");
+        };
+        let client = session.unwrap_or_else(|e| panic!("{command}: no MCP session: {e}"));
         let tools = tokio::time::timeout(HANG_GUARD, client.list_all_tools())
             .await
             .expect("the server answers")

@@ -15,6 +15,11 @@ use tokio::task::JoinHandle;
 use line::{Line, read_line};
 use precheck::{parse_error, precheck, too_long};
 
+/// The longest line rmcp reads (`DEFAULT_MAX_LINE_LENGTH` of its
+/// `transport-async-rw`, 16 MiB, counts the `\n`); it drops a longer one
+/// without a reply.
+const SDK_MAX_LINE: usize = (16 << 20) - 1;
+
 /// A guard between a stdio server's standard streams and rmcp: every
 /// request line gets a JSON-RPC answer, and the server keeps serving.
 ///
@@ -76,16 +81,20 @@ impl StdioGuard {
     /// The longest request line read, not counting its line ending; a
     /// longer one is answered with an error without being held. Default:
     /// 1 MiB (a request is a few hundred bytes; a cursor, a few dozen).
+    /// At most just under 16 MiB, rmcp's own cap, past which rmcp would
+    /// drop the line unanswered: a larger value is lowered to it.
     ///
     /// # Example
     ///
     /// ```
     /// let guard = candor::mcp::StdioGuard::new().max_line_bytes(64 * 1024);
     /// assert_eq!(guard.get_max_line_bytes(), 64 * 1024);
+    /// let most = candor::mcp::StdioGuard::new().max_line_bytes(usize::MAX);
+    /// assert_eq!(most.get_max_line_bytes(), (16 << 20) - 1);
     /// ```
     #[must_use]
     pub fn max_line_bytes(mut self, max_line_bytes: usize) -> StdioGuard {
-        self.max_line_bytes = max_line_bytes;
+        self.max_line_bytes = max_line_bytes.min(SDK_MAX_LINE);
         self
     }
 
