@@ -1,15 +1,18 @@
 //! An MCP server over stdio that searches one directory tree with candor.
 //!
 //! ```text
-//! cargo run --release --example mcp_server --features mcp -- --root /path/to/project [--ceiling 1000]
+//! cargo run --release --features mcp --example mcp_server -- --root /path/to/project [--ceiling 1000]
 //! ```
 //!
 //! Tools: `search_text`, `count_matches`, `files_with_matches` and
 //! `excerpt`. Each answers through `candor::mcp`: the wire shape in
 //! `structuredContent` (its JSON Schema is the tool's `outputSchema`), a
-//! text block with the one-line disclosure, and one with exactly the JSON.
-//! A bad pattern, a bad cursor or a path outside the root is a tool error
-//! (`isError: true`); a line that is not JSON gets a JSON-RPC parse error
+//! text block with the one-line disclosure, and one with exactly the JSON,
+//! the whole within the client's `max_bytes`. A bad pattern, a bad cursor,
+//! an unknown argument or a path outside the root is a tool error
+//! (`isError: true`). In front of the SDK, `candor::mcp::StdioGuard`
+//! answers every line the SDK would not: a line over 1 MiB gets an
+//! invalid-request error with its id, a line that is not JSON a parse error
 //! (-32700), and `arguments` that are not an object an invalid-params
 //! error (-32602). The server keeps serving after each.
 //!
@@ -19,17 +22,18 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use candor::mcp::{PageArgs, Policy, bounded_tool, error_result, respond};
+use candor::mcp::{
+    PageArgs, Policy, StdioGuard, bounded_tool, error_result, invalid_argument, respond,
+};
 use candor::{CancelToken, Corpus, Error, Excerpt, LLM_GUIDE, Limits, Query, Tree};
 use clap::Parser;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-    JsonObject, ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+    CallToolRequestParams, CallToolResponse, CallToolResult, Implementation, JsonObject,
+    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, ServiceExt};
 use serde_json::{Value, json};
-use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWriteExt, BufReader};
 
 /// Matched lines longer than this are cut around their first match, unless
 /// the client asks otherwise: one minified file must not eat the budget.
@@ -164,8 +168,10 @@ fn query_properties() -> JsonObject {
 fn tools(policy: &Policy, deadline: Duration) -> Vec<Tool> {
     let defaults = format!(
         "A call works for at most {} ms; past that it returns what it found, marked incomplete, with a cursor. \
+         max_bytes (default {}) bounds the whole tool result as sent: every content block and structuredContent. \
          {LLM_GUIDE}",
-        deadline.as_millis()
+        deadline.as_millis(),
+        PageArgs::default().budget(policy)
     );
     let mut search = query_properties();
     search.insert("max_columns".into(), json!({
@@ -230,37 +236,47 @@ impl Arguments<'_> {
         match self.get(name) {
             None => Ok(None),
             Some(Value::String(s)) => Ok(Some(s)),
-            Some(other) => Err(invalid(name, format!("must be a string, got {other}"))),
+            Some(other) => Err(invalid_argument(
+                name,
+                format!("must be a string, got {other}"),
+            )),
         }
     }
 
     fn required(&self, name: &'static str) -> Result<&str, Error> {
         self.string(name)?
-            .ok_or_else(|| invalid(name, "is required".into()))
+            .ok_or_else(|| invalid_argument(name, "is required"))
     }
 
     fn flag(&self, name: &'static str) -> Result<bool, Error> {
         match self.get(name) {
             None => Ok(false),
             Some(Value::Bool(b)) => Ok(*b),
-            Some(other) => Err(invalid(name, format!("must be true or false, got {other}"))),
+            Some(other) => Err(invalid_argument(
+                name,
+                format!("must be true or false, got {other}"),
+            )),
         }
     }
 
+    /// A non-negative integer, as JSON Schema has it: `10.0` is one.
     fn number(&self, name: &'static str) -> Result<Option<u64>, Error> {
         self.get(name)
             .map(|v| {
-                v.as_u64().ok_or_else(|| {
-                    invalid(name, format!("must be a non-negative integer, got {v}"))
-                })
+                let integral = v.as_f64().filter(|f| f.fract() == 0.0 && *f >= 0.0);
+                v.as_u64()
+                    // Below 2^53 a float's integer is exact.
+                    .or_else(|| {
+                        integral
+                            .filter(|f| *f < 9_007_199_254_740_992.0)
+                            .map(|f| f as u64)
+                    })
+                    .ok_or_else(|| {
+                        invalid_argument(name, format!("must be a non-negative integer, got {v}"))
+                    })
             })
             .transpose()
     }
-}
-
-/// An argument error, worded like candor's own.
-fn invalid(name: &'static str, reason: String) -> Error {
-    Error::from(candor::ErrorKind::InvalidArgument { name, reason })
 }
 
 impl Inner {
@@ -270,7 +286,7 @@ impl Inner {
             "literal" => Query::literal(text),
             "regex" => Query::regex(text),
             other => {
-                return Err(invalid(
+                return Err(invalid_argument(
                     "mode",
                     format!("must be \"literal\" or \"regex\", got {other:?}"),
                 ));
@@ -290,37 +306,22 @@ impl Inner {
     }
 
     fn call(&self, tool: &Tool, arguments: &JsonObject, cancel: CancelToken) -> CallToolResult {
-        let known = tool
-            .input_schema
-            .get("properties")
-            .and_then(Value::as_object);
-        if let Some(name) = arguments
-            .keys()
-            .find(|k| !known.is_some_and(|p| p.contains_key(*k)))
-        {
-            let mut names: Vec<&str> = known
-                .map(|k| k.keys().map(String::as_str).collect())
-                .unwrap_or_default();
-            names.sort_unstable();
-            let text = format!(
-                "unknown argument `{name}` for {}; the arguments are: {}",
-                tool.name,
-                names.join(", ")
-            );
-            return CallToolResult::error(vec![ContentBlock::text(text)]);
-        }
         let args = Arguments(arguments);
-        let page = match PageArgs::from_arguments(arguments) {
+        // Unknown arguments are refused here: the schema says
+        // `additionalProperties: false`.
+        let page = match PageArgs::from_arguments(arguments, &tool.input_schema) {
             Ok(page) => page,
-            Err(e) => return error_result(&e),
+            // The client's max_bytes is not known: the default applies.
+            Err(e) => return error_result(&e, PageArgs::default().budget(&self.policy)),
         };
+        let budget = page.budget(&self.policy);
         let limits: Limits = page
             .limits(&self.policy)
             .deadline(self.deadline)
             .cancel_token(cancel);
         let cursor = match page.cursor() {
             Ok(cursor) => cursor,
-            Err(e) => return error_result(&e),
+            Err(e) => return error_result(&e, budget),
         };
         let cursor = cursor.as_ref();
         let columns = || Ok::<_, Error>(args.number("max_columns")?.map(|n| n as usize));
@@ -330,16 +331,19 @@ impl Inner {
                     .and_then(|c| self.query(&args, Some(c.unwrap_or(DEFAULT_MAX_COLUMNS))))
                     .and_then(|q| self.tree.search(&q, &limits, cursor)),
                 "matches",
+                budget,
             ),
             "count_matches" => respond(
                 self.query(&args, None)
                     .and_then(|q| self.tree.count(&q, &limits, cursor)),
                 "files with matches",
+                budget,
             ),
             "files_with_matches" => respond(
                 self.query(&args, None)
                     .and_then(|q| self.tree.files_with_matches(&q, &limits, cursor)),
                 "files",
+                budget,
             ),
             _ => respond(
                 (|| {
@@ -353,6 +357,7 @@ impl Inner {
                     self.tree.excerpt(&excerpt, &limits, cursor)
                 })(),
                 "lines",
+                budget,
             ),
         }
     }
@@ -400,195 +405,17 @@ impl ServerHandler for Server {
         let _cancel_on_drop = cancel.cancel_on_drop();
         let result = tokio::task::spawn_blocking(move || inner.call(&tool, &arguments, cancel))
             .await
-            .unwrap_or_else(|e| error_result(&e));
+            .unwrap_or_else(|e| error_result(&e, usize::MAX));
         Ok(result.into())
     }
 }
 
-/// JSON-RPC's parse error (-32700), which has no request id to answer.
-fn parse_error(why: String) -> Value {
-    rpc_error(Value::Null, -32700, format!("parse error: {why}"))
-}
-
-/// A JSON-RPC error reply.
-fn rpc_error(id: Value, code: i32, message: String) -> Value {
-    json!({ "jsonrpc": "2.0", "id": id, "error": { "code": code, "message": message } })
-}
-
-/// The JSON-RPC error for a line the SDK would mishandle, if any. rmcp's
-/// stdio transport drops a line that is not JSON without a reply, and
-/// reads a `tools/call` whose `arguments` is not an object as an unknown
-/// method (-32601); both are answered here, before the SDK sees them.
-fn precheck(line: &str) -> Option<Value> {
-    let message: Value = match serde_json::from_str(line) {
-        Ok(message) => message,
-        Err(e) => return Some(parse_error(format!("the line is not JSON ({e})"))),
-    };
-    if message.get("method").and_then(Value::as_str) != Some("tools/call") {
-        return None;
-    }
-    let id = message.get("id").cloned().unwrap_or(Value::Null);
-    let kind = |v: &Value| match v {
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-        Value::Null => "null",
-    };
-    let params = message.get("params");
-    let problem = match (params, params.and_then(|p| p.get("arguments"))) {
-        (Some(p), _) if !p.is_object() => format!("`params` must be an object, got {}", kind(p)),
-        (_, Some(a)) if !a.is_object() && !a.is_null() => {
-            format!(
-                "`arguments` of tools/call must be a JSON object, got {}: {a}",
-                kind(a)
-            )
-        }
-        _ => return None,
-    };
-    Some(rpc_error(id, -32602, format!("invalid params: {problem}")))
-}
-
-/// The longest request line read, not counting its line ending: a
-/// request is a few hundred bytes, and a longer line is answered with a
-/// parse error without being held.
-const MAX_LINE: usize = 1 << 20;
-
-/// What reading one line of input gave.
-enum Line {
-    /// A line, in the buffer (with its line ending).
-    Read,
-    /// A line longer than `MAX_LINE`: read to its end, but not kept.
-    TooLong,
-    /// The end of the input (or a read error).
-    End,
-}
-
-/// Reads the next line into `raw`, holding at most `MAX_LINE` bytes of
-/// it and its line ending (`\n` or `\r\n`).
-async fn read_line(input: &mut (impl AsyncBufRead + Unpin), raw: &mut Vec<u8>) -> Line {
-    raw.clear();
-    let mut too_long = false;
-    let verdict = |raw: &[u8], too_long: bool| {
-        let content = raw.strip_suffix(b"\n").unwrap_or(raw);
-        let content = content.strip_suffix(b"\r").unwrap_or(content);
-        if too_long || content.len() > MAX_LINE {
-            Line::TooLong
-        } else {
-            Line::Read
-        }
-    };
-    loop {
-        let Ok(buffer) = input.fill_buf().await else {
-            return Line::End;
-        };
-        if buffer.is_empty() {
-            return if !too_long && raw.is_empty() {
-                Line::End
-            } else {
-                verdict(raw, too_long)
-            };
-        }
-        let end = buffer.iter().position(|&b| b == b'\n');
-        let taken = end.map_or(buffer.len(), |at| at + 1);
-        if !too_long {
-            if raw.len() + taken > MAX_LINE + 2 {
-                too_long = true;
-                *raw = Vec::new();
-            } else {
-                raw.extend_from_slice(&buffer[..taken]);
-            }
-        }
-        input.consume(taken);
-        if end.is_some() {
-            return verdict(raw, too_long);
-        }
-    }
-}
-
-/// Serves `server` on stdin/stdout, with `precheck` in front of the SDK:
-/// one task reads stdin and forwards the lines that pass, one writes the
-/// SDK's output and the prechecks' replies to stdout, a line at a time.
+/// Serves `server` on stdin/stdout behind candor's guard, which answers
+/// every line the SDK would not.
 async fn serve_stdio(server: Server) -> Result<(), String> {
-    let (ours, theirs) = tokio::io::duplex(1 << 16);
-    let (from_sdk, mut to_sdk) = tokio::io::split(ours);
-    let (replies, mut pending) = tokio::sync::mpsc::unbounded_channel::<Value>();
-    tokio::spawn(async move {
-        let mut stdin = BufReader::new(tokio::io::stdin());
-        let mut raw = Vec::new();
-        loop {
-            match read_line(&mut stdin, &mut raw).await {
-                Line::End => break,
-                Line::TooLong => {
-                    let problem = format!("the line is longer than {MAX_LINE} bytes");
-                    drop(replies.send(parse_error(problem)));
-                    continue;
-                }
-                Line::Read => {}
-            }
-            // A line that is not UTF-8 is a parse error like any other
-            // that is not JSON: answered, and the session goes on.
-            let line = match std::str::from_utf8(&raw) {
-                Ok(line) => line.trim_end_matches(['\n', '\r']),
-                Err(e) => {
-                    drop(replies.send(parse_error(format!("the line is not UTF-8 ({e})"))));
-                    continue;
-                }
-            };
-            if line.trim().is_empty() {
-                continue;
-            }
-            match precheck(line) {
-                Some(reply) => drop(replies.send(reply)),
-                None if to_sdk
-                    .write_all(format!("{line}\n").as_bytes())
-                    .await
-                    .is_err() =>
-                {
-                    break;
-                }
-                None => {}
-            }
-        }
-        // End of input: the SDK reads the end of its input too, and the
-        // session ends. (Dropping `to_sdk` alone would not: the stream's
-        // other half lives on in the writer.)
-        let _ = to_sdk.shutdown().await;
-    });
-    let writer = tokio::spawn(async move {
-        // A large result is one long line: it goes out through a buffer
-        // as it is, never copied into another string to add its newline.
-        let mut stdout = tokio::io::BufWriter::with_capacity(64 * 1024, tokio::io::stdout());
-        let mut sdk_lines = BufReader::new(from_sdk).lines();
-        let mut reply_bytes = Vec::new();
-        loop {
-            let line: &[u8] = tokio::select! {
-                line = sdk_lines.next_line() => match line {
-                    Ok(Some(line)) => {
-                        reply_bytes = line.into_bytes();
-                        &reply_bytes
-                    }
-                    _ => break,
-                },
-                Some(reply) = pending.recv() => {
-                    reply_bytes.clear();
-                    if serde_json::to_writer(&mut reply_bytes, &reply).is_err() {
-                        continue;
-                    }
-                    &reply_bytes
-                }
-            };
-            if stdout.write_all(line).await.is_err()
-                || stdout.write_all(b"\n").await.is_err()
-                || stdout.flush().await.is_err()
-            {
-                break;
-            }
-        }
-    });
+    let (transport, output) = StdioGuard::new().stdio();
     let service = server
-        .serve(theirs)
+        .serve(transport)
         .await
         .map_err(|e| format!("cannot start: {e}"))?;
     let ended = service
@@ -596,7 +423,7 @@ async fn serve_stdio(server: Server) -> Result<(), String> {
         .await
         .map(|_| ())
         .map_err(|e| e.to_string());
-    let _ = writer.await;
+    output.finish().await;
     ended
 }
 
@@ -608,7 +435,7 @@ async fn main() -> std::process::ExitCode {
         Err(e) => {
             eprintln!(
                 "mcp_server: --root: {}",
-                error_result(&e).content[0]
+                error_result(&e, usize::MAX).content[0]
                     .as_text()
                     .map_or("", |t| &t.text)
             );

@@ -4,7 +4,7 @@
 use std::fmt::Write as _;
 
 use crate::note::{either, remedies};
-use crate::{Completeness, Disclosure, Skipped};
+use crate::{Budget, BudgetKind, Completeness, Disclosure, Skipped};
 
 /// The one-line disclosure of a page of `count` items.
 pub(crate) fn summary_line(disclosure: &Disclosure, count: usize, noun: &str) -> String {
@@ -52,13 +52,7 @@ pub(crate) fn summary_line(disclosure: &Disclosure, count: usize, noun: &str) ->
             line.push_str(").");
         }
         Completeness::TruncatedByBudget { budget, clamp } => {
-            let _ = write!(
-                line,
-                "Incomplete: {span} ({} budget of {} {} ran out",
-                budget.kind(),
-                budget.max(),
-                budget.kind().unit()
-            );
+            let _ = write!(line, "Incomplete: {span} ({}", budget_text(budget));
             if let Some(clamp) = clamp {
                 let _ = write!(
                     line,
@@ -160,11 +154,17 @@ pub(crate) fn incomplete_summary(disclosure: &Disclosure, len: usize) -> String 
             format!("{span} returned, but some inputs were skipped because of errors")
         }
         Completeness::TruncatedByLimit { limit, .. } => format!("{span} (limit {limit})"),
-        Completeness::TruncatedByBudget { budget, .. } => format!(
-            "{span} ({} budget of {} {} ran out)",
-            budget.kind(),
-            budget.max(),
-            budget.kind().unit()
-        ),
+        Completeness::TruncatedByBudget { budget, .. } => {
+            format!("{span} ({})", budget_text(budget))
+        }
+    }
+}
+
+/// What stopped a result, in words: "deadline budget of 500 ms ran out",
+/// or "cancelled" (a cancellation has no budget that could run out).
+fn budget_text(budget: &Budget) -> String {
+    match budget.kind() {
+        BudgetKind::Cancelled => "cancelled".to_owned(),
+        kind => format!("{kind} budget of {} {} ran out", budget.max(), kind.unit()),
     }
 }

@@ -1,146 +1,58 @@
 //! A tool's paging arguments (`PageArgs`: limit, cursor, max_bytes,
-//! count_total, strict), their JSON Schema, and the server's `Policy` that
-//! turns them into `Limits`.
+//! count_total, strict): read from a call, described in a schema, and
+//! turned into `Limits` under the server's `Policy`.
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use rmcp::model::JsonObject;
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::{Value, json};
 
+use super::argument::{flag, known_only, size, string};
+use super::budget::json_budget;
+use super::policy::Policy;
 use crate::{Cursor, Error, Limits};
-
-/// A server's paging policy: the largest limit a client may ask for, and
-/// the limit and byte budget when the client gives none.
-///
-/// # Example
-///
-/// ```
-/// use candor::mcp::{PageArgs, Policy};
-/// let policy = Policy::new().ceiling(500).default_limit(50).default_max_bytes(32 * 1024);
-/// let limits = PageArgs::default().limits(&policy);
-/// assert_eq!(limits.applied_limit().limit(), Some(50));
-/// assert_eq!(limits.applied_limit().requested(), None);
-/// assert_eq!(limits.get_max_bytes(), Some(32 * 1024));
-/// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Policy {
-    ceiling: usize,
-    default_limit: usize,
-    default_max_bytes: usize,
-}
-
-impl Default for Policy {
-    fn default() -> Self {
-        Policy::new()
-    }
-}
-
-impl Policy {
-    /// Ceiling 1000, default limit 100, default budget 64 KiB.
-    ///
-    /// # Example
-    ///
-    /// ```
-    /// let limits = candor::mcp::PageArgs::default().limits(&candor::mcp::Policy::new());
-    /// assert_eq!(limits.applied_limit().limit(), Some(100));
-    /// assert_eq!(limits.applied_limit().requested(), None);
-    /// ```
-    #[must_use]
-    pub fn new() -> Policy {
-        Policy {
-            ceiling: 1000,
-            default_limit: 100,
-            default_max_bytes: 64 * 1024,
-        }
-    }
-
-    /// The largest `limit` a client may ask for; a larger one is clamped
-    /// and the result says so. Default: 1000.
-    ///
-    /// # Example
-    ///
-    /// ```
-    /// use candor::mcp::{PageArgs, Policy};
-    /// let args = PageArgs { limit: Some(10_000), ..PageArgs::default() };
-    /// assert_eq!(args.limits(&Policy::new().ceiling(200)).applied_limit().limit(), Some(200));
-    /// assert_eq!(args.limits(&Policy::new().ceiling(200)).applied_limit().requested(), Some(10_000));
-    /// ```
-    #[must_use]
-    pub fn ceiling(mut self, ceiling: usize) -> Policy {
-        self.ceiling = ceiling;
-        self
-    }
-
-    /// The limit when the client gives none (never above the ceiling, so
-    /// that no clamp is disclosed that the client did not ask for).
-    /// Default: 100.
-    ///
-    /// # Example
-    ///
-    /// ```
-    /// use candor::mcp::{PageArgs, Policy};
-    /// let limits = PageArgs::default().limits(&Policy::new().ceiling(20).default_limit(50));
-    /// assert_eq!(limits.applied_limit().limit(), Some(20));
-    /// assert_eq!(limits.applied_limit().requested(), None);
-    /// ```
-    #[must_use]
-    pub fn default_limit(mut self, limit: usize) -> Policy {
-        self.default_limit = limit;
-        self
-    }
-
-    /// The byte budget of a response when the client gives none. Default:
-    /// 64 KiB.
-    ///
-    /// # Example
-    ///
-    /// ```
-    /// use candor::mcp::{PageArgs, Policy};
-    /// let limits = PageArgs::default().limits(&Policy::new().default_max_bytes(4096));
-    /// assert_eq!(limits.get_max_bytes(), Some(4096));
-    /// ```
-    #[must_use]
-    pub fn default_max_bytes(mut self, max_bytes: usize) -> Policy {
-        self.default_max_bytes = max_bytes;
-        self
-    }
-}
 
 /// The paging arguments every bounded tool takes: `limit`, `cursor`,
 /// `max_bytes`, `count_total` and `strict`.
 ///
 /// Read them from a call's arguments with
-/// [`from_arguments`](Self::from_arguments) (other arguments are left
-/// alone), describe them in the tool's `inputSchema` with
-/// [`schema_properties`](Self::schema_properties), and turn them into
-/// [`Limits`] under the server's [`Policy`] with
-/// [`limits`](Self::limits).
+/// [`from_arguments`](Self::from_arguments), describe them in the tool's
+/// `inputSchema` with [`input_schema`](Self::input_schema), and turn them
+/// into [`Limits`] under the server's [`Policy`] with
+/// [`limits`](Self::limits); [`budget`](Self::budget) is the `max_bytes`
+/// to answer within.
+///
+/// With rmcp's `#[tool]` macros, flatten them into the tool's parameters
+/// (`#[serde(flatten)] page: PageArgs`): `PageArgs` implements
+/// `schemars::JsonSchema` and `Deserialize`, with the checks of
+/// `from_arguments` but for unknown arguments, which serde cannot refuse
+/// through a flattened field.
 ///
 /// # Example
 ///
 /// ```
 /// use candor::mcp::{PageArgs, Policy};
-/// let arguments = serde_json::json!({ "query": "flush", "limit": 5, "count_total": true });
-/// let args = PageArgs::from_arguments(arguments.as_object().unwrap())?;
+/// let schema = PageArgs::input_schema(Default::default(), &[], &Policy::new());
+/// let arguments = serde_json::json!({ "limit": 5, "count_total": true });
+/// let args = PageArgs::from_arguments(arguments.as_object().unwrap(), &schema)?;
 /// assert_eq!(args.limit, Some(5));
 /// let b = args.limits(&Policy::new()).collect(0..20u32)?;
 /// assert_eq!(b.total(), candor::Total::Exact(20));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct PageArgs {
     /// The most items to return.
     pub limit: Option<usize>,
     /// A `next_cursor` from an earlier result of the same query.
     pub cursor: Option<String>,
-    /// The most bytes of the JSON result.
+    /// The most bytes of the whole tool result.
     pub max_bytes: Option<usize>,
     /// Count past the limit, so that the total is exact.
-    #[serde(default)]
     pub count_total: bool,
     /// An error instead of an incomplete result.
-    #[serde(default)]
     pub strict: bool,
 }
 
@@ -148,69 +60,62 @@ impl PageArgs {
     /// The names of the paging arguments.
     pub const NAMES: [&'static str; 5] = ["limit", "cursor", "max_bytes", "count_total", "strict"];
 
-    /// Reads the paging arguments from a call's arguments; other arguments
-    /// are ignored, and `null` counts as absent.
+    /// Reads the paging arguments from a call's arguments; `null` counts
+    /// as absent, and a tool's own arguments are left to it.
+    ///
+    /// When `input_schema` (the tool's, as [`input_schema`](Self::input_schema)
+    /// makes it) declares `additionalProperties: false`, an argument its
+    /// `properties` do not name is refused. `limit` and `max_bytes` take
+    /// any JSON integer, `10.0` included.
     ///
     /// # Errors
     ///
-    /// [`ErrorKind::InvalidArgument`](crate::ErrorKind::InvalidArgument) naming the argument when one has the
-    /// wrong JSON type or is out of range.
+    /// [`ErrorKind::InvalidArgument`](crate::ErrorKind::InvalidArgument)
+    /// naming the argument when one has the wrong JSON type or is out of
+    /// range, or naming `arguments` when one is unknown.
     ///
     /// # Example
     ///
     /// ```
-    /// use candor::mcp::PageArgs;
+    /// use candor::mcp::{PageArgs, Policy};
+    /// let schema = PageArgs::input_schema(Default::default(), &[], &Policy::new());
     /// let bad = serde_json::json!({ "limit": "ten" });
-    /// let err = PageArgs::from_arguments(bad.as_object().unwrap()).unwrap_err();
+    /// let err = PageArgs::from_arguments(bad.as_object().unwrap(), &schema).unwrap_err();
     /// assert_eq!(err.to_string(), "invalid argument limit: must be a non-negative integer, got \"ten\"");
+    /// let misspelled = serde_json::json!({ "limt": 10 });
+    /// let err = PageArgs::from_arguments(misspelled.as_object().unwrap(), &schema).unwrap_err();
+    /// assert!(err.to_string().contains("unknown argument \"limt\" (did you mean \"limit\"?)"));
     /// ```
-    pub fn from_arguments(arguments: &JsonObject) -> Result<PageArgs, Error> {
+    pub fn from_arguments(
+        arguments: &JsonObject,
+        input_schema: &JsonObject,
+    ) -> Result<PageArgs, Error> {
+        known_only(arguments, input_schema)?;
         let get = |name: &str| arguments.get(name).filter(|v| !v.is_null());
-        let size = |name: &'static str| -> Result<Option<usize>, Error> {
-            get(name)
-                .map(|v| {
-                    v.as_u64()
-                        .and_then(|n| usize::try_from(n).ok())
-                        .ok_or_else(|| {
-                            Error::invalid_argument(
-                                name,
-                                format!("must be a non-negative integer, got {v}"),
-                            )
-                        })
-                })
-                .transpose()
-        };
-        let flag = |name: &'static str| -> Result<bool, Error> {
-            match get(name) {
-                None => Ok(false),
-                Some(Value::Bool(b)) => Ok(*b),
-                Some(v) => Err(Error::invalid_argument(
-                    name,
-                    format!("must be true or false, got {v}"),
-                )),
-            }
-        };
-        let cursor = match get("cursor") {
-            None => None,
-            Some(Value::String(s)) => Some(s.clone()),
-            Some(v) => {
-                return Err(Error::invalid_argument(
-                    "cursor",
-                    format!("must be a string, got {v}"),
-                ));
-            }
-        };
+        PageArgs::from_values([
+            get("limit"),
+            get("cursor"),
+            get("max_bytes"),
+            get("count_total"),
+            get("strict"),
+        ])
+    }
+
+    /// The arguments from their values, in the order of [`NAMES`](Self::NAMES).
+    fn from_values(values: [Option<&Value>; 5]) -> Result<PageArgs, Error> {
+        let [limit, cursor, max_bytes, count_total, strict] = values;
         Ok(PageArgs {
-            limit: size("limit")?,
-            cursor,
-            max_bytes: size("max_bytes")?,
-            count_total: flag("count_total")?,
-            strict: flag("strict")?,
+            limit: limit.map(|v| size("limit", v)).transpose()?,
+            cursor: cursor.map(|v| string("cursor", v)).transpose()?,
+            max_bytes: max_bytes.map(|v| size("max_bytes", v)).transpose()?,
+            count_total: count_total.map(|v| flag("count_total", v)).transpose()? == Some(true),
+            strict: strict.map(|v| flag("strict", v)).transpose()? == Some(true),
         })
     }
 
     /// The JSON Schema properties of the paging arguments, to merge into a
-    /// tool's `inputSchema`; the descriptions state the policy's defaults.
+    /// tool's `inputSchema`; the descriptions state the policy's defaults
+    /// and ceilings.
     ///
     /// # Example
     ///
@@ -223,40 +128,7 @@ impl PageArgs {
     /// ```
     #[must_use]
     pub fn schema_properties(policy: &Policy) -> JsonObject {
-        let default_limit = policy.default_limit.min(policy.ceiling);
-        let schema = json!({
-            "limit": {
-                "type": "integer",
-                "minimum": 0,
-                "description": format!(
-                    "The most items to return. Default {default_limit}; at most {} (a larger value is clamped, and the result says so).",
-                    policy.ceiling
-                )
-            },
-            "cursor": {
-                "type": "string",
-                "description": "A next_cursor from an earlier result of this tool, to get the next page. Send the same query and options with it."
-            },
-            "max_bytes": {
-                "type": "integer",
-                "minimum": 1,
-                "description": format!("The most bytes of the JSON result. Default {}.", policy.default_max_bytes)
-            },
-            "count_total": {
-                "type": "boolean",
-                "default": false,
-                "description": "Keep counting past the limit, so that total is exact (relation \"eq\")."
-            },
-            "strict": {
-                "type": "boolean",
-                "default": false,
-                "description": "Return an error instead of an incomplete result."
-            }
-        });
-        match schema {
-            Value::Object(map) => map,
-            _ => JsonObject::new(),
-        }
+        properties(Some(policy))
     }
 
     /// A tool's `inputSchema`: `properties` (the tool's own) plus the
@@ -269,6 +141,7 @@ impl PageArgs {
     /// let own = serde_json::json!({ "symbol": { "type": "string" } });
     /// let schema = PageArgs::input_schema(own.as_object().unwrap().clone(), &["symbol"], &Policy::new());
     /// assert_eq!(schema["required"], serde_json::json!(["symbol"]));
+    /// assert_eq!(schema["additionalProperties"], serde_json::json!(false));
     /// assert!(schema["properties"].get("cursor").is_some());
     /// ```
     #[must_use]
@@ -287,33 +160,54 @@ impl PageArgs {
         Arc::new(schema)
     }
 
-    /// The [`Limits`] these arguments ask for under `policy`: the limit
-    /// (or the policy's default) clamped to the ceiling, the byte budget
-    /// (or the default), counting and strict mode.
+    /// The byte budget of the whole tool result these arguments ask for
+    /// under `policy`: `max_bytes` (or the policy's default), lowered to
+    /// the policy's [`max_bytes_ceiling`](Policy::max_bytes_ceiling). Pass
+    /// it to [`respond`](super::respond).
     ///
     /// # Example
     ///
     /// ```
     /// use candor::mcp::{PageArgs, Policy};
-    /// let args = PageArgs { limit: Some(3), strict: true, ..PageArgs::default() };
+    /// let args = PageArgs { max_bytes: Some(8192), ..PageArgs::default() };
+    /// assert_eq!(args.budget(&Policy::new()), 8192);
+    /// assert_eq!(PageArgs::default().budget(&Policy::new()), 64 * 1024);
+    /// ```
+    #[must_use]
+    pub fn budget(&self, policy: &Policy) -> usize {
+        self.max_bytes
+            .unwrap_or_else(|| policy.max_bytes_by_default())
+            .min(policy.max_bytes_ceiling)
+    }
+
+    /// The [`Limits`] these arguments ask for under `policy`: the limit
+    /// (or the policy's default) clamped to the ceiling, the JSON's share
+    /// of the [`budget`](Self::budget) ([`json_budget`](super::json_budget)),
+    /// counting (within the policy's bound) and strict mode.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use candor::mcp::{PageArgs, Policy, json_budget};
+    /// let args = PageArgs { limit: Some(3), max_bytes: Some(8192), strict: true, ..PageArgs::default() };
     /// let limits = args.limits(&Policy::new());
     /// assert!(limits.get_strict());
     /// assert_eq!(limits.applied_limit().limit(), Some(3));
     /// assert_eq!(limits.applied_limit().requested(), None);
+    /// assert_eq!(limits.get_max_bytes(), Some(json_budget(8192)));
     /// ```
     #[must_use]
     pub fn limits(&self, policy: &Policy) -> Limits {
-        // A default above a low ceiling would disclose a clamp the client
-        // never asked for.
-        let limit = self
-            .limit
-            .unwrap_or(policy.default_limit.min(policy.ceiling));
-        Limits::new()
+        let limits = Limits::new()
             .ceiling(policy.ceiling)
-            .limit(limit)
-            .max_bytes(self.max_bytes.unwrap_or(policy.default_max_bytes))
+            .limit(self.limit.unwrap_or_else(|| policy.limit_by_default()))
+            .max_bytes(json_budget(self.budget(policy)))
             .count_total(self.count_total)
-            .strict(self.strict)
+            .strict(self.strict);
+        match policy.max_counted {
+            Some(n) => limits.max_counted(n),
+            None => limits,
+        }
     }
 
     /// The cursor, parsed.
@@ -333,5 +227,109 @@ impl PageArgs {
     /// ```
     pub fn cursor(&self) -> Result<Option<Cursor>, Error> {
         self.cursor.as_deref().map(Cursor::parse).transpose()
+    }
+}
+
+/// The paging arguments' schema properties; without a policy the
+/// descriptions leave the defaults and ceilings to the server.
+fn properties(policy: Option<&Policy>) -> JsonObject {
+    let (limit, max_bytes, counted) = match policy {
+        Some(p) => (
+            format!(
+                " Default {}; at most {} (a larger value is clamped, and the result says so).",
+                p.limit_by_default(),
+                p.ceiling
+            ),
+            format!(
+                " Default {}; at most {} (a larger value is lowered to it).",
+                p.max_bytes_by_default(),
+                p.max_bytes_ceiling
+            ),
+            p.max_counted
+                .map(|n| format!(" Counts at most {n} items; past that, total stays a lower bound."))
+                .unwrap_or_default(),
+        ),
+        None => (
+            " The server sets the default and the most it allows (a larger value is clamped, and the result says so).".to_owned(),
+            " The server sets the default and the most it allows.".to_owned(),
+            String::new(),
+        ),
+    };
+    let schema = json!({
+        "limit": {
+            "type": "integer",
+            "minimum": 0,
+            "description": format!("The most items to return.{limit}")
+        },
+        "cursor": {
+            "type": "string",
+            "description": "A next_cursor from an earlier result of this tool, to get the next page. Send the same query and options with it."
+        },
+        "max_bytes": {
+            "type": "integer",
+            "minimum": 1,
+            "description": format!(
+                "The most bytes of the whole tool result as sent: every content block and structuredContent. The JSON of the result is sent twice (structuredContent, and a text block that mirrors it), so it gets about a third.{max_bytes}"
+            )
+        },
+        "count_total": {
+            "type": "boolean",
+            "default": false,
+            "description": format!("Keep counting past the limit, so that total is exact (relation \"eq\").{counted}")
+        },
+        "strict": {
+            "type": "boolean",
+            "default": false,
+            "description": "Return an error instead of an incomplete result."
+        }
+    });
+    match schema {
+        Value::Object(map) => map,
+        _ => JsonObject::new(),
+    }
+}
+
+/// The schema of the paging arguments, for a tool's parameters built with
+/// schemars (rmcp's `#[tool]`): an object whose properties flatten into
+/// the parameters' own.
+impl schemars::JsonSchema for PageArgs {
+    fn schema_name() -> Cow<'static, str> {
+        "PageArgs".into()
+    }
+
+    fn schema_id() -> Cow<'static, str> {
+        "candor::mcp::PageArgs".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        let mut schema = JsonObject::new();
+        schema.insert("type".into(), json!("object"));
+        schema.insert("properties".into(), Value::Object(properties(None)));
+        schemars::Schema::from(schema)
+    }
+}
+
+/// The paging arguments as serde reads them: each a JSON value, checked
+/// as [`PageArgs::from_arguments`] checks it.
+#[derive(Deserialize)]
+struct Values {
+    limit: Option<Value>,
+    cursor: Option<Value>,
+    max_bytes: Option<Value>,
+    count_total: Option<Value>,
+    strict: Option<Value>,
+}
+
+impl<'de> Deserialize<'de> for PageArgs {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let v = Values::deserialize(deserializer)?;
+        PageArgs::from_values([
+            v.limit.as_ref(),
+            v.cursor.as_ref(),
+            v.max_bytes.as_ref(),
+            v.count_total.as_ref(),
+            v.strict.as_ref(),
+        ])
+        .map_err(serde::de::Error::custom)
     }
 }

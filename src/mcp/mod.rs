@@ -1,5 +1,5 @@
-//! MCP tool results from `Bounded<T>`, and the paging arguments of a tool
-//! (feature `mcp`, on the official SDK `rmcp`).
+//! MCP tool results from `Bounded<T>`, the paging arguments of a tool, and
+//! a guard for a stdio server (feature `mcp`, on the official SDK `rmcp`).
 //!
 //! A tool result carries the wire shape in `structuredContent` and two
 //! text blocks: first the one-line disclosure (some clients read only the
@@ -7,6 +7,70 @@
 //! older clients). A candor error is a tool error (`isError: true`) whose
 //! text names what was wrong. The tool's `outputSchema` is
 //! [`envelope_schema`](crate::envelope_schema) of its item schema.
+//!
+//! # The byte budget
+//!
+//! A client's `max_bytes` bounds the whole tool result as sent: every
+//! content block and `structuredContent`. As the JSON is sent twice, the
+//! query runs with a third of it ([`json_budget`]); [`PageArgs::limits`]
+//! sets that, [`PageArgs::budget`] is the whole budget, and [`respond`]
+//! answers within it (a result that would not fit is never sent).
+//!
+//! ```
+//! use candor::mcp::{PageArgs, Policy, respond};
+//! let policy = Policy::new();
+//! let schema = PageArgs::input_schema(Default::default(), &[], &policy);
+//! let arguments = serde_json::json!({ "max_bytes": 2048 });
+//! let page = PageArgs::from_arguments(arguments.as_object().unwrap(), &schema)?;
+//! let words = (0..1000).map(|n| format!("word {n}"));
+//! let result = respond(page.limits(&policy).collect(words), "words", page.budget(&policy));
+//! assert_eq!(result.is_error, Some(false));
+//! assert!(serde_json::to_vec(&result)?.len() <= 2048);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! # Cancellation that keeps the page
+//!
+//! A query holding a [`CancelToken`](crate::CancelToken) answers, once
+//! cancelled, with what it has found, marked
+//! [`BudgetKind::Cancelled`](crate::BudgetKind::Cancelled), and a cursor.
+//! A guard from [`cancel_on_drop`](crate::CancelToken::cancel_on_drop)
+//! ends the query when the future awaiting it is dropped (the client
+//! cancelled the request): nobody is left to read the page. To stop at a
+//! time of your own and still answer with the page, cancel the token and
+//! await the query's handle:
+//!
+//! ```
+//! use std::time::Duration;
+//! use candor::{BudgetKind, CancelToken, Limits};
+//!
+//! # tokio::runtime::Runtime::new()?.block_on(async {
+//! let token = CancelToken::new();
+//! let limits = Limits::new().cancel_token(token.clone());
+//! // A slow source, that never ends on its own.
+//! let rows = (0u64..).inspect(|_| std::thread::sleep(Duration::from_millis(1)));
+//! let mut query = tokio::task::spawn_blocking(move || limits.collect(rows));
+//! let page = tokio::select! {
+//!     done = &mut query => done??,
+//!     () = tokio::time::sleep(Duration::from_millis(20)) => {
+//!         token.cancel();
+//!         query.await?? // the page found so far, not lost
+//!     }
+//! };
+//! assert_eq!(page.completeness().budget().map(|b| b.kind()), Some(BudgetKind::Cancelled));
+//! assert!(page.summary("rows").contains("(cancelled)"));
+//! let result = candor::mcp::tool_result(&page, "rows", 64 * 1024);
+//! assert_eq!(result.is_error, Some(false));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! # })?;
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! # Serving on stdio
+//!
+//! [`StdioGuard`] reads a stdio server's input in front of rmcp, so that
+//! every request line gets an answer: a line too long to read, a line
+//! that is not JSON, a call whose arguments are not an object.
 //!
 //! # Key order in `structuredContent`
 //!
@@ -18,175 +82,17 @@
 //! every `serde_json::Map` in your program.
 
 mod args;
+mod argument;
+mod budget;
+mod policy;
+mod result;
+mod stdio;
+mod tool;
 
-pub use args::{PageArgs, Policy};
-
-use std::sync::Arc;
-
-use rmcp::model::{CallToolResult, ContentBlock, JsonObject, Tool};
-use serde::Serialize;
-use serde_json::Value;
-
-use crate::{Bounded, Error, ErrorKind};
-
-/// Turns a result into an MCP tool result: `structuredContent` with the
-/// wire shape, a text block with the one-line disclosure, and a text block
-/// with exactly the JSON of `structuredContent`.
-///
-/// The JSON is [`Bounded::to_json`], which is what
-/// [`Limits::max_bytes`](crate::Limits::max_bytes) bounds. `noun` names the items in the disclosure
-/// line ("matches", "callers").
-///
-/// # Example
-///
-/// ```
-/// use candor::Limits;
-/// let b = Limits::new().limit(2).collect(["main", "parse", "run"])?;
-/// let result = candor::mcp::tool_result(&b, "callers");
-/// assert_eq!(result.is_error, Some(false));
-/// let texts: Vec<&str> = result.content.iter().filter_map(|c| c.as_text()).map(|t| t.text.as_str()).collect();
-/// assert_eq!(texts[0], b.summary("callers"));
-/// let mirrored: serde_json::Value = serde_json::from_str(texts[1])?;
-/// assert_eq!(Some(mirrored), result.structured_content);
-/// # Ok::<(), Box<dyn std::error::Error>>(())
-/// ```
-pub fn tool_result<T: Serialize>(result: &Bounded<T>, noun: &str) -> CallToolResult {
-    let json = match result.to_json() {
-        Ok(json) => json,
-        Err(e) => return error_result(&e),
-    };
-    let structured: Value = match serde_json::from_str(&json) {
-        Ok(value) => value,
-        Err(e) => {
-            return CallToolResult::error(vec![ContentBlock::text(format!(
-                "cannot re-read the result as JSON: {e}"
-            ))]);
-        }
-    };
-    let mut answer = CallToolResult::success(vec![
-        ContentBlock::text(result.summary(noun)),
-        ContentBlock::text(json),
-    ]);
-    answer.structured_content = Some(structured);
-    answer
-}
-
-/// A tool error (`isError: true`) whose text is the error's message and
-/// its causes.
-///
-/// # Example
-///
-/// ```
-/// let err = candor::Cursor::parse("not a cursor!").unwrap_err();
-/// let result = candor::mcp::error_result(&err);
-/// assert_eq!(result.is_error, Some(true));
-/// let text = &result.content[0].as_text().unwrap().text;
-/// assert!(text.starts_with("malformed cursor"));
-/// ```
-pub fn error_result(error: &(dyn std::error::Error + 'static)) -> CallToolResult {
-    CallToolResult::error(vec![ContentBlock::text(chain(error))])
-}
-
-/// Turns a query's outcome into a tool result: [`tool_result`] on
-/// success, [`error_result`] on error. A strict-mode error
-/// ([`ErrorKind::Incomplete`]) also carries what was found: a second text
-/// block with its disclosure line and a third with its JSON
-/// ([`Error::partial`]), marked as not all of the answer.
-///
-/// # Example
-///
-/// ```
-/// use candor::Limits;
-/// let strict = Limits::new().limit(2).strict(true).collect(0..5u32);
-/// let result = candor::mcp::respond(strict, "numbers");
-/// assert_eq!(result.is_error, Some(true));
-/// assert_eq!(result.content.len(), 3);
-/// let ok = candor::mcp::respond(Limits::new().collect(0..5u32), "numbers");
-/// assert_eq!(ok.is_error, Some(false));
-/// ```
-pub fn respond<T: Serialize>(result: Result<Bounded<T>, Error>, noun: &str) -> CallToolResult {
-    let error = match result {
-        Ok(bounded) => return tool_result(&bounded, noun),
-        Err(e) => e,
-    };
-    let partial = match (error.kind(), error.partial()) {
-        (ErrorKind::Incomplete { .. }, Some(partial)) => partial,
-        _ => return error_result(&error),
-    };
-    let json = partial
-        .to_json()
-        .unwrap_or_else(|e| format!("(the partial result could not be encoded: {e})"));
-    CallToolResult::error(vec![
-        ContentBlock::text(format!(
-            "{}; strict mode was asked for, so the result is an error: what was found is \
-             not all of the answer",
-            chain(&error)
-        )),
-        ContentBlock::text(partial.summary(noun)),
-        ContentBlock::text(json),
-    ])
-}
-
-/// The `outputSchema` of a tool answering `Bounded` items of
-/// `item_schema`: [`envelope_schema`](crate::envelope_schema) as an MCP
-/// JSON object.
-///
-/// # Example
-///
-/// ```
-/// let schema = candor::mcp::output_schema(serde_json::json!({ "type": "string" }));
-/// assert_eq!(schema.get("type"), Some(&serde_json::json!("object")));
-/// ```
-#[must_use]
-pub fn output_schema(item_schema: Value) -> Arc<JsonObject> {
-    match crate::envelope_schema(item_schema) {
-        Value::Object(map) => Arc::new(map),
-        other => {
-            let mut map = JsonObject::new();
-            map.insert("allOf".into(), Value::Array(vec![other]));
-            Arc::new(map)
-        }
-    }
-}
-
-/// A read-only tool that answers `Bounded` items of `item_schema`: its
-/// `outputSchema` is the envelope's, and it is annotated read-only,
-/// idempotent and closed-world.
-///
-/// # Example
-///
-/// ```
-/// use candor::mcp::{PageArgs, Policy, bounded_tool};
-/// let input = PageArgs::input_schema(Default::default(), &[], &Policy::new());
-/// let tool = bounded_tool("list_files", "List the files.", input, serde_json::json!({ "type": "string" }));
-/// assert!(tool.output_schema.is_some());
-/// ```
-#[must_use]
-pub fn bounded_tool(
-    name: &'static str,
-    description: impl Into<String>,
-    input_schema: Arc<JsonObject>,
-    item_schema: Value,
-) -> Tool {
-    Tool::new(name, description.into(), input_schema)
-        .with_raw_output_schema(output_schema(item_schema))
-        .with_annotations(
-            rmcp::model::ToolAnnotations::new()
-                .read_only(true)
-                .destructive(false)
-                .idempotent(true)
-                .open_world(false),
-        )
-}
-
-/// The error and its causes, joined with `: `.
-fn chain(e: &(dyn std::error::Error + 'static)) -> String {
-    let mut text = e.to_string();
-    let mut cause = e.source();
-    while let Some(c) = cause {
-        text.push_str(": ");
-        text.push_str(&c.to_string());
-        cause = c.source();
-    }
-    text
-}
+pub use args::PageArgs;
+pub use argument::invalid_argument;
+pub use budget::json_budget;
+pub use policy::Policy;
+pub use result::{error_result, respond, respond_try, tool_result};
+pub use stdio::{GuardOutput, StdioGuard};
+pub use tool::{bounded_tool, output_schema};

@@ -169,6 +169,15 @@ async fn tools_are_listed_with_output_schemas_and_the_guide() {
         }
         assert!(description.contains(candor::LLM_GUIDE), "{}", tool.name);
         assert!(description.contains("100"), "the default limit is stated");
+        assert!(
+            description.contains("bounds the whole tool result"),
+            "{}: what max_bytes bounds is stated",
+            tool.name
+        );
+        let max_bytes = tool.input_schema["properties"]["max_bytes"]["description"]
+            .as_str()
+            .unwrap_or_default();
+        assert!(max_bytes.contains("whole tool result"), "{max_bytes}");
         let output = tool.output_schema.as_ref().expect("an outputSchema");
         let properties = output["properties"].as_object().expect("properties");
         for key in [
@@ -363,26 +372,23 @@ async fn following_next_cursor_yields_every_match_exactly_once() {
     .await;
     assert_eq!(by_limit, full);
 
-    // The byte budget cuts pages too, and each page keeps to it.
+    // The byte budget cuts pages too, and each whole tool result (every
+    // content block and structuredContent) keeps to it.
     let first = call(
         &client,
         "search_text",
-        json!({ "query": "needle", "max_bytes": 1500 }),
+        json!({ "query": "needle", "max_bytes": 3000 }),
     )
     .await;
-    let json_text = text(&first)
-        .split_once('\n')
-        .expect("disclosure, then JSON")
-        .1
-        .to_owned();
-    assert!(json_text.len() <= 1500, "{} bytes", json_text.len());
+    let sent = serde_json::to_vec(&first).expect("JSON").len();
+    assert!(sent <= 3000, "{sent} bytes");
     let page = wire::<Match>(&first, "matches");
     assert_eq!(page["truncation"]["by"], "budget");
     assert_eq!(page["truncation"]["budget"], "output_bytes");
     let by_bytes = all_pages(
         &client,
         "search_text",
-        json!({ "query": "needle", "max_bytes": 1500 }),
+        json!({ "query": "needle", "max_bytes": 3000 }),
         "matches",
     )
     .await;
@@ -457,6 +463,15 @@ async fn a_limit_above_the_ceiling_is_clamped_and_disclosed() {
     let page = wire::<Match>(&result, "matches");
     assert_eq!(page["truncation"]["limit"], 5);
     assert!(page["truncation"].get("requested").is_none(), "{page}");
+
+    // A JSON Schema integer written as a float is an integer.
+    let result = call(
+        &client,
+        "search_text",
+        json!({ "query": "needle", "limit": 3.0, "max_bytes": 8192.0 }),
+    )
+    .await;
+    assert_eq!(wire::<Match>(&result, "matches")["count"], 3);
     client.cancel().await.expect("shutdown");
 }
 
@@ -564,6 +579,18 @@ async fn bad_input_is_a_tool_error_and_the_server_keeps_serving() {
             "search_text",
             json!({ "query": "fish", "max_results": 3 }),
             "max_results",
+        ),
+        (
+            "misspelled argument",
+            "count_matches",
+            json!({ "query": "fish", "limt": 3 }),
+            "did you mean \"limit\"",
+        ),
+        (
+            "fractional limit",
+            "search_text",
+            json!({ "query": "fish", "limit": 2.5 }),
+            "limit",
         ),
         (
             "budget too small",
@@ -777,7 +804,7 @@ async fn lines_that_are_not_utf8_get_a_parse_error_and_the_session_goes_on() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn a_line_longer_than_a_mebibyte_gets_a_parse_error_and_the_session_goes_on() {
+async fn a_line_longer_than_a_mebibyte_gets_an_error_with_its_id_and_the_session_goes_on() {
     let tmp = sample_tree();
     let mut session = RawSession::start(tmp.path()).await;
     // A request padded to `len` bytes, then `ending`.
@@ -798,19 +825,122 @@ async fn a_line_longer_than_a_mebibyte_gets_a_parse_error_and_the_session_goes_o
     for (len, ending) in [
         ((1 << 20) + 1, &b"\n"[..]),
         ((1 << 20) + 1, b"\r\n"),
-        (5 << 20, b"\n"),
+        (10 << 20, b"\n"),
     ] {
         session.send_bytes(&padded(len, ending)).await;
         let reply = session.reply().await;
-        assert_eq!(reply["error"]["code"], json!(-32700), "{reply}");
+        assert_eq!(reply["id"], json!(7), "{reply}");
+        assert_eq!(reply["error"]["code"], json!(-32600), "{reply}");
         let message = reply["error"]["message"].as_str().unwrap();
         assert!(message.contains("longer than 1048576 bytes"), "{message}");
     }
+    // A line whose id cannot be read is answered with a null id.
+    let mut garbage = vec![b'x'; 2 << 20];
+    garbage.push(b'\n');
+    session.send_bytes(&garbage).await;
+    let reply = session.reply().await;
+    assert_eq!(reply["id"], Value::Null, "{reply}");
+    assert_eq!(reply["error"]["code"], json!(-32600), "{reply}");
     let reply = session
         .request(json!({ "jsonrpc": "2.0", "id": 556, "method": "tools/list" }))
         .await;
     assert_eq!(reply["id"], json!(556), "{reply}");
     session.child.kill().await.expect("stop the server");
+}
+
+/// The case: a client that sends a 10 MiB pattern or a 1 MiB
+/// cursor gets an answer to its request (it used to wait forever), and
+/// the server keeps serving it.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_request_over_the_line_cap_is_answered_and_the_client_goes_on() {
+    let tmp = sample_tree();
+    let client = connect(tmp.path(), &[]).await;
+    let huge_pattern = json!({ "query": "x".repeat(10 << 20) });
+    let huge_cursor = json!({ "query": "fish", "cursor": "A".repeat(1 << 20) });
+    for arguments in [huge_pattern, huge_cursor] {
+        let Value::Object(arguments) = arguments else {
+            unreachable!()
+        };
+        let params = CallToolRequestParams::new("search_text").with_arguments(arguments);
+        let answer = tokio::time::timeout(HANG_GUARD, client.call_tool(params))
+            .await
+            .expect("the server answers the request");
+        let Err(rmcp::ServiceError::McpError(error)) = answer else {
+            panic!("expected a JSON-RPC error, got {answer:?}");
+        };
+        assert_eq!(error.code.0, -32600, "{error:?}");
+        assert!(
+            error.message.contains("longer than 1048576 bytes"),
+            "{error:?}"
+        );
+        let next = call(&client, "files_with_matches", json!({ "query": "red" })).await;
+        assert_eq!(
+            items(&wire::<String>(&next, "files")),
+            [json!("b/three.txt")]
+        );
+    }
+    client.cancel().await.expect("shutdown");
+}
+
+/// The target directory this test binary was built in, for `cargo run`.
+fn target_dir() -> std::path::PathBuf {
+    // This binary is <target>/<profile>/deps/integration-<hash>.
+    let exe = std::env::current_exe().expect("the test binary's path");
+    exe.ancestors()
+        .nth(3)
+        .expect("the test binary sits in <target>/<profile>/deps")
+        .to_owned()
+}
+
+/// Every MCP command README shows runs as written (`DIR` a folder): each
+/// starts a server that lists its tools and answers a search.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_readme_s_mcp_commands_run_as_written() {
+    let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md"))
+        .expect("README.md");
+    let commands: Vec<&str> = readme
+        .split('`')
+        .filter(|c| c.starts_with("cargo run") && c.contains("--example mcp_"))
+        .collect();
+    assert_eq!(commands.len(), 2, "{commands:?}");
+    let tmp = sample_tree();
+    for command in commands {
+        let words: Vec<&str> = command.split_whitespace().collect();
+        let mut process = tokio::process::Command::new(env!("CARGO"));
+        for word in &words[1..] {
+            match *word {
+                "DIR" => process.arg(tmp.path()),
+                word => process.arg(word),
+            };
+        }
+        // The command may build the example first.
+        process
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .env("CARGO_TARGET_DIR", target_dir());
+        let transport = TokioChildProcess::new(process).expect("cargo starts");
+        let Ok(session) = tokio::time::timeout(Duration::from_secs(900), ().serve(transport)).await
+        else {
+            panic!("{command}: no answer to initialize");
+        };
+        let client = session.unwrap_or_else(|e| panic!("{command}: no MCP session: {e}"));
+        let tools = tokio::time::timeout(HANG_GUARD, client.list_all_tools())
+            .await
+            .expect("the server answers")
+            .expect("tools/list");
+        let search = tools
+            .iter()
+            .find(|t| t.name.starts_with("search"))
+            .unwrap_or_else(|| panic!("{command}: no search tool"));
+        let result = call(
+            &client,
+            &search.name,
+            json!({ "query": "red fish", "limit": 5 }),
+        )
+        .await;
+        let page = wire::<Match>(&result, "matches");
+        assert_eq!(page["items"][0]["path"], "b/three.txt", "{command}: {page}");
+        client.cancel().await.expect("shutdown");
+    }
 }
 
 #[tokio::test(flavor = "multi_thread")]

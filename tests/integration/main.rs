@@ -17,6 +17,8 @@ mod fuzz_replay;
 #[cfg(unix)]
 mod hostile;
 mod layers;
+mod mcp_args;
+mod mcp_budget;
 #[path = "../../fuzz/checks/oracle.rs"]
 mod oracle;
 #[path = "../../fuzz/checks/pages.rs"]
