@@ -108,8 +108,10 @@
 //!   searched in parallel.
 //! - `schemars`: `Bounded<T>` implements `schemars::JsonSchema`, with the
 //!   schema of `envelope_schema`.
-//! - `mcp`: the `mcp` module, MCP tool results and paging
-//!   arguments on the official SDK `rmcp`.
+//! - `mcp`: the `mcp` module on the official SDK `rmcp`: MCP tool results
+//!   whose `max_bytes` bounds every block sent, a tool's paging arguments
+//!   (with their JSON Schema, through `schemars`) and a stdio guard that
+//!   answers every request line (through `tokio`).
 //!
 //! With `default-features = false` only the core types remain, for tools
 //! that wrap their own queries (references, callers, outlines).

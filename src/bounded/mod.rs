@@ -311,6 +311,19 @@ impl<T> Bounded<T> {
         /// assert!(candor::Bounded::exact(vec![1u8]).skipped().is_empty());
         /// ```
         skipped -> &Skipped;
+
+        /// True when the items are some of the answer's items after
+        /// [`start`](Self::start), not the first ones: a source that could
+        /// not give a prefix (a cluster that timed out) said so. Such a
+        /// result is truncated and offers no cursor. See
+        /// [`Disclosure::with_subset`].
+        ///
+        /// # Example
+        ///
+        /// ```
+        /// assert!(!candor::Bounded::exact(vec![1u8]).is_subset());
+        /// ```
+        is_subset -> bool;
     }
 
     /// Everything this result says besides its items.
