@@ -311,3 +311,34 @@ proptest! {
         }
     }
 }
+
+/// The wire fields of subsets, two stops, error skips and a source's note
+/// decode, and encode back byte for byte (the wire corpus holds these).
+#[test]
+fn the_new_wire_fields_round_trip_byte_for_byte() {
+    for seed in [
+        "seed-errors-custom.json",
+        "seed-subset-two-stops.json",
+        "seed-needed.json",
+        "seed-clamp-reached.json",
+    ] {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("fuzz/corpus/wire")
+            .join(seed);
+        let text = std::fs::read_to_string(&path).unwrap();
+        let decoded: Bounded<serde_json::Value> =
+            serde_json::from_str(text.trim()).unwrap_or_else(|e| panic!("{seed}: {e}"));
+        assert_eq!(decoded.to_json().unwrap(), text.trim(), "{seed}");
+    }
+    // A custom policy skip keeps the result complete; its error twin does not.
+    let policy: Bounded<u8> = serde_json::from_str(
+        r#"{"complete":true,"count":0,"total":{"value":0,"relation":"eq"},"skipped":{"total":1,"by_reason":{"pre_filtered":1},"sample":[]},"items":[]}"#,
+    )
+    .unwrap();
+    assert!(policy.is_complete());
+    let error: Bounded<u8> = serde_json::from_str(
+        r#"{"complete":false,"count":0,"total":{"value":0,"relation":"eq"},"skipped":{"total":1,"by_reason":{"pre_filtered":1},"errors":{"pre_filtered":1},"sample":[]},"items":[]}"#,
+    )
+    .unwrap();
+    assert!(!error.is_complete());
+}
