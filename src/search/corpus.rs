@@ -63,7 +63,11 @@ mod sealed {
 ///
 /// **Lines** end at `\n`; a `\r` at the end of a line is not part of it (it
 /// cannot be matched and is not returned), while a `\r` elsewhere is an
-/// ordinary character.
+/// ordinary character. A UTF-8 byte-order mark (`EF BB BF`) that starts a
+/// file is not text, as in ripgrep and editors: the first line starts
+/// after it (`^` matches there, and the line returned holds no U+FEFF),
+/// at byte offset 3, the line's true offset in the file. A byte-order
+/// mark anywhere else is an ordinary character.
 ///
 /// This trait is sealed: candor implements it for its corpora.
 pub trait Corpus: sealed::Sealed {

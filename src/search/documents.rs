@@ -7,7 +7,7 @@ use crate::error::{Error, ErrorKind};
 use crate::search::document::{Doc, DocBytes};
 use crate::search::engine::{FileOutcome, Plan, no_hits, search_opened, unread};
 use crate::search::path::{cmp_paths, is_within, normalize};
-use crate::search::reader::{BLOCK, Opened};
+use crate::search::reader::{BLOCK, Opened, bom_len};
 use crate::search::source::{Resolved, Source};
 use crate::{Fingerprint, SkipReason, SkippedInput};
 
@@ -311,7 +311,10 @@ impl Source for Documents<'_> {
                 && doc.known.utf8
                 && bytes.len() <= BLOCK
                 && plan.offset_in(&name.0) == 0
-                && plan.matcher.next_line(bytes, 0).is_none()
+                && plan
+                    .matcher
+                    .next_line(&bytes[bom_len(bytes, 0)..], 0)
+                    .is_none()
             {
                 no_hits(plan, plan.matcher, &name.0, bytes.len() as u64)
             } else {

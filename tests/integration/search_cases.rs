@@ -180,6 +180,53 @@ const CASES: &[Case] = &[
         binary: 0,
     },
     Case {
+        // A byte-order mark that starts a file is not text, as in ripgrep:
+        // `^` matches after it, the line holds no U+FEFF, and the line's
+        // offset is its true offset in the file.
+        name: "a_byte_order_mark_at_the_start_is_not_text",
+        files: &[
+            ("b.txt", b"\xEF\xBB\xBFtest\ntest\n"),
+            ("c.txt", b"\xEF\xBB\xBF\r\ntest"),
+            // Its only match is on its first line.
+            ("d.txt", b"\xEF\xBB\xBFtest\nno\n"),
+        ],
+        query: || Query::regex("^test|^$"),
+        expect: &[
+            ("b.txt", 1, 3, "test", &[(0, 4)]),
+            ("b.txt", 2, 8, "test", &[(0, 4)]),
+            ("c.txt", 1, 3, "", &[(0, 0)]),
+            ("c.txt", 2, 5, "test", &[(0, 4)]),
+            ("d.txt", 1, 3, "test", &[(0, 4)]),
+        ],
+        binary: 0,
+    },
+    Case {
+        name: "a_byte_order_mark_at_the_start_is_not_matched",
+        files: &[("b.txt", b"\xEF\xBB\xBFa\xEF\xBB\xBF\n")],
+        query: || Query::literal("\u{FEFF}"),
+        expect: &[("b.txt", 1, 3, "a\u{FEFF}", &[(1, 4)])],
+        binary: 0,
+    },
+    Case {
+        // Only the file's first bytes can be a mark that is not text.
+        name: "a_byte_order_mark_past_the_start_is_text",
+        files: &[
+            ("m.txt", b"a\n\xEF\xBB\xBFtest\n"),
+            ("n.txt", b" \xEF\xBB\xBFtest\n"),
+        ],
+        query: || Query::regex("^\u{FEFF}test"),
+        expect: &[("m.txt", 2, 2, "\u{FEFF}test", &[(0, 7)])],
+        binary: 0,
+    },
+    Case {
+        // Nothing but a mark: no line at all, as for an empty file.
+        name: "a_file_of_only_a_byte_order_mark_has_no_line",
+        files: &[("o.txt", b"\xEF\xBB\xBF")],
+        query: || Query::regex(""),
+        expect: &[],
+        binary: 0,
+    },
+    Case {
         name: "lines_are_numbered_across_empty_lines",
         files: &[("e.txt", b"\n\nx\n\n\nx x\n")],
         query: || Query::literal("x"),
@@ -624,6 +671,12 @@ const EXCERPT_CASES: &[ExcerptCase] = &[
         files: FIVE,
         excerpt: || Excerpt::new("f.txt", 6..=9),
         want: ExcerptWant::Lines(&[]),
+    },
+    ExcerptCase {
+        name: "excerpt_leaves_out_a_leading_byte_order_mark",
+        files: &[("b.txt", b"\xEF\xBB\xBFone\ntwo\n")],
+        excerpt: || Excerpt::new("b.txt", 1..=2),
+        want: ExcerptWant::Lines(&[(1, 3, "one", None), (2, 7, "two", None)]),
     },
     ExcerptCase {
         name: "excerpt_of_an_empty_file",

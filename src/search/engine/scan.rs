@@ -78,7 +78,10 @@ impl<'p, 'm> FileScan<'p, 'm> {
             return ControlFlow::Continue(());
         }
         let from = usize::try_from(self.start.saturating_sub(base)).unwrap_or(chunk.len());
-        if from > 0 && chunk[from - 1] != b'\n' {
+        // A start before the chunk's is inside the byte-order mark the
+        // reader left out (see `reader.rs`): no line starts there.
+        let in_mark = self.start > 0 && self.start < base;
+        if in_mark || (from > 0 && chunk[from - 1] != b'\n') {
             self.error = Some(Error::cursor_out_of_range(format!(
                 "offset {} is not the start of a line of {:?}",
                 self.start, self.path
