@@ -26,7 +26,8 @@ mod source;
 ///
 /// `.gitignore`, `.ignore` and `.git/info/exclude` are respected (in a git
 /// repository or not, with the `ignore` crate's rule matching), hidden
-/// files and folders are left out, and include/exclude globs apply, each
+/// files and folders are left out (but for those an ignore file lets in
+/// by a `!` rule, as in ripgrep), and include/exclude globs apply, each
 /// configurable. What the ignore files and the hidden-file rule leave out
 /// is counted in `skipped` as `ignored` and `hidden` (policy: the result
 /// stays complete), a folder counting once; what the caller's globs and
@@ -179,7 +180,9 @@ impl Tree {
         })
     }
 
-    /// Searches hidden files and folders too. Default: false.
+    /// Searches hidden files and folders too. Default: false. Left out, a
+    /// hidden file or folder is still searched when an ignore file lets it
+    /// in by a `!` rule (`!.github/` in a `.gitignore`), as in ripgrep.
     ///
     /// # Example
     ///

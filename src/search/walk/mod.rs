@@ -11,7 +11,8 @@
 //! without any. Entries are checked in this order: the resume point and
 //! path filters (the query's scope), the globs (also scope, not counted),
 //! hidden names and ignore files (policy, counted; not for a path the
-//! caller named), FIFOs, sockets and devices (never opened, counted),
+//! caller named; a hidden name that an ignore file lets in with a `!` rule
+//! is not left out, as in ripgrep), FIFOs, sockets and devices (never opened, counted),
 //! then symbolic links (counted and not followed, unless the tree follows
 //! them; then only while they stay inside the root, and never into a
 //! folder the walk is already in).
@@ -35,7 +36,7 @@ mod handles;
 mod rules;
 mod scope;
 
-use rules::{rules_above, rules_of};
+use rules::{Say, rules_above, rules_of};
 use scope::QueryScope;
 
 /// What the walk hands on: a file to search (its folder's handle and its
@@ -252,12 +253,19 @@ impl<'a> Walk<'a> {
         // A path the caller names, and the folders on the way to it, are
         // searched whatever the hidden and ignore rules say.
         let named = self.scope.names(&rel);
-        // Policy: left out, and counted.
+        // Policy: left out, and counted. A hidden entry that an ignore
+        // file lets in by name (a `!` rule) is searched, as in ripgrep.
         if !named {
-            if !self.options.hidden && name.as_encoded_bytes().starts_with(b".") {
+            let say = if self.options.gitignore {
+                self.verdict(&abs, is_dir)
+            } else {
+                Say::Nothing
+            };
+            let hidden = !self.options.hidden && name.as_encoded_bytes().starts_with(b".");
+            if hidden && say != Say::LetIn {
                 return Some(Job::Skip(SkippedInput::new(rel, SkipReason::Hidden)));
             }
-            if self.options.gitignore && self.is_ignored(&abs, is_dir) {
+            if say == Say::Ignored {
                 return Some(Job::Skip(SkippedInput::new(rel, SkipReason::Ignored)));
             }
         }
@@ -334,11 +342,11 @@ impl<'a> Walk<'a> {
         }
     }
 
-    /// Returns true when the entry at `abs` is ignored by the rules of the
-    /// folders the walk is in, or of those above the root.
-    fn is_ignored(&self, abs: &Path, is_dir: bool) -> bool {
+    /// What the ignore files of the folders the walk is in, or of those
+    /// above the root, say of the entry at `abs`.
+    fn verdict(&self, abs: &Path, is_dir: bool) -> Say {
         let inner = self.stack.iter().rev().filter_map(|f| f.rules.as_ref());
-        rules::is_ignored(inner.chain(self.base_rules.iter()), abs, is_dir)
+        rules::verdict(inner.chain(self.base_rules.iter()), abs, is_dir)
     }
 }
 
