@@ -83,12 +83,14 @@ pub trait Corpus: sealed::Sealed {
     /// # Errors
     ///
     /// [`InvalidPattern`](crate::ErrorKind::InvalidPattern) for a bad
-    /// pattern; [`OutsideRoot`](crate::ErrorKind::OutsideRoot) or
-    /// [`NotFound`](crate::ErrorKind::NotFound) for a bad path filter; the
-    /// cursor errors (foreign, stale, tampered, malformed, out of range);
+    /// pattern; [`OutsideRoot`](crate::ErrorKind::OutsideRoot) for a path
+    /// filter that leaves the root; the cursor errors (foreign, stale,
+    /// tampered, malformed, out of range);
     /// [`BudgetTooSmall`](crate::ErrorKind::BudgetTooSmall); and
     /// [`Incomplete`](crate::ErrorKind::Incomplete) in strict mode. A file
-    /// that cannot be read is not an error: it is counted in `skipped`.
+    /// that cannot be read is not an error: it is counted in `skipped`; so
+    /// is a path filter that names nothing (see
+    /// [`Query::paths`](crate::Query::paths)).
     ///
     /// # Example
     ///

@@ -573,12 +573,6 @@ const ERROR_CASES: &[ErrorCase] = &[
         expect: |k| matches!(k, ErrorKind::OutsideRoot { path } if path == "/etc"),
     },
     ErrorCase {
-        name: "path_not_in_the_corpus",
-        files: &[("a", b"x\n")],
-        query: || Query::literal("x").paths(["nope"]),
-        expect: |k| matches!(k, ErrorKind::NotFound { path } if path == "nope"),
-    },
-    ErrorCase {
         name: "one_bad_path_among_good_ones",
         files: &[("a", b"x\n")],
         query: || Query::literal("x").paths(["a", "../a"]),
@@ -624,6 +618,62 @@ fn refused_queries_on_both_corpora() {
                 .expect_err(&at);
             assert_eq!(kind_name(each.kind()), kind_name(err.kind()), "{at}: each");
         }
+    }
+}
+
+/// A path the caller names that the corpus does not hold is no error, as
+/// in ripgrep: it is counted in `skipped` as `vanished`, an error skip, so
+/// the answer is incomplete; the other paths are searched, and a missing
+/// path never widens the query. Also below a file, and below a folder
+/// that holds other files; on every corpus and by every query.
+#[test]
+fn named_paths_that_name_nothing_are_counted_and_the_others_searched() {
+    let f = Fixture::new(&[
+        ("a/x.txt", b"x\n"),
+        ("b.txt", b"x\n"),
+        ("c.txt", b"x\n"),
+        ("d/e.txt", b"x\n"),
+    ]);
+    let query =
+        Query::literal("x").paths(["d", "nope", "a/missing/deeper", "b.txt", "zz", "b.txt/in"]);
+    let missing = BTreeSet::from(["a/missing/deeper", "b.txt/in", "nope", "zz"]);
+    let only_missing = Query::literal("x").paths(["nope", "a/nope"]);
+    for (corpus, c) in f.all() {
+        let check = |what: &str, skipped: &candor::Skipped, complete: bool| {
+            let named: BTreeSet<&str> = skipped.sample().iter().map(|s| s.path()).collect();
+            assert_eq!(named, missing, "{corpus}: {what}");
+            assert_eq!(skipped.count(&SkipReason::Vanished), 4, "{corpus}: {what}");
+            assert_eq!(skipped.total(), 4, "{corpus}: {what}");
+            assert!(
+                !complete,
+                "{corpus}: {what}: an input named was not searched"
+            );
+        };
+        let b = c.search(&query, &Limits::new(), None).expect(corpus);
+        let paths: Vec<&str> = b.iter().map(|m| m.path.as_str()).collect();
+        assert_eq!(paths, ["b.txt", "d/e.txt"], "{corpus}");
+        assert!(b.completeness().is_exact(), "{corpus}");
+        check("search", b.skipped(), b.is_complete());
+        let counts = c.count(&query, &Limits::new(), None).expect(corpus);
+        assert_eq!(counts.len(), 2, "{corpus}");
+        check("count", counts.skipped(), counts.is_complete());
+        let files = c
+            .files_with_matches(&query, &Limits::new(), None)
+            .expect(corpus);
+        assert_eq!(files.items(), ["b.txt", "d/e.txt"], "{corpus}");
+        check("files", files.skipped(), files.is_complete());
+        let mut streamed = 0;
+        let end = c
+            .search_each(&query, &Limits::new(), None, &mut |_| streamed += 1)
+            .expect(corpus);
+        assert_eq!(streamed, 2, "{corpus}");
+        check("stream", end.skipped(), end.is_complete());
+
+        // Only missing paths: nothing is searched, not everything.
+        let none = c.search(&only_missing, &Limits::new(), None).expect(corpus);
+        assert!(none.is_empty(), "{corpus}");
+        assert_eq!(none.skipped().count(&SkipReason::Vanished), 2, "{corpus}");
+        assert!(!none.is_complete(), "{corpus}");
     }
 }
 

@@ -50,7 +50,10 @@ mod source;
 /// A path the caller names ([`Query::paths`](crate::Query::paths),
 /// [`find_in_file`](crate::Corpus::find_in_file),
 /// [`excerpt`](crate::Corpus::excerpt)) is searched even if an ignore rule
-/// or the hidden rule would leave it out of a walk.
+/// or the hidden rule would leave it out of a walk. A path filter the
+/// walk cannot reach is counted in `skipped` where it would have been met
+/// (see [`Query::paths`](crate::Query::paths)), and the others are
+/// searched.
 ///
 /// Paths are written with `/` separators; a name that is not valid UTF-8
 /// or holds a `\` is escaped so that two files never share a path (see

@@ -17,9 +17,14 @@
 //! them; then only while they stay inside the root, and never into a
 //! folder the walk is already in).
 //!
-//! The query's scope is `scope.rs`, the ignore rules are `rules.rs`, and
-//! the bound on the folder handles held is `handles.rs`.
+//! A path the caller names that the walk cannot reach is counted where it
+//! would have been met (`named.rs`).
+//!
+//! The query's scope is `scope.rs`, the ignore rules are `rules.rs`, the
+//! paths named that the walk cannot reach are `named.rs`, and the bound
+//! on the folder handles held is `handles.rs`.
 
+use std::collections::VecDeque;
 use std::ffi::{OsStr, OsString};
 use std::io;
 use std::path::{Path, PathBuf};
@@ -33,6 +38,7 @@ use crate::search::path::push_name;
 use crate::{SkipReason, SkippedInput};
 
 mod handles;
+mod named;
 mod rules;
 mod scope;
 
@@ -91,6 +97,9 @@ struct Frame {
     rules: Option<Gitignore>,
     /// Its entries not yet visited, in name order.
     entries: std::vec::IntoIter<(OsString, Kind)>,
+    /// The paths the caller names below it that its listing shows no way
+    /// to, each with the name missing here, in walk order.
+    missing: VecDeque<(Vec<u8>, String)>,
     /// Its path is a prefix of the resume point's: its entries before
     /// the resume point's are passed over.
     on_start_path: bool,
@@ -108,8 +117,9 @@ pub(crate) struct Walk<'a> {
     stack: Vec<Frame>,
     /// How many frames hold a handle that may be closed.
     open: usize,
-    /// A skip found while entering the root, handed on first.
-    pending: Option<SkippedInput>,
+    /// Skips found on the way (entering the root; the paths the caller
+    /// names below an entry that is no folder), handed on next.
+    pending: VecDeque<SkippedInput>,
     /// The listing buffer, reused from folder to folder.
     buffer: Vec<std::mem::MaybeUninit<u8>>,
 }
@@ -132,7 +142,7 @@ impl<'a> Walk<'a> {
             base_rules: Vec::new(),
             stack: Vec::new(),
             open: 0,
-            pending: None,
+            pending: VecDeque::new(),
             buffer: Vec::new(),
             options,
         };
@@ -157,6 +167,7 @@ impl<'a> Walk<'a> {
                 } else {
                     None
                 };
+                let missing = walk.missing_in("", 0, &entries);
                 walk.stack.push(Frame {
                     dir: Some(root_dir),
                     name: OsString::new(),
@@ -166,10 +177,11 @@ impl<'a> Walk<'a> {
                     id,
                     rules,
                     entries: entries.into_iter(),
+                    missing,
                     on_start_path: walk.scope.resumes(),
                 });
             }
-            Err(e) => walk.pending = Some(unlisted(String::new(), &e)),
+            Err(e) => walk.pending.push_back(unlisted(String::new(), &e)),
         }
         Ok(walk)
     }
@@ -207,6 +219,7 @@ impl<'a> Walk<'a> {
         } else {
             None
         };
+        let missing = self.missing_in(&rel, self.stack.len(), &entries);
         self.stack.push(Frame {
             dir: Some(dir),
             name,
@@ -216,6 +229,7 @@ impl<'a> Walk<'a> {
             id,
             rules,
             entries: entries.into_iter(),
+            missing,
             on_start_path,
         });
         if !via_link {
@@ -247,6 +261,9 @@ impl<'a> Walk<'a> {
         let on_start_path =
             self.scope
                 .after_start(depth, &name, frame.on_start_path, may_be_dir)?;
+        if !may_be_dir {
+            self.unreachable_below(&rel, kind);
+        }
         if !self.scope.admits(&rel, &abs, is_dir, may_be_dir) {
             return None;
         }
@@ -354,10 +371,15 @@ impl Iterator for Walk<'_> {
     type Item = Job;
 
     fn next(&mut self) -> Option<Job> {
-        if let Some(input) = self.pending.take() {
-            return Some(Job::Skip(input));
-        }
         loop {
+            if let Some(input) = self.pending.pop_front() {
+                return Some(Job::Skip(input));
+            }
+            match self.next_missing() {
+                Some(Some(job)) => return Some(job),
+                Some(None) => continue,
+                None => {}
+            }
             let frame = self.stack.last_mut()?;
             let Some((name, kind)) = frame.entries.next() else {
                 if let Some(frame) = self.stack.pop() {
