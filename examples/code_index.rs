@@ -326,11 +326,12 @@ struct Args {
     /// The folder to index (its `.rs` files).
     #[arg(long, value_name = "DIR")]
     root: PathBuf,
-    /// The most items per page.
-    #[arg(long, default_value_t = 50)]
+    /// The most items per page (before or after the query).
+    #[arg(long, default_value_t = 50, global = true)]
     limit: usize,
-    /// A next_cursor from an earlier page of the same query.
-    #[arg(long)]
+    /// A next_cursor from an earlier page of the same query (before or
+    /// after the query).
+    #[arg(long, global = true)]
     cursor: Option<String>,
     #[command(subcommand)]
     query: Command,
@@ -375,5 +376,52 @@ fn main() -> std::process::ExitCode {
             eprintln!("code_index: {e}");
             std::process::ExitCode::from(1)
         }
+    }
+}
+
+#[cfg(test)]
+mod cli_tests {
+    use super::*;
+
+    /// `--limit` and `--cursor` go before or after the query, as README
+    /// shows them after it.
+    #[test]
+    fn paging_flags_go_before_or_after_the_query() {
+        for argv in [
+            &[
+                "code_index",
+                "--root",
+                "src",
+                "references",
+                "Limits",
+                "--limit",
+                "20",
+            ][..],
+            &[
+                "code_index",
+                "--root",
+                "src",
+                "--limit",
+                "20",
+                "references",
+                "Limits",
+            ],
+        ] {
+            let args = Args::try_parse_from(argv).expect("the arguments parse");
+            assert_eq!(args.limit, 20, "{argv:?}");
+            assert!(matches!(&args.query, Command::References { name } if name == "Limits"));
+        }
+        let args = Args::try_parse_from([
+            "code_index",
+            "--root",
+            "src",
+            "callers",
+            "collect",
+            "--cursor",
+            "AQ",
+        ])
+        .expect("the arguments parse");
+        assert_eq!(args.cursor.as_deref(), Some("AQ"));
+        assert_eq!(args.limit, 50, "the default");
     }
 }

@@ -13,15 +13,23 @@
 //! disclosure first, the matches last (held meanwhile in a temporary file,
 //! so memory does not grow with their number).
 //!
-//! Exit status: 0 when something matched, 1 when nothing did, 2 on an error.
+//! A PATH that cannot be searched (missing, unreadable) is reported on
+//! standard error, as ripgrep does, and the others are searched; the
+//! answer then says it is incomplete.
+//!
+//! Exit status, as ripgrep's: 2 when an error occurred (a bad argument,
+//! or an input that could not be searched; the matches found elsewhere
+//! are still printed), else 0 when something matched and 1 when nothing
+//! did.
 
+use std::ffi::OsString;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::mpsc;
 use std::time::Duration;
 
-use candor::{Corpus, Cursor, JsonStream, Limits, Match, Query, Tree};
+use candor::{Corpus, Cursor, JsonStream, Limits, Match, Query, Skipped, Tree};
 use clap::{CommandFactory, Parser};
 
 /// Search a directory tree for PATTERN, and say whether the answer is
@@ -36,14 +44,20 @@ struct Args {
     /// The pattern to look for (omit it when -e is given: then every
     /// positional argument is a PATH).
     #[arg(value_name = "PATTERN")]
-    pattern: Option<String>,
+    pattern: Option<OsString>,
 
     /// Files or folders to search. Default: the current folder.
     #[arg(value_name = "PATH")]
     paths: Vec<PathBuf>,
 
-    /// A pattern to look for; repeat to match any of them.
-    #[arg(short = 'e', long = "regexp", value_name = "PATTERN")]
+    /// A pattern to look for; repeat to match any of them. It may start
+    /// with a `-` (`-e -x`).
+    #[arg(
+        short = 'e',
+        long = "regexp",
+        value_name = "PATTERN",
+        allow_hyphen_values = true
+    )]
     regexps: Vec<String>,
 
     /// Treat the patterns as literal strings, not regular expressions.
@@ -169,7 +183,8 @@ struct Target {
 /// Maps the PATH arguments onto one tree. A single folder becomes the root
 /// (so the JSON paths are relative to it, as the library returns them);
 /// otherwise the root is the folder the paths share, and the paths become
-/// the query's path filter.
+/// the query's path filter. A path that cannot be found stays a filter:
+/// the library counts it as skipped, and searches the others.
 fn target(paths: &[PathBuf]) -> Result<Target, Failure> {
     let given_default = paths.is_empty();
     let paths: Vec<PathBuf> = if given_default {
@@ -197,7 +212,7 @@ fn target(paths: &[PathBuf]) -> Result<Target, Failure> {
                     };
                     parent.canonicalize().map(|folder| folder.join(name))
                 }
-                _ => p.canonicalize(),
+                _ => p.canonicalize().or_else(|_| nearest_existing(p)),
             };
             resolved.map_err(|e| Failure(format!("{}: {e}", p.display())))
         })
@@ -235,6 +250,12 @@ fn target(paths: &[PathBuf]) -> Result<Target, Failure> {
             }
         }
     }
+    // Paths that do not exist may share a folder that does not either.
+    while !root.is_dir() {
+        if !root.pop() {
+            break;
+        }
+    }
     let filters = canonical
         .iter()
         .map(|p| corpus_path(p.strip_prefix(&root).unwrap_or(p)))
@@ -249,6 +270,28 @@ fn target(paths: &[PathBuf]) -> Result<Target, Failure> {
         filters,
         display_prefix,
     })
+}
+
+/// A path that cannot be resolved (it does not exist, say) made absolute:
+/// its longest prefix that resolves, then the rest of its names as given.
+fn nearest_existing(path: &Path) -> io::Result<PathBuf> {
+    let names: Vec<_> = path.components().collect();
+    for kept in (0..names.len()).rev() {
+        let prefix: PathBuf = names[..kept].iter().collect();
+        let prefix = if prefix.as_os_str().is_empty() {
+            PathBuf::from(".")
+        } else {
+            prefix
+        };
+        if let Ok(mut found) = prefix.canonicalize() {
+            found.extend(&names[kept..]);
+            return Ok(found);
+        }
+    }
+    Err(io::Error::new(
+        io::ErrorKind::NotFound,
+        "no part of it exists",
+    ))
 }
 
 /// A path under the root as the library writes a tree's paths (see
@@ -358,7 +401,9 @@ fn build_tree(args: &Args, root: &Path) -> Result<Tree, Failure> {
 fn write_match(out: &mut impl Write, prefix: &str, m: &Match) -> io::Result<()> {
     if !prefix.is_empty() {
         out.write_all(prefix.as_bytes())?;
-        out.write_all(b"/")?;
+        if !prefix.ends_with('/') {
+            out.write_all(b"/")?;
+        }
     }
     out.write_all(m.path.as_bytes())?;
     out.write_all(b":")?;
@@ -392,6 +437,30 @@ fn write_number(out: &mut impl Write, mut n: u64) -> io::Result<()> {
     out.write_all(&digits[at..])
 }
 
+/// How a search went: whether anything matched, and whether an input
+/// could not be searched because of an error.
+struct Outcome {
+    matched: bool,
+    errors: bool,
+}
+
+/// Reports the inputs that could not be searched because of an error, as
+/// ripgrep does (`grep: PATH: why`), from the skipped sample (which lists
+/// them first; the status line gives their number); returns true when
+/// there was any.
+fn report_errors(skipped: &Skipped, prefix: &str) -> bool {
+    for input in skipped.sample().iter().filter(|i| i.reason().is_error()) {
+        let path = match prefix {
+            "" => input.path().to_owned(),
+            p if p.ends_with('/') => format!("{p}{}", input.path()),
+            p => format!("{p}/{}", input.path()),
+        };
+        let why = input.detail().unwrap_or(input.reason().as_str());
+        eprintln!("grep: {path}: {why} ({})", input.reason());
+    }
+    skipped.has_errors()
+}
+
 /// The last line on standard error: the library's disclosure, with the
 /// wire's "next_cursor" turned into the flag that resumes this command.
 fn status_line(disclosure: String, next: Option<&Cursor>) -> String {
@@ -408,12 +477,15 @@ fn status_line(disclosure: String, next: Option<&Cursor>) -> String {
     line
 }
 
-fn run(args: &Args) -> Result<bool, Failure> {
+fn run(args: &Args) -> Result<Outcome, Failure> {
     let mut patterns = args.regexps.clone();
     let mut paths = args.paths.clone();
     if patterns.is_empty() {
         match &args.pattern {
-            Some(p) => patterns.push(p.clone()),
+            Some(p) => match p.to_str() {
+                Some(p) => patterns.push(p.to_owned()),
+                None => return Err(Failure("the PATTERN is not valid UTF-8".to_owned())),
+            },
             None => {
                 Args::command()
                     .error(
@@ -440,7 +512,9 @@ fn run(args: &Args) -> Result<bool, Failure> {
 
     let stdout = io::stdout();
     let mut out = io::BufWriter::with_capacity(64 * 1024, stdout.lock());
+    let prefix = target.display_prefix.as_str();
     let matched;
+    let errors;
     let status;
     if args.json && args.max_bytes.is_some() {
         // The byte budget bounds a collected response (a stream has none),
@@ -450,8 +524,9 @@ fn run(args: &Args) -> Result<bool, Failure> {
         matched = !result.is_empty() || result.total().value() > 0;
         let written = result.write_json(&mut out);
         end_json(written, &mut out)?;
+        errors = report_errors(result.skipped(), prefix);
         leak_at_exit(result);
-        return Ok(matched);
+        return Ok(Outcome { matched, errors });
     } else if args.json {
         // Streamed: the disclosure comes first on the wire and is known
         // only at the end, so the matches are serialized as they come into
@@ -468,16 +543,20 @@ fn run(args: &Args) -> Result<bool, Failure> {
                 json_stream(&tree, &query, &limits, cursor.as_ref(), memory, &mut out)?
             }
         };
-        return Ok(end.count() > 0 || end.total().value() > 0);
+        return Ok(Outcome {
+            matched: end.count() > 0 || end.total().value() > 0,
+            errors: report_errors(end.skipped(), prefix),
+        });
     } else if args.max_bytes.is_some() {
         // The byte budget bounds a collected response; a stream has none.
         let result = tree.search(&query, &limits, cursor.as_ref())?;
         let mut written = Ok(());
         for m in result.iter() {
-            written = written.and_then(|()| write_match(&mut out, &target.display_prefix, m));
+            written = written.and_then(|()| write_match(&mut out, prefix, m));
         }
         ignore_broken_pipe(written.and_then(|()| out.flush()))?;
         matched = !result.is_empty() || result.total().value() > 0;
+        errors = report_errors(result.skipped(), prefix);
         status = status_line(result.summary("matches"), result.next_cursor());
         leak_at_exit(result);
     } else {
@@ -485,7 +564,7 @@ fn run(args: &Args) -> Result<bool, Failure> {
         let mut written = Ok(());
         let end = tree.search_each(&query, &limits, cursor.as_ref(), &mut |m| {
             if written.is_ok() {
-                written = write_match(&mut out, &target.display_prefix, m);
+                written = write_match(&mut out, prefix, m);
                 if written
                     .as_ref()
                     .is_err_and(|e| e.kind() == io::ErrorKind::BrokenPipe)
@@ -498,10 +577,11 @@ fn run(args: &Args) -> Result<bool, Failure> {
         })?;
         ignore_broken_pipe(written.and_then(|()| out.flush()))?;
         matched = end.count() > 0 || end.total().value() > 0;
+        errors = report_errors(end.skipped(), prefix);
         status = status_line(end.summary("matches"), end.next_cursor());
     }
     eprintln!("{status}");
-    Ok(matched)
+    Ok(Outcome { matched, errors })
 }
 
 /// Streams the matches into a `JsonStream` that keeps them in `spill`,
@@ -726,8 +806,9 @@ fn main() -> ExitCode {
         }
     };
     match run(&args) {
-        Ok(true) => ExitCode::SUCCESS,
-        Ok(false) => ExitCode::from(1),
+        Ok(Outcome { errors: true, .. }) => ExitCode::from(2),
+        Ok(Outcome { matched: true, .. }) => ExitCode::SUCCESS,
+        Ok(Outcome { matched: false, .. }) => ExitCode::from(1),
         Err(Failure(message)) => {
             eprintln!("grep: {message}");
             ExitCode::from(2)

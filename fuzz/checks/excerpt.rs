@@ -1,10 +1,11 @@
 //! The `excerpt` check: excerpts of a random document against the lines of
-//! the oracle (`oracle.rs`: split on `\n`, one trailing `\r` stripped),
-//! shown as lossy UTF-8, whole and page by page.
+//! the oracle (`oracle.rs`: split on `\n`, one trailing `\r` stripped, a
+//! leading byte-order mark left out), shown as lossy UTF-8, whole and page
+//! by page.
 
 use candor::{Corpus, Documents, Excerpt, Limits};
 
-use super::oracle::{excerpt_lines, searched};
+use super::oracle::{BOM, excerpt_lines, searched};
 use super::pages::items;
 
 const CHUNKS: &[&[u8]] = &[
@@ -33,12 +34,19 @@ pub fn check(data: &[u8]) {
     let first = u64::from(byte(0) % 12);
     let last = first + u64::from(byte(1) % 12);
     let limit = 1 + usize::from(byte(2) % 4);
-    let bytes: Vec<u8> = data
-        .iter()
-        .skip(3)
-        .take(64)
-        .flat_map(|&b| CHUNKS[usize::from(b) % CHUNKS.len()].to_vec())
-        .collect();
+    // The limit byte's top values also start the document with a
+    // byte-order mark (the lower ones read as they always did).
+    let mut bytes: Vec<u8> = if byte(2) >= 248 {
+        BOM.to_vec()
+    } else {
+        Vec::new()
+    };
+    bytes.extend(
+        data.iter()
+            .skip(3)
+            .take(64)
+            .flat_map(|&b| CHUNKS[usize::from(b) % CHUNKS.len()].to_vec()),
+    );
     let want: Vec<Item> = searched(&bytes).map_or_else(Vec::new, |s| excerpt_lines(s, first, last));
     let docs = Documents::new().with("doc.txt", bytes.clone());
     let excerpt = Excerpt::new("doc.txt", first..=last);

@@ -1,7 +1,9 @@
 //! The naive oracle of text search, shared by the fuzz checks and the
 //! search properties: a document is split on `\n` (the empty piece after
 //! a final `\n` is not a line) and one trailing `\r` is stripped from each
-//! line; each line is then searched alone.
+//! line; each line is then searched alone. A UTF-8 byte-order mark that
+//! starts a document is not text: the first line starts after it, at
+//! offset 3.
 //!
 //! Literals are found by comparing windows: non-overlapping, leftmost, and
 //! for several literals the first one given wins at a position. Without
@@ -38,10 +40,13 @@ pub struct Line<'a> {
     pub text: &'a [u8],
 }
 
-/// The lines of a document.
+/// The UTF-8 byte-order mark.
+pub const BOM: &[u8] = "\u{FEFF}".as_bytes();
+
+/// The lines of a document (after the byte-order mark that may start it).
 pub fn lines(bytes: &[u8]) -> Vec<Line<'_>> {
     let mut out = Vec::new();
-    let mut at = 0;
+    let mut at = if bytes.starts_with(BOM) { BOM.len() } else { 0 };
     while at < bytes.len() {
         let end = bytes[at..]
             .iter()

@@ -63,7 +63,11 @@ mod sealed {
 ///
 /// **Lines** end at `\n`; a `\r` at the end of a line is not part of it (it
 /// cannot be matched and is not returned), while a `\r` elsewhere is an
-/// ordinary character.
+/// ordinary character. A UTF-8 byte-order mark (`EF BB BF`) that starts a
+/// file is not text, as in ripgrep and editors: the first line starts
+/// after it (`^` matches there, and the line returned holds no U+FEFF),
+/// at byte offset 3, the line's true offset in the file. A byte-order
+/// mark anywhere else is an ordinary character.
 ///
 /// This trait is sealed: candor implements it for its corpora.
 pub trait Corpus: sealed::Sealed {
@@ -79,12 +83,14 @@ pub trait Corpus: sealed::Sealed {
     /// # Errors
     ///
     /// [`InvalidPattern`](crate::ErrorKind::InvalidPattern) for a bad
-    /// pattern; [`OutsideRoot`](crate::ErrorKind::OutsideRoot) or
-    /// [`NotFound`](crate::ErrorKind::NotFound) for a bad path filter; the
-    /// cursor errors (foreign, stale, tampered, malformed, out of range);
+    /// pattern; [`OutsideRoot`](crate::ErrorKind::OutsideRoot) for a path
+    /// filter that leaves the root; the cursor errors (foreign, stale,
+    /// tampered, malformed, out of range);
     /// [`BudgetTooSmall`](crate::ErrorKind::BudgetTooSmall); and
     /// [`Incomplete`](crate::ErrorKind::Incomplete) in strict mode. A file
-    /// that cannot be read is not an error: it is counted in `skipped`.
+    /// that cannot be read is not an error: it is counted in `skipped`; so
+    /// is a path filter that names nothing (see
+    /// [`Query::paths`](crate::Query::paths)).
     ///
     /// # Example
     ///

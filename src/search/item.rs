@@ -46,10 +46,15 @@ pub struct Match {
     pub path: String,
     /// The line's number in the file, 1-based.
     pub line_number: u64,
-    /// The byte offset of the line's start in the file.
+    /// The byte offset of the line's start in the file. A UTF-8
+    /// byte-order mark that starts the file is not part of its first line
+    /// (as in ripgrep and editors): that line starts after it, at offset
+    /// 3, so `byte_offset` plus a span's ends are always the match's
+    /// offsets in the file.
     pub byte_offset: u64,
     /// The line without its terminator (`\n` or `\r\n`), as lossy UTF-8;
-    /// when cut, the kept part around the first match.
+    /// when cut, the kept part around the first match. The first line
+    /// holds no byte-order mark (see `byte_offset`).
     pub line: String,
     /// The matches' byte ranges within `line`.
     pub matches: Vec<Span>,
@@ -252,7 +257,9 @@ pub struct FileCount {
 pub struct Line {
     /// The line's number, 1-based.
     pub line_number: u64,
-    /// The byte offset of the line's start in the file.
+    /// The byte offset of the line's start in the file (after the
+    /// byte-order mark that may start the file, as for
+    /// [`Match::byte_offset`]).
     pub byte_offset: u64,
     /// The line without its terminator, as lossy UTF-8; when cut, its
     /// first bytes up to the column limit.

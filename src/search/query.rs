@@ -230,16 +230,27 @@ impl Query {
     /// corpus root with `/` separators. Applied before the limit. Default:
     /// the whole corpus.
     ///
-    /// A path that leaves the root (`..`, an absolute path elsewhere, a
-    /// symbolic link out of the root) is refused when the search runs.
+    /// A path that leaves the root (`..`, an absolute path elsewhere) is
+    /// refused when the search runs. A path that cannot be searched is
+    /// counted in `skipped` where it comes in path order, and the other
+    /// paths are searched, as ripgrep does: one that names nothing (or
+    /// lies below a file) as `vanished`, an error, so the result is not
+    /// complete; on a [`Tree`](crate::Tree), one that is or goes through
+    /// a symbolic link the tree does not follow, or that leads out of the
+    /// root, as the walk counts such a link.
     ///
     /// # Example
     ///
     /// ```
-    /// use candor::{Corpus, Documents, Limits, Query};
+    /// use candor::{Corpus, Documents, Limits, Query, SkipReason};
     /// let docs = Documents::new().with("src/a.rs", "x\n").with("tests/b.rs", "x\n");
     /// let b = docs.search(&Query::literal("x").paths(["src"]), &Limits::new(), None)?;
     /// assert_eq!(b.len(), 1);
+    /// let named = Query::literal("x").paths(["src", "nope"]);
+    /// let b = docs.search(&named, &Limits::new(), None)?;
+    /// assert_eq!(b.len(), 1);
+    /// assert_eq!(b.skipped().count(&SkipReason::Vanished), 1);
+    /// assert!(!b.is_complete(), "a path named was not searched");
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     #[must_use]

@@ -30,6 +30,13 @@
 //!
 //! A read can stop at any line start and go on from there later
 //! (`FileRead`): a file with many matching lines is searched in parts.
+//!
+//! **A byte-order mark is not text.** A file (or document) that starts
+//! with the UTF-8 byte-order mark `EF BB BF` is handed on from byte 3, as
+//! ripgrep and editors read it: its first line starts after the mark (so
+//! `^` matches there, and the line shown holds no U+FEFF), and that
+//! line's offset is 3, the true offset of its first byte in the file. A
+//! mark anywhere else is an ordinary character.
 
 use std::fs::File;
 use std::io::{self, Read as _, Seek as _, SeekFrom};
@@ -166,6 +173,34 @@ impl Ended {
     }
 }
 
+/// The UTF-8 byte-order mark: at a file's start, it is not part of its
+/// first line.
+pub(crate) const BOM: &[u8] = b"\xEF\xBB\xBF";
+
+/// How many bytes of the chunk `chunk`, at offset `at` of its file, are a
+/// byte-order mark, and not text: 3 for a chunk that starts the file with
+/// one, else 0.
+pub(crate) fn bom_len(chunk: &[u8], at: u64) -> usize {
+    if at == 0 && chunk.starts_with(BOM) {
+        BOM.len()
+    } else {
+        0
+    }
+}
+
+/// `visit`, handed each chunk without the byte-order mark that may start
+/// the file (see the module's docs). A chunk at the file's start holds the
+/// whole mark when there is one: chunks end at line ends, or at the
+/// file's end.
+pub(crate) fn without_bom(
+    visit: &mut Visit<'_>,
+) -> impl FnMut(&[u8], u64, bool) -> ControlFlow<()> {
+    move |chunk: &[u8], at: u64, last: bool| {
+        let mark = bom_len(chunk, at);
+        visit(&chunk[mark..], at + mark as u64, last)
+    }
+}
+
 /// The skipped input of a file at `path` whose read ended with `reason`
 /// and its `detail` (see `Ended::Skip`).
 pub(crate) fn skipped(path: &str, reason: SkipReason, detail: Option<String>) -> SkippedInput {
@@ -255,6 +290,7 @@ impl FileRead {
         after_read: AfterRead<'_>,
         visit: &mut Visit<'_>,
     ) -> Ended {
+        let mut visit = without_bom(visit);
         let rules = self.rules;
         let block = rules.block.max(1);
         let prefix = rules.binary_prefix.min(block) as u64;

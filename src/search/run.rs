@@ -33,10 +33,13 @@ fn run_query<S: Source, T: Item>(
     } = operation;
     no_empty_window(query.get_max_columns())?;
     let matcher = Matcher::new(query)?;
+    // A named path that cannot be searched (missing, say) is no error: the
+    // corpus counts it in `skipped`, as an input the caller asked for, and
+    // searches the others. It stays a filter, so it never widens the query.
     let mut filters = query
         .get_paths()
         .iter()
-        .map(|p| source.resolve(p).map(|r| r.path))
+        .map(|p| source.filter_path(p))
         .collect::<Result<Vec<_>, _>>()?;
     filters.sort_by(|a, b| path::cmp_paths(a, b));
     filters.dedup();

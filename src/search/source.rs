@@ -19,6 +19,11 @@ pub(crate) trait Source: Sync {
     /// the hidden and ignore rules say; on a tree, it is found name by name
     /// from the root's handle, through no link unless links are followed.
     fn resolve(&self, path: &str) -> Result<Resolved, Error>;
+    /// Normalizes and confines a path filter of the caller's; fails only
+    /// when it leaves the corpus or is no path. Whether it exists is not
+    /// asked here: `run` counts a named path it cannot search in
+    /// `skipped`, where it comes in path order, and searches the others.
+    fn filter_path(&self, path: &str) -> Result<String, Error>;
     /// Checks a cursor's position: a path exactly as the corpus writes
     /// its inputs' paths. It need not exist any more (the search resumes
     /// after where it was); it is never opened.

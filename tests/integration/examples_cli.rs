@@ -586,11 +586,144 @@ fn a_link_named_on_the_command_line_never_leads_outside() {
         &["-L", "--json", "needle", "t/inlink", "t/own.txt"],
     ));
     assert_eq!(followed["count"], 2, "{followed}");
-    let not_followed = grep(&root, &["--json", "needle", "t/inlink", "t/own.txt"]);
-    assert!(
-        !stdout(&not_followed).contains("\"t/inlink\"")
-            && !stdout(&not_followed).contains("\"inlink\""),
-        "{}",
-        stdout(&not_followed)
+    let not_followed = json_of(&grep(&root, &["--json", "needle", "t/inlink", "t/own.txt"]));
+    let items: Vec<&str> = not_followed["items"]
+        .as_array()
+        .expect("items")
+        .iter()
+        .map(|m| m["path"].as_str().expect("a path"))
+        .collect();
+    assert_eq!(items, ["own.txt"], "{not_followed}");
+    assert_eq!(
+        not_followed["skipped"]["by_reason"]["symlink"], 1,
+        "{not_followed}"
     );
+}
+
+/// A link named without -L is counted as skipped, as the help says, not
+/// an error: the other paths are searched, and the status is that of the
+/// matches.
+#[cfg(unix)]
+#[test]
+fn a_link_named_without_follow_is_counted_as_skipped() {
+    let tmp = sample_tree();
+    let dir = tmp.path();
+    std::os::unix::fs::symlink("three.txt", dir.join("b/link.txt")).unwrap();
+    let help = stdout(&grep(dir, &["--help"]));
+    assert!(help.contains("links are counted as skipped"), "{help}");
+
+    let alone = grep(dir, &["-F", "red fish", "b/link.txt"]);
+    assert_eq!(alone.status.code(), Some(1), "{}", stderr(&alone));
+    let last = stderr(&alone).lines().last().unwrap_or_default().to_owned();
+    assert!(last.contains("symlink: 1"), "{last}");
+
+    let with = grep(dir, &["-F", "red fish", "b/link.txt", "b/three.txt"]);
+    assert_eq!(with.status.code(), Some(0), "{}", stderr(&with));
+    assert_eq!(stdout(&with), "b/three.txt:3:red fish\n");
+}
+
+/// `-e` takes a pattern that starts with `-`, as ripgrep does, and with
+/// `-e` every positional argument is a PATH, whatever its bytes.
+#[test]
+fn a_pattern_after_e_may_start_with_a_dash_and_positionals_are_paths() {
+    let tmp = tempfile::tempdir().expect("a temporary folder");
+    let dir = tmp.path();
+    std::fs::write(dir.join("f"), "test\nfoo -test\n").expect("write");
+    let output = grep(dir, &["-e", "-test", "f"]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert_eq!(stdout(&output), "f:2:foo -test\n");
+    let output = grep(dir, &["-F", "-e", "-t", "-e", "--x", "f"]);
+    assert_eq!(stdout(&output), "f:2:foo -test\n");
+
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt as _;
+        let odd = std::ffi::OsStr::from_bytes(b"odd\xffname");
+        std::fs::write(dir.join(odd), "a test\n").expect("write");
+        let output = Command::new(example("grep"))
+            .args(["--json", "-e", "test"])
+            .arg(odd)
+            .arg("f")
+            .current_dir(dir)
+            .output()
+            .expect("the grep example runs");
+        let answer = json_of(&output);
+        let paths: Vec<&str> = answer["items"]
+            .as_array()
+            .expect("items")
+            .iter()
+            .map(|m| m["path"].as_str().expect("a path"))
+            .collect();
+        assert_eq!(paths, ["f", "f", r"odd\xffname"], "{answer}");
+    }
+}
+
+/// A PATH that does not exist, among others, is reported on standard
+/// error as ripgrep does; the others are searched and printed, the
+/// answer says it is incomplete, and the status is 2 (an error occurred),
+/// even with matches.
+#[test]
+fn a_missing_path_among_several_is_reported_and_the_others_searched() {
+    let tmp = sample_tree();
+    let dir = tmp.path();
+    let args = ["-F", "fish", "b", "missing.txt", "c.txt", "no/such/folder"];
+    let output = grep(dir, &args);
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    let expected = library(
+        dir,
+        &Query::literal("fish").paths(["b", "c.txt"]),
+        &Limits::new(),
+    );
+    let lines: Vec<String> = expected["items"]
+        .as_array()
+        .expect("items")
+        .iter()
+        .map(|m| {
+            format!(
+                "{}:{}:{}",
+                m["path"].as_str().unwrap(),
+                m["line_number"],
+                m["line"].as_str().unwrap()
+            )
+        })
+        .collect();
+    assert!(!lines.is_empty());
+    assert_eq!(stdout(&output).lines().collect::<Vec<_>>(), lines);
+    let err = stderr(&output);
+    assert!(err.contains("grep: missing.txt: "), "{err}");
+    assert!(err.contains("grep: no/such/folder: "), "{err}");
+    let last = err.lines().last().unwrap_or_default();
+    assert!(last.starts_with("Incomplete:"), "{last}");
+
+    let json = grep(dir, &[&["--json"][..], &args].concat());
+    assert_eq!(json.status.code(), Some(2), "{}", stderr(&json));
+    let answer: Value = serde_json::from_str(&stdout(&json)).expect("valid JSON");
+    assert_eq!(answer["items"], expected["items"]);
+    assert_eq!(answer["complete"], false);
+    assert_eq!(answer["skipped"]["by_reason"]["vanished"], 2, "{answer}");
+
+    // Alone, it is reported too, and nothing else is searched.
+    let alone = grep(dir, &["fish", "missing.txt"]);
+    assert_eq!(alone.status.code(), Some(2));
+    assert!(stdout(&alone).is_empty());
+    assert!(stderr(&alone).contains("grep: missing.txt: "));
+}
+
+/// A UTF-8 byte-order mark is not text: `^` matches after it, and the line
+/// shown holds none; a `!` rule of a `.gitignore` lets a hidden file in.
+#[test]
+fn a_byte_order_mark_is_not_text_and_a_negated_ignore_rule_lets_a_hidden_file_in() {
+    let tmp = tempfile::tempdir().expect("a temporary folder");
+    let dir = tmp.path();
+    std::fs::write(dir.join("bom.txt"), b"\xEF\xBB\xBFtest\ntest\n").expect("write");
+    std::fs::write(dir.join(".gitignore"), "!.foo\n").expect("write");
+    std::fs::write(dir.join(".foo"), "test in hiding\n").expect("write");
+    std::fs::write(dir.join(".bar"), "test in hiding\n").expect("write");
+    let output = grep(dir, &["^test"]);
+    assert_eq!(
+        stdout(&output),
+        ".foo:1:test in hiding\nbom.txt:1:test\nbom.txt:2:test\n"
+    );
+    let json = json_of(&grep(dir, &["--json", "^test", "bom.txt"]));
+    assert_eq!(json["items"][0]["byte_offset"], 3, "{json}");
 }

@@ -15,10 +15,11 @@ fn check(schema: &Value, json: &str) -> Result<(), String> {
 
 /// The schemas a response of integers must satisfy.
 fn integer_schemas() -> Vec<Value> {
-    let mut schemas = vec![envelope_schema(json!({ "type": "integer", "minimum": 0 }))];
-    #[cfg(feature = "schemars")]
-    schemas.push(schemars::schema_for!(Bounded<u32>).to_value());
-    schemas
+    vec![
+        envelope_schema(json!({ "type": "integer", "minimum": 0 })),
+        #[cfg(feature = "schemars")]
+        schemars::schema_for!(Bounded<u32>).to_value(),
+    ]
 }
 
 proptest! {

@@ -180,6 +180,53 @@ const CASES: &[Case] = &[
         binary: 0,
     },
     Case {
+        // A byte-order mark that starts a file is not text, as in ripgrep:
+        // `^` matches after it, the line holds no U+FEFF, and the line's
+        // offset is its true offset in the file.
+        name: "a_byte_order_mark_at_the_start_is_not_text",
+        files: &[
+            ("b.txt", b"\xEF\xBB\xBFtest\ntest\n"),
+            ("c.txt", b"\xEF\xBB\xBF\r\ntest"),
+            // Its only match is on its first line.
+            ("d.txt", b"\xEF\xBB\xBFtest\nno\n"),
+        ],
+        query: || Query::regex("^test|^$"),
+        expect: &[
+            ("b.txt", 1, 3, "test", &[(0, 4)]),
+            ("b.txt", 2, 8, "test", &[(0, 4)]),
+            ("c.txt", 1, 3, "", &[(0, 0)]),
+            ("c.txt", 2, 5, "test", &[(0, 4)]),
+            ("d.txt", 1, 3, "test", &[(0, 4)]),
+        ],
+        binary: 0,
+    },
+    Case {
+        name: "a_byte_order_mark_at_the_start_is_not_matched",
+        files: &[("b.txt", b"\xEF\xBB\xBFa\xEF\xBB\xBF\n")],
+        query: || Query::literal("\u{FEFF}"),
+        expect: &[("b.txt", 1, 3, "a\u{FEFF}", &[(1, 4)])],
+        binary: 0,
+    },
+    Case {
+        // Only the file's first bytes can be a mark that is not text.
+        name: "a_byte_order_mark_past_the_start_is_text",
+        files: &[
+            ("m.txt", b"a\n\xEF\xBB\xBFtest\n"),
+            ("n.txt", b" \xEF\xBB\xBFtest\n"),
+        ],
+        query: || Query::regex("^\u{FEFF}test"),
+        expect: &[("m.txt", 2, 2, "\u{FEFF}test", &[(0, 7)])],
+        binary: 0,
+    },
+    Case {
+        // Nothing but a mark: no line at all, as for an empty file.
+        name: "a_file_of_only_a_byte_order_mark_has_no_line",
+        files: &[("o.txt", b"\xEF\xBB\xBF")],
+        query: || Query::regex(""),
+        expect: &[],
+        binary: 0,
+    },
+    Case {
         name: "lines_are_numbered_across_empty_lines",
         files: &[("e.txt", b"\n\nx\n\n\nx x\n")],
         query: || Query::literal("x"),
@@ -526,12 +573,6 @@ const ERROR_CASES: &[ErrorCase] = &[
         expect: |k| matches!(k, ErrorKind::OutsideRoot { path } if path == "/etc"),
     },
     ErrorCase {
-        name: "path_not_in_the_corpus",
-        files: &[("a", b"x\n")],
-        query: || Query::literal("x").paths(["nope"]),
-        expect: |k| matches!(k, ErrorKind::NotFound { path } if path == "nope"),
-    },
-    ErrorCase {
         name: "one_bad_path_among_good_ones",
         files: &[("a", b"x\n")],
         query: || Query::literal("x").paths(["a", "../a"]),
@@ -580,6 +621,62 @@ fn refused_queries_on_both_corpora() {
     }
 }
 
+/// A path the caller names that the corpus does not hold is no error, as
+/// in ripgrep: it is counted in `skipped` as `vanished`, an error skip, so
+/// the answer is incomplete; the other paths are searched, and a missing
+/// path never widens the query. Also below a file, and below a folder
+/// that holds other files; on every corpus and by every query.
+#[test]
+fn named_paths_that_name_nothing_are_counted_and_the_others_searched() {
+    let f = Fixture::new(&[
+        ("a/x.txt", b"x\n"),
+        ("b.txt", b"x\n"),
+        ("c.txt", b"x\n"),
+        ("d/e.txt", b"x\n"),
+    ]);
+    let query =
+        Query::literal("x").paths(["d", "nope", "a/missing/deeper", "b.txt", "zz", "b.txt/in"]);
+    let missing = BTreeSet::from(["a/missing/deeper", "b.txt/in", "nope", "zz"]);
+    let only_missing = Query::literal("x").paths(["nope", "a/nope"]);
+    for (corpus, c) in f.all() {
+        let check = |what: &str, skipped: &candor::Skipped, complete: bool| {
+            let named: BTreeSet<&str> = skipped.sample().iter().map(|s| s.path()).collect();
+            assert_eq!(named, missing, "{corpus}: {what}");
+            assert_eq!(skipped.count(&SkipReason::Vanished), 4, "{corpus}: {what}");
+            assert_eq!(skipped.total(), 4, "{corpus}: {what}");
+            assert!(
+                !complete,
+                "{corpus}: {what}: an input named was not searched"
+            );
+        };
+        let b = c.search(&query, &Limits::new(), None).expect(corpus);
+        let paths: Vec<&str> = b.iter().map(|m| m.path.as_str()).collect();
+        assert_eq!(paths, ["b.txt", "d/e.txt"], "{corpus}");
+        assert!(b.completeness().is_exact(), "{corpus}");
+        check("search", b.skipped(), b.is_complete());
+        let counts = c.count(&query, &Limits::new(), None).expect(corpus);
+        assert_eq!(counts.len(), 2, "{corpus}");
+        check("count", counts.skipped(), counts.is_complete());
+        let files = c
+            .files_with_matches(&query, &Limits::new(), None)
+            .expect(corpus);
+        assert_eq!(files.items(), ["b.txt", "d/e.txt"], "{corpus}");
+        check("files", files.skipped(), files.is_complete());
+        let mut streamed = 0;
+        let end = c
+            .search_each(&query, &Limits::new(), None, &mut |_| streamed += 1)
+            .expect(corpus);
+        assert_eq!(streamed, 2, "{corpus}");
+        check("stream", end.skipped(), end.is_complete());
+
+        // Only missing paths: nothing is searched, not everything.
+        let none = c.search(&only_missing, &Limits::new(), None).expect(corpus);
+        assert!(none.is_empty(), "{corpus}");
+        assert_eq!(none.skipped().count(&SkipReason::Vanished), 2, "{corpus}");
+        assert!(!none.is_complete(), "{corpus}");
+    }
+}
+
 // ---------------------------------------------------------------------------
 // Table: excerpts, on every corpus
 
@@ -624,6 +721,12 @@ const EXCERPT_CASES: &[ExcerptCase] = &[
         files: FIVE,
         excerpt: || Excerpt::new("f.txt", 6..=9),
         want: ExcerptWant::Lines(&[]),
+    },
+    ExcerptCase {
+        name: "excerpt_leaves_out_a_leading_byte_order_mark",
+        files: &[("b.txt", b"\xEF\xBB\xBFone\ntwo\n")],
+        excerpt: || Excerpt::new("b.txt", 1..=2),
+        want: ExcerptWant::Lines(&[(1, 3, "one", None), (2, 7, "two", None)]),
     },
     ExcerptCase {
         name: "excerpt_of_an_empty_file",

@@ -23,7 +23,8 @@
 //!
 //! Corpora come from a small alphabet so that matches are frequent, with
 //! CRLF endings, no final newline, empty documents, invalid UTF-8, long
-//! lines, and now and then a NUL byte that makes a document binary.
+//! lines, byte-order marks (at a document's start and elsewhere), and now
+//! and then a NUL byte that makes a document binary.
 
 use std::collections::BTreeMap;
 
@@ -36,7 +37,7 @@ use proptest::prelude::*;
 use crate::core_support::{Pick, config, pick_below};
 use crate::fixture::{Fixture, agree, agree_pages, path_order};
 use crate::oracle::{
-    LineSpans, excerpt_lines, lines, literal_spans, matching_lines, regex_spans, searched,
+    BOM, LineSpans, excerpt_lines, lines, literal_spans, matching_lines, regex_spans, searched,
 };
 use crate::pages::pages;
 use proptest::sample::Index;
@@ -134,6 +135,9 @@ fn chunk(alphabet: Alphabet) -> BoxedStrategy<Vec<u8>> {
         (4, Just(b"\n".to_vec()).boxed()),
         (2, Just(b"\r\n".to_vec()).boxed()),
         (1, (1..300usize).prop_map(|n| b"ab ".repeat(n)).boxed()),
+        // A byte-order mark past a document's start is an ordinary
+        // character.
+        (1, Just("\u{FEFF}".as_bytes().to_vec()).boxed()),
     ];
     if alphabet.invalid_utf8 {
         options.push((1, Just(vec![0xff]).boxed()));
@@ -155,9 +159,12 @@ fn content(alphabet: Alphabet) -> impl Strategy<Value = Vec<u8>> {
         // Sometimes end with a lone "\r" (no final newline): it is stripped
         // like the "\r" of a CRLF ending.
         prop::bool::weighted(0.05),
+        // Sometimes start with a byte-order mark, which is not text.
+        prop::bool::weighted(0.1),
     )
-        .prop_map(move |(chunks, nul, final_cr)| {
-            let mut bytes = chunks.concat();
+        .prop_map(move |(chunks, nul, final_cr, bom)| {
+            let mut bytes = if bom { BOM.to_vec() } else { Vec::new() };
+            bytes.extend(chunks.concat());
             if final_cr {
                 bytes.push(b'\r');
             }

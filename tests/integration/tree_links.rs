@@ -1,6 +1,7 @@
 //! Symbolic links in a tree: never followed out of the root, followed
-//! inside it only when asked, loops and broken links counted, and paths and
-//! cursors through links refused.
+//! inside it only when asked, loops and broken links counted, path
+//! filters through links counted as skipped, and single files and cursors
+//! through links refused.
 
 use std::collections::BTreeSet;
 use std::os::unix::fs::symlink;
@@ -63,8 +64,12 @@ fn links_out_of_the_root_are_not_followed() {
     assert!(l.outside.path().join("secret.txt").exists());
 }
 
+/// A path filter through a link the tree does not follow, or out of the
+/// root, is counted as skipped, as the walk counts such a link, and the
+/// other paths are searched; one file named alone (`find_in_file`,
+/// `excerpt`) is refused. Nothing outside is ever read.
 #[test]
-fn paths_through_links_out_of_the_root_are_refused() {
+fn paths_through_links_out_of_the_root_are_skipped_or_refused() {
     let l = linked();
     for follow in [false, true] {
         let t = tree(&l.root).follow_links(follow);
@@ -76,10 +81,29 @@ fn paths_through_links_out_of_the_root_are_refused() {
                     && err.to_string().contains("symbolic link")
             }
         };
-        for path in ["leak.txt", "out", "out/s.txt", "a/../out"] {
-            let q = Query::literal("needle").paths([path]);
-            let err = t.search(&q, &Limits::new(), None).unwrap_err();
-            assert!(refused(&err), "{path}: {err}");
+        // The path counted: the link's own, or (not followed) the path
+        // named through it.
+        for (path, counted) in [
+            ("leak.txt", "leak.txt"),
+            ("out", "out"),
+            ("out/s.txt", if follow { "out" } else { "out/s.txt" }),
+            ("a/../out", "out"),
+        ] {
+            let q = Query::literal("needle").paths([path, "z.txt"]);
+            let b = t.search(&q, &Limits::new(), None).unwrap();
+            assert_eq!(paths_of(&b), ["z.txt"], "{path}");
+            let skipped: Vec<(&str, &SkipReason)> = b
+                .skipped()
+                .sample()
+                .iter()
+                .map(|s| (s.path(), s.reason()))
+                .collect();
+            let reason = if follow {
+                SkipReason::OutsideRoot
+            } else {
+                SkipReason::Symlink
+            };
+            assert_eq!(skipped, [(counted, &reason)], "{path}");
             let err = t
                 .find_in_file(path, &Query::literal("needle"), &Limits::new(), None)
                 .unwrap_err();

@@ -93,6 +93,53 @@ fn hidden_files_are_off_by_default() {
     );
 }
 
+/// A `!` rule of an ignore file lets a hidden file or folder in, as in
+/// ripgrep; the hidden rule still holds for what no rule names, inside a
+/// folder let in too, and with the ignore files off.
+#[test]
+fn an_ignore_file_s_negation_lets_a_hidden_entry_in() {
+    let dir = write_files(&[
+        (".gitignore", b"!.foo\n!.config/\n"),
+        (".foo", b"needle\n"),
+        (".bar", b"needle\n"),
+        (".config/x.txt", b"needle\n"),
+        (".config/.deep", b"needle\n"),
+        ("sub/.foo", b"needle\n"),
+        ("sub/.ignore", b"!.baz\n"),
+        ("sub/.baz", b"needle\n"),
+        ("other/.baz", b"needle\n"),
+    ]);
+    let query = Query::literal("needle");
+    let b = tree(&dir).search(&query, &Limits::new(), None).unwrap();
+    assert_eq!(
+        paths_of(&b),
+        [".config/x.txt", ".foo", "sub/.baz", "sub/.foo"]
+    );
+    let hidden: Vec<&str> = b
+        .skipped()
+        .sample()
+        .iter()
+        .filter(|s| *s.reason() == SkipReason::Hidden)
+        .map(|s| s.path())
+        .collect();
+    assert_eq!(
+        hidden,
+        [
+            ".bar",
+            ".config/.deep",
+            ".gitignore",
+            "other/.baz",
+            "sub/.ignore"
+        ]
+    );
+    assert!(b.is_complete());
+    let off = tree(&dir)
+        .gitignore(false)
+        .search(&query, &Limits::new(), None)
+        .unwrap();
+    assert!(off.is_empty(), "{:?}", paths_of(&off));
+}
+
 #[test]
 fn globs_include_and_exclude() {
     let dir = write_files(&[

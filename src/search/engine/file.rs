@@ -240,6 +240,7 @@ pub(crate) fn search_more<'r>(
     let mut scan = FileScan::new(plan, matcher, &path, start);
     scan.line_number = line_number;
     scan.listed = listed;
+    scan.first = false;
     let mut outcome = search_part(scan, Cow::Borrowed(&path), reading, at, buffer, None);
     if let FileOutcome::Searched { continued, .. } = &mut outcome {
         *continued = true;

@@ -20,6 +20,9 @@ pub(super) struct FileScan<'p, 'm> {
     path: &'p str,
     /// Where matching begins (a line start).
     pub(super) start: u64,
+    /// The next chunk is the first of the file this scan reads (not that
+    /// of a part after the first).
+    pub(super) first: bool,
     /// Lines mode builds items; otherwise lines are counted.
     items_wanted: bool,
     /// This part's items.
@@ -51,6 +54,7 @@ impl<'p, 'm> FileScan<'p, 'm> {
             matcher,
             path,
             start,
+            first: true,
             items_wanted: plan.mode == Mode::Lines && !counting_only,
             items: PackedLines::default(),
             listed: 0,
@@ -78,7 +82,12 @@ impl<'p, 'm> FileScan<'p, 'm> {
             return ControlFlow::Continue(());
         }
         let from = usize::try_from(self.start.saturating_sub(base)).unwrap_or(chunk.len());
-        if from > 0 && chunk[from - 1] != b'\n' {
+        // A file's first chunk begins at or before the start, unless the
+        // start is inside the byte-order mark the reader left out (see
+        // `reader.rs`): no line starts there.
+        let in_mark = self.first && self.start > 0 && self.start < base;
+        self.first = false;
+        if in_mark || (from > 0 && chunk[from - 1] != b'\n') {
             self.error = Some(Error::cursor_out_of_range(format!(
                 "offset {} is not the start of a line of {:?}",
                 self.start, self.path

@@ -1,9 +1,10 @@
 //! A document held in memory, handed on in chunks of whole lines under
-//! the same rules as a file read from disk.
+//! the same rules as a file read from disk (a byte-order mark at its
+//! start included).
 
 use std::ops::ControlFlow;
 
-use super::{BINARY_PREFIX, Ended, Known, Visit};
+use super::{BINARY_PREFIX, Ended, Known, Visit, without_bom};
 use crate::search::lines;
 
 /// Hands a document's bytes from `from` (a line start) to `visit` in
@@ -19,6 +20,7 @@ pub(crate) fn visit_memory(
     visit: &mut Visit<'_>,
 ) -> Ended {
     debug_assert!(from > 0 || known == Known::of(haystack, known.utf8));
+    let mut visit = without_bom(visit);
     let len = haystack.len();
     // Where the search of the document ends: its end, or the start of the
     // line of its first NUL.

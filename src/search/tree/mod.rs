@@ -26,7 +26,8 @@ mod source;
 ///
 /// `.gitignore`, `.ignore` and `.git/info/exclude` are respected (in a git
 /// repository or not, with the `ignore` crate's rule matching), hidden
-/// files and folders are left out, and include/exclude globs apply, each
+/// files and folders are left out (but for those an ignore file lets in
+/// by a `!` rule, as in ripgrep), and include/exclude globs apply, each
 /// configurable. What the ignore files and the hidden-file rule leave out
 /// is counted in `skipped` as `ignored` and `hidden` (policy: the result
 /// stays complete), a folder counting once; what the caller's globs and
@@ -49,7 +50,10 @@ mod source;
 /// A path the caller names ([`Query::paths`](crate::Query::paths),
 /// [`find_in_file`](crate::Corpus::find_in_file),
 /// [`excerpt`](crate::Corpus::excerpt)) is searched even if an ignore rule
-/// or the hidden rule would leave it out of a walk.
+/// or the hidden rule would leave it out of a walk. A path filter the
+/// walk cannot reach is counted in `skipped` where it would have been met
+/// (see [`Query::paths`](crate::Query::paths)), and the others are
+/// searched.
 ///
 /// Paths are written with `/` separators; a name that is not valid UTF-8
 /// or holds a `\` is escaped so that two files never share a path (see
@@ -179,7 +183,9 @@ impl Tree {
         })
     }
 
-    /// Searches hidden files and folders too. Default: false.
+    /// Searches hidden files and folders too. Default: false. Left out, a
+    /// hidden file or folder is still searched when an ignore file lets it
+    /// in by a `!` rule (`!.github/` in a `.gitignore`), as in ripgrep.
     ///
     /// # Example
     ///

@@ -92,6 +92,12 @@ impl Source for Tree {
         })
     }
 
+    fn filter_path(&self, path: &str) -> Result<String, Error> {
+        // The walk meets the path, or counts it as skipped where it would
+        // have (see `walk/mod.rs`).
+        parse_tree_path(path, &self.root).map(|(_, rel)| rel)
+    }
+
     fn check_position(&self, path: &str) -> Result<(), Error> {
         match parse_position(path) {
             Some(_) => Ok(()),

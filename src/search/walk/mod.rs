@@ -11,14 +11,20 @@
 //! without any. Entries are checked in this order: the resume point and
 //! path filters (the query's scope), the globs (also scope, not counted),
 //! hidden names and ignore files (policy, counted; not for a path the
-//! caller named), FIFOs, sockets and devices (never opened, counted),
+//! caller named; a hidden name that an ignore file lets in with a `!` rule
+//! is not left out, as in ripgrep), FIFOs, sockets and devices (never opened, counted),
 //! then symbolic links (counted and not followed, unless the tree follows
 //! them; then only while they stay inside the root, and never into a
 //! folder the walk is already in).
 //!
-//! The query's scope is `scope.rs`, the ignore rules are `rules.rs`, and
-//! the bound on the folder handles held is `handles.rs`.
+//! A path the caller names that the walk cannot reach is counted where it
+//! would have been met (`named.rs`).
+//!
+//! The query's scope is `scope.rs`, the ignore rules are `rules.rs`, the
+//! paths named that the walk cannot reach are `named.rs`, and the bound
+//! on the folder handles held is `handles.rs`.
 
+use std::collections::VecDeque;
 use std::ffi::{OsStr, OsString};
 use std::io;
 use std::path::{Path, PathBuf};
@@ -32,10 +38,11 @@ use crate::search::path::push_name;
 use crate::{SkipReason, SkippedInput};
 
 mod handles;
+mod named;
 mod rules;
 mod scope;
 
-use rules::{rules_above, rules_of};
+use rules::{Say, rules_above, rules_of};
 use scope::QueryScope;
 
 /// What the walk hands on: a file to search (its folder's handle and its
@@ -90,6 +97,9 @@ struct Frame {
     rules: Option<Gitignore>,
     /// Its entries not yet visited, in name order.
     entries: std::vec::IntoIter<(OsString, Kind)>,
+    /// The paths the caller names below it that its listing shows no way
+    /// to, each with the name missing here, in walk order.
+    missing: VecDeque<(Vec<u8>, String)>,
     /// Its path is a prefix of the resume point's: its entries before
     /// the resume point's are passed over.
     on_start_path: bool,
@@ -107,8 +117,9 @@ pub(crate) struct Walk<'a> {
     stack: Vec<Frame>,
     /// How many frames hold a handle that may be closed.
     open: usize,
-    /// A skip found while entering the root, handed on first.
-    pending: Option<SkippedInput>,
+    /// Skips found on the way (entering the root; the paths the caller
+    /// names below an entry that is no folder), handed on next.
+    pending: VecDeque<SkippedInput>,
     /// The listing buffer, reused from folder to folder.
     buffer: Vec<std::mem::MaybeUninit<u8>>,
 }
@@ -131,7 +142,7 @@ impl<'a> Walk<'a> {
             base_rules: Vec::new(),
             stack: Vec::new(),
             open: 0,
-            pending: None,
+            pending: VecDeque::new(),
             buffer: Vec::new(),
             options,
         };
@@ -156,6 +167,7 @@ impl<'a> Walk<'a> {
                 } else {
                     None
                 };
+                let missing = walk.missing_in("", 0, &entries);
                 walk.stack.push(Frame {
                     dir: Some(root_dir),
                     name: OsString::new(),
@@ -165,10 +177,11 @@ impl<'a> Walk<'a> {
                     id,
                     rules,
                     entries: entries.into_iter(),
+                    missing,
                     on_start_path: walk.scope.resumes(),
                 });
             }
-            Err(e) => walk.pending = Some(unlisted(String::new(), &e)),
+            Err(e) => walk.pending.push_back(unlisted(String::new(), &e)),
         }
         Ok(walk)
     }
@@ -206,6 +219,7 @@ impl<'a> Walk<'a> {
         } else {
             None
         };
+        let missing = self.missing_in(&rel, self.stack.len(), &entries);
         self.stack.push(Frame {
             dir: Some(dir),
             name,
@@ -215,6 +229,7 @@ impl<'a> Walk<'a> {
             id,
             rules,
             entries: entries.into_iter(),
+            missing,
             on_start_path,
         });
         if !via_link {
@@ -246,18 +261,28 @@ impl<'a> Walk<'a> {
         let on_start_path =
             self.scope
                 .after_start(depth, &name, frame.on_start_path, may_be_dir)?;
+        if !may_be_dir {
+            self.unreachable_below(&rel, kind);
+        }
         if !self.scope.admits(&rel, &abs, is_dir, may_be_dir) {
             return None;
         }
         // A path the caller names, and the folders on the way to it, are
         // searched whatever the hidden and ignore rules say.
         let named = self.scope.names(&rel);
-        // Policy: left out, and counted.
+        // Policy: left out, and counted. A hidden entry that an ignore
+        // file lets in by name (a `!` rule) is searched, as in ripgrep.
         if !named {
-            if !self.options.hidden && name.as_encoded_bytes().starts_with(b".") {
+            let say = if self.options.gitignore {
+                self.verdict(&abs, is_dir)
+            } else {
+                Say::Nothing
+            };
+            let hidden = !self.options.hidden && name.as_encoded_bytes().starts_with(b".");
+            if hidden && say != Say::LetIn {
                 return Some(Job::Skip(SkippedInput::new(rel, SkipReason::Hidden)));
             }
-            if self.options.gitignore && self.is_ignored(&abs, is_dir) {
+            if say == Say::Ignored {
                 return Some(Job::Skip(SkippedInput::new(rel, SkipReason::Ignored)));
             }
         }
@@ -334,11 +359,11 @@ impl<'a> Walk<'a> {
         }
     }
 
-    /// Returns true when the entry at `abs` is ignored by the rules of the
-    /// folders the walk is in, or of those above the root.
-    fn is_ignored(&self, abs: &Path, is_dir: bool) -> bool {
+    /// What the ignore files of the folders the walk is in, or of those
+    /// above the root, say of the entry at `abs`.
+    fn verdict(&self, abs: &Path, is_dir: bool) -> Say {
         let inner = self.stack.iter().rev().filter_map(|f| f.rules.as_ref());
-        rules::is_ignored(inner.chain(self.base_rules.iter()), abs, is_dir)
+        rules::verdict(inner.chain(self.base_rules.iter()), abs, is_dir)
     }
 }
 
@@ -346,10 +371,15 @@ impl Iterator for Walk<'_> {
     type Item = Job;
 
     fn next(&mut self) -> Option<Job> {
-        if let Some(input) = self.pending.take() {
-            return Some(Job::Skip(input));
-        }
         loop {
+            if let Some(input) = self.pending.pop_front() {
+                return Some(Job::Skip(input));
+            }
+            match self.next_missing() {
+                Some(Some(job)) => return Some(job),
+                Some(None) => continue,
+                None => {}
+            }
             let frame = self.stack.last_mut()?;
             let Some((name, kind)) = frame.entries.next() else {
                 if let Some(frame) = self.stack.pop() {

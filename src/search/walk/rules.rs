@@ -2,7 +2,8 @@
 //! repository's root, `.git/info/exclude`), each read through the
 //! folder's handle, never through a link, only when regular and within a
 //! size cap; those of the folders above the root, read as git does; and
-//! the verdict, which the nearest folder with a say gives.
+//! the verdict, which the nearest folder with a say gives (a `!` rule lets
+//! an entry in, a hidden one too).
 
 use std::ffi::{OsStr, OsString};
 use std::path::Path;
@@ -12,22 +13,34 @@ use ignore::gitignore::{Gitignore, GitignoreBuilder};
 
 use crate::search::confine::{self, DirHandle, Kind};
 
-/// Returns true when the entry at `abs` is ignored by `rules`, innermost
-/// folder's first: the rules of the nearest folder that has a say decide
-/// (a `!` rule there lets it back in).
-pub(super) fn is_ignored<'r>(
+/// What the ignore files say of an entry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Say {
+    /// A rule leaves it out.
+    Ignored,
+    /// A `!` rule lets it in: it is searched even if hidden, as in
+    /// ripgrep.
+    LetIn,
+    /// No rule names it.
+    Nothing,
+}
+
+/// What `rules` say of the entry at `abs`, innermost folder's first: the
+/// rules of the nearest folder that has a say decide (a `!` rule there
+/// lets it back in).
+pub(super) fn verdict<'r>(
     rules: impl Iterator<Item = &'r Gitignore>,
     abs: &Path,
     is_dir: bool,
-) -> bool {
+) -> Say {
     for rules in rules {
         match rules.matched(abs, is_dir) {
-            Verdict::Ignore(_) => return true,
-            Verdict::Whitelist(_) => return false,
+            Verdict::Ignore(_) => return Say::Ignored,
+            Verdict::Whitelist(_) => return Say::LetIn,
             Verdict::None => {}
         }
     }
-    false
+    Say::Nothing
 }
 
 /// The rules of the folders above the root: its parents', up to the

@@ -1,15 +1,13 @@
-//! The in-memory corpus: named documents, searched in name order.
+//! The in-memory corpus: named documents, searched in name order. What
+//! the engine sees of them is `source.rs`.
 
 use std::collections::BTreeMap;
-use std::ops::ControlFlow;
 
-use crate::error::{Error, ErrorKind};
+use crate::error::Error;
 use crate::search::document::{Doc, DocBytes};
-use crate::search::engine::{FileOutcome, Plan, no_hits, search_opened, unread};
-use crate::search::path::{cmp_paths, is_within, normalize};
-use crate::search::reader::{BLOCK, Opened};
-use crate::search::source::{Resolved, Source};
-use crate::{Fingerprint, SkipReason, SkippedInput};
+use crate::search::path::{cmp_paths, normalize};
+
+mod source;
 
 /// Orders document names as paths, component by component.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -226,116 +224,11 @@ impl<'a, N: Into<String>, B: Into<DocBytes<'a>>> FromIterator<(N, B)> for Docume
     }
 }
 
-impl Source for Documents<'_> {
-    fn fingerprint(&self) -> u64 {
-        Fingerprint::of(&("documents", self.docs.len(), self.names_hash)).as_u64()
-    }
-
-    fn generation(&self) -> Option<u64> {
-        self.generation
-    }
-
-    fn resolve(&self, path: &str) -> Result<Resolved, Error> {
-        let path_norm = normalize(path, None)?;
-        if self.docs.contains_key(&Name(path_norm.clone())) {
-            return Ok(Resolved {
-                path: path_norm,
-                is_file: true,
-            });
-        }
-        if self.docs.keys().any(|n| is_within(&n.0, &path_norm)) {
-            return Ok(Resolved {
-                path: path_norm,
-                is_file: false,
-            });
-        }
-        Err(ErrorKind::NotFound {
-            path: path.to_owned(),
-        }
-        .into())
-    }
-
-    fn check_position(&self, path: &str) -> Result<(), Error> {
-        match normalize(path, None) {
-            Ok(written) if written == path && !path.is_empty() => Ok(()),
-            _ => Err(Error::cursor_out_of_range(format!(
-                "it names {path:?}, which is not a document name"
-            ))),
-        }
-    }
-
-    fn stamp(&self, _path: &str) -> u64 {
-        // The fingerprint covers the names and sizes, the generation the
-        // rest.
-        0
-    }
-
-    fn open(&self, path: &str) -> Opened<'_> {
-        match self.docs.get(&Name(path.to_owned())) {
-            Some(doc) => Opened::Memory(doc.bytes.as_bytes(), doc.known),
-            // `resolve` found it: only a caller's bug gets here.
-            None => Opened::Skip(SkippedInput::new(path, SkipReason::Vanished)),
-        }
-    }
-
-    fn run(
-        &self,
-        plan: &Plan<'_>,
-        take: &mut dyn FnMut(FileOutcome) -> ControlFlow<()>,
-    ) -> Result<(), Error> {
-        let from = plan.start.as_ref().map(|(p, _)| Name(p.clone()));
-        let range = match &from {
-            Some(from) => self.docs.range(from..),
-            None => self.docs.range::<Name, _>(..),
-        };
-        for (name, doc) in range {
-            if plan.is_stopped() {
-                break;
-            }
-            if !plan.filters.is_empty() && !plan.filters.iter().any(|f| is_within(&name.0, f)) {
-                continue;
-            }
-            if plan.reads_nothing {
-                // `max_files(0)`: nothing is read.
-                let _ = take(unread(&name.0));
-                break;
-            }
-            let bytes = doc.bytes.as_bytes();
-            // Most documents of a selective query hold no match: one scan
-            // for a matching line tells, and such a document's outcome is
-            // then known without the line-by-line machinery. Only for a
-            // text document searched whole in one block, where nothing
-            // else (the binary rule, a resume point, a budget checked
-            // between blocks) could change that outcome.
-            let outcome = if doc.known.first_nul.is_none()
-                && doc.known.utf8
-                && bytes.len() <= BLOCK
-                && plan.offset_in(&name.0) == 0
-                && plan.matcher.next_line(bytes, 0).is_none()
-            {
-                no_hits(plan, plan.matcher, &name.0, bytes.len() as u64)
-            } else {
-                search_opened(
-                    plan,
-                    plan.matcher,
-                    &name.0,
-                    Opened::Memory(bytes, doc.known),
-                    &mut Vec::new(),
-                    None,
-                )
-            };
-            if take(outcome).is_break() {
-                break;
-            }
-        }
-        Ok(())
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{Corpus, ErrorKind, Limits, Query};
+    use crate::search::source::Source;
+    use crate::{Corpus, ErrorKind, Limits, Query, SkipReason};
 
     #[test]
     fn names_that_name_no_file_are_refused_at_insert() {
