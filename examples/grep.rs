@@ -108,7 +108,9 @@ struct Args {
     threads: Option<u16>,
 
     /// Follow symbolic links (only while they stay inside the searched
-    /// folder). By default, links are counted as skipped and not followed.
+    /// folder). By default, links are counted as skipped and not followed;
+    /// a link named as a PATH is then an input asked for and not searched,
+    /// so the answer is incomplete and the exit status 2.
     #[arg(short = 'L', long = "follow")]
     follow: bool,
 

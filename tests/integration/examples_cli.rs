@@ -586,7 +586,16 @@ fn a_link_named_on_the_command_line_never_leads_outside() {
         &["-L", "--json", "needle", "t/inlink", "t/own.txt"],
     ));
     assert_eq!(followed["count"], 2, "{followed}");
-    let not_followed = json_of(&grep(&root, &["--json", "needle", "t/inlink", "t/own.txt"]));
+    // Named, the link is an input the caller asked for and did not get:
+    // the answer is incomplete, and the status says an input failed.
+    let output = grep(&root, &["--json", "needle", "t/inlink", "t/own.txt"]);
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    let not_followed: Value = serde_json::from_str(&stdout(&output)).expect("valid JSON");
+    assert_eq!(not_followed["complete"], false, "{not_followed}");
+    assert_eq!(
+        not_followed["skipped"]["errors"]["symlink"], 1,
+        "{not_followed}"
+    );
     let items: Vec<&str> = not_followed["items"]
         .as_array()
         .expect("items")
@@ -600,9 +609,9 @@ fn a_link_named_on_the_command_line_never_leads_outside() {
     );
 }
 
-/// A link named without -L is counted as skipped, as the help says, not
-/// an error: the other paths are searched, and the status is that of the
-/// matches.
+/// A link named without -L is counted as skipped, as the help says; the
+/// caller named it, so the answer is incomplete and the status is 2, while
+/// the other paths are searched and their matches printed.
 #[cfg(unix)]
 #[test]
 fn a_link_named_without_follow_is_counted_as_skipped() {
@@ -613,12 +622,13 @@ fn a_link_named_without_follow_is_counted_as_skipped() {
     assert!(help.contains("links are counted as skipped"), "{help}");
 
     let alone = grep(dir, &["-F", "red fish", "b/link.txt"]);
-    assert_eq!(alone.status.code(), Some(1), "{}", stderr(&alone));
+    assert_eq!(alone.status.code(), Some(2), "{}", stderr(&alone));
     let last = stderr(&alone).lines().last().unwrap_or_default().to_owned();
     assert!(last.contains("symlink: 1"), "{last}");
+    assert!(last.starts_with("Incomplete"), "{last}");
 
     let with = grep(dir, &["-F", "red fish", "b/link.txt", "b/three.txt"]);
-    assert_eq!(with.status.code(), Some(0), "{}", stderr(&with));
+    assert_eq!(with.status.code(), Some(2), "{}", stderr(&with));
     assert_eq!(stdout(&with), "b/three.txt:3:red fish\n");
 }
 
