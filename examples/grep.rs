@@ -109,8 +109,10 @@ struct Args {
 
     /// Follow symbolic links (only while they stay inside the searched
     /// folder). By default, links are counted as skipped and not followed;
-    /// a link named as a PATH is then an input asked for and not searched,
-    /// so the answer is incomplete and the exit status 2.
+    /// a link named as a PATH beside others, or a file link named alone,
+    /// is then an input asked for and not searched, so the answer is
+    /// incomplete and the exit status 2. A lone folder PATH is the root of
+    /// the search, and is searched whether or not it is a link.
     #[arg(short = 'L', long = "follow")]
     follow: bool,
 

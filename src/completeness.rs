@@ -276,9 +276,11 @@ impl Budget {
         }
     }
 
-    /// For an output-bytes budget too small for one item: the smallest
-    /// budget whose page holds the next item, so that a reader knows what
-    /// to ask for instead of meeting a dead end.
+    /// For an output-bytes budget too small for one item: a budget whose
+    /// page holds the next item, so that a reader knows what to ask for
+    /// instead of meeting a dead end. It is measured as if more items
+    /// followed (with a cursor and a truncation), so a page that turns out
+    /// to be the last can need less.
     ///
     /// # Example
     ///
@@ -293,8 +295,8 @@ impl Budget {
         self
     }
 
-    /// The smallest output-bytes budget whose page would hold the next
-    /// item, when this budget held none (see [`with_needed`](Self::with_needed)).
+    /// An output-bytes budget whose page holds the next item, when this
+    /// budget held none (see [`with_needed`](Self::with_needed)).
     ///
     /// # Example
     ///

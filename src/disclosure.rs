@@ -483,6 +483,13 @@ impl Disclosure {
                 "a result cut by its limit or output budget must have a total above start + count ({end})"
             ));
         }
+        if self
+            .note_text
+            .as_deref()
+            .is_some_and(|n| n.trim().is_empty())
+        {
+            return Err("a note says something: it is not empty".into());
+        }
         if self.subset && self.next_cursor.is_some() {
             return Err(
                 "a subset has no next_cursor: resuming after its last item could skip items".into(),

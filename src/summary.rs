@@ -64,6 +64,12 @@ pub(crate) fn summary_line(disclosure: &Disclosure, count: usize, noun: &str) ->
             if let Some(limit) = disclosure.limit_reached() {
                 let _ = write!(line, "; limit {limit} reached as well");
             }
+            if let Some(needed) = budget.needed() {
+                let _ = write!(
+                    line,
+                    "; a page holding the next item needs max_bytes of {needed}"
+                );
+            }
             line.push_str(").");
         }
     }

@@ -141,7 +141,7 @@ fn envelope_schema_with(item_schema: Value) -> Value {
                             "budget": { "enum": ["output_bytes", "scanned_bytes", "files", "deadline", "cancelled"] },
                             "max": { "type": "integer", "minimum": 0 },
                             "used": { "type": "integer", "minimum": 0 },
-                            "needed": { "type": "integer", "minimum": 0, "description": "Output bytes only, on a page that holds no item: the smallest max_bytes whose page holds the next item." },
+                            "needed": { "type": "integer", "minimum": 0, "description": "Output bytes only, on a page that holds no item: a max_bytes whose page holds the next item." },
                             "limit": { "type": "integer", "minimum": 0, "description": "The item limit: with requested, applied after the clamp to the ceiling; with limit_reached, reached as well as the budget." },
                             "requested": { "type": "integer", "minimum": 0, "description": "With limit: the limit asked for, above the ceiling." },
                             "limit_reached": { "const": true, "description": "The item limit was reached as well as the budget: more items exist." },
