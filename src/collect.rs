@@ -297,6 +297,11 @@ impl<T: Serialize> Collector<T> {
         self.stop.as_ref().is_some_and(Completeness::proves_more)
     }
 
+    /// Items of the full answer before this page.
+    pub(crate) fn start(&self) -> u64 {
+        self.start
+    }
+
     pub(crate) fn seen(&self) -> u64 {
         self.seen
     }

@@ -162,16 +162,20 @@ pub(super) fn interrupted<T: Serialize, E>(
         Fault::Source(error) => {
             // Fitting to the byte budget keeps the items a page could
             // have held; a budget too small for any leaves none.
+            let start = collector.start();
             let items = collector
                 .finish_parts(|_| None, None)
                 .map(|f| f.items)
                 .unwrap_or_default();
+            // Like every cursor, it says how many items of the answer come
+            // before it: those of earlier pages, and these.
+            let next_cursor = if items.is_empty() {
+                None
+            } else {
+                cursor_for(&items).map(|c| c.at(start.saturating_add(items.len() as u64)))
+            };
             TryError::Source(Box::new(Interrupted {
-                next_cursor: if items.is_empty() {
-                    None
-                } else {
-                    cursor_for(&items)
-                },
+                next_cursor,
                 items,
                 error,
             }))
