@@ -8,12 +8,13 @@
 //! Each shard answers with its own sorted, bounded slice ([`Limits::collect`]).
 //! The slices are merged under the global limit ([`Limits::merge_by_key`]),
 //! which keeps only the prefix that is certain and issues a cursor holding
-//! the key of the last caller returned. To resume, the cursor is decoded
-//! ([`Scope::resume`]), every shard is asked for its callers after that key,
-//! and the answers are merged again. Every page prints its disclosure, so a
+//! the key of the last caller returned. To resume, the cursor is handed
+//! back: the merge decodes it, every shard is asked for its callers after
+//! its key, and the answers are merged again, the page saying where it
+//! starts in the whole answer. Every page prints its disclosure, so a
 //! reader never mistakes a page for the whole answer.
 
-use candor::{Bounded, Cursor, ErrorKind, Fingerprint, Limits, Scope};
+use candor::{Bounded, Cursor, ErrorKind, Fingerprint, KeyRequest, Limits, Scope};
 use serde::Serialize;
 
 /// One call site.
@@ -72,8 +73,8 @@ impl Shard {
     }
 }
 
-/// One page of the answer: every shard's first `page_size` callers after
-/// the cursor, merged under the same global limit.
+/// One page of the answer: every shard's first `page_size + 1` callers
+/// after the cursor's key, merged under the same global limit.
 fn callers_page(
     shards: &[Shard],
     callee: &str,
@@ -81,14 +82,21 @@ fn callers_page(
     cursor: Option<&Cursor>,
     page_size: usize,
 ) -> Result<Bounded<Call>, candor::Error> {
-    // A cursor of another query or of an older index is refused here.
-    let after: Option<(String, u64)> = cursor.map(|c| scope.resume(c)).transpose()?;
     let limits = Limits::new().limit(page_size);
-    let parts = shards
-        .iter()
-        .map(|shard| shard.callers_of(callee, after.as_ref(), &limits))
-        .collect::<Result<Vec<_>, _>>()?;
-    limits.merge_by_key(scope, parts, key)
+    // A cursor of another query or of an older index is refused before any
+    // shard is asked.
+    limits.merge_by_key(
+        scope,
+        cursor,
+        |request: KeyRequest<(String, u64)>| {
+            let shard_limits = Limits::new().limit(request.fetch().unwrap_or(usize::MAX));
+            shards
+                .iter()
+                .map(|shard| shard.callers_of(callee, request.after(), &shard_limits))
+                .collect()
+        },
+        key,
+    )
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -137,13 +145,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     loop {
         page_number += 1;
         let page = callers_page(&shards, "flush", &scope, cursor.as_ref(), 4)?;
-        // On a resumed page, the total counts the answer from the cursor on.
-        let from = if cursor.is_some() {
-            " (from the cursor on)"
-        } else {
-            ""
-        };
-        println!("\npage {page_number}{from}: {}", page.summary("callers"));
+        // Every page says which callers of how many it holds.
+        println!("\npage {page_number}: {}", page.summary("callers"));
         for call in page.iter() {
             println!("  {}:{}  {}", call.file, call.line, call.caller);
         }

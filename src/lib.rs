@@ -133,7 +133,6 @@ mod json_stream;
 mod limits;
 #[cfg(feature = "mcp")]
 pub mod mcp;
-mod merge;
 mod note;
 mod page;
 #[cfg(feature = "schemars")]

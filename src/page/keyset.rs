@@ -43,8 +43,8 @@ use crate::{Bounded, Cursor, CursorKey, Limits, Scope, Total};
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct KeyRequest<K> {
-    after: Option<K>,
-    fetch: Option<usize>,
+    pub(crate) after: Option<K>,
+    pub(crate) fetch: Option<usize>,
 }
 
 impl<K> KeyRequest<K> {

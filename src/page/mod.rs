@@ -1,4 +1,4 @@
-//! Any source under `Limits`: `collect`, `page` and `page_by_key`, and their
+//! Any source under `Limits`: `collect`, `page`, `page_by_key` and `merge`, and their
 //! fallible `try_` forms for sources whose rows are `Result`s (a database).
 //!
 //! A [`Collector`](crate::collect::Collector) makes the stop decisions;
@@ -12,10 +12,13 @@
 //! - `collect`: `collect` and `try_collect`;
 //! - `offset`: `page` and `try_page`, resumed after a count of items;
 //! - `keyset`: `page_by_key` and its `try_` forms, resumed after a key
-//!   (a [`KeyRequest`] to the source).
+//!   (a [`KeyRequest`] to the source);
+//! - `merge`: `merge` and `merge_by_key`, sorted shards under one global
+//!   limit, the second resumed after a key like `page_by_key`.
 
 mod collect;
 mod keyset;
+mod merge;
 mod offset;
 mod source;
 mod try_error;

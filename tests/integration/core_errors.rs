@@ -518,11 +518,33 @@ fn merge_rejects_unsorted_parts_and_shared_keys() {
     assert!(err.to_string().contains("part 1"), "{err}");
     let shared = vec![Bounded::exact(vec![1u32, 2]), Bounded::exact(vec![2u32, 3])];
     let err = Limits::new()
-        .merge_by_key(&scope(), shared, |n: &u32| u64::from(*n))
+        .merge_by_key(&scope(), None, |_| Ok(shared), |n: &u32| u64::from(*n))
         .unwrap_err();
     assert!(
         matches!(err.kind(), ErrorKind::InvalidArgument { name: "parts", .. }),
         "{err:?}"
+    );
+    // A shard that answers from before the cursor's key would repeat items.
+    let limits = Limits::new().limit(1);
+    let first = limits
+        .merge_by_key(
+            &scope(),
+            None,
+            |_| Ok(vec![Bounded::exact(vec![1u32, 2])]),
+            |n: &u32| u64::from(*n),
+        )
+        .unwrap();
+    let err = limits
+        .merge_by_key(
+            &scope(),
+            first.next_cursor(),
+            |_| Ok(vec![Bounded::exact(vec![1u32, 2])]),
+            |n: &u32| u64::from(*n),
+        )
+        .unwrap_err();
+    assert!(
+        err.to_string().contains("not after the cursor's key"),
+        "{err}"
     );
 }
 

@@ -699,56 +699,6 @@ fn check_merge(
     Ok(())
 }
 
-/// Pages through shards with `merge_by_key`: each round asks every shard
-/// for its items after the cursor's key, truncates them, and merges.
-fn check_merge_paging(
-    sorted_unique: &[u32],
-    sharding: &Sharding,
-    global_limit: usize,
-) -> Result<(), TestCaseError> {
-    let scope = Scope::new(Fingerprint::of("core merge paging property"));
-    let shards = sharding.split(sorted_unique);
-    let limits = Limits::new().limit(global_limit);
-    let mut all = Vec::new();
-    let mut after: Option<u32> = None;
-    for _ in 0..=sorted_unique.len() + 1 {
-        let remaining: Vec<Vec<u32>> = shards
-            .iter()
-            .map(|s| {
-                s.iter()
-                    .copied()
-                    .filter(|x| after.is_none_or(|a| *x > a))
-                    .collect()
-            })
-            .collect();
-        // A shard truncated to nothing would leave nothing certain, so each
-        // shard returns at least one item per round.
-        let parts = sharding.parts(&remaining, 1);
-        let merged = limits
-            .merge_by_key(&scope, parts, |n: &u32| *n)
-            .map_err(|e| TestCaseError::fail(e.to_string()))?;
-        check_any(&sorted_unique[all.len()..], &merged, None)?;
-        all.extend_from_slice(merged.items());
-        match merged.next_cursor() {
-            Some(next) => {
-                prop_assert!(!merged.is_empty());
-                let key: u32 = scope.resume(next).expect("own cursor");
-                prop_assert_eq!(Some(&key), merged.items().last());
-                after = Some(key);
-            }
-            None => {
-                prop_assert!(
-                    merged.completeness().is_exact(),
-                    "truncated without a cursor"
-                );
-                prop_assert_eq!(all.as_slice(), sorted_unique);
-                return Ok(());
-            }
-        }
-    }
-    Err(TestCaseError::fail("merge paging did not end"))
-}
-
 // ---------------------------------------------------------------------------
 // The properties
 
@@ -902,20 +852,6 @@ proptest! {
         prop_assert!(merged.is_complete());
         prop_assert_eq!(merged.total(), Total::Exact(union.len() as u64));
         prop_assert_eq!(merged.items(), union.as_slice());
-    }
-
-    /// Rule 6 over shards: merge_by_key's cursor resumes every shard, and
-    /// the rounds rebuild the union exactly once.
-    #[test]
-    fn merge_by_key_pages_rebuild_the_union(
-        input in numbers(),
-        sharding in sharding(48),
-        global_limit in 1..10usize,
-    ) {
-        let mut sorted = input;
-        sorted.sort_unstable();
-        sorted.dedup();
-        check_merge_paging(&sorted, &sharding, global_limit)?;
     }
 
     /// Totals add, and a lower bound absorbs an exact figure.

@@ -170,6 +170,54 @@ fn walk_flaky(
     Err(TestCaseError::fail("the walk did not end"))
 }
 
+/// Pages through `answer` split across shards (item `i` in shard
+/// `shard_of[i] % shards`), each round asking every shard for its items
+/// after the cursor's key, collected under the shard's own limit if it has
+/// one (at least 1: a shard cut to nothing leaves nothing certain), and
+/// merging them under the global `limit`.
+fn walk_merged(
+    answer: &[u32],
+    shard_of: &[usize],
+    shard_limits: &[Option<usize>],
+    limit: usize,
+) -> Result<(), TestCaseError> {
+    let scope = Scope::new(Fingerprint::of("merged pages"));
+    let mut shards = vec![Vec::new(); shard_limits.len()];
+    for (i, n) in answer.iter().enumerate() {
+        shards[shard_of[i] % shard_limits.len()].push(*n);
+    }
+    let parts_for = |request: KeyRequest<u32>| {
+        let after = request.after().copied();
+        let parts = shards.iter().zip(shard_limits).map(|(shard, shard_limit)| {
+            let rest: Vec<u32> = shard
+                .iter()
+                .copied()
+                .filter(|n| after.is_none_or(|a| *n > a))
+                .collect();
+            match shard_limit {
+                Some(l) => Limits::new().limit((*l).max(1)).collect(rest),
+                None => Ok(Bounded::exact(rest)),
+            }
+        });
+        parts.collect::<Result<Vec<_>, _>>()
+    };
+    let limits = Limits::new().limit(limit);
+    let mut before = Vec::new();
+    let mut cursor: Option<Cursor> = None;
+    for _ in 0..=answer.len() + 1 {
+        let page = limits
+            .merge_by_key(&scope, cursor.as_ref(), parts_for, |n: &u32| *n)
+            .map_err(|e| TestCaseError::fail(e.to_string()))?;
+        if !check_step(answer, &mut before, Got::Page(&page))? {
+            prop_assert!(page.completeness().is_exact(), "truncated without a cursor");
+            prop_assert_eq!(before.as_slice(), answer, "the walk rebuilds the answer");
+            return Ok(());
+        }
+        cursor = page.next_cursor().cloned();
+    }
+    Err(TestCaseError::fail("the walk did not end"))
+}
+
 fn answer() -> impl Strategy<Value = Vec<u32>> {
     prop::collection::btree_set(0..500u32, 0..40).prop_map(|s| s.into_iter().collect())
 }
@@ -199,6 +247,67 @@ proptest! {
         let flaky: HashSet<usize> = flaky.into_iter().filter(|i| *i < answer.len()).collect();
         walk_flaky(&answer, &flaky, resume, limit, count_total)?;
     }
+}
+
+proptest! {
+    #![proptest_config(config(256))]
+
+    /// SCALE.md rules 4 and 6: merged pages, resumed as `merge_by_key`
+    /// says, start where the earlier pages ended and count the whole
+    /// answer.
+    #[test]
+    fn merged_pages_resume_at_their_place(
+        answer in answer(),
+        shard_of in prop::collection::vec(0..4usize, 40),
+        shard_limits in prop::collection::vec(prop::option::weighted(0.5, 0..12usize), 1..5),
+        limit in 1..10usize,
+    ) {
+        walk_merged(&answer, &shard_of, &shard_limits, limit)?;
+    }
+}
+
+/// The case of the report: 30 callers in two shards, pages of 4; page 2
+/// holds items 5 to 8 of 30, not "1-4 of at least 15".
+#[test]
+fn a_merged_page_resumed_from_its_cursor_says_where_it_starts() {
+    let scope = Scope::new(Fingerprint::of("callers"));
+    let shards = [
+        (1..=30).filter(|n| n % 2 == 0).collect::<Vec<u32>>(),
+        (1..=30).filter(|n| n % 2 == 1).collect::<Vec<u32>>(),
+    ];
+    let limits = Limits::new().limit(4).count_total(true);
+    let parts_for = |request: KeyRequest<u32>| {
+        let after = request.after().copied();
+        shards
+            .iter()
+            .map(|shard| {
+                limits.collect(
+                    shard
+                        .iter()
+                        .copied()
+                        .filter(|n| after.is_none_or(|a| *n > a)),
+                )
+            })
+            .collect::<Result<Vec<_>, _>>()
+    };
+    let first = limits
+        .merge_by_key(&scope, None, parts_for, |n: &u32| *n)
+        .unwrap();
+    assert_eq!(first.items(), &[1, 2, 3, 4]);
+    assert_eq!(first.total(), Total::Exact(30));
+    let second = limits
+        .merge_by_key(&scope, first.next_cursor(), parts_for, |n: &u32| *n)
+        .unwrap();
+    assert_eq!(second.items(), &[5, 6, 7, 8]);
+    assert_eq!(second.start(), 4);
+    assert_eq!(second.total(), Total::Exact(30));
+    assert!(
+        second
+            .summary("callers")
+            .starts_with("Incomplete: callers 5-8 of 30"),
+        "{}",
+        second.summary("callers")
+    );
 }
 
 /// The case of the report: rows 11 to 14 read, row 15 fails; the cursor

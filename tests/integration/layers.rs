@@ -19,7 +19,7 @@ const CORE: &[&[&str]] = &[
     &["bounded", "streamed"],
     &["strict", "collect", "wire", "json_stream"],
     &["count"],
-    &["page", "merge", "schema"],
+    &["page", "schema"],
     &["search", "mcp"],
 ];
 

@@ -1,4 +1,5 @@
-//! Merging sorted partial results (shards) into one `Bounded`.
+//! Merging sorted partial results (shards) into one `Bounded`, and paging
+//! through shards by key.
 
 use std::cmp::Ordering;
 
@@ -6,7 +7,7 @@ use serde::Serialize;
 
 use crate::collect::Collector;
 use crate::error::Error;
-use crate::{Bounded, Completeness, CursorKey, Limits, Scope, Skipped, Total};
+use crate::{Bounded, Completeness, Cursor, CursorKey, KeyRequest, Limits, Scope, Skipped, Total};
 
 /// The merged, certain prefix of several sorted parts.
 struct Merged<T> {
@@ -146,46 +147,85 @@ impl Limits {
         F: FnMut(&T, &T) -> Ordering,
     {
         let merged = merge_certain(parts, compare)?;
-        self.collect_merged(merged, |_| None)
+        self.collect_merged(merged, None, |_| None)
     }
 
-    /// Merges sorted partial results by a unique key, and issues a cursor
-    /// holding the key of the last item returned.
+    /// One page of an answer split across shards, merged by a unique key
+    /// under these limits, with a cursor holding the key of the last item
+    /// returned.
     ///
-    /// To resume, decode the cursor with [`Scope::resume`], ask every
-    /// shard for its items after that key, and merge again. Keys must be
-    /// unique across the parts, or paging could lose an item.
+    /// `parts_for` is called once with a [`KeyRequest`]: the key to
+    /// resume after (decoded from `cursor`, which must be this scope's;
+    /// `None` on a first page) and how many items to ask each shard for
+    /// (`limit + 1`, the one past the limit proving truncation). It asks
+    /// every shard for its items after that key, in key order, each shard
+    /// saying itself whether it returned all it holds (a [`Bounded`]).
+    /// The parts are merged as by [`merge`](Self::merge); the page says
+    /// where it starts in the whole answer (the cursor's
+    /// [`start`](Cursor::start)), and its total counts the whole answer:
+    /// the items before the cursor plus what the shards hold after it.
+    /// Keys must be unique across the parts, or paging could lose an item.
     ///
     /// # Errors
     ///
-    /// Those of [`merge`](Self::merge), and
+    /// Those of [`merge`](Self::merge) and of `parts_for`; the cursor
+    /// errors of [`Scope::resume`]; and
     /// [`ErrorKind::InvalidArgument`](crate::ErrorKind::InvalidArgument)
-    /// when two items share a key.
+    /// when two items share a key or an item is not after the cursor's key.
     ///
     /// # Example
     ///
     /// ```
-    /// use candor::{Bounded, Fingerprint, Limits, Scope};
+    /// use candor::{Bounded, Fingerprint, KeyRequest, Limits, Scope, Total};
     /// let scope = Scope::new(Fingerprint::of("callers of flush"));
-    /// let shard_a = Bounded::exact(vec![3u64, 8, 13]);
-    /// let shard_b = Bounded::exact(vec![1u64, 5]);
-    /// let first = Limits::new().limit(2).merge_by_key(&scope, vec![shard_a, shard_b], |n| *n)?;
+    /// let shards = [vec![3u64, 8, 13], vec![1u64, 5]];
+    /// let limits = Limits::new().limit(2);
+    /// let parts_for = |request: KeyRequest<u64>| {
+    ///     let after = request.after().copied();
+    ///     shards
+    ///         .iter()
+    ///         .map(|shard| limits.collect(shard.iter().copied().filter(|n| after.is_none_or(|a| *n > a))))
+    ///         .collect::<Result<Vec<_>, _>>()
+    /// };
+    /// let first = limits.merge_by_key(&scope, None, parts_for, |n| *n)?;
     /// assert_eq!(first.items(), &[1, 3]);
-    /// let after: u64 = scope.resume(first.next_cursor().expect("more"))?;
-    /// assert_eq!(after, 3);
+    /// let second = limits.merge_by_key(&scope, first.next_cursor(), parts_for, |n| *n)?;
+    /// assert_eq!(second.items(), &[5, 8]);
+    /// assert_eq!(second.start(), 2); // items 3 and 4 of the answer
+    /// assert_eq!(second.total(), Total::Exact(5)); // every shard said it was whole
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn merge_by_key<T, K, F>(
+    pub fn merge_by_key<T, K, P, F>(
         &self,
         scope: &Scope,
-        parts: Vec<Bounded<T>>,
+        cursor: Option<&Cursor>,
+        parts_for: P,
         key: F,
     ) -> Result<Bounded<T>, Error>
     where
         T: Serialize,
-        K: CursorKey + Ord,
+        K: CursorKey + Ord + Clone,
+        P: FnOnce(KeyRequest<K>) -> Result<Vec<Bounded<T>>, Error>,
         F: Fn(&T) -> K,
     {
+        let after = cursor.map(|c| scope.resume::<K>(c)).transpose()?;
+        let fetch = self.applied_limit().limit().and_then(|l| l.checked_add(1));
+        let parts = parts_for(KeyRequest {
+            after: after.clone(),
+            fetch,
+        })?;
+        if let Some(after) = &after {
+            if parts
+                .iter()
+                .flat_map(Bounded::iter)
+                .any(|item| key(item) <= *after)
+            {
+                return Err(Error::invalid_argument(
+                    "parts",
+                    "an item is not after the cursor's key; ask every shard for its items after it",
+                ));
+            }
+        }
         let merged = merge_certain(parts, |a, b| key(a).cmp(&key(b)))?;
         if merged.items.windows(2).any(|w| key(&w[0]) == key(&w[1])) {
             return Err(Error::invalid_argument(
@@ -193,15 +233,22 @@ impl Limits {
                 "two items share a key; a cursor needs a unique key per item",
             ));
         }
-        self.collect_merged(merged, |kept: &[T]| {
+        // The page's place in the whole answer is the cursor's, not the
+        // shards': each was asked afresh after the key.
+        let start = cursor.map_or(0, Cursor::start);
+        self.collect_merged(merged, Some(start), |kept: &[T]| {
             kept.last().map(|item| scope.cursor(&key(item)))
         })
     }
 
+    /// The merged page under these limits. It starts at `start` in the
+    /// whole answer, or, when `None`, after the items before the parts
+    /// (the sum of their starts).
     fn collect_merged<T>(
         &self,
         merged: Merged<T>,
-        cursor_for: impl Fn(&[T]) -> Option<crate::Cursor>,
+        start: Option<u64>,
+        cursor_for: impl Fn(&[T]) -> Option<Cursor>,
     ) -> Result<Bounded<T>, Error>
     where
         T: Serialize,
@@ -210,9 +257,10 @@ impl Limits {
             items,
             upstream,
             total,
-            start,
+            start: parts_start,
             skipped,
         } = merged;
+        let start = start.unwrap_or(parts_start);
         // A part cut at its own limit bounds the merge too: apply the
         // smallest limit in force, so the result never holds more items
         // than the limit it reports.
@@ -252,11 +300,11 @@ impl Limits {
                 collector.stop_with(upstream);
             }
         }
-        // The parts' totals count their whole answers; the collector counts
-        // from `start` on.
+        // The parts' totals count their whole answers, from before their
+        // starts; the collector counts from the page's start on.
         let rest = match total {
-            Total::Exact(n) => Total::Exact(n.saturating_sub(start)),
-            Total::AtLeast(n) => Total::AtLeast(n.saturating_sub(start)),
+            Total::Exact(n) => Total::Exact(n.saturating_sub(parts_start)),
+            Total::AtLeast(n) => Total::AtLeast(n.saturating_sub(parts_start)),
         };
         collector.finish(cursor_for, Some(rest), self.strict)
     }
