@@ -110,11 +110,16 @@ impl Limits {
     /// an exact total; skipped inputs add up. Only the prefix that is
     /// certain is kept: a truncated part's missing items come after its
     /// last item, so the merge stops there. The global limit and byte
-    /// budget then apply as in [`collect`](Self::collect). When a part was
-    /// cut at its own limit, and that limit is below the global one, the
-    /// merge applies the part's limit: the result never holds more items
-    /// than the limit it reports. The merged result has no cursor (see
-    /// [`merge_by_key`](Self::merge_by_key)).
+    /// budget then apply as in [`collect`](Self::collect).
+    ///
+    /// Whatever part stopped first, the stop is told as the caller's query
+    /// (SCALE.md rule 5): a part cut at its own limit gives
+    /// `TruncatedByLimit` with the limit these limits apply and, when the
+    /// ceiling clamped it, what was requested; a part cut by a budget keeps
+    /// its budget, with this clamp. Without a limit here, a part's limit is
+    /// the one in force and applies to the merge too, so that the result
+    /// never holds more items than the limit it reports. The merged result
+    /// has no cursor (see [`merge_by_key`](Self::merge_by_key)).
     ///
     /// # Errors
     ///
@@ -125,7 +130,7 @@ impl Limits {
     /// # Example
     ///
     /// ```
-    /// use candor::{Bounded, Limits, Total};
+    /// use candor::{Bounded, Completeness, Limits, Total};
     /// // Each shard answers the query with the global limit of 3.
     /// let limits = Limits::new().limit(3);
     /// let a = limits.collect(vec![1, 4, 9])?; // all of it
@@ -139,6 +144,16 @@ impl Limits {
     /// let (a, b) = (limits.collect(vec![1, 4, 9])?, limits.collect(vec![2, 3, 5, 7])?);
     /// let merged = Limits::new().merge(vec![a, b], |x: &i32, y: &i32| x.cmp(y))?;
     /// assert_eq!(merged.items(), &[1, 2, 3]);
+    ///
+    /// // A shard cut first still tells the caller's clamp.
+    /// let clamped = Limits::new().ceiling(5).limit(100);
+    /// let (a, b) = (Bounded::exact(vec![1, 4, 9]), Limits::new().limit(2).collect(vec![2, 3, 5])?);
+    /// let merged = clamped.merge(vec![a, b], |x: &i32, y: &i32| x.cmp(y))?;
+    /// assert_eq!(merged.items(), &[1, 2, 3]); // b's missing items come after 3
+    /// assert_eq!(
+    ///     merged.completeness(),
+    ///     &Completeness::TruncatedByLimit { limit: 5, requested: Some(100) }
+    /// );
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn merge<T, F>(&self, parts: Vec<Bounded<T>>, compare: F) -> Result<Bounded<T>, Error>
@@ -261,29 +276,37 @@ impl Limits {
             skipped,
         } = merged;
         let start = start.unwrap_or(parts_start);
-        // A part cut at its own limit bounds the merge too: apply the
-        // smallest limit in force, so the result never holds more items
-        // than the limit it reports.
-        let part_limit = match &upstream {
-            Some(Completeness::TruncatedByLimit { limit, .. })
-                if self
-                    .applied_limit()
-                    .limit()
-                    .is_none_or(|global| *limit < global) =>
-            {
-                Some(*limit)
-            }
-            _ => None,
-        };
+        // A part's stop is told as the caller's query (SCALE.md rule 5):
+        // the limit and clamp the caller asked for and was allowed,
+        // whatever part stopped first.
+        let applied = self.applied_limit();
         let narrowed;
-        let limits = match part_limit {
-            Some(limit) => {
-                let mut l = self.clone().limit(limit);
-                l.ceiling = None;
-                narrowed = l;
-                &narrowed
+        let (limits, upstream) = match (upstream, applied.limit()) {
+            (Some(Completeness::TruncatedByLimit { .. }), Some(limit)) => (
+                self,
+                Some(Completeness::TruncatedByLimit {
+                    limit,
+                    requested: applied.requested(),
+                }),
+            ),
+            // No limit of the caller's to tell: the part's limit is the one
+            // in force, applied here too, so that the result never holds
+            // more items than the limit it reports.
+            (Some(Completeness::TruncatedByLimit { limit, requested }), None) => {
+                narrowed = self.clone().limit(limit);
+                (
+                    &narrowed,
+                    Some(Completeness::TruncatedByLimit { limit, requested }),
+                )
             }
-            None => self,
+            (Some(Completeness::TruncatedByBudget { budget, clamp }), _) => (
+                self,
+                Some(Completeness::TruncatedByBudget {
+                    budget,
+                    clamp: applied.clamp().or(clamp),
+                }),
+            ),
+            (other, _) => (self, other),
         };
         let mut collector = Collector::new(limits);
         collector.set_start(start);

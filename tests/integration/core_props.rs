@@ -25,7 +25,8 @@ use std::fmt::Debug;
 use std::time::Duration;
 
 use candor::{
-    Bounded, BudgetKind, Completeness, ErrorKind, Fingerprint, Limits, ManualClock, Scope, Total,
+    Bounded, BudgetKind, Clamp, Completeness, ErrorKind, Fingerprint, Limits, ManualClock, Scope,
+    Total,
 };
 use proptest::prelude::*;
 
@@ -913,13 +914,16 @@ proptest! {
 proptest! {
     #![proptest_config(config(256))]
 
-    /// Rule 4 after a merge: a limit truncation names the limit that was
-    /// applied to this result, so it never holds more items than that limit.
+    /// Rule 4 after a merge: whatever stopped it (the global limit, a
+    /// part's limit or budget), a truncated merge names the limit applied
+    /// to it, never holds more items than that limit, and discloses the
+    /// caller's clamp.
     #[test]
-    fn merged_limit_truncation_names_the_applied_limit(
+    fn merged_truncation_names_the_applied_limit_and_the_clamp(
         input in numbers(),
         sharding in sharding(48),
         global_limit in prop::option::weighted(0.6, 0..50usize),
+        ceiling in prop::option::weighted(0.4, 0..20usize),
     ) {
         let mut sorted = input;
         sorted.sort_unstable();
@@ -928,23 +932,64 @@ proptest! {
         if let Some(l) = global_limit {
             limits = limits.limit(l);
         }
+        if let Some(c) = ceiling {
+            limits = limits.ceiling(c);
+        }
+        let applied = limits.applied_limit();
         let merged = limits.merge(parts, |a: &u32, b: &u32| a.cmp(b)).unwrap();
         if let Completeness::TruncatedByLimit { limit, .. } = merged.completeness() {
             prop_assert!(merged.len() <= *limit, "{} items, limit {}: {:?}", merged.len(), limit, merged);
+            if let Some(applied_limit) = applied.limit() {
+                prop_assert_eq!(*limit, applied_limit);
+            }
+        }
+        if merged.is_truncated() {
+            prop_assert_eq!(merged.completeness().clamp(), applied.clamp());
         }
     }
 }
 
-/// The minimal case of `merged_limit_truncation_names_the_applied_limit`.
+/// Merges that a part's own limit stopped: the caller's limit and clamp
+/// are told, and without a limit of the caller's, the part's is in force.
 #[test]
-fn merged_limit_truncation_minimal_case() {
-    let a = Bounded::exact(vec![1u32, 4, 9]);
-    let b = Limits::new().limit(2).collect(vec![2u32, 3, 5, 7]).unwrap();
+fn a_merge_cut_by_a_part_tells_the_callers_limit() {
+    let a = || Bounded::exact(vec![1u32, 4, 9]);
+    let b = || Limits::new().limit(2).collect(vec![2u32, 3, 5, 7]).unwrap();
+    let by_value = |x: &u32, y: &u32| x.cmp(y);
+    // b's missing items come after 3: 1, 2, 3 are certain.
     let merged = Limits::new()
         .limit(10)
-        .merge(vec![a, b], |x: &u32, y: &u32| x.cmp(y))
+        .merge(vec![a(), b()], by_value)
         .unwrap();
-    // b's limit of 2 is in force: the merge stops at it, a prefix.
+    assert_eq!(merged.items(), &[1, 2, 3]);
+    assert_eq!(
+        merged.completeness(),
+        &Completeness::TruncatedByLimit {
+            limit: 10,
+            requested: None
+        }
+    );
+    // The case of the report: the caller asked for 100, the ceiling is 5.
+    let merged = Limits::new()
+        .ceiling(5)
+        .limit(100)
+        .merge(vec![a(), b()], by_value)
+        .unwrap();
+    assert_eq!(merged.items(), &[1, 2, 3]);
+    assert_eq!(
+        merged.completeness(),
+        &Completeness::TruncatedByLimit {
+            limit: 5,
+            requested: Some(100)
+        }
+    );
+    assert!(
+        !merged.summary("items").contains("Raise the limit"),
+        "{}",
+        merged.summary("items")
+    );
+    // No limit of the caller's: b's limit of 2 is in force.
+    let merged = Limits::new().merge(vec![a(), b()], by_value).unwrap();
     assert_eq!(merged.items(), &[1, 2]);
     assert_eq!(
         merged.completeness(),
@@ -953,6 +998,19 @@ fn merged_limit_truncation_minimal_case() {
             requested: None
         }
     );
+    // A part cut by a budget keeps its budget, with the caller's clamp.
+    let c = Limits::new()
+        .max_bytes(200)
+        .collect((10..60u32).collect::<Vec<_>>())
+        .unwrap();
+    assert!(c.completeness().is_truncated_by_budget());
+    let merged = Limits::new()
+        .ceiling(50)
+        .limit(70)
+        .merge(vec![a(), c], by_value)
+        .unwrap();
+    assert!(merged.completeness().is_truncated_by_budget());
+    assert_eq!(merged.completeness().clamp(), Some(Clamp::new(50, 70)));
 }
 
 /// The wire form of a `skipped` block with one sample per reason (up to
