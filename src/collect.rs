@@ -76,15 +76,10 @@ pub(crate) struct Finished<T> {
     pub(crate) disclosure: Disclosure,
 }
 
-impl<T: Serialize> Finished<T> {
-    /// The result, or in strict mode an error holding it when it is not
-    /// complete.
-    pub(crate) fn into_bounded(self, strict: bool) -> Result<Bounded<T>, Error> {
-        let bounded = Bounded::assemble(self.items, self.disclosure);
-        if strict && !bounded.is_complete() {
-            return Err(Error::incomplete(bounded));
-        }
-        Ok(bounded)
+impl<T> Finished<T> {
+    /// The result.
+    pub(crate) fn into_bounded(self) -> Bounded<T> {
+        Bounded::assemble(self.items, self.disclosure)
     }
 }
 
@@ -338,7 +333,7 @@ impl<T: Serialize> Collector<T> {
     }
 
     /// Builds the result: fits it to the byte budget, writes the total and
-    /// the cursor, and applies strict mode.
+    /// the cursor.
     ///
     /// `cursor_for` gets the kept items and returns where to resume after
     /// them (or `None` when resuming is not possible or would not advance).
@@ -349,10 +344,8 @@ impl<T: Serialize> Collector<T> {
         self,
         cursor_for: impl Fn(&[T]) -> Option<Cursor>,
         total_hint: Option<Total>,
-        strict: bool,
     ) -> Result<Bounded<T>, Error> {
-        self.finish_parts(cursor_for, total_hint)?
-            .into_bounded(strict)
+        Ok(self.finish_parts(cursor_for, total_hint)?.into_bounded())
     }
 
     /// Like `finish`, without building the `Bounded` (streams use it).

@@ -141,7 +141,6 @@ mod schema;
 mod search;
 mod skipped;
 mod streamed;
-mod strict;
 mod summary;
 mod total;
 mod wire;

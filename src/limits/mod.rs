@@ -13,8 +13,8 @@ use crate::clock::{Clock, SystemClock};
 
 /// Everything that may stop a query before its full answer: an item limit
 /// (and the engine's ceiling for it), a budget on the serialized response,
-/// budgets on the work (bytes scanned, files), and a deadline. Plus two
-/// switches: counting past the limit for an exact total, and strict mode.
+/// budgets on the work (bytes scanned, files), and a deadline. Plus one
+/// switch: counting past the limit for an exact total.
 ///
 /// A plain value with setters that take and return it, named after what
 /// they set (`max_bytes(1024)`); its getter is that name with `get_`
@@ -48,7 +48,6 @@ pub struct Limits {
     pub(crate) deadline: Option<Duration>,
     pub(crate) count_total: bool,
     pub(crate) max_counted: Option<u64>,
-    pub(crate) strict: bool,
     pub(crate) clock: Arc<dyn Clock>,
     pub(crate) cancel: Option<CancelToken>,
 }
@@ -60,8 +59,7 @@ impl Default for Limits {
 }
 
 impl Limits {
-    /// No limit, no budget, no deadline; totals not counted past the limit;
-    /// strict mode off.
+    /// No limit, no budget, no deadline; totals not counted past the limit.
     ///
     /// # Example
     ///
@@ -81,7 +79,6 @@ impl Limits {
             deadline: None,
             count_total: false,
             max_counted: None,
-            strict: false,
             clock: Arc::new(SystemClock),
             cancel: None,
         }
@@ -299,31 +296,6 @@ impl Limits {
     #[must_use]
     pub fn max_counted(mut self, max_counted: u64) -> Limits {
         self.max_counted = Some(max_counted);
-        self
-    }
-
-    /// Turns any incomplete result into an error of kind
-    /// [`Incomplete`](crate::ErrorKind::Incomplete) that still holds the
-    /// partial result, in its wire form
-    /// ([`Error::partial`](crate::Error::partial),
-    /// [`Error::into_partial`](crate::Error::into_partial)). Items that
-    /// cannot be serialized to JSON make it a
-    /// [`Serialize`](crate::ErrorKind::Serialize) error instead, with no
-    /// partial result. Default: off.
-    ///
-    /// # Example
-    ///
-    /// ```
-    /// use candor::{ErrorKind, Limits};
-    /// let err = Limits::new().limit(5).strict(true).collect(0..9u32).unwrap_err();
-    /// assert!(matches!(err.kind(), ErrorKind::Incomplete { .. }));
-    /// assert_eq!(err.partial().map(|p| p.len()), Some(5));
-    /// assert_eq!(err.into_partial::<u32>()?.items(), &[0, 1, 2, 3, 4]);
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    #[must_use]
-    pub fn strict(mut self, strict: bool) -> Limits {
-        self.strict = strict;
         self
     }
 

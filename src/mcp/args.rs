@@ -115,7 +115,8 @@ impl Policy {
 /// alone), describe them in the tool's `inputSchema` with
 /// [`schema_properties`](Self::schema_properties), and turn them into
 /// [`Limits`] under the server's [`Policy`] with
-/// [`limits`](Self::limits).
+/// [`limits`](Self::limits); answer with [`respond`](Self::respond), which
+/// honours `strict`.
 ///
 /// # Example
 ///
@@ -139,7 +140,8 @@ pub struct PageArgs {
     /// Count past the limit, so that the total is exact.
     #[serde(default)]
     pub count_total: bool,
-    /// An error instead of an incomplete result.
+    /// An error instead of an incomplete result (see
+    /// [`respond`](Self::respond)).
     #[serde(default)]
     pub strict: bool,
 }
@@ -289,15 +291,16 @@ impl PageArgs {
 
     /// The [`Limits`] these arguments ask for under `policy`: the limit
     /// (or the policy's default) clamped to the ceiling, the byte budget
-    /// (or the default), counting and strict mode.
+    /// (or the default) and counting. `strict` is not a limit: see
+    /// [`respond`](Self::respond).
     ///
     /// # Example
     ///
     /// ```
     /// use candor::mcp::{PageArgs, Policy};
-    /// let args = PageArgs { limit: Some(3), strict: true, ..PageArgs::default() };
+    /// let args = PageArgs { limit: Some(3), count_total: true, ..PageArgs::default() };
     /// let limits = args.limits(&Policy::new());
-    /// assert!(limits.get_strict());
+    /// assert!(limits.get_count_total());
     /// assert_eq!(limits.applied_limit().limit(), Some(3));
     /// assert_eq!(limits.applied_limit().requested(), None);
     /// ```
@@ -313,7 +316,6 @@ impl PageArgs {
             .limit(limit)
             .max_bytes(self.max_bytes.unwrap_or(policy.default_max_bytes))
             .count_total(self.count_total)
-            .strict(self.strict)
     }
 
     /// The cursor, parsed.

@@ -27,7 +27,7 @@ use rmcp::model::{CallToolResult, ContentBlock, JsonObject, Tool};
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::{Bounded, Error, ErrorKind};
+use crate::{Bounded, Error};
 
 /// Turns a result into an MCP tool result: `structuredContent` with the
 /// wire shape, a text block with the one-line disclosure, and a text block
@@ -88,43 +88,70 @@ pub fn error_result(error: &(dyn std::error::Error + 'static)) -> CallToolResult
 }
 
 /// Turns a query's outcome into a tool result: [`tool_result`] on
-/// success, [`error_result`] on error. A strict-mode error
-/// ([`ErrorKind::Incomplete`]) also carries what was found: a second text
-/// block with its disclosure line and a third with its JSON
-/// ([`Error::partial`]), marked as not all of the answer.
+/// success, [`error_result`] on error. (For a tool's `strict` argument,
+/// see [`PageArgs::respond`].)
 ///
 /// # Example
 ///
 /// ```
 /// use candor::Limits;
-/// let strict = Limits::new().limit(2).strict(true).collect(0..5u32);
-/// let result = candor::mcp::respond(strict, "numbers");
-/// assert_eq!(result.is_error, Some(true));
-/// assert_eq!(result.content.len(), 3);
 /// let ok = candor::mcp::respond(Limits::new().collect(0..5u32), "numbers");
 /// assert_eq!(ok.is_error, Some(false));
+/// let err = candor::mcp::respond(Limits::new().max_bytes(5).collect(0..5u32), "numbers");
+/// assert_eq!(err.is_error, Some(true));
 /// ```
 pub fn respond<T: Serialize>(result: Result<Bounded<T>, Error>, noun: &str) -> CallToolResult {
-    let error = match result {
-        Ok(bounded) => return tool_result(&bounded, noun),
-        Err(e) => e,
-    };
-    let partial = match (error.kind(), error.partial()) {
-        (ErrorKind::Incomplete { .. }, Some(partial)) => partial,
-        _ => return error_result(&error),
-    };
-    let json = partial
-        .to_json()
-        .unwrap_or_else(|e| format!("(the partial result could not be encoded: {e})"));
-    CallToolResult::error(vec![
-        ContentBlock::text(format!(
-            "{}; strict mode was asked for, so the result is an error: what was found is \
-             not all of the answer",
-            chain(&error)
-        )),
-        ContentBlock::text(partial.summary(noun)),
-        ContentBlock::text(json),
-    ])
+    match result {
+        Ok(bounded) => tool_result(&bounded, noun),
+        Err(e) => error_result(&e),
+    }
+}
+
+impl PageArgs {
+    /// Turns the outcome of a query made with these arguments into a tool
+    /// result, as [`respond`] does, honouring `strict`: with it, a result
+    /// that is not complete (one that [`Bounded::into_exact`] refuses) is
+    /// a tool error that still carries what was found, in a second text
+    /// block with its disclosure line and a third with its JSON.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use candor::Limits;
+    /// use candor::mcp::PageArgs;
+    /// let strict = PageArgs { strict: true, ..PageArgs::default() };
+    /// let result = strict.respond(Limits::new().limit(2).collect(0..5u32), "numbers");
+    /// assert_eq!(result.is_error, Some(true));
+    /// assert_eq!(result.content.len(), 3);
+    /// let whole = strict.respond(Limits::new().collect(0..5u32), "numbers");
+    /// assert_eq!(whole.is_error, Some(false));
+    /// ```
+    pub fn respond<T: Serialize>(
+        &self,
+        result: Result<Bounded<T>, Error>,
+        noun: &str,
+    ) -> CallToolResult {
+        let bounded = match result {
+            Ok(bounded) => bounded,
+            Err(e) => return error_result(&e),
+        };
+        // What `into_exact` would refuse.
+        if !self.strict || bounded.is_complete() {
+            return tool_result(&bounded, noun);
+        }
+        let json = bounded
+            .to_json()
+            .unwrap_or_else(|e| format!("(the partial result could not be encoded: {e})"));
+        CallToolResult::error(vec![
+            ContentBlock::text(format!(
+                "incomplete result in strict mode: {}; strict mode was asked for, so the result \
+                 is an error: what was found is not all of the answer",
+                crate::summary::incomplete_summary(bounded.disclosure(), bounded.len())
+            )),
+            ContentBlock::text(bounded.summary(noun)),
+            ContentBlock::text(json),
+        ])
+    }
 }
 
 /// The `outputSchema` of a tool answering `Bounded` items of

@@ -31,12 +31,10 @@ impl Limits {
     /// - [`ErrorKind::BudgetTooSmall`](crate::ErrorKind::BudgetTooSmall)
     ///   when `max_bytes` cannot hold even a response with no items;
     /// - [`ErrorKind::Serialize`](crate::ErrorKind::Serialize) when an item
-    ///   fails to serialize: while it is measured for the byte budget, or,
-    ///   in strict mode, while what was found is written into the error;
-    /// - [`ErrorKind::Incomplete`](crate::ErrorKind::Incomplete) in
-    ///   [strict](Self::strict) mode, holding the partial result in its
-    ///   wire form ([`Error::partial`]). The items need not be `'static`,
-    ///   `Send` or `Sync`: they are serialized when the error is made.
+    ///   fails to serialize while it is measured for the byte budget.
+    ///
+    /// A truncated result is not an error: to require the whole answer,
+    /// call [`Bounded::into_exact`] on the result.
     ///
     /// # Example
     ///
@@ -59,7 +57,7 @@ impl Limits {
         let mut collector = Collector::new(self);
         let mut iter = items.into_iter();
         let counted = drive(&mut collector, &mut iter, self);
-        collector.finish(|_| None, counted, self.strict)
+        collector.finish(|_| None, counted)
     }
 
     /// Like [`collect`](Self::collect), for a source whose items may fail:
@@ -98,6 +96,6 @@ impl Limits {
         if let Some(fault) = iter.fault {
             return Err(interrupted(collector, fault, |_| None));
         }
-        finish(collector, |_| None, counted, self.strict)
+        finish(collector, |_| None, counted)
     }
 }

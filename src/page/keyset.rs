@@ -421,6 +421,6 @@ impl Limits {
                 Err(error) => return Err(interrupted(collector, Fault::Source(error), cursor_for)),
             }
         }
-        finish(collector, cursor_for, counted, self.strict)
+        finish(collector, cursor_for, counted)
     }
 }

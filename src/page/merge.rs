@@ -329,6 +329,6 @@ impl Limits {
             Total::Exact(n) => Total::Exact(n.saturating_sub(parts_start)),
             Total::AtLeast(n) => Total::AtLeast(n.saturating_sub(parts_start)),
         };
-        collector.finish(cursor_for, Some(rest), self.strict)
+        collector.finish(cursor_for, Some(rest))
     }
 }

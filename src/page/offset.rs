@@ -171,6 +171,6 @@ impl Limits {
         if let Some(fault) = iter.fault {
             return Err(interrupted(collector, fault, cursor_for));
         }
-        finish(collector, cursor_for, counted, self.strict)
+        finish(collector, cursor_for, counted)
     }
 }

@@ -7,7 +7,6 @@ use std::convert::Infallible;
 use serde::Serialize;
 
 use super::try_error::{Interrupted, TryError};
-use crate::Incomplete;
 use crate::collect::Collector;
 use crate::count::{Count, CountStop};
 use crate::error::Error;
@@ -183,26 +182,18 @@ pub(super) fn interrupted<T: Serialize, E>(
     }
 }
 
-/// Builds the result; in strict mode an incomplete one is an error that
-/// holds it, with no bound on `T`.
+/// Builds the result.
 pub(super) fn finish<T: Serialize, E>(
     collector: Collector<T>,
     cursor_for: impl Fn(&[T]) -> Option<Cursor>,
     counted: Option<Total>,
-    strict: bool,
 ) -> Result<Bounded<T>, TryError<T, E>> {
-    let f = collector.finish_parts(cursor_for, counted)?;
-    let bounded = Bounded::assemble(f.items, f.disclosure);
-    if strict && !bounded.is_complete() {
-        return Err(TryError::Incomplete(Incomplete::new(bounded)));
-    }
-    Ok(bounded)
+    Ok(collector.finish(cursor_for, counted)?)
 }
 
-pub(super) fn into_query_error<T: Serialize>(error: TryError<T, Infallible>) -> Error {
+pub(super) fn into_query_error<T>(error: TryError<T, Infallible>) -> Error {
     match error {
         TryError::Query(e) => e,
-        TryError::Incomplete(incomplete) => Error::incomplete(incomplete.into_bounded()),
         TryError::Source(i) => match i.error {},
     }
 }

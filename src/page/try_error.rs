@@ -1,11 +1,10 @@
-//! The errors of the `try_` queries: [`TryError`] (the query's error, the
-//! source's, or strict mode's) and [`Interrupted`], what a source's error
-//! left: the items read and where to resume.
+//! The errors of the `try_` queries: [`TryError`] (the query's error or
+//! the source's) and [`Interrupted`], what a source's error left: the
+//! items read and where to resume.
 
 use std::fmt;
 
 use crate::Cursor;
-use crate::Incomplete;
 use crate::error::Error;
 
 /// The error of the `try_` queries
@@ -34,16 +33,11 @@ use crate::error::Error;
 #[non_exhaustive]
 pub enum TryError<T, E> {
     /// The query failed: a cursor was refused, the byte budget is too
-    /// small, strict mode found the result incomplete, or the source broke
-    /// its promises (keys out of order, fewer items than asked for).
+    /// small, or the source broke its promises (keys out of order, fewer
+    /// items than asked for).
     Query(Error),
     /// The source yielded an error.
     Source(Box<Interrupted<T, E>>),
-    /// Strict mode was asked for and the result is not complete; it holds
-    /// the result, items and all. (The infallible forms report this as
-    /// [`ErrorKind::Incomplete`](crate::ErrorKind::Incomplete), holding
-    /// the result in its wire form.)
-    Incomplete(Incomplete<T>),
 }
 
 impl<T, E> TryError<T, E> {
@@ -60,7 +54,7 @@ impl<T, E> TryError<T, E> {
     pub fn query(&self) -> Option<&Error> {
         match self {
             TryError::Query(e) => Some(e),
-            TryError::Source(_) | TryError::Incomplete(_) => None,
+            TryError::Source(_) => None,
         }
     }
 
@@ -75,7 +69,7 @@ impl<T, E> TryError<T, E> {
     #[must_use]
     pub fn interrupted(&self) -> Option<&Interrupted<T, E>> {
         match self {
-            TryError::Query(_) | TryError::Incomplete(_) => None,
+            TryError::Query(_) => None,
             TryError::Source(i) => Some(i),
         }
     }
@@ -112,12 +106,6 @@ impl<T, E: fmt::Display> fmt::Display for TryError<T, E> {
         match self {
             TryError::Query(e) => fmt::Display::fmt(e, f),
             TryError::Source(i) => fmt::Display::fmt(i, f),
-            TryError::Incomplete(i) => write!(
-                f,
-                "incomplete result in strict mode: {} items of {} found",
-                i.bounded().len(),
-                i.bounded().total()
-            ),
         }
     }
 }
@@ -127,7 +115,6 @@ impl<T: fmt::Debug, E: std::error::Error + 'static> std::error::Error for TryErr
         match self {
             TryError::Query(e) => std::error::Error::source(e),
             TryError::Source(i) => Some(&i.error),
-            TryError::Incomplete(_) => None,
         }
     }
 }

@@ -82,9 +82,10 @@ pub trait Corpus: sealed::Sealed {
     /// pattern; [`OutsideRoot`](crate::ErrorKind::OutsideRoot) or
     /// [`NotFound`](crate::ErrorKind::NotFound) for a bad path filter; the
     /// cursor errors (foreign, stale, tampered, malformed, out of range);
-    /// [`BudgetTooSmall`](crate::ErrorKind::BudgetTooSmall); and
-    /// [`Incomplete`](crate::ErrorKind::Incomplete) in strict mode. A file
-    /// that cannot be read is not an error: it is counted in `skipped`.
+    /// and [`BudgetTooSmall`](crate::ErrorKind::BudgetTooSmall). A file
+    /// that cannot be read is not an error: it is counted in `skipped`;
+    /// nor is a truncated result (to require the whole answer, see
+    /// [`Bounded::into_exact`]).
     ///
     /// # Example
     ///
@@ -124,8 +125,7 @@ pub trait Corpus: sealed::Sealed {
     ///
     /// Those of [`search`](Self::search), and
     /// [`InvalidArgument`](crate::ErrorKind::InvalidArgument) when
-    /// `max_bytes` is set. In strict mode the error holds the stream's end
-    /// ([`Error::stream_end`](crate::Error::stream_end)).
+    /// `max_bytes` is set.
     ///
     /// # Example
     ///

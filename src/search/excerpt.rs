@@ -268,6 +268,5 @@ pub(crate) fn excerpt(
     collector.finish(
         |kept| kept.last().map(|l| scope.cursor(&l.line_number)),
         None,
-        limits.strict,
     )
 }

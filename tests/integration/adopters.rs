@@ -546,31 +546,22 @@ fn borrowed_and_thread_bound_items_are_collected_and_paged() {
     let keys: Vec<&str> = first.iter().chain(second.iter()).map(|l| l.text).collect();
     assert_eq!(keys, text.lines().collect::<Vec<_>>());
 
-    // Strict mode keeps the partial result, with no bound on the items.
-    match Limits::new().limit(1).strict(true).try_collect(lines()) {
-        Err(TryError::Incomplete(incomplete)) => {
-            assert_eq!(incomplete.bounded().items()[0].text, "alpha");
-        }
-        other => panic!("expected a strict-mode error, got {other:?}"),
-    }
+    // Requiring the whole answer keeps the partial result, with no bound
+    // on the items.
+    let incomplete = Limits::new()
+        .limit(1)
+        .try_collect(lines())
+        .unwrap()
+        .into_exact()
+        .unwrap_err();
+    assert_eq!(incomplete.bounded().items()[0].text, "alpha");
+    assert_eq!(incomplete.bounded().total(), Total::AtLeast(2));
 
-    // The infallible forms: the items themselves, or in strict mode an
-    // error holding them in their wire form.
+    // The infallible form: the items themselves.
     let plain = || lines().map(|line| line.unwrap_or_else(|never| match never {}));
     let b = Limits::new().limit(2).collect(plain()).unwrap();
     assert_eq!(
         b.items().iter().map(|l| l.text).collect::<Vec<_>>(),
         ["alpha", "beta"]
     );
-    let err = Limits::new()
-        .limit(1)
-        .strict(true)
-        .collect(plain())
-        .unwrap_err();
-    let partial = err.partial().expect("what was found");
-    assert_eq!(
-        partial.items(),
-        &[serde_json::json!({ "text": "alpha", "owner": "doc" })]
-    );
-    assert_eq!(partial.total(), Total::AtLeast(2));
 }

@@ -12,8 +12,7 @@ use candor::{
     Incomplete, KeyRequest, Limits, ManualClock, Scope, SkipReason, Skipped, SkippedInput, Total,
 };
 
-use serde::{Deserialize, Serialize};
-use serde_json::json;
+use serde::Serialize;
 
 use crate::core_support::{TOKEN_ALPHABET, base64url};
 
@@ -40,7 +39,6 @@ fn kind_name(e: &Error) -> &'static str {
         ErrorKind::StaleCursor { .. } => "StaleCursor",
         ErrorKind::CursorOutOfRange { .. } => "CursorOutOfRange",
         ErrorKind::BudgetTooSmall { .. } => "BudgetTooSmall",
-        ErrorKind::Incomplete { .. } => "Incomplete",
         ErrorKind::Serialize { .. } => "Serialize",
         ErrorKind::InvalidDisclosure { .. } => "InvalidDisclosure",
         _ => "other",
@@ -298,7 +296,7 @@ fn cursor_survives_a_trip_through_text_and_json() {
 }
 
 // ---------------------------------------------------------------------------
-// Budgets, strict mode, into_exact
+// Budgets, into_exact
 
 #[test]
 fn budget_too_small_names_the_budget_and_the_need() {
@@ -312,7 +310,6 @@ fn budget_too_small_names_the_budget_and_the_need() {
         err.to_string(),
         format!("max_bytes 10 is too small: the smallest response needs {needed} bytes")
     );
-    assert!(!err.has_partial());
     assert_message_style(&err);
     // An empty answer needs only the plain envelope.
     let err = Limits::new()
@@ -334,122 +331,75 @@ fn budget_too_small_names_the_budget_and_the_need() {
 }
 
 #[test]
-fn strict_mode_fails_with_the_partial_result() {
-    let err = Limits::new()
-        .limit(2)
-        .strict(true)
-        .collect(0..5u32)
-        .unwrap_err();
-    assert!(matches!(err.kind(), ErrorKind::Incomplete { .. }));
-    assert!(err.has_partial());
-    assert_eq!(
-        err.to_string(),
-        "incomplete result in strict mode: items 1-2 of at least 3 (limit 2)"
-    );
-    assert_message_style(&err);
-    // What was found is kept in its wire form, with the disclosure the
-    // non-strict answer has.
-    let wire = err.partial().expect("strict errors keep what was found");
-    assert_eq!(wire.items(), &[json!(0), json!(1)]);
+fn into_exact_refuses_an_incomplete_result_and_keeps_it() {
+    // What was found, items and disclosure, as the non-strict answer has it.
     let lax = Limits::new().limit(2).collect(0..5u32).unwrap();
-    assert_eq!(wire.disclosure(), lax.disclosure());
-    assert_eq!(wire.to_json().unwrap(), lax.to_json().unwrap());
-    assert!(err.stream_end().is_none());
-    // A type the items do not decode as gives the error back, partial and
-    // all.
-    let err = err.into_partial::<String>().unwrap_err();
-    assert!(err.has_partial());
-    assert_eq!(err.partial().map(|p| p.len()), Some(2));
-    // Any type that reads the wire form decodes it.
-    let wider = Limits::new()
-        .limit(2)
-        .strict(true)
-        .collect(0..5u32)
-        .unwrap_err()
-        .into_partial::<u64>()
-        .unwrap();
-    assert_eq!(wider.items(), &[0, 1]);
-    let partial = err.into_partial::<u32>().unwrap();
-    assert_eq!(partial.items(), &[0, 1]);
-    assert_eq!(partial.total(), Total::AtLeast(3));
-    assert!(partial.is_truncated());
-    assert_eq!(partial.disclosure(), lax.disclosure());
+    let incomplete = lax.clone().into_exact().unwrap_err();
+    assert_eq!(
+        incomplete.to_string(),
+        "incomplete result: items 1-2 of at least 3 (limit 2)"
+    );
+    assert_eq!(incomplete.bounded(), &lax);
+    assert_eq!(incomplete.into_bounded(), lax);
 
-    // A complete answer passes strict mode untouched.
-    let b = Limits::new()
-        .limit(5)
-        .strict(true)
-        .collect(0..5u32)
-        .unwrap();
-    assert!(b.is_complete());
+    // A complete answer passes, items and all.
+    let all = Limits::new().limit(5).collect(0..5u32).unwrap();
+    assert_eq!(all.into_exact().unwrap(), vec![0, 1, 2, 3, 4]);
 
-    // Strict paging keeps the cursor in the partial result.
-    let err = Limits::new()
-        .limit(2)
-        .strict(true)
-        .page(&scope(), None, 0..5u32)
-        .unwrap_err();
-    let partial = err.into_partial::<u32>().unwrap();
-    assert!(partial.next_cursor().is_some());
-    let lax = Limits::new()
+    // A page keeps its cursor.
+    let page = Limits::new()
         .limit(2)
         .page(&scope(), None, 0..5u32)
         .unwrap();
-    assert_eq!(partial.next_cursor(), lax.next_cursor());
+    let incomplete = page.clone().into_exact().unwrap_err();
+    assert_eq!(incomplete.bounded().next_cursor(), page.next_cursor());
 
-    // Budget stops are named in the summary.
-    let err = Limits::new()
+    // Budget stops are named in the message.
+    let message = Limits::new()
         .max_bytes(400)
-        .strict(true)
         .collect(0..500u32)
-        .unwrap_err();
-    let message = err.to_string();
+        .unwrap()
+        .into_exact()
+        .unwrap_err()
+        .to_string();
     assert!(
         message.contains("output_bytes budget of 400 bytes"),
         "{message}"
     );
+
+    // An exact answer with an input skipped for an error is not complete.
+    let mut skipped = Skipped::new();
+    skipped.record(SkippedInput::new("shard-2", SkipReason::Unreadable));
+    let partial = Bounded::from_parts(
+        vec![1u8],
+        Disclosure::new(Completeness::Exact, Total::Exact(1)).with_skipped(skipped),
+    )
+    .unwrap();
+    let incomplete = partial.into_exact().unwrap_err();
+    assert!(
+        incomplete.to_string().contains("skipped because of errors"),
+        "{incomplete}"
+    );
 }
 
-#[test]
-fn into_partial_of_an_error_without_one_gives_it_back() {
-    let err = Cursor::parse("").unwrap_err();
-    assert!(!err.has_partial());
-    assert!(err.partial().is_none());
-    let err = err.into_partial::<u32>().unwrap_err();
-    assert!(matches!(err.kind(), ErrorKind::MalformedCursor { .. }));
-}
-
-fn all_callers(limits: &Limits) -> Result<Vec<u32>, Error> {
-    // `?` turns into_exact's Incomplete into candor's Error.
+fn all_callers(limits: &Limits) -> Result<Vec<u32>, Box<dyn std::error::Error>> {
+    // `?` boxes into_exact's Incomplete, as any std error.
     let callers = limits.collect(0..5u32)?.into_exact()?;
     Ok(callers)
 }
 
 #[test]
-fn into_exact_converts_into_error_with_question_mark() {
+fn into_exact_boxes_with_question_mark() {
     assert_eq!(all_callers(&Limits::new()).unwrap(), vec![0, 1, 2, 3, 4]);
     let err = all_callers(&Limits::new().limit(3)).unwrap_err();
-    assert!(
-        matches!(err.kind(), ErrorKind::Incomplete { .. }),
-        "{err:?}"
-    );
-    let partial = err.into_partial::<u32>().unwrap();
-    assert_eq!(partial.items(), &[0, 1, 2]);
-
-    let incomplete: Incomplete<u32> = Limits::new()
-        .limit(1)
-        .collect(0..3u32)
-        .unwrap()
-        .into_exact()
-        .unwrap_err();
+    let incomplete = err
+        .downcast::<Incomplete<u32>>()
+        .expect("into_exact's error");
+    assert_eq!(incomplete.bounded().items(), &[0, 1, 2]);
     assert_eq!(
         incomplete.to_string(),
-        "incomplete result: item 1 of at least 2 (limit 1)"
+        "incomplete result: items 1-3 of at least 4 (limit 3)"
     );
-    assert_eq!(incomplete.bounded().items(), &[0]);
-    // Boxing into a std error works too.
-    let boxed: Box<dyn std::error::Error> = Box::new(incomplete);
-    assert!(boxed.to_string().starts_with("incomplete result"));
 }
 
 #[test]
@@ -567,27 +517,15 @@ fn serialize_failures_are_their_own_kind() {
         .collect(vec![item()])
         .unwrap_err();
     assert!(matches!(err.kind(), ErrorKind::Serialize { .. }), "{err:?}");
-    // Strict mode writes what was found when the result is incomplete: an
-    // item that cannot be written fails then, with no partial result.
-    let err = Limits::new()
-        .limit(1)
-        .strict(true)
-        .collect(vec![item(), item()])
-        .unwrap_err();
-    assert!(matches!(err.kind(), ErrorKind::Serialize { .. }), "{err:?}");
-    assert!(!err.has_partial());
-    // So does `?` on `into_exact`'s error.
+    // Without a byte budget nothing is written, and `into_exact` writes
+    // nothing either: it keeps the items as they are.
     let incomplete = Limits::new()
         .limit(1)
         .collect(vec![item(), item()])
         .unwrap()
         .into_exact()
         .unwrap_err();
-    let err = Error::from(incomplete);
-    assert!(matches!(err.kind(), ErrorKind::Serialize { .. }), "{err:?}");
-    // A complete answer is not written in strict mode.
-    let b = Limits::new().strict(true).collect(vec![item()]).unwrap();
-    assert_eq!(b.len(), 1);
+    assert_eq!(incomplete.bounded().len(), 1);
 }
 
 /// An item that borrows (`&str` of a local string) and is neither `Send`
@@ -610,19 +548,12 @@ impl Serialize for Word<'_> {
     }
 }
 
-/// What a [`Word`] decodes as.
-#[derive(Debug, PartialEq, Deserialize)]
-struct OwnedWord {
-    text: String,
-    file: String,
-}
-
 fn texts<'a>(b: &Bounded<Word<'a>>) -> Vec<&'a str> {
     b.iter().map(|w| w.text).collect()
 }
 
 #[test]
-fn borrowed_non_send_items_are_collected_paged_and_merged_in_either_mode() {
+fn borrowed_non_send_items_are_collected_paged_merged_and_required_whole() {
     let text = String::from("alpha beta delta gamma");
     let file: Rc<str> = Rc::from("words.txt");
     let writes = Rc::new(Cell::new(0));
@@ -632,10 +563,6 @@ fn borrowed_non_send_items_are_collected_paged_and_merged_in_either_mode() {
             file: Rc::clone(&file),
             writes: Rc::clone(&writes),
         })
-    };
-    let owned = |t: &str| OwnedWord {
-        text: t.to_owned(),
-        file: "words.txt".to_owned(),
     };
     let key = |w: &Word<'_>| w.text.to_owned();
     let by_key = |request: KeyRequest<String>| {
@@ -652,7 +579,7 @@ fn borrowed_non_send_items_are_collected_paged_and_merged_in_either_mode() {
     };
     let by_text = |a: &Word<'_>, b: &Word<'_>| a.text.cmp(b.text);
 
-    // Not strict: the items themselves, none of them written.
+    // The items themselves, none of them written.
     let lax = Limits::new().limit(2);
     let collected = lax.collect(words()).unwrap();
     assert_eq!(texts(&collected), ["alpha", "beta"]);
@@ -678,82 +605,39 @@ fn borrowed_non_send_items_are_collected_paged_and_merged_in_either_mode() {
     let merged = Limits::new().limit(3).merge(vec![a, b], by_text).unwrap();
     assert_eq!(texts(&merged), ["alpha", "beta", "delta"]);
     assert!(merged.is_truncated());
-    assert_eq!(writes.get(), 0, "nothing is written outside strict mode");
+    assert_eq!(writes.get(), 0, "nothing is written without a byte budget");
 
-    // Strict: an error holding what was found, written once, with the
-    // disclosure unchanged.
-    let strict = Limits::new().limit(2).strict(true);
-    let err = strict.collect(words()).unwrap_err();
-    assert!(
-        matches!(err.kind(), ErrorKind::Incomplete { .. }),
-        "{err:?}"
-    );
-    assert_eq!(writes.get(), 2, "the two items found are written once");
-    let wire = err.partial().expect("what was found");
-    assert_eq!(
-        wire.items(),
-        &[
-            json!({ "text": "alpha", "file": "words.txt" }),
-            json!({ "text": "beta", "file": "words.txt" }),
-        ]
-    );
-    assert_eq!(wire.disclosure(), collected.disclosure());
-    assert_eq!(wire.to_json().unwrap(), collected.to_json().unwrap());
-    let decoded = err.into_partial::<OwnedWord>().unwrap();
-    assert_eq!(decoded.items(), &[owned("alpha"), owned("beta")]);
-    assert_eq!(decoded.disclosure(), collected.disclosure());
-
-    let err = Limits::new()
+    // Requiring the whole answer: `into_exact` refuses each truncated
+    // result and keeps it as it is, nothing written, no bound on the items.
+    let incomplete = lax.collect(words()).unwrap().into_exact().unwrap_err();
+    assert_eq!(texts(incomplete.bounded()), ["alpha", "beta"]);
+    assert_eq!(incomplete.bounded().disclosure(), collected.disclosure());
+    let incomplete = Limits::new()
         .limit(3)
-        .strict(true)
         .page(&scope(), None, words())
+        .unwrap()
+        .into_exact()
         .unwrap_err();
-    let wire = err.partial().expect("what was found");
-    assert_eq!(wire.disclosure(), first.disclosure());
-    assert_eq!(wire.next_cursor(), first.next_cursor());
-    let decoded = err.into_partial::<OwnedWord>().unwrap();
-    assert_eq!(
-        decoded.items(),
-        &[owned("alpha"), owned("beta"), owned("delta")]
-    );
-    // The last page is complete: strict mode passes it untouched.
-    let last = Limits::new()
-        .limit(3)
-        .strict(true)
-        .page(&scope(), first.next_cursor(), words())
-        .unwrap();
-    assert_eq!(texts(&last), ["gamma"]);
-
-    let err = strict.page_by_key(&scope(), None, by_key, key).unwrap_err();
-    let wire = err.partial().expect("what was found");
-    assert_eq!(wire.disclosure(), keyed.disclosure());
-    assert_eq!(wire.next_cursor(), keyed.next_cursor());
-    let decoded = err.into_partial::<OwnedWord>().unwrap();
-    assert_eq!(decoded.items(), &[owned("alpha"), owned("beta")]);
-    let last = strict
-        .page_by_key(&scope(), keyed.next_cursor(), by_key, key)
-        .unwrap();
-    assert_eq!(texts(&last), ["delta", "gamma"]);
-
-    let (a, b) = halves();
-    let err = Limits::new()
-        .limit(3)
-        .strict(true)
-        .merge(vec![a, b], by_text)
+    assert_eq!(incomplete.bounded().next_cursor(), first.next_cursor());
+    let incomplete = lax
+        .page_by_key(&scope(), None, by_key, key)
+        .unwrap()
+        .into_exact()
         .unwrap_err();
-    let wire = err.partial().expect("what was found");
-    assert_eq!(wire.disclosure(), merged.disclosure());
-    let decoded = err.into_partial::<OwnedWord>().unwrap();
-    assert_eq!(
-        decoded.items(),
-        &[owned("alpha"), owned("beta"), owned("delta")]
-    );
+    assert_eq!(incomplete.bounded().disclosure(), keyed.disclosure());
     let (a, b) = halves();
-    let whole = Limits::new()
-        .strict(true)
+    let incomplete = Limits::new()
+        .limit(3)
         .merge(vec![a, b], by_text)
-        .unwrap();
-    assert_eq!(texts(&whole), ["alpha", "beta", "delta", "gamma"]);
+        .unwrap()
+        .into_exact()
+        .unwrap_err();
+    assert_eq!(incomplete.bounded().disclosure(), merged.disclosure());
+    let (a, b) = halves();
+    let whole = Limits::new().merge(vec![a, b], by_text).unwrap();
+    let whole: Vec<&str> = whole.into_exact().unwrap().iter().map(|w| w.text).collect();
+    assert_eq!(whole, ["alpha", "beta", "delta", "gamma"]);
+    assert_eq!(writes.get(), 0, "into_exact writes nothing");
 }
 
 #[test]
@@ -804,14 +688,6 @@ fn error_kinds_are_distinct_and_messages_name_the_value() {
         (
             Limits::new().max_bytes(3).collect(0..2u8).unwrap_err(),
             "max_bytes 3",
-        ),
-        (
-            Limits::new()
-                .limit(1)
-                .strict(true)
-                .collect(0..2u8)
-                .unwrap_err(),
-            "limit 1",
         ),
         (
             Limits::new()
@@ -946,30 +822,26 @@ fn page_and_key_cursors_are_not_interchangeable() {
     assert_eq!(kind_name(&err), "MalformedCursor", "{err}");
 }
 
-/// Strict mode keeps what was found in its wire form: what JSON cannot
-/// hold says so (a map with non-string keys is a serialize error, never a
-/// partial result that silently lost items), and a float that is not a
-/// number comes back as `null`.
+/// `into_exact` keeps the items as they are, whatever JSON can hold of
+/// them: a map with keys that are not strings, a float that is not a
+/// number.
 #[test]
-fn strict_partial_results_are_what_json_can_hold() {
+fn into_exact_keeps_what_json_cannot_hold() {
     use std::collections::HashMap;
     let map: HashMap<(u8, u8), u8> = HashMap::from([((1, 2), 3)]);
     let maps = [map.clone(), map.clone(), map];
-    assert!(Limits::new().limit(1).collect(maps.iter()).is_ok());
-    let err = Limits::new()
+    let incomplete = Limits::new()
         .limit(1)
-        .strict(true)
         .collect(maps.iter())
+        .unwrap()
+        .into_exact()
         .unwrap_err();
-    assert!(matches!(err.kind(), ErrorKind::Serialize { .. }), "{err}");
-    assert!(err.partial().is_none() && !err.has_partial());
-
-    let err = Limits::new()
+    assert_eq!(incomplete.bounded().items(), &[&maps[0]]);
+    let incomplete = Limits::new()
         .limit(1)
-        .strict(true)
         .collect([f64::NAN, 1.0])
+        .unwrap()
+        .into_exact()
         .unwrap_err();
-    let partial = err.partial().expect("what was found");
-    assert_eq!(partial.items(), &[serde_json::Value::Null]);
-    assert!(err.into_partial::<f64>().is_err());
+    assert!(incomplete.bounded().items()[0].is_nan());
 }

@@ -325,14 +325,12 @@ impl<'l, T: Item> ResultStage<'l, T> {
         })
     }
 
-    /// Finishes the collection: the items kept and their disclosure, and
-    /// whether strict mode is on.
-    fn finish_parts(self, scope: &Scope, stamp: Stamp<'_>) -> Result<(Finished<T>, bool), Error> {
+    /// Finishes the collection: the items kept and their disclosure.
+    fn finish_parts(self, scope: &Scope, stamp: Stamp<'_>) -> Result<Finished<T>, Error> {
         let hint = self.total_hint();
         let streaming = self.stream.is_some();
         let ResultStage {
             collector,
-            limits,
             resume_offsets,
             scan_resume,
             scan_resume_line,
@@ -353,8 +351,7 @@ impl<'l, T: Item> ResultStage<'l, T> {
             streaming,
             seen: collector.seen(),
         };
-        let finished = collector.finish_parts(|kept| cursor_for.cursor(kept), hint)?;
-        Ok((finished, limits.strict))
+        collector.finish_parts(|kept| cursor_for.cursor(kept), hint)
     }
 
     /// Builds the result.
@@ -363,8 +360,7 @@ impl<'l, T: Item> ResultStage<'l, T> {
         scope: &Scope,
         stamp: Stamp<'_>,
     ) -> Result<crate::Bounded<T>, Error> {
-        let (finished, strict) = self.finish_parts(scope, stamp)?;
-        finished.into_bounded(strict)
+        Ok(self.finish_parts(scope, stamp)?.into_bounded())
     }
 
     /// Ends a stream: the same disclosure as `finish`, without the items.
@@ -373,12 +369,8 @@ impl<'l, T: Item> ResultStage<'l, T> {
         scope: &Scope,
         stamp: Stamp<'_>,
     ) -> Result<crate::Streamed, Error> {
-        let (f, strict) = self.finish_parts(scope, stamp)?;
-        let streamed = crate::Streamed::new(f.kept, f.disclosure);
-        if strict && !streamed.is_complete() {
-            return Err(Error::incomplete_stream(streamed));
-        }
-        Ok(streamed)
+        let f = self.finish_parts(scope, stamp)?;
+        Ok(crate::Streamed::new(f.kept, f.disclosure))
     }
 }
 
