@@ -128,7 +128,7 @@ impl Cursor {
     ///
     /// ```
     /// use candor::{Cursor, ErrorKind, Fingerprint, Scope};
-    /// let token = Scope::new(Fingerprint::of("q")).cursor(&5u64).to_string();
+    /// let token = Scope::new(Fingerprint::of("q")).cursor(&5u64, 0).to_string();
     /// assert!(Cursor::parse(&token).is_ok());
     ///
     /// let mut altered = token.clone().into_bytes();
@@ -203,7 +203,7 @@ impl Cursor {
     /// # Example
     ///
     /// ```
-    /// let c = candor::Scope::new(candor::Fingerprint::of("q")).cursor(&1u64);
+    /// let c = candor::Scope::new(candor::Fingerprint::of("q")).cursor(&1u64, 0);
     /// assert_eq!(c.as_str(), c.to_string());
     /// ```
     #[must_use]
@@ -218,7 +218,7 @@ impl Cursor {
     /// ```
     /// use candor::{Fingerprint, Scope};
     /// let f = Fingerprint::of("q");
-    /// assert_eq!(Scope::new(f).cursor(&1u64).fingerprint(), f);
+    /// assert_eq!(Scope::new(f).cursor(&1u64, 0).fingerprint(), f);
     /// ```
     #[must_use]
     pub fn fingerprint(&self) -> Fingerprint {

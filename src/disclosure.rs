@@ -76,13 +76,13 @@ impl Disclosure {
 
     /// Where to resume. Default: none. Its [`Cursor::start`] must be the
     /// page's `start` plus its item count: issue it with
-    /// [`Scope::cursor_at`](crate::Scope::cursor_at).
+    /// [`Scope::cursor`](crate::Scope::cursor).
     ///
     /// # Example
     ///
     /// ```
     /// use candor::{Completeness, Disclosure, Fingerprint, Scope, Total};
-    /// let cursor = Scope::new(Fingerprint::of("q")).cursor_at(&10u64, 10);
+    /// let cursor = Scope::new(Fingerprint::of("q")).cursor(&10u64, 10);
     /// let d = Disclosure::new(Completeness::TruncatedByLimit { limit: 10, requested: None }, Total::AtLeast(11))
     ///     .with_next_cursor(cursor);
     /// assert_eq!(d.next_cursor().map(|c| c.start()), Some(10));

@@ -382,7 +382,7 @@ impl Limits {
             ..
         } = iter;
         drop((iter, check)); // `check` holds `last`
-        let cursor_for = |kept: &[T]| kept.last().map(|item| scope.cursor(&key(item)));
+        let cursor_for = |kept: &[T]| kept.last().map(|item| scope.unplaced(&key(item)));
         if let Some(fault) = fault {
             return Err(interrupted(collector, fault, cursor_for));
         }

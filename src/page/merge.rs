@@ -252,7 +252,7 @@ impl Limits {
         // shards': each was asked afresh after the key.
         let start = cursor.map_or(0, Cursor::start);
         self.collect_merged(merged, Some(start), |kept: &[T]| {
-            kept.last().map(|item| scope.cursor(&key(item)))
+            kept.last().map(|item| scope.unplaced(&key(item)))
         })
     }
 

@@ -163,7 +163,7 @@ impl Limits {
             skipped_over += 1;
         }
         let cursor_for = |kept: &[T]| {
-            (!kept.is_empty()).then(|| scope.cursor(&PageOffset(offset + kept.len() as u64)))
+            (!kept.is_empty()).then(|| scope.unplaced(&PageOffset(offset + kept.len() as u64)))
         };
         let mut collector = Collector::new(self);
         collector.set_start(offset);

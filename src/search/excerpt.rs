@@ -266,7 +266,7 @@ pub(crate) fn excerpt(
         );
     }
     collector.finish(
-        |kept| kept.last().map(|l| scope.cursor(&l.line_number)),
+        |kept| kept.last().map(|l| scope.unplaced(&l.line_number)),
         None,
     )
 }

@@ -116,9 +116,9 @@ fn tampered_cursors_are_refused_at_every_position() {
     let tokens = [
         page_cursor().to_string(),
         generation_scope
-            .cursor(&(String::from("src/lib.rs"), 120u64))
+            .cursor(&(String::from("src/lib.rs"), 120u64), 0)
             .to_string(),
-        scope().cursor(&u64::MAX).to_string(),
+        scope().cursor(&u64::MAX, 0).to_string(),
     ];
     for token in &tokens {
         assert!(Cursor::parse(token).is_ok(), "the original is valid");
@@ -228,7 +228,7 @@ fn stale_cursor_names_both_generations() {
         matches!(err.kind(), ErrorKind::MalformedCursor { .. }),
         "{err:?}"
     );
-    let err = old.resume::<u64>(&scope().cursor(&1u64)).unwrap_err();
+    let err = old.resume::<u64>(&scope().cursor(&1u64, 0)).unwrap_err();
     assert!(
         matches!(err.kind(), ErrorKind::MalformedCursor { .. }),
         "{err:?}"
@@ -238,17 +238,17 @@ fn stale_cursor_names_both_generations() {
 #[test]
 fn cursor_with_a_key_of_another_type_is_malformed() {
     let s = scope();
-    let err = s.resume::<u64>(&s.cursor("a string key")).unwrap_err();
+    let err = s.resume::<u64>(&s.cursor("a string key", 0)).unwrap_err();
     assert!(
         matches!(err.kind(), ErrorKind::MalformedCursor { .. }),
         "{err:?}"
     );
-    let err = s.resume::<u32>(&s.cursor(&u64::MAX)).unwrap_err();
+    let err = s.resume::<u32>(&s.cursor(&u64::MAX, 0)).unwrap_err();
     assert!(
         matches!(err.kind(), ErrorKind::MalformedCursor { .. }),
         "{err:?}"
     );
-    let err = s.resume::<u64>(&s.cursor(&(1u64, 2u64))).unwrap_err();
+    let err = s.resume::<u64>(&s.cursor(&(1u64, 2u64), 0)).unwrap_err();
     assert!(
         matches!(err.kind(), ErrorKind::MalformedCursor { .. }),
         "{err:?}"
@@ -667,7 +667,7 @@ fn error_kinds_are_distinct_and_messages_name_the_value() {
         ),
         (
             s.generation(8)
-                .resume::<u64>(&s.generation(7).cursor(&1u64))
+                .resume::<u64>(&s.generation(7).cursor(&1u64, 0))
                 .unwrap_err(),
             "generation 7",
         ),

@@ -206,7 +206,7 @@ fn walk_pages(full: &[String], knobs: &Knobs) -> Result<(), TestCaseError> {
             .and_then(|p| p.next_cursor().cloned());
         full.get(done).is_some_and(|item| {
             let done = done as u64;
-            let next = one_cursor.unwrap_or_else(|| scope.cursor_at(&(done + 1), done + 1));
+            let next = one_cursor.unwrap_or_else(|| scope.cursor(&(done + 1), done + 1));
             let required = required_with_one(
                 item,
                 done,
@@ -269,7 +269,7 @@ fn walk_key_pages(full: &[String], knobs: &Knobs) -> Result<(), TestCaseError> {
     let fits_one = |done: usize, max: usize| {
         full.get(done).is_some_and(|item| {
             let done = done as u64;
-            let next = scope.cursor_at(item, done + 1);
+            let next = scope.cursor(item, done + 1);
             required_with_one(
                 item,
                 done,
@@ -417,7 +417,7 @@ fn walk_search(docs: &[Doc], knobs: &Knobs) -> Result<(), TestCaseError> {
 fn scope_cursor(first: &candor::Match, done: u64) -> Cursor {
     Scope::new(Fingerprint::of("q"))
         .generation(u64::MAX)
-        .cursor_at(&(first.path.clone(), u64::MAX), done + 1)
+        .cursor(&(first.path.clone(), u64::MAX), done + 1)
 }
 
 /// The match the oracle has at `index`, as the engine returns it alone.
@@ -493,7 +493,7 @@ fn valid_disclosure() -> impl Strategy<Value = (Vec<u32>, Disclosure)> {
                     .with_skipped(skipped);
                 if with_cursor && completeness.is_truncated() {
                     let scope = Scope::new(Fingerprint::of("parts"));
-                    d = d.with_next_cursor(scope.cursor_at(&end, end));
+                    d = d.with_next_cursor(scope.cursor(&end, end));
                 }
                 (items, d)
             },
@@ -523,7 +523,7 @@ fn break_wire(value: &mut Value, how: Breakage) -> bool {
             value["count"] = (c + 1).into();
         }
         Breakage::CursorOnExact if value.get("truncation").is_none() => {
-            let token = Scope::new(Fingerprint::of("parts")).cursor_at(&end, end);
+            let token = Scope::new(Fingerprint::of("parts")).cursor(&end, end);
             value["next_cursor"] = token.to_string().into();
         }
         Breakage::StartPastTotal => {
@@ -630,7 +630,7 @@ fn from_parts_refuses_each_broken_rule_with_its_reason() {
             "exact with a cursor",
             vec![1],
             Disclosure::new(Completeness::Exact, Total::Exact(1))
-                .with_next_cursor(scope.cursor_at(&1u64, 1)),
+                .with_next_cursor(scope.cursor(&1u64, 1)),
             "next_cursor",
         ),
         (
@@ -685,7 +685,7 @@ fn from_parts_refuses_each_broken_rule_with_its_reason() {
             "cursor at the wrong item",
             vec![1, 2],
             Disclosure::new(limit(2, None), Total::AtLeast(3))
-                .with_next_cursor(scope.cursor(&2u64)),
+                .with_next_cursor(scope.cursor(&2u64, 0)),
             "resumes after item 0",
         ),
     ];
@@ -808,11 +808,11 @@ fn the_applied_limit_is_a_named_value() {
 #[test]
 fn a_cursor_carries_its_start_through_its_token() {
     let scope = Scope::new(Fingerprint::of("q"));
-    let c = scope.cursor_at(&7u64, 7);
+    let c = scope.cursor(&7u64, 7);
     assert_eq!(c.start(), 7);
     let parsed: Cursor = c.to_string().parse().unwrap();
     assert_eq!(parsed, c);
-    assert_eq!(scope.cursor(&7u64).start(), 0);
+    assert_eq!(scope.cursor(&7u64, 0).start(), 0); // a first page's place
 }
 
 // ---------------------------------------------------------------------------

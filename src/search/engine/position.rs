@@ -87,7 +87,7 @@ impl CursorFor<'_> {
             let line = last.next_line().unwrap_or(0);
             return Some(
                 self.scope
-                    .cursor(&key(path, offset, line, (self.stamp)(path))),
+                    .unplaced(&key(path, offset, line, (self.stamp)(path))),
             );
         }
         // Nothing kept: resume where scanning stopped, if no item was found
@@ -97,7 +97,7 @@ impl CursorFor<'_> {
             return None;
         }
         let (path, offset) = at;
-        Some(self.scope.cursor(&key(
+        Some(self.scope.unplaced(&key(
             path,
             *offset,
             self.scan_resume_line,
