@@ -5,16 +5,16 @@
 //! cargo run --example references --no-default-features
 //! ```
 //!
-//! Each shard answers with its own sorted, bounded slice ([`Limits::collect`]).
-//! The slices are merged under the global limit ([`Limits::merge_by_key`]),
-//! which keeps only the prefix that is certain and issues a cursor holding
-//! the key of the last caller returned. To resume, the cursor is handed
-//! back: the merge decodes it, every shard is asked for its callers after
-//! its key, and the answers are merged again, the page saying where it
-//! starts in the whole answer. Every page prints its disclosure, so a
+//! Each shard answers with its own sorted, bounded slice
+//! ([`Bounded::collect`]). The slices are paged as one ([`Bounded::page`]
+//! over [`Shards`]): merged under the global limit, keeping only the prefix
+//! that is certain, with a cursor holding the key of the last caller
+//! returned. To resume, the cursor is handed back: it is decoded, every
+//! shard is asked for its callers after its key, and the answers are
+//! merged again, the page saying where it starts in the whole answer. Every page prints its disclosure, so a
 //! reader never mistakes a page for the whole answer.
 
-use candor::{Bounded, Cursor, ErrorKind, Fingerprint, KeyRequest, Limits, Scope};
+use candor::{Bounded, Cursor, ErrorKind, Fingerprint, KeyRequest, Limits, Scope, Shards};
 use serde::Serialize;
 
 /// One call site.
@@ -69,7 +69,7 @@ impl Shard {
             .map(|(_, call)| call)
             .filter(|call| after.is_none_or(|after| key(call) > *after))
             .cloned();
-        limits.collect(calls)
+        Bounded::collect(calls, limits)
     }
 }
 
@@ -83,20 +83,16 @@ fn callers_page(
     page_size: usize,
 ) -> Result<Bounded<Call>, candor::Error> {
     let limits = Limits::new().limit(page_size);
+    let parts_for = |request: KeyRequest<(String, u64)>| {
+        let shard_limits = Limits::new().limit(request.fetch().unwrap_or(usize::MAX));
+        shards
+            .iter()
+            .map(|shard| shard.callers_of(callee, request.after(), &shard_limits))
+            .collect()
+    };
     // A cursor of another query or of an older index is refused before any
     // shard is asked.
-    limits.merge_by_key(
-        scope,
-        cursor,
-        |request: KeyRequest<(String, u64)>| {
-            let shard_limits = Limits::new().limit(request.fetch().unwrap_or(usize::MAX));
-            shards
-                .iter()
-                .map(|shard| shard.callers_of(callee, request.after(), &shard_limits))
-                .collect()
-        },
-        key,
-    )
+    Bounded::page(Shards::new(parts_for, key), &limits, scope, cursor)
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {

@@ -3,8 +3,8 @@
 //! A [`Collector`] takes the items of an answer in order and decides, item
 //! by item, whether to keep going; at the end it fits the result to the
 //! byte budget (`collect/fit.rs`) and writes the disclosure.
-//! `Limits::collect`, `Limits::page` (in `page.rs`) and the search engine
-//! all drive one.
+//! `Bounded::collect`, `Bounded::page`, `Bounded::merge` (in `page/`) and
+//! the search engine all drive one.
 
 mod fit;
 

@@ -15,7 +15,7 @@ use crate::{BudgetKind, Completeness, Cursor, Skipped, Total};
 /// # Example
 ///
 /// ```
-/// let (items, disclosure) = candor::Limits::new().limit(2).collect(0..5u8)?.into_parts();
+/// let (items, disclosure) = candor::Bounded::collect(0..5u8, &candor::Limits::new().limit(2))?.into_parts();
 /// assert_eq!(items, vec![0, 1]);
 /// assert!(!disclosure.is_complete());
 /// assert_eq!(disclosure.total(), candor::Total::AtLeast(3));

@@ -13,9 +13,9 @@ use std::path::PathBuf;
 /// # Example
 ///
 /// ```
-/// use candor::{ErrorKind, Limits};
+/// use candor::{Bounded, ErrorKind, Limits};
 ///
-/// let err = Limits::new().max_bytes(10).collect(0..5u32).unwrap_err();
+/// let err = Bounded::collect(0..5u32, &Limits::new().max_bytes(10)).unwrap_err();
 /// assert!(matches!(err.kind(), ErrorKind::BudgetTooSmall { max_bytes: 10, .. }));
 /// assert!(err.to_string().starts_with("max_bytes 10 is too small"));
 /// ```

@@ -296,7 +296,7 @@ fn io_error(source: io::Error) -> crate::Error {
 #[cfg(all(test, feature = "search"))]
 mod tests {
     use super::*;
-    use crate::{Corpus, Documents, Limits, Query};
+    use crate::{Bounded, Corpus, Documents, Limits, Query};
 
     /// Enough matching lines that their JSON is several times the bytes
     /// kept pending, so that most of it goes through the spill.
@@ -464,7 +464,7 @@ mod tests {
             expected.push(item.clone());
         }
         assert!(json.spilled > PENDING_BYTES as u64);
-        let collected = Limits::new().collect(expected.iter().cloned()).unwrap();
+        let collected = Bounded::collect(expected.iter().cloned(), &Limits::new()).unwrap();
         let end = crate::Streamed::new(collected.len(), collected.disclosure().clone());
         let mut out = Vec::new();
         json.write(&end, &mut out).unwrap();
@@ -490,7 +490,7 @@ mod tests {
     fn a_failed_writer_is_a_serialize_error_with_its_io_kind() {
         let mut json = JsonStream::with_spill(io::Cursor::new(Vec::new()));
         json.push(&1).unwrap();
-        let end = crate::Streamed::new(1, Limits::new().collect([1]).unwrap().disclosure().clone());
+        let end = crate::Streamed::new(1, Bounded::exact(vec![1]).into_parts().1);
         let err = json.write(&end, Closed).unwrap_err();
         let crate::ErrorKind::Serialize { source } = err.kind() else {
             panic!("{err:?}");

@@ -125,7 +125,7 @@ impl Policy {
 /// let arguments = serde_json::json!({ "query": "flush", "limit": 5, "count_total": true });
 /// let args = PageArgs::from_arguments(arguments.as_object().unwrap())?;
 /// assert_eq!(args.limit, Some(5));
-/// let b = args.limits(&Policy::new()).collect(0..20u32)?;
+/// let b = candor::Bounded::collect(0..20u32, &args.limits(&Policy::new()))?;
 /// assert_eq!(b.total(), candor::Total::Exact(20));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```

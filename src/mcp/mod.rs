@@ -40,8 +40,8 @@ use crate::{Bounded, Error};
 /// # Example
 ///
 /// ```
-/// use candor::Limits;
-/// let b = Limits::new().limit(2).collect(["main", "parse", "run"])?;
+/// use candor::{Bounded, Limits};
+/// let b = Bounded::collect(["main", "parse", "run"], &Limits::new().limit(2))?;
 /// let result = candor::mcp::tool_result(&b, "callers");
 /// assert_eq!(result.is_error, Some(false));
 /// let texts: Vec<&str> = result.content.iter().filter_map(|c| c.as_text()).map(|t| t.text.as_str()).collect();
@@ -94,10 +94,10 @@ pub fn error_result(error: &(dyn std::error::Error + 'static)) -> CallToolResult
 /// # Example
 ///
 /// ```
-/// use candor::Limits;
-/// let ok = candor::mcp::respond(Limits::new().collect(0..5u32), "numbers");
+/// use candor::{Bounded, Limits};
+/// let ok = candor::mcp::respond(Bounded::collect(0..5u32, &Limits::new()), "numbers");
 /// assert_eq!(ok.is_error, Some(false));
-/// let err = candor::mcp::respond(Limits::new().max_bytes(5).collect(0..5u32), "numbers");
+/// let err = candor::mcp::respond(Bounded::collect(0..5u32, &Limits::new().max_bytes(5)), "numbers");
 /// assert_eq!(err.is_error, Some(true));
 /// ```
 pub fn respond<T: Serialize>(result: Result<Bounded<T>, Error>, noun: &str) -> CallToolResult {
@@ -117,13 +117,13 @@ impl PageArgs {
     /// # Example
     ///
     /// ```
-    /// use candor::Limits;
+    /// use candor::{Bounded, Limits};
     /// use candor::mcp::PageArgs;
     /// let strict = PageArgs { strict: true, ..PageArgs::default() };
-    /// let result = strict.respond(Limits::new().limit(2).collect(0..5u32), "numbers");
+    /// let result = strict.respond(Bounded::collect(0..5u32, &Limits::new().limit(2)), "numbers");
     /// assert_eq!(result.is_error, Some(true));
     /// assert_eq!(result.content.len(), 3);
-    /// let whole = strict.respond(Limits::new().collect(0..5u32), "numbers");
+    /// let whole = strict.respond(Bounded::collect(0..5u32, &Limits::new()), "numbers");
     /// assert_eq!(whole.is_error, Some(false));
     /// ```
     pub fn respond<T: Serialize>(

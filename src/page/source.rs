@@ -6,6 +6,7 @@ use std::convert::Infallible;
 
 use serde::Serialize;
 
+use super::items::Items;
 use super::try_error::{Interrupted, TryError};
 use crate::collect::Collector;
 use crate::count::{Count, CountStop};
@@ -33,23 +34,15 @@ pub(super) struct Checked<I, C, E> {
     exact_hint: bool,
 }
 
-impl<I, C, E> Checked<I, C, E> {
-    pub(super) fn new(iter: I, check: C) -> Self {
-        Checked {
-            iter,
-            check,
-            pulled: 0,
-            ended: false,
-            fault: None,
-            exact_hint: false,
-        }
-    }
-
-    pub(super) fn infallible(iter: I, check: C) -> Self {
-        Checked {
-            exact_hint: true,
-            ..Checked::new(iter, check)
-        }
+/// The rows of `items`, each checked with `check`.
+pub(super) fn checked<S: Items, C>(items: S, check: C) -> Checked<S::Rows, C, S::Fault> {
+    Checked {
+        iter: items.into_rows(),
+        check,
+        pulled: 0,
+        ended: false,
+        fault: None,
+        exact_hint: S::EXACT_HINT,
     }
 }
 
@@ -191,6 +184,7 @@ pub(super) fn finish<T: Serialize, E>(
     Ok(collector.finish(cursor_for, counted)?)
 }
 
+/// The error of a query over items that cannot fail.
 pub(super) fn into_query_error<T>(error: TryError<T, Infallible>) -> Error {
     match error {
         TryError::Query(e) => e,

@@ -9,7 +9,8 @@ use std::rc::Rc;
 
 use candor::{
     Bounded, Budget, BudgetKind, Completeness, Cursor, Disclosure, Error, ErrorKind, Fingerprint,
-    Incomplete, KeyRequest, Limits, ManualClock, Scope, SkipReason, Skipped, SkippedInput, Total,
+    Incomplete, KeyRequest, Keyset, Limits, ManualClock, Scope, Shards, SkipReason, Skipped,
+    SkippedInput, Total,
 };
 
 use serde::Serialize;
@@ -22,10 +23,7 @@ fn scope() -> Scope {
 
 /// A valid page cursor of `scope()`: resumes after 3 items.
 fn page_cursor() -> Cursor {
-    let page = Limits::new()
-        .limit(3)
-        .page(&scope(), None, 0..10u32)
-        .unwrap();
+    let page = Bounded::page(0..10u32, &Limits::new().limit(3), &scope(), None).unwrap();
     page.next_cursor().expect("more items").clone()
 }
 
@@ -171,10 +169,7 @@ fn tampered_cursors_are_refused_at_every_position() {
 fn foreign_cursor_names_both_fingerprints() {
     let other = Scope::new(Fingerprint::of("another query"));
     let cursor = page_cursor();
-    let err = Limits::new()
-        .limit(3)
-        .page(&other, Some(&cursor), 0..10u32)
-        .unwrap_err();
+    let err = Bounded::page(0..10u32, &Limits::new().limit(3), &other, Some(&cursor)).unwrap_err();
     let ErrorKind::ForeignCursor { expected, found } = *err.kind() else {
         panic!("expected ForeignCursor, got {err:?}");
     };
@@ -184,15 +179,14 @@ fn foreign_cursor_names_both_fingerprints() {
     assert!(message.contains(&format!("{expected:016x}")), "{message}");
     assert!(message.contains(&format!("{found:016x}")), "{message}");
     assert_message_style(&err);
-    // page_by_key refuses it as well.
-    let err = Limits::new()
-        .page_by_key(
-            &other,
-            Some(&cursor),
-            |_: candor::KeyRequest<u64>| 0..10u64,
-            |n| *n,
-        )
-        .unwrap_err();
+    // A `Keyset` refuses it as well.
+    let err = Bounded::page(
+        Keyset::new(|_: candor::KeyRequest<u64>| 0..10u64, |n| *n),
+        &Limits::new(),
+        &other,
+        Some(&cursor),
+    )
+    .unwrap_err();
     assert!(matches!(err.kind(), ErrorKind::ForeignCursor { .. }));
 }
 
@@ -200,12 +194,9 @@ fn foreign_cursor_names_both_fingerprints() {
 fn stale_cursor_names_both_generations() {
     let old = scope().generation(3);
     let new = scope().generation(4);
-    let page = Limits::new().limit(2).page(&old, None, 0..10u32).unwrap();
+    let page = Bounded::page(0..10u32, &Limits::new().limit(2), &old, None).unwrap();
     let cursor = page.next_cursor().unwrap();
-    let err = Limits::new()
-        .limit(2)
-        .page(&new, Some(cursor), 0..10u32)
-        .unwrap_err();
+    let err = Bounded::page(0..10u32, &Limits::new().limit(2), &new, Some(cursor)).unwrap_err();
     assert!(
         matches!(
             err.kind(),
@@ -259,12 +250,9 @@ fn cursor_with_a_key_of_another_type_is_malformed() {
 #[test]
 fn cursor_past_the_end_of_a_shorter_source_is_out_of_range() {
     let s = scope();
-    let page = Limits::new().limit(10).page(&s, None, 0..100u32).unwrap();
+    let page = Bounded::page(0..100u32, &Limits::new().limit(10), &s, None).unwrap();
     let cursor = page.next_cursor().unwrap();
-    let err = Limits::new()
-        .limit(10)
-        .page(&s, Some(cursor), 0..4u32)
-        .unwrap_err();
+    let err = Bounded::page(0..4u32, &Limits::new().limit(10), &s, Some(cursor)).unwrap_err();
     assert!(
         matches!(err.kind(), ErrorKind::CursorOutOfRange { .. }),
         "{err:?}"
@@ -273,10 +261,7 @@ fn cursor_past_the_end_of_a_shorter_source_is_out_of_range() {
     assert!(message.contains("10") && message.contains('4'), "{message}");
     assert_message_style(&err);
     // A cursor at exactly the end is not out of range: the rest is empty.
-    let rest = Limits::new()
-        .limit(10)
-        .page(&s, Some(cursor), 0..10u32)
-        .unwrap();
+    let rest = Bounded::page(0..10u32, &Limits::new().limit(10), &s, Some(cursor)).unwrap();
     assert!(rest.is_complete() && rest.is_empty() && rest.next_cursor().is_none());
 }
 
@@ -288,10 +273,7 @@ fn cursor_survives_a_trip_through_text_and_json() {
     let json = serde_json::to_string(&cursor).unwrap();
     assert_eq!(json, format!("\"{cursor}\""));
     let decoded: Cursor = serde_json::from_str(&json).unwrap();
-    let page = Limits::new()
-        .limit(3)
-        .page(&scope(), Some(&decoded), 0..10u32)
-        .unwrap();
+    let page = Bounded::page(0..10u32, &Limits::new().limit(3), &scope(), Some(&decoded)).unwrap();
     assert_eq!(page.items(), &[3, 4, 5]);
 }
 
@@ -300,7 +282,7 @@ fn cursor_survives_a_trip_through_text_and_json() {
 
 #[test]
 fn budget_too_small_names_the_budget_and_the_need() {
-    let err = Limits::new().max_bytes(10).collect(0..5u32).unwrap_err();
+    let err = Bounded::collect(0..5u32, &Limits::new().max_bytes(10)).unwrap_err();
     let ErrorKind::BudgetTooSmall { max_bytes, needed } = *err.kind() else {
         panic!("expected BudgetTooSmall, got {err:?}");
     };
@@ -312,19 +294,14 @@ fn budget_too_small_names_the_budget_and_the_need() {
     );
     assert_message_style(&err);
     // An empty answer needs only the plain envelope.
-    let err = Limits::new()
-        .max_bytes(10)
-        .collect(Vec::<u32>::new())
-        .unwrap_err();
+    let err = Bounded::collect(Vec::<u32>::new(), &Limits::new().max_bytes(10)).unwrap_err();
     let empty = Bounded::<u32>::exact(vec![]).to_json().unwrap();
     assert!(
         matches!(*err.kind(), ErrorKind::BudgetTooSmall { needed, .. } if needed == empty.len()),
         "{err:?}"
     );
     assert!(
-        Limits::new()
-            .max_bytes(empty.len())
-            .collect(Vec::<u32>::new())
+        Bounded::collect(Vec::<u32>::new(), &Limits::new().max_bytes(empty.len()))
             .unwrap()
             .is_complete()
     );
@@ -333,7 +310,7 @@ fn budget_too_small_names_the_budget_and_the_need() {
 #[test]
 fn into_exact_refuses_an_incomplete_result_and_keeps_it() {
     // What was found, items and disclosure, as the non-strict answer has it.
-    let lax = Limits::new().limit(2).collect(0..5u32).unwrap();
+    let lax = Bounded::collect(0..5u32, &Limits::new().limit(2)).unwrap();
     let incomplete = lax.clone().into_exact().unwrap_err();
     assert_eq!(
         incomplete.to_string(),
@@ -343,21 +320,16 @@ fn into_exact_refuses_an_incomplete_result_and_keeps_it() {
     assert_eq!(incomplete.into_bounded(), lax);
 
     // A complete answer passes, items and all.
-    let all = Limits::new().limit(5).collect(0..5u32).unwrap();
+    let all = Bounded::collect(0..5u32, &Limits::new().limit(5)).unwrap();
     assert_eq!(all.into_exact().unwrap(), vec![0, 1, 2, 3, 4]);
 
     // A page keeps its cursor.
-    let page = Limits::new()
-        .limit(2)
-        .page(&scope(), None, 0..5u32)
-        .unwrap();
+    let page = Bounded::page(0..5u32, &Limits::new().limit(2), &scope(), None).unwrap();
     let incomplete = page.clone().into_exact().unwrap_err();
     assert_eq!(incomplete.bounded().next_cursor(), page.next_cursor());
 
     // Budget stops are named in the message.
-    let message = Limits::new()
-        .max_bytes(400)
-        .collect(0..500u32)
+    let message = Bounded::collect(0..500u32, &Limits::new().max_bytes(400))
         .unwrap()
         .into_exact()
         .unwrap_err()
@@ -384,7 +356,7 @@ fn into_exact_refuses_an_incomplete_result_and_keeps_it() {
 
 fn all_callers(limits: &Limits) -> Result<Vec<u32>, Box<dyn std::error::Error>> {
     // `?` boxes into_exact's Incomplete, as any std error.
-    let callers = limits.collect(0..5u32)?.into_exact()?;
+    let callers = Bounded::collect(0..5u32, limits)?.into_exact()?;
     Ok(callers)
 }
 
@@ -403,20 +375,19 @@ fn into_exact_boxes_with_question_mark() {
 }
 
 #[test]
-fn page_by_key_rejects_an_unsorted_or_repeating_source() {
+fn a_keyset_that_is_unsorted_or_repeats_is_refused() {
     let limits = Limits::new().limit(10);
     for (name, source) in [
         ("unsorted", vec![1u64, 3, 2]),
         ("repeated", vec![1u64, 2, 2, 3]),
     ] {
-        let err = limits
-            .page_by_key(
-                &scope(),
-                None,
-                |_: candor::KeyRequest<u64>| source.clone(),
-                |n| *n,
-            )
-            .unwrap_err();
+        let err = Bounded::page(
+            Keyset::new(|_: candor::KeyRequest<u64>| source.clone(), |n| *n),
+            &limits,
+            &scope(),
+            None,
+        )
+        .unwrap_err();
         assert!(
             matches!(
                 err.kind(),
@@ -431,24 +402,20 @@ fn page_by_key_rejects_an_unsorted_or_repeating_source() {
         assert_message_style(&err);
     }
     // A source that ignores the cursor and starts over is caught too.
-    let first = Limits::new()
-        .limit(2)
-        .page_by_key(
-            &scope(),
-            None,
-            |_: candor::KeyRequest<u64>| 0..10u64,
-            |n| *n,
-        )
-        .unwrap();
-    let err = Limits::new()
-        .limit(2)
-        .page_by_key(
-            &scope(),
-            first.next_cursor(),
-            |_: candor::KeyRequest<u64>| 0..10u64,
-            |n| *n,
-        )
-        .unwrap_err();
+    let first = Bounded::page(
+        Keyset::new(|_: candor::KeyRequest<u64>| 0..10u64, |n| *n),
+        &Limits::new().limit(2),
+        &scope(),
+        None,
+    )
+    .unwrap();
+    let err = Bounded::page(
+        Keyset::new(|_: candor::KeyRequest<u64>| 0..10u64, |n| *n),
+        &Limits::new().limit(2),
+        &scope(),
+        first.next_cursor(),
+    )
+    .unwrap_err();
     assert!(
         matches!(err.kind(), ErrorKind::InvalidArgument { .. }),
         "{err:?}"
@@ -458,40 +425,46 @@ fn page_by_key_rejects_an_unsorted_or_repeating_source() {
 #[test]
 fn merge_rejects_unsorted_parts_and_shared_keys() {
     let unsorted = vec![Bounded::exact(vec![1u32, 2]), Bounded::exact(vec![5u32, 4])];
-    let err = Limits::new()
-        .merge(unsorted, |a: &u32, b: &u32| a.cmp(b))
-        .unwrap_err();
+    let err = Bounded::merge(unsorted, &Limits::new(), |a: &u32, b: &u32| a.cmp(b)).unwrap_err();
     assert!(
         matches!(err.kind(), ErrorKind::InvalidArgument { name: "parts", .. }),
         "{err:?}"
     );
     assert!(err.to_string().contains("part 1"), "{err}");
     let shared = vec![Bounded::exact(vec![1u32, 2]), Bounded::exact(vec![2u32, 3])];
-    let err = Limits::new()
-        .merge_by_key(&scope(), None, |_| Ok(shared), |n: &u32| u64::from(*n))
-        .unwrap_err();
+    let err = Bounded::page(
+        Shards::new(|_| Ok(shared), |n: &u32| u64::from(*n)),
+        &Limits::new(),
+        &scope(),
+        None,
+    )
+    .unwrap_err();
     assert!(
         matches!(err.kind(), ErrorKind::InvalidArgument { name: "parts", .. }),
         "{err:?}"
     );
     // A shard that answers from before the cursor's key would repeat items.
     let limits = Limits::new().limit(1);
-    let first = limits
-        .merge_by_key(
-            &scope(),
-            None,
+    let first = Bounded::page(
+        Shards::new(
             |_| Ok(vec![Bounded::exact(vec![1u32, 2])]),
             |n: &u32| u64::from(*n),
-        )
-        .unwrap();
-    let err = limits
-        .merge_by_key(
-            &scope(),
-            first.next_cursor(),
+        ),
+        &limits,
+        &scope(),
+        None,
+    )
+    .unwrap();
+    let err = Bounded::page(
+        Shards::new(
             |_| Ok(vec![Bounded::exact(vec![1u32, 2])]),
             |n: &u32| u64::from(*n),
-        )
-        .unwrap_err();
+        ),
+        &limits,
+        &scope(),
+        first.next_cursor(),
+    )
+    .unwrap_err();
     assert!(
         err.to_string().contains("not after the cursor's key"),
         "{err}"
@@ -502,7 +475,7 @@ fn merge_rejects_unsorted_parts_and_shared_keys() {
 fn serialize_failures_are_their_own_kind() {
     // JSON object keys must be strings: a map keyed by a tuple fails.
     let item = || std::collections::BTreeMap::from([((1u8, 2u8), 3u8)]);
-    let b = Limits::new().collect(vec![item()]).unwrap();
+    let b = Bounded::collect(vec![item()], &Limits::new()).unwrap();
     let err = b.to_json().unwrap_err();
     assert!(matches!(err.kind(), ErrorKind::Serialize { .. }), "{err:?}");
     assert!(
@@ -512,16 +485,11 @@ fn serialize_failures_are_their_own_kind() {
     assert_message_style(&err);
     // With a byte budget the size of each item is measured, so it fails
     // while collecting.
-    let err = Limits::new()
-        .max_bytes(1000)
-        .collect(vec![item()])
-        .unwrap_err();
+    let err = Bounded::collect(vec![item()], &Limits::new().max_bytes(1000)).unwrap_err();
     assert!(matches!(err.kind(), ErrorKind::Serialize { .. }), "{err:?}");
     // Without a byte budget nothing is written, and `into_exact` writes
     // nothing either: it keeps the items as they are.
-    let incomplete = Limits::new()
-        .limit(1)
-        .collect(vec![item(), item()])
+    let incomplete = Bounded::collect(vec![item(), item()], &Limits::new().limit(1))
         .unwrap()
         .into_exact()
         .unwrap_err();
@@ -581,60 +549,62 @@ fn borrowed_non_send_items_are_collected_paged_merged_and_required_whole() {
 
     // The items themselves, none of them written.
     let lax = Limits::new().limit(2);
-    let collected = lax.collect(words()).unwrap();
+    let collected = Bounded::collect(words(), &lax).unwrap();
     assert_eq!(texts(&collected), ["alpha", "beta"]);
     assert!(collected.is_truncated());
-    let first = Limits::new()
-        .limit(3)
-        .page(&scope(), None, words())
-        .unwrap();
-    let rest = Limits::new()
-        .limit(3)
-        .page(&scope(), first.next_cursor(), words())
-        .unwrap();
+    let first = Bounded::page(words(), &Limits::new().limit(3), &scope(), None).unwrap();
+    let rest = Bounded::page(
+        words(),
+        &Limits::new().limit(3),
+        &scope(),
+        first.next_cursor(),
+    )
+    .unwrap();
     assert_eq!(texts(&first), ["alpha", "beta", "delta"]);
     assert_eq!(texts(&rest), ["gamma"]);
     assert!(rest.is_complete());
-    let keyed = lax.page_by_key(&scope(), None, by_key, key).unwrap();
-    let keyed_rest = lax
-        .page_by_key(&scope(), keyed.next_cursor(), by_key, key)
-        .unwrap();
+    let keyed = Bounded::page(Keyset::new(by_key, key), &lax, &scope(), None).unwrap();
+    let keyed_rest = Bounded::page(
+        Keyset::new(by_key, key),
+        &lax,
+        &scope(),
+        keyed.next_cursor(),
+    )
+    .unwrap();
     assert_eq!(texts(&keyed), ["alpha", "beta"]);
     assert_eq!(texts(&keyed_rest), ["delta", "gamma"]);
     let (a, b) = halves();
-    let merged = Limits::new().limit(3).merge(vec![a, b], by_text).unwrap();
+    let merged = Bounded::merge(vec![a, b], &Limits::new().limit(3), by_text).unwrap();
     assert_eq!(texts(&merged), ["alpha", "beta", "delta"]);
     assert!(merged.is_truncated());
     assert_eq!(writes.get(), 0, "nothing is written without a byte budget");
 
     // Requiring the whole answer: `into_exact` refuses each truncated
     // result and keeps it as it is, nothing written, no bound on the items.
-    let incomplete = lax.collect(words()).unwrap().into_exact().unwrap_err();
+    let incomplete = Bounded::collect(words(), &lax)
+        .unwrap()
+        .into_exact()
+        .unwrap_err();
     assert_eq!(texts(incomplete.bounded()), ["alpha", "beta"]);
     assert_eq!(incomplete.bounded().disclosure(), collected.disclosure());
-    let incomplete = Limits::new()
-        .limit(3)
-        .page(&scope(), None, words())
+    let incomplete = Bounded::page(words(), &Limits::new().limit(3), &scope(), None)
         .unwrap()
         .into_exact()
         .unwrap_err();
     assert_eq!(incomplete.bounded().next_cursor(), first.next_cursor());
-    let incomplete = lax
-        .page_by_key(&scope(), None, by_key, key)
+    let incomplete = Bounded::page(Keyset::new(by_key, key), &lax, &scope(), None)
         .unwrap()
         .into_exact()
         .unwrap_err();
     assert_eq!(incomplete.bounded().disclosure(), keyed.disclosure());
     let (a, b) = halves();
-    let incomplete = Limits::new()
-        .limit(3)
-        .merge(vec![a, b], by_text)
+    let incomplete = Bounded::merge(vec![a, b], &Limits::new().limit(3), by_text)
         .unwrap()
         .into_exact()
         .unwrap_err();
     assert_eq!(incomplete.bounded().disclosure(), merged.disclosure());
     let (a, b) = halves();
-    let whole = Limits::new().merge(vec![a, b], by_text).unwrap();
+    let whole = Bounded::merge(vec![a, b], &Limits::new(), by_text).unwrap();
     let whole: Vec<&str> = whole.into_exact().unwrap().iter().map(|w| w.text).collect();
     assert_eq!(whole, ["alpha", "beta", "delta", "gamma"]);
     assert_eq!(writes.get(), 0, "into_exact writes nothing");
@@ -672,27 +642,29 @@ fn error_kinds_are_distinct_and_messages_name_the_value() {
             "generation 7",
         ),
         (
-            Limits::new()
-                .page(
-                    &s,
-                    Limits::new()
-                        .limit(50)
-                        .page(&s, None, 0..100u32)
-                        .unwrap()
-                        .next_cursor(),
-                    0..4u32,
-                )
-                .unwrap_err(),
+            Bounded::page(
+                0..4u32,
+                &Limits::new(),
+                &s,
+                Bounded::page(0..100u32, &Limits::new().limit(50), &s, None)
+                    .unwrap()
+                    .next_cursor(),
+            )
+            .unwrap_err(),
             "50",
         ),
         (
-            Limits::new().max_bytes(3).collect(0..2u8).unwrap_err(),
+            Bounded::collect(0..2u8, &Limits::new().max_bytes(3)).unwrap_err(),
             "max_bytes 3",
         ),
         (
-            Limits::new()
-                .page_by_key(&s, None, |_: candor::KeyRequest<u64>| vec![2u64, 1], |n| *n)
-                .unwrap_err(),
+            Bounded::page(
+                Keyset::new(|_: candor::KeyRequest<u64>| vec![2u64, 1], |n| *n),
+                &Limits::new(),
+                &s,
+                None,
+            )
+            .unwrap_err(),
             "source",
         ),
         (
@@ -725,11 +697,11 @@ fn error_kinds_are_distinct_and_messages_name_the_value() {
 
 #[test]
 fn limit_zero_returns_nothing_and_still_says_whether_anything_exists() {
-    let empty = Limits::new().limit(0).collect(Vec::<u32>::new()).unwrap();
+    let empty = Bounded::collect(Vec::<u32>::new(), &Limits::new().limit(0)).unwrap();
     assert!(empty.is_complete());
     assert_eq!(empty.total(), Total::Exact(0));
 
-    let some = Limits::new().limit(0).collect(0..3u32).unwrap();
+    let some = Bounded::collect(0..3u32, &Limits::new().limit(0)).unwrap();
     assert!(some.is_empty());
     assert_eq!(
         some.completeness(),
@@ -740,24 +712,17 @@ fn limit_zero_returns_nothing_and_still_says_whether_anything_exists() {
     );
     assert_eq!(some.total(), Total::AtLeast(1));
 
-    let counted = Limits::new()
-        .limit(0)
-        .count_total(true)
-        .collect(0..3u32)
-        .unwrap();
+    let counted = Bounded::collect(0..3u32, &Limits::new().limit(0).count_total(true)).unwrap();
     assert!(counted.is_empty());
     assert_eq!(counted.total(), Total::Exact(3));
 
     // A page of 0 items has no cursor: it could not advance.
-    let page = Limits::new()
-        .limit(0)
-        .page(&scope(), None, 0..3u32)
-        .unwrap();
+    let page = Bounded::page(0..3u32, &Limits::new().limit(0), &scope(), None).unwrap();
     assert!(page.is_truncated());
     assert!(page.next_cursor().is_none());
 
     // A ceiling of 0 clamps any limit, and says so.
-    let clamped = Limits::new().ceiling(0).limit(5).collect(0..3u32).unwrap();
+    let clamped = Bounded::collect(0..3u32, &Limits::new().ceiling(0).limit(5)).unwrap();
     assert_eq!(
         clamped.completeness(),
         &Completeness::TruncatedByLimit {
@@ -795,7 +760,7 @@ fn public_types_are_send_and_sync() {
     assert_send_sync::<candor::SystemClock>();
 }
 
-/// A `page` cursor and a `page_by_key` cursor with an integer key, under
+/// An offset page's cursor and a `Keyset`'s with an integer key, under
 /// one scope, are never taken for each other: resuming one as the other
 /// would skip or repeat items.
 #[test]
@@ -805,20 +770,24 @@ fn page_and_key_cursors_are_not_interchangeable() {
         let after = request.after().copied().unwrap_or(0);
         (after + 1..=10).take(request.fetch().unwrap_or(usize::MAX))
     };
-    let by_offset = Limits::new().limit(3).page(&s, None, 1..=10u64).unwrap();
-    let by_key = Limits::new()
-        .limit(3)
-        .page_by_key(&s, None, source, |k: &u64| *k)
-        .unwrap();
-    let err = Limits::new()
-        .limit(3)
-        .page_by_key(&s, by_offset.next_cursor(), source, |k: &u64| *k)
-        .unwrap_err();
+    let by_offset = Bounded::page(1..=10u64, &Limits::new().limit(3), &s, None).unwrap();
+    let by_key = Bounded::page(
+        Keyset::new(source, |k: &u64| *k),
+        &Limits::new().limit(3),
+        &s,
+        None,
+    )
+    .unwrap();
+    let err = Bounded::page(
+        Keyset::new(source, |k: &u64| *k),
+        &Limits::new().limit(3),
+        &s,
+        by_offset.next_cursor(),
+    )
+    .unwrap_err();
     assert_eq!(kind_name(&err), "MalformedCursor", "{err}");
-    let err = Limits::new()
-        .limit(3)
-        .page(&s, by_key.next_cursor(), 1..=10u64)
-        .unwrap_err();
+    let err =
+        Bounded::page(1..=10u64, &Limits::new().limit(3), &s, by_key.next_cursor()).unwrap_err();
     assert_eq!(kind_name(&err), "MalformedCursor", "{err}");
 }
 
@@ -830,16 +799,12 @@ fn into_exact_keeps_what_json_cannot_hold() {
     use std::collections::HashMap;
     let map: HashMap<(u8, u8), u8> = HashMap::from([((1, 2), 3)]);
     let maps = [map.clone(), map.clone(), map];
-    let incomplete = Limits::new()
-        .limit(1)
-        .collect(maps.iter())
+    let incomplete = Bounded::collect(maps.iter(), &Limits::new().limit(1))
         .unwrap()
         .into_exact()
         .unwrap_err();
     assert_eq!(incomplete.bounded().items(), &[&maps[0]]);
-    let incomplete = Limits::new()
-        .limit(1)
-        .collect([f64::NAN, 1.0])
+    let incomplete = Bounded::collect([f64::NAN, 1.0], &Limits::new().limit(1))
         .unwrap()
         .into_exact()
         .unwrap_err();

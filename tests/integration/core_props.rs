@@ -25,8 +25,8 @@ use std::fmt::Debug;
 use std::time::Duration;
 
 use candor::{
-    Bounded, BudgetKind, Clamp, Completeness, ErrorKind, Fingerprint, Limits, ManualClock, Scope,
-    Total,
+    Bounded, BudgetKind, Clamp, Completeness, ErrorKind, Fingerprint, Keyset, Limits, ManualClock,
+    Scope, Total,
 };
 use proptest::prelude::*;
 
@@ -299,15 +299,15 @@ fn check_wire<T: Item>(b: &Bounded<T>, json: &str) -> Result<(), TestCaseError> 
     Ok(())
 }
 
-/// Every rule of `Limits::collect` for one input and one set of knobs.
+/// Every rule of `Bounded::collect` for one input and one set of knobs.
 fn check_collect<T: Item>(input: &[T], picks: &KnobPicks) -> Result<(), TestCaseError> {
     let full = full_json(input);
     let knobs = picks.resolve(input.len(), full.len());
     let n = input.len();
-    let result = knobs.limits().collect(input.iter().cloned());
+    let result = Bounded::collect(input.iter().cloned(), &knobs.limits());
 
     // Rule 8: the same query twice gives the same answer.
-    let again = knobs.limits().collect(input.iter().cloned());
+    let again = Bounded::collect(input.iter().cloned(), &knobs.limits());
     match (&result, &again) {
         (Ok(a), Ok(b)) => prop_assert_eq!(a, b),
         (Err(a), Err(b)) => prop_assert_eq!(a.to_string(), b.to_string()),
@@ -352,7 +352,7 @@ fn check_collect<T: Item>(input: &[T], picks: &KnobPicks) -> Result<(), TestCase
                     max_bytes: Some(budget),
                     ..knobs.clone()
                 };
-                match knobs.limits().collect(input.iter().cloned()) {
+                match Bounded::collect(input.iter().cloned(), &knobs.limits()) {
                     Ok(_) => {
                         answered = true;
                         break;
@@ -473,10 +473,8 @@ fn check_collect<T: Item>(input: &[T], picks: &KnobPicks) -> Result<(), TestCase
             deadline: None,
             ..knobs.clone()
         };
-        let plain = without
-            .limits()
-            .collect(input.iter().cloned())
-            .expect("same budget");
+        let plain =
+            Bounded::collect(input.iter().cloned(), &without.limits()).expect("same budget");
         prop_assert_eq!(&b, &plain);
     }
     Ok(())
@@ -548,14 +546,14 @@ fn check_paging<T: Item>(
     }
     let scope = Scope::new(Fingerprint::of("core paging property")).generation(3);
     let walked = walk("core pages", input.len() + 2, |cursor| {
-        limits.page(&scope, cursor, input.iter().cloned())
+        Bounded::page(input.iter().cloned(), &limits, &scope, cursor)
     });
     let all = check_walk(input, &walked, max_bytes)?;
     prop_assert_eq!(all.as_slice(), input, "pages do not rebuild the answer");
     Ok(())
 }
 
-/// Follows cursors with `Limits::page_by_key` over a sorted, unique source.
+/// Follows cursors of a `Keyset` over a sorted, unique source.
 fn check_paging_by_key<T, K>(
     sorted: &[T],
     key: impl Fn(&T) -> K + Copy,
@@ -575,7 +573,7 @@ where
                 .filter(move |item| after.as_ref().is_none_or(|a| key(item) > *a))
                 .cloned()
         };
-        limits.page_by_key(&scope, cursor, source, key)
+        Bounded::page(Keyset::new(source, key), limits, &scope, cursor)
     });
     let all = check_walk(sorted, &walked, max_bytes)?;
     // A page's cursor resumes after its last item's key.
@@ -631,10 +629,11 @@ impl Sharding {
             .iter()
             .zip(&self.shard_limits)
             .map(|(items, limit)| match limit {
-                Some(l) => Limits::new()
-                    .limit((*l).max(min_limit))
-                    .collect(items.iter().cloned())
-                    .expect("no budget"),
+                Some(l) => Bounded::collect(
+                    items.iter().cloned(),
+                    &Limits::new().limit((*l).max(min_limit)),
+                )
+                .expect("no budget"),
                 None => Bounded::exact(items.clone()),
             })
             .collect()
@@ -666,7 +665,7 @@ fn check_merge(
     if let Some(m) = max_bytes {
         limits = limits.max_bytes(m);
     }
-    let merged = match limits.merge(parts.clone(), |a: &u32, b: &u32| a.cmp(b)) {
+    let merged = match Bounded::merge(parts.clone(), &limits, |a: &u32, b: &u32| a.cmp(b)) {
         Ok(b) => b,
         Err(e) => {
             prop_assert!(
@@ -693,9 +692,7 @@ fn check_merge(
     }
 
     // Rule 8: the same merge twice gives the same answer.
-    let again = limits
-        .merge(parts, |a: &u32, b: &u32| a.cmp(b))
-        .expect("ran once");
+    let again = Bounded::merge(parts, &limits, |a: &u32, b: &u32| a.cmp(b)).expect("ran once");
     prop_assert_eq!(&again, &merged);
     Ok(())
 }
@@ -727,14 +724,14 @@ proptest! {
         if let Some(extra) = extra_ceiling {
             limits = limits.ceiling(n + extra);
         }
-        let b = limits.collect(input.iter().cloned()).unwrap();
+        let b = Bounded::collect(input.iter().cloned(), &limits).unwrap();
         prop_assert_eq!(b.completeness(), &Completeness::Exact);
         prop_assert_eq!(b.total(), Total::Exact(n as u64));
         prop_assert_eq!(b.items(), input.as_slice());
 
         let mut longer = input.clone();
         longer.push("one more".to_owned());
-        let b = limits.collect(longer.iter().cloned()).unwrap();
+        let b = Bounded::collect(longer.iter().cloned(), &limits).unwrap();
         prop_assert_eq!(b.completeness(), &Completeness::TruncatedByLimit { limit: n, requested: None });
         prop_assert_eq!(b.total(), Total::AtLeast(n as u64 + 1));
     }
@@ -744,7 +741,7 @@ proptest! {
     #[test]
     fn clamp_is_disclosed(input in numbers(), ceiling in 0..20usize, over in 1..100usize) {
         let requested = ceiling + over;
-        let b = Limits::new().ceiling(ceiling).limit(requested).collect(input.iter().copied()).unwrap();
+        let b = Bounded::collect(input.iter().copied(), &Limits::new().ceiling(ceiling).limit(requested)).unwrap();
         if input.len() > ceiling {
             prop_assert_eq!(
                 b.completeness(),
@@ -762,10 +759,10 @@ proptest! {
     #[test]
     fn byte_budget_edge(input in strings()) {
         let full = full_json(&input);
-        let b = Limits::new().max_bytes(full.len()).collect(input.iter().cloned()).unwrap();
+        let b = Bounded::collect(input.iter().cloned(), &Limits::new().max_bytes(full.len())).unwrap();
         prop_assert!(b.is_complete());
         prop_assert_eq!(serde_json::to_string(&b).unwrap(), full.clone());
-        match Limits::new().max_bytes(full.len() - 1).collect(input.iter().cloned()) {
+        match Bounded::collect(input.iter().cloned(), &Limits::new().max_bytes(full.len() - 1)) {
             Ok(b) => {
                 prop_assert!(b.is_truncated());
                 check_any(&input, &b, Some(full.len() - 1))?;
@@ -847,7 +844,7 @@ proptest! {
                 Bounded::exact(p)
             })
             .collect();
-        let merged = Limits::new().merge(bounded, |a: &u32, b: &u32| a.cmp(b)).unwrap();
+        let merged = Bounded::merge(bounded, &Limits::new(), |a: &u32, b: &u32| a.cmp(b)).unwrap();
         let mut union: Vec<u32> = parts.concat();
         union.sort_unstable();
         prop_assert!(merged.is_complete());
@@ -902,7 +899,7 @@ proptest! {
         if let Some(l) = global_limit {
             limits = limits.limit(l);
         }
-        let merged = limits.merge(parts, |a: &u32, b: &u32| a.cmp(b)).unwrap();
+        let merged = Bounded::merge(parts, &limits, |a: &u32, b: &u32| a.cmp(b)).unwrap();
         prop_assert_eq!(merged.skipped().total(), reasons.len() as u64);
         prop_assert_eq!(merged.skipped().has_errors(), has_errors);
         prop_assert_eq!(merged.is_complete(), merged.completeness().is_exact() && !has_errors);
@@ -936,7 +933,7 @@ proptest! {
             limits = limits.ceiling(c);
         }
         let applied = limits.applied_limit();
-        let merged = limits.merge(parts, |a: &u32, b: &u32| a.cmp(b)).unwrap();
+        let merged = Bounded::merge(parts, &limits, |a: &u32, b: &u32| a.cmp(b)).unwrap();
         if let Completeness::TruncatedByLimit { limit, .. } = merged.completeness() {
             prop_assert!(merged.len() <= *limit, "{} items, limit {}: {:?}", merged.len(), limit, merged);
             if let Some(applied_limit) = applied.limit() {
@@ -954,13 +951,10 @@ proptest! {
 #[test]
 fn a_merge_cut_by_a_part_tells_the_callers_limit() {
     let a = || Bounded::exact(vec![1u32, 4, 9]);
-    let b = || Limits::new().limit(2).collect(vec![2u32, 3, 5, 7]).unwrap();
+    let b = || Bounded::collect(vec![2u32, 3, 5, 7], &Limits::new().limit(2)).unwrap();
     let by_value = |x: &u32, y: &u32| x.cmp(y);
     // b's missing items come after 3: 1, 2, 3 are certain.
-    let merged = Limits::new()
-        .limit(10)
-        .merge(vec![a(), b()], by_value)
-        .unwrap();
+    let merged = Bounded::merge(vec![a(), b()], &Limits::new().limit(10), by_value).unwrap();
     assert_eq!(merged.items(), &[1, 2, 3]);
     assert_eq!(
         merged.completeness(),
@@ -970,11 +964,12 @@ fn a_merge_cut_by_a_part_tells_the_callers_limit() {
         }
     );
     // The case of the report: the caller asked for 100, the ceiling is 5.
-    let merged = Limits::new()
-        .ceiling(5)
-        .limit(100)
-        .merge(vec![a(), b()], by_value)
-        .unwrap();
+    let merged = Bounded::merge(
+        vec![a(), b()],
+        &Limits::new().ceiling(5).limit(100),
+        by_value,
+    )
+    .unwrap();
     assert_eq!(merged.items(), &[1, 2, 3]);
     assert_eq!(
         merged.completeness(),
@@ -989,7 +984,7 @@ fn a_merge_cut_by_a_part_tells_the_callers_limit() {
         merged.summary("items")
     );
     // No limit of the caller's: b's limit of 2 is in force.
-    let merged = Limits::new().merge(vec![a(), b()], by_value).unwrap();
+    let merged = Bounded::merge(vec![a(), b()], &Limits::new(), by_value).unwrap();
     assert_eq!(merged.items(), &[1, 2]);
     assert_eq!(
         merged.completeness(),
@@ -999,16 +994,14 @@ fn a_merge_cut_by_a_part_tells_the_callers_limit() {
         }
     );
     // A part cut by a budget keeps its budget, with the caller's clamp.
-    let c = Limits::new()
-        .max_bytes(200)
-        .collect((10..60u32).collect::<Vec<_>>())
-        .unwrap();
+    let c = Bounded::collect(
+        (10..60u32).collect::<Vec<_>>(),
+        &Limits::new().max_bytes(200),
+    )
+    .unwrap();
     assert!(c.completeness().is_truncated_by_budget());
-    let merged = Limits::new()
-        .ceiling(50)
-        .limit(70)
-        .merge(vec![a(), c], by_value)
-        .unwrap();
+    let merged =
+        Bounded::merge(vec![a(), c], &Limits::new().ceiling(50).limit(70), by_value).unwrap();
     assert!(merged.completeness().is_truncated_by_budget());
     assert_eq!(merged.completeness().clamp(), Some(Clamp::new(50, 70)));
 }
@@ -1038,11 +1031,10 @@ fn skipped_json(reasons: &[&str]) -> serde_json::Value {
 /// exact. (Found by `collect_*_obeys_the_contract`; excluded there.)
 #[test]
 fn count_total_ending_at_max_count_is_exact() {
-    let b = Limits::new()
-        .limit(2)
-        .count_total(true)
-        .max_counted(5)
-        .collect(0..5u32)
-        .unwrap();
+    let b = Bounded::collect(
+        0..5u32,
+        &Limits::new().limit(2).count_total(true).max_counted(5),
+    )
+    .unwrap();
     assert_eq!(b.total(), Total::Exact(5));
 }

@@ -20,7 +20,10 @@
 use std::cell::{Cell, RefCell};
 use std::collections::HashSet;
 
-use candor::{Bounded, Cursor, Fingerprint, KeyRequest, Limits, Scope, Total, TryError};
+use candor::{
+    Bounded, Cursor, Fallible, Fingerprint, KeyRequest, Keyset, Limits, Scope, Shards, Total,
+    TryError,
+};
 use proptest::prelude::*;
 
 use crate::core_support::config;
@@ -72,12 +75,13 @@ fn check_step(answer: &[u32], before: &mut Vec<u32>, got: Got<'_>) -> Result<boo
 /// How the source of a walk resumes.
 #[derive(Debug, Clone, Copy)]
 enum Resume {
-    /// `try_page`: read again from the start, the earlier items skipped.
+    /// `Fallible` rows: read again from the start, the earlier items
+    /// skipped.
     Offset,
-    /// `try_page_by_key`: after the last key returned.
+    /// A `Keyset` of `Fallible` rows: after the last key returned.
     Key,
-    /// `try_page_by_key_counted`: after the last key, the total from a
-    /// count that fails once.
+    /// The same, counting for itself: the total from a count that fails
+    /// once.
     KeyCounted,
 }
 
@@ -111,16 +115,25 @@ fn walk_flaky(
         let rows_after = |request: KeyRequest<u32>| {
             let after = request.after().copied();
             let fetch = request.fetch().unwrap_or(usize::MAX);
-            (0..answer.len())
+            let rows = (0..answer.len())
                 .filter(move |&i| after.is_none_or(|a| answer[i] > a))
                 .take(fetch)
-                .map(row)
+                .map(row);
+            Fallible(rows)
         };
         let result = match resume {
-            Resume::Offset => limits.try_page(&scope, cursor.as_ref(), (0..answer.len()).map(row)),
-            Resume::Key => {
-                limits.try_page_by_key(&scope, cursor.as_ref(), rows_after, |n: &u32| *n)
-            }
+            Resume::Offset => Bounded::page(
+                Fallible((0..answer.len()).map(row)),
+                &limits,
+                &scope,
+                cursor.as_ref(),
+            ),
+            Resume::Key => Bounded::page(
+                Keyset::new(rows_after, |n: &u32| *n),
+                &limits,
+                &scope,
+                cursor.as_ref(),
+            ),
             Resume::KeyCounted => {
                 let count = |after: Option<&u32>| {
                     if !count_failed.replace(true) {
@@ -131,12 +144,11 @@ fn walk_flaky(
                         .filter(|n| after.is_none_or(|a| *n > a))
                         .count() as u64)
                 };
-                limits.try_page_by_key_counted(
+                Bounded::page(
+                    Keyset::new(rows_after, |n: &u32| *n).count(count),
+                    &limits.clone().count_total(true),
                     &scope,
                     cursor.as_ref(),
-                    rows_after,
-                    |n: &u32| *n,
-                    count,
                 )
             }
         };
@@ -195,7 +207,7 @@ fn walk_merged(
                 .filter(|n| after.is_none_or(|a| *n > a))
                 .collect();
             match shard_limit {
-                Some(l) => Limits::new().limit((*l).max(1)).collect(rest),
+                Some(l) => Bounded::collect(rest, &Limits::new().limit((*l).max(1))),
                 None => Ok(Bounded::exact(rest)),
             }
         });
@@ -205,9 +217,13 @@ fn walk_merged(
     let mut before = Vec::new();
     let mut cursor: Option<Cursor> = None;
     for _ in 0..=answer.len() + 1 {
-        let page = limits
-            .merge_by_key(&scope, cursor.as_ref(), parts_for, |n: &u32| *n)
-            .map_err(|e| TestCaseError::fail(e.to_string()))?;
+        let page = Bounded::page(
+            Shards::new(parts_for, |n: &u32| *n),
+            &limits,
+            &scope,
+            cursor.as_ref(),
+        )
+        .map_err(|e| TestCaseError::fail(e.to_string()))?;
         if !check_step(answer, &mut before, Got::Page(&page))? {
             prop_assert!(page.completeness().is_exact(), "truncated without a cursor");
             prop_assert_eq!(before.as_slice(), answer, "the walk rebuilds the answer");
@@ -252,8 +268,8 @@ proptest! {
 proptest! {
     #![proptest_config(config(256))]
 
-    /// SCALE.md rules 4 and 6: merged pages, resumed as `merge_by_key`
-    /// says, start where the earlier pages ended and count the whole
+    /// SCALE.md rules 4 and 6: merged pages (`Shards`), resumed from their
+    /// cursors, start where the earlier pages ended and count the whole
     /// answer.
     #[test]
     fn merged_pages_resume_at_their_place(
@@ -281,23 +297,26 @@ fn a_merged_page_resumed_from_its_cursor_says_where_it_starts() {
         shards
             .iter()
             .map(|shard| {
-                limits.collect(
+                Bounded::collect(
                     shard
                         .iter()
                         .copied()
                         .filter(|n| after.is_none_or(|a| *n > a)),
+                    &limits,
                 )
             })
             .collect::<Result<Vec<_>, _>>()
     };
-    let first = limits
-        .merge_by_key(&scope, None, parts_for, |n: &u32| *n)
-        .unwrap();
+    let first = Bounded::page(Shards::new(parts_for, |n: &u32| *n), &limits, &scope, None).unwrap();
     assert_eq!(first.items(), &[1, 2, 3, 4]);
     assert_eq!(first.total(), Total::Exact(30));
-    let second = limits
-        .merge_by_key(&scope, first.next_cursor(), parts_for, |n: &u32| *n)
-        .unwrap();
+    let second = Bounded::page(
+        Shards::new(parts_for, |n: &u32| *n),
+        &limits,
+        &scope,
+        first.next_cursor(),
+    )
+    .unwrap();
     assert_eq!(second.items(), &[5, 6, 7, 8]);
     assert_eq!(second.start(), 4);
     assert_eq!(second.total(), Total::Exact(30));
@@ -321,30 +340,37 @@ fn a_cursor_after_an_interrupted_page_carries_its_start() {
         move |request: KeyRequest<u32>| {
             let after = request.after().copied().unwrap_or(0);
             let fetch = request.fetch().unwrap_or(usize::MAX);
-            (after + 1..=30).take(fetch).map(move |n| {
+            let rows = (after + 1..=30).take(fetch);
+            Fallible(rows.map(move |n| {
                 if Some(n) == fail_at {
                     Err("disk")
                 } else {
                     Ok(n)
                 }
-            })
+            }))
         }
     };
-    let first = limits
-        .try_page_by_key(&scope, None, rows(None), |n: &u32| *n)
+    let first = Bounded::page(Keyset::new(rows(None), |n: &u32| *n), &limits, &scope, None)
         .expect("no error");
     assert_eq!(first.next_cursor().map(Cursor::start), Some(10));
-    let Err(TryError::Source(failed)) =
-        limits.try_page_by_key(&scope, first.next_cursor(), rows(Some(15)), |n: &u32| *n)
-    else {
+    let Err(TryError::Source(failed)) = Bounded::page(
+        Keyset::new(rows(Some(15)), |n: &u32| *n),
+        &limits,
+        &scope,
+        first.next_cursor(),
+    ) else {
         panic!("row 15 fails");
     };
     assert_eq!(failed.items(), &[11, 12, 13, 14]);
     let cursor = failed.next_cursor().expect("rows were read");
     assert_eq!(cursor.start(), 14);
-    let resumed = limits
-        .try_page_by_key(&scope, Some(cursor), rows(None), |n: &u32| *n)
-        .expect("no error");
+    let resumed = Bounded::page(
+        Keyset::new(rows(None), |n: &u32| *n),
+        &limits,
+        &scope,
+        Some(cursor),
+    )
+    .expect("no error");
     assert_eq!(resumed.start(), 14);
     assert_eq!(resumed.items().first(), Some(&15));
     assert_eq!(resumed.total(), Total::AtLeast(25));
