@@ -16,6 +16,7 @@
 //! Exit status: 0 when something matched, 1 when nothing did, 2 on an error.
 
 use std::io::{self, Write};
+use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::mpsc;
@@ -495,6 +496,7 @@ fn run(args: &Args) -> Result<bool, Failure> {
                     std::process::exit(0);
                 }
             }
+            ControlFlow::Continue(())
         })?;
         ignore_broken_pipe(written.and_then(|()| out.flush()))?;
         matched = end.count() > 0 || end.total().value() > 0;
@@ -522,6 +524,7 @@ fn json_stream<S: io::Read + Write + io::Seek>(
                 failed = Some(e);
             }
         }
+        ControlFlow::Continue(())
     })?;
     if let Some(e) = failed {
         return Err(e.into());

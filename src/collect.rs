@@ -193,6 +193,14 @@ impl<T: Serialize> Collector<T> {
         ControlFlow::Continue(())
     }
 
+    /// Takes back the item just kept, which its stream's receiver refused:
+    /// it exists in the answer, but this page does not hold it. It stays
+    /// as the last item, for the cursor that resumes at it.
+    #[cfg_attr(not(feature = "search"), allow(dead_code))] // used by the search engine
+    pub(crate) fn refuse_last(&mut self) {
+        self.kept = self.kept.saturating_sub(1);
+    }
+
     /// The item just kept by `offer`, for a stream to hand on.
     #[cfg_attr(not(feature = "search"), allow(dead_code))] // used by the search engine
     pub(crate) fn last(&self) -> Option<&T> {

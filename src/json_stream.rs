@@ -39,13 +39,8 @@ const PENDING_BYTES: usize = 64 * 1024;
 /// use candor::{Corpus, Documents, JsonStream, Limits, Query};
 /// let docs = Documents::new().with("a.txt", "fish\nfish\nfish\n");
 /// let mut json = JsonStream::new();
-/// let mut failed = None;
-/// let end = docs.search_each(&Query::literal("fish"), &Limits::new().limit(2), None, &mut |m| {
-///     if let Err(e) = json.push(m) {
-///         failed.get_or_insert(e);
-///     }
-/// })?;
-/// assert!(failed.is_none());
+/// // A push that fails (its spill could not be written) ends the stream.
+/// let end = docs.try_search_each(&Query::literal("fish"), &Limits::new().limit(2), None, |m| json.push(m))?;
 /// let mut out = Vec::new();
 /// json.write(&end, &mut out)?;
 /// let text = String::from_utf8(out)?;
@@ -107,9 +102,7 @@ impl<S: Read + Write + Seek> JsonStream<S> {
     /// // Any `Read + Write + Seek`; a temporary file keeps memory flat.
     /// let mut json = JsonStream::with_spill(std::io::Cursor::new(Vec::new()));
     /// let docs = Documents::new().with("a.txt", "fish\n");
-    /// let end = docs.search_each(&Query::literal("fish"), &Limits::new(), None, &mut |m| {
-    ///     json.push(m).expect("a match serializes");
-    /// })?;
+    /// let end = docs.try_search_each(&Query::literal("fish"), &Limits::new(), None, |m| json.push(m))?;
     /// let mut out = Vec::new();
     /// json.write(&end, &mut out)?;
     /// assert_eq!(String::from_utf8(out)?, docs.search(&Query::literal("fish"), &Limits::new(), None)?.to_json()?);
@@ -186,9 +179,10 @@ impl<S: Read + Write + Seek> JsonStream<S> {
     /// # Example
     ///
     /// ```
+    /// use std::ops::ControlFlow;
     /// use candor::{Corpus, Documents, JsonStream, Limits, Query};
     /// let docs = Documents::new().with("a.txt", "x\n");
-    /// let end = docs.search_each(&Query::literal("x"), &Limits::new(), None, &mut |_| {})?;
+    /// let end = docs.search_each(&Query::literal("x"), &Limits::new(), None, &mut |_| ControlFlow::Continue(()))?;
     /// // Nothing was pushed, but the stream handed on one item.
     /// assert!(JsonStream::new().write(&end, Vec::new()).is_err());
     /// # Ok::<(), Box<dyn std::error::Error>>(())
@@ -320,7 +314,7 @@ mod tests {
     ) -> String {
         let mut json = JsonStream::with_spill(spill);
         let end = docs
-            .search_each(query, limits, cursor, &mut |m| json.push(m).unwrap())
+            .try_search_each(query, limits, cursor, |m| json.push(m))
             .unwrap();
         let mut out = Vec::new();
         json.write(&end, &mut out).unwrap();
@@ -374,7 +368,7 @@ mod tests {
             spill.write_all(b"earlier bytes").unwrap();
             let mut json = JsonStream::with_spill(spill);
             let end = docs
-                .search_each(&query, &limits, cursor, &mut |m| json.push(m).unwrap())
+                .try_search_each(&query, &limits, cursor, |m| json.push(m))
                 .unwrap();
             for round in 0..2 {
                 let mut out = tempfile::tempfile().unwrap();

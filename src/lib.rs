@@ -178,6 +178,7 @@ mod schema;
 #[cfg(feature = "search")]
 mod search;
 mod skipped;
+mod stream_error;
 mod streamed;
 mod summary;
 mod total;
@@ -197,6 +198,7 @@ pub use page::{
     Fallible, Interrupted, Items, KeyRequest, Keyset, NoCount, PageSource, Shards, TryError,
 };
 pub use skipped::{SKIPPED_SAMPLE_LEN, SkipReason, Skipped, SkippedInput};
+pub use stream_error::StreamError;
 pub use streamed::Streamed;
 pub use total::Total;
 pub use wire::{LLM_GUIDE, envelope_schema};

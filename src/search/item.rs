@@ -297,6 +297,12 @@ pub(crate) trait Item: Serialize + Send + Sync + 'static {
     fn next_line(&self) -> Option<u64> {
         None
     }
+
+    /// Where this item's line starts and its number, where a cursor at
+    /// the item (not after it) resumes, if the item is a line.
+    fn line_start(&self) -> Option<(u64, u64)> {
+        None
+    }
 }
 
 impl Item for Match {
@@ -306,6 +312,10 @@ impl Item for Match {
 
     fn next_line(&self) -> Option<u64> {
         self.line_number.checked_add(1)
+    }
+
+    fn line_start(&self) -> Option<(u64, u64)> {
+        Some((self.byte_offset, self.line_number))
     }
 }
 

@@ -1,6 +1,7 @@
 //! Sources that are not text search: keyset paging told how much to fetch,
-//! sources that abuse the request, and fallible sources (`try_*`), each
-//! checked against a naive oracle over generated inputs.
+//! sources that abuse the request, and fallible sources (`Fallible` rows),
+//! each checked against a naive oracle over generated inputs; and a
+//! stream whose callback stops it.
 
 use candor::{
     Bounded, ErrorKind, Fallible, Fingerprint, KeyRequest, Keyset, Limits, Scope, Total, TryError,
@@ -510,8 +511,84 @@ fn a_cancelled_search_answers_with_what_it_has() {
     assert_eq!(b.len() + rest.len(), 20);
 }
 
-/// Borrowed items that are neither `'static` nor `Send`: the `try_` forms
-/// and the infallible ones take them, strict mode included.
+/// The indexer's case: an insert fails on the third match of a tree of
+/// 100 files, each with one. The search stops there, on every thread
+/// count: the callback is not called again, the end says where it
+/// stopped, and its cursor resumes at the match that failed.
+#[cfg(feature = "tree")]
+#[test]
+fn a_stream_stops_when_its_callback_fails_or_says_so() {
+    use std::ops::ControlFlow;
+
+    use candor::{BudgetKind, Corpus, Query, StreamError};
+    let files: Vec<(String, Vec<u8>)> = (0..100)
+        .map(|n| (format!("f{n:03}.rs"), b"fn needle() {}\n".to_vec()))
+        .collect();
+    let f = crate::fixture::Fixture::owned(&files);
+    let query = Query::literal("needle");
+    for (name, tree) in &f.trees {
+        let mut indexed = Vec::new();
+        let mut calls = 0;
+        let outcome = tree.try_search_each(&query, &Limits::new(), None, |m| {
+            calls += 1;
+            if calls == 3 {
+                return Err(std::io::Error::other("the index is full"));
+            }
+            indexed.push(m.path.clone());
+            Ok(())
+        });
+        let Err(StreamError::Callback { end, error }) = outcome else {
+            panic!("{name}: the third insert fails");
+        };
+        assert_eq!(error.to_string(), "the index is full", "{name}");
+        assert_eq!((calls, indexed.len(), end.count()), (3, 2, 2), "{name}");
+        assert!(
+            end.total().value() < 100,
+            "{name}: the search went on: {:?}",
+            end.total()
+        );
+        assert_eq!(
+            end.completeness().budget().map(|b| b.kind()),
+            Some(BudgetKind::Cancelled),
+            "{name}"
+        );
+        let rest = tree
+            .search(&query, &Limits::new(), end.next_cursor())
+            .unwrap();
+        assert_eq!(rest.start(), 2, "{name}");
+        assert_eq!(
+            rest.items()[0].path,
+            "f002.rs",
+            "{name}: resumes at the failed match"
+        );
+        assert_eq!(rest.len(), 98, "{name}");
+
+        // Stopping on purpose: after the match the callback was handed.
+        let mut calls = 0;
+        let end = tree
+            .search_each(&query, &Limits::new(), None, &mut |_| {
+                calls += 1;
+                if calls == 3 {
+                    ControlFlow::Break(())
+                } else {
+                    ControlFlow::Continue(())
+                }
+            })
+            .unwrap();
+        assert_eq!((calls, end.count()), (3, 3), "{name}");
+        let rest = tree
+            .search(&query, &Limits::new(), end.next_cursor())
+            .unwrap();
+        assert_eq!(
+            (rest.start(), rest.items()[0].path.as_str()),
+            (3, "f003.rs"),
+            "{name}"
+        );
+    }
+}
+
+/// Borrowed items that are neither `'static` nor `Send`: every source
+/// takes them, `Fallible` rows and `into_exact` included.
 #[test]
 fn borrowed_and_thread_bound_items_are_collected_and_paged() {
     use std::convert::Infallible;

@@ -15,6 +15,7 @@ use proptest::prelude::*;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
+use std::ops::ControlFlow;
 
 use crate::core_support::{Knobs, config};
 use crate::pages::{Walk, walk};
@@ -777,7 +778,10 @@ fn a_stream_writes_the_wire_shape_of_the_collected_search() {
         let collected = docs.search(&query, &limits, None).unwrap();
         let mut json = JsonStream::new();
         let end = docs
-            .search_each(&query, &limits, None, &mut |m| json.push(m).unwrap())
+            .search_each(&query, &limits, None, &mut |m| {
+                json.push(m).unwrap();
+                ControlFlow::Continue(())
+            })
             .unwrap();
         let mut out = Vec::new();
         json.write(&end, &mut out).unwrap();

@@ -17,7 +17,7 @@ const CORE: &[&[&str]] = &[
     &["disclosure"],
     &["summary", "envelope"],
     &["bounded", "streamed"],
-    &["strict", "collect", "wire", "json_stream"],
+    &["collect", "wire", "json_stream", "stream_error"],
     &["count"],
     &["page", "schema"],
     &["search", "mcp"],

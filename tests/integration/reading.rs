@@ -6,6 +6,7 @@
 //! documents, and the tree with 1, 2 and 4 threads), against the lines of
 //! the oracle (`fuzz/checks/oracle.rs`).
 
+use std::ops::ControlFlow;
 use std::time::Duration;
 
 use crate::fixture::Fixture;
@@ -577,7 +578,8 @@ proptest! {
             let mut streamed = Vec::new();
             let end = corpus
                 .search_each(&query, &Limits::new(), None, &mut |m| {
-                    streamed.push((m.line_number, m.byte_offset, m.line.clone()))
+                    streamed.push((m.line_number, m.byte_offset, m.line.clone()));
+                    ControlFlow::Continue(())
                 })
                 .unwrap();
             prop_assert_eq!(&streamed, &expected, "{}: streamed", name);

@@ -572,7 +572,7 @@ fn refused_queries_on_both_corpora() {
             );
             let each = c
                 .search_each(&query, &Limits::new(), None, &mut |_| {
-                    panic!("{at}: a refused query streamed")
+                    panic!("{at}: a refused query streamed");
                 })
                 .expect_err(&at);
             assert_eq!(kind_name(each.kind()), kind_name(err.kind()), "{at}: each");

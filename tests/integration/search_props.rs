@@ -26,10 +26,11 @@
 //! lines, and now and then a NUL byte that makes a document binary.
 
 use std::collections::BTreeMap;
+use std::ops::ControlFlow;
 
 use candor::{
     Bounded, BudgetKind, Completeness, Corpus, Cursor, ErrorKind, Excerpt, Limits, Match, Query,
-    SkipReason, Total,
+    SkipReason, StreamError, Total,
 };
 use proptest::prelude::*;
 
@@ -615,7 +616,7 @@ proptest! {
             prop_assert!(b.is_complete(), "{}: binary files are policy, not errors", name);
 
             let mut streamed = Vec::new();
-            let end = c.search_each(&query, &limits, None, &mut |m| streamed.push(want_of(m)))
+            let end = c.search_each(&query, &limits, None, &mut |m| { streamed.push(want_of(m)); ControlFlow::Continue(()) })
                 .map_err(|e| TestCaseError::fail(format!("{name}: search_each failed: {e}")))?;
             prop_assert_eq!(&streamed, &o.items, "{}: streamed items", name);
             prop_assert_eq!(end.count(), o.items.len(), "{}", name);
@@ -925,6 +926,103 @@ fn check_pages(
     agree_pages(&results)
 }
 
+/// Follows the cursors of streams that their callback stops at its
+/// `stop`-th match: after it (`ControlFlow::Break`), or before it, the
+/// callback failing (`try_search_each`). Every stream's end says where it
+/// starts, how many items it handed on and that it was cut short; the
+/// items rebuild the oracle's exactly once.
+fn walk_stopped_streams<C: Corpus>(
+    name: &str,
+    c: &C,
+    query: &Query,
+    oracle: &[Want],
+    stop: usize,
+    fail: bool,
+) -> Result<(), TestCaseError> {
+    let mut got: Vec<Want> = Vec::new();
+    let mut cursor: Option<Cursor> = None;
+    for _ in 0..=oracle.len() + 1 {
+        let mut handed = Vec::new();
+        let mut calls = 0;
+        let end = if fail {
+            let outcome = c.try_search_each(query, &Limits::new(), cursor.as_ref(), |m| {
+                calls += 1;
+                if calls == stop {
+                    return Err("the index is full");
+                }
+                handed.push(want_of(m));
+                Ok(())
+            });
+            match outcome {
+                Ok(end) => end,
+                Err(StreamError::Callback { end, error }) => {
+                    prop_assert_eq!(error, "the index is full");
+                    *end
+                }
+                Err(e) => return Err(TestCaseError::fail(format!("{name}: {e}"))),
+            }
+        } else {
+            let mut on_match = |m: &Match| {
+                calls += 1;
+                handed.push(want_of(m));
+                if calls == stop {
+                    ControlFlow::Break(())
+                } else {
+                    ControlFlow::Continue(())
+                }
+            };
+            c.search_each(query, &Limits::new(), cursor.as_ref(), &mut on_match)
+                .map_err(|e| TestCaseError::fail(format!("{name}: {e}")))?
+        };
+        // The callback is not called again once it stopped the stream.
+        prop_assert!(
+            calls <= stop,
+            "{}: {} calls after a stop at {}",
+            name,
+            calls,
+            stop
+        );
+        let at = got.len();
+        prop_assert_eq!(end.start(), at as u64, "{}: a stream's start", name);
+        prop_assert_eq!(end.count(), handed.len(), "{}: items handed on", name);
+        prop_assert_eq!(
+            &handed[..],
+            &oracle[at..at + handed.len()],
+            "{}: the next items",
+            name
+        );
+        if calls == stop {
+            let kind = end.completeness().budget().map(|b| b.kind());
+            prop_assert_eq!(
+                kind,
+                Some(BudgetKind::Cancelled),
+                "{}: a stopped stream",
+                name
+            );
+            prop_assert!(end.total().value() <= oracle.len() as u64, "{}", name);
+        }
+        got.extend(handed);
+        match end.next_cursor() {
+            Some(next) => {
+                prop_assert_eq!(next.start(), got.len() as u64, "{}: a cursor's start", name);
+                cursor = Some(next.clone());
+            }
+            None => {
+                prop_assert!(
+                    end.completeness().is_exact(),
+                    "{}: cut without a cursor",
+                    name
+                );
+                prop_assert_eq!(&got[..], oracle, "{}: the streams rebuild the answer", name);
+                return Ok(());
+            }
+        }
+    }
+    Err(TestCaseError::fail(format!(
+        "{name}: the streams did not end"
+    )))
+}
+
 /// Follows cursors from the start until the answer ends, with the page
 /// limits in turn, and checks every page; returns the pages.
 fn page_through<C: Corpus + ?Sized>(
@@ -1161,7 +1259,7 @@ proptest! {
         for (name, c) in f.all() {
             let b = c.search(&query, &limits, None).map_err(|e| TestCaseError::fail(format!("{name}: {e}")))?;
             let mut streamed: Vec<Match> = Vec::new();
-            let end = c.search_each(&query, &limits, None, &mut |m| streamed.push(m.clone()))
+            let end = c.search_each(&query, &limits, None, &mut |m| { streamed.push(m.clone()); ControlFlow::Continue(()) })
                 .map_err(|e| TestCaseError::fail(format!("{name}: {e}")))?;
             prop_assert_eq!(&streamed[..], b.items(), "{}: streamed items", name);
             prop_assert_eq!(end.count(), b.len(), "{}", name);
@@ -1181,13 +1279,33 @@ proptest! {
         agree(&results)?;
     }
 
+    /// A stream that its callback stops (after a match, or failing on
+    /// one) says where it stopped, and its cursor resumes there: no match
+    /// is lost or repeated (DESIGN.md rules 1 and 6).
+    #[test]
+    fn stopped_streams_resume_where_they_stopped(
+        (q, corpus) in query_and_corpus(COMMON),
+        stop in 1..6usize,
+        fail in any::<bool>(),
+    ) {
+        // A callback that fails on every first match never moves on.
+        let stop = if fail { stop.max(2) } else { stop };
+        let o = oracle(&corpus, &q, &[]);
+        let query = q.query();
+        let f = fixture(&corpus);
+        walk_stopped_streams("documents", &f.docs, &query, &o.items, stop, fail)?;
+        for (name, tree) in &f.trees {
+            walk_stopped_streams(name, tree, &query, &o.items, stop, fail)?;
+        }
+    }
+
     /// A streamed search refuses a byte budget.
     #[test]
     fn search_each_refuses_max_bytes(corpus in corpus(COMMON), max in 0..5000usize) {
         let f = fixture(&corpus);
         for (name, c) in f.all() {
             let err = c
-                .search_each(&Query::literal("a"), &Limits::new().max_bytes(max), None, &mut |_| {})
+                .search_each(&Query::literal("a"), &Limits::new().max_bytes(max), None, &mut |_| ControlFlow::Continue(()))
                 .expect_err("max_bytes on a stream");
             prop_assert!(matches!(err.kind(), ErrorKind::InvalidArgument { name: "max_bytes", .. }), "{}: {}", name, err);
         }

@@ -2,6 +2,7 @@
 //! files, globs, binary and oversized files (counted, never silent), and
 //! the root a tree needs.
 
+use std::ops::ControlFlow;
 use std::time::Duration;
 
 use candor::{Corpus, ErrorKind, Limits, Query, SkipReason, Tree};
@@ -250,6 +251,7 @@ fn a_panic_in_the_stream_callback_reaches_the_caller() {
         t.search_each(&Query::literal("needle"), &Limits::new(), None, &mut |_| {
             seen += 1;
             assert!(seen < 50, "the caller's own bug");
+            ControlFlow::Continue(())
         })
     }));
     assert!(outcome.is_err(), "the panic comes back to the caller");
