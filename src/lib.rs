@@ -106,7 +106,7 @@
 //! let shards = vec![Bounded::exact(vec![1, 5, 9]), Bounded::exact(vec![2, 3, 10])];
 //! let merged = Bounded::merge(shards, &Limits::new().limit(4), |a: &i32, b: &i32| a.cmp(b))?;
 //! assert_eq!(merged.items(), &[1, 2, 3, 5]);
-//! assert!(merged.is_truncated());
+//! assert!(merged.completeness().is_truncated());
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!

@@ -456,7 +456,7 @@ fn a_line_of_many_matches_costs_only_its_shown_window() {
             let tree = Tree::new(dir.path()).unwrap().threads(threads);
             let peak = peak_of(|| {
                 let found = tree.search(&query, &Limits::new(), None).unwrap();
-                assert!(!found.is_truncated());
+                assert!(!found.completeness().is_truncated());
                 let first = &found.items()[0];
                 assert!(first.line.len() <= 200 && first.line_cut.is_some());
                 assert!(!first.matches.is_empty());
@@ -471,7 +471,7 @@ fn a_line_of_many_matches_costs_only_its_shown_window() {
         }
         let peak = peak_of(|| {
             let found = docs.search(&query, &Limits::new(), None).unwrap();
-            assert!(!found.is_truncated() && found.items()[0].line_cut.is_some());
+            assert!(!found.completeness().is_truncated() && found.items()[0].line_cut.is_some());
         });
         assert!(
             peak < 4 * MIB,

@@ -278,7 +278,13 @@ impl<T> Bounded<T> {
         /// True when the result is exact and no input was skipped because of an
         /// error. Inputs left out by policy (binary, too large) do not count.
         ///
-        /// This is the wire shape's `complete` ([`Disclosure::is_complete`]).
+        /// This is the wire shape's `complete` ([`Disclosure::is_complete`]),
+        /// the one predicate of a result about the whole answer. Whether
+        /// items were cut is the [`completeness`](Self::completeness)'s:
+        /// [`is_exact`](Completeness::is_exact) and
+        /// [`is_truncated`](Completeness::is_truncated) are opposites, and
+        /// an exact result whose input was skipped for an error is exact
+        /// and not complete.
         ///
         /// # Example
         ///
@@ -324,19 +330,6 @@ impl<T> Bounded<T> {
     /// ```
     pub fn disclosure(&self) -> &Disclosure {
         &self.disclosure
-    }
-
-    /// True when items of the full answer are missing.
-    ///
-    /// # Example
-    ///
-    /// ```
-    /// assert!(candor::Bounded::collect(0..9u8, &candor::Limits::new().limit(1))?.is_truncated());
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    #[must_use]
-    pub fn is_truncated(&self) -> bool {
-        self.disclosure.completeness().is_truncated()
     }
 
     /// Hands over the items together with the disclosure.
@@ -388,7 +381,7 @@ impl<T> Bounded<T> {
     /// ```
     /// let b = candor::Bounded::collect(0..9u32, &candor::Limits::new().limit(2))?.map(|n| n * 10);
     /// assert_eq!(b.items(), &[0, 10]);
-    /// assert!(b.is_truncated());
+    /// assert!(b.completeness().is_truncated());
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn map<U>(self, f: impl FnMut(T) -> U) -> Bounded<U> {

@@ -389,7 +389,7 @@ fn the_two_sql_mistakes_are_refused() {
     .unwrap();
     assert_eq!(page.len(), 1000);
     assert_eq!(page.total(), Total::Exact(8963));
-    assert!(page.is_truncated());
+    assert!(page.completeness().is_truncated());
 }
 
 proptest! {
@@ -615,7 +615,7 @@ fn borrowed_and_thread_bound_items_are_collected_and_paged() {
         b.items().iter().map(|l| l.text).collect::<Vec<_>>(),
         ["alpha", "beta"]
     );
-    assert!(b.is_truncated());
+    assert!(b.completeness().is_truncated());
 
     let source = |request: KeyRequest<String>| {
         let after = request.into_after();

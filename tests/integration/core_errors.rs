@@ -551,7 +551,7 @@ fn borrowed_non_send_items_are_collected_paged_merged_and_required_whole() {
     let lax = Limits::new().limit(2);
     let collected = Bounded::collect(words(), &lax).unwrap();
     assert_eq!(texts(&collected), ["alpha", "beta"]);
-    assert!(collected.is_truncated());
+    assert!(collected.completeness().is_truncated());
     let first = Bounded::page(words(), &Limits::new().limit(3), &scope(), None).unwrap();
     let rest = Bounded::page(
         words(),
@@ -576,7 +576,7 @@ fn borrowed_non_send_items_are_collected_paged_merged_and_required_whole() {
     let (a, b) = halves();
     let merged = Bounded::merge(vec![a, b], &Limits::new().limit(3), by_text).unwrap();
     assert_eq!(texts(&merged), ["alpha", "beta", "delta"]);
-    assert!(merged.is_truncated());
+    assert!(merged.completeness().is_truncated());
     assert_eq!(writes.get(), 0, "nothing is written without a byte budget");
 
     // Requiring the whole answer: `into_exact` refuses each truncated
@@ -718,7 +718,7 @@ fn limit_zero_returns_nothing_and_still_says_whether_anything_exists() {
 
     // A page of 0 items has no cursor: it could not advance.
     let page = Bounded::page(0..3u32, &Limits::new().limit(0), &scope(), None).unwrap();
-    assert!(page.is_truncated());
+    assert!(page.completeness().is_truncated());
     assert!(page.next_cursor().is_none());
 
     // A ceiling of 0 clamps any limit, and says so.

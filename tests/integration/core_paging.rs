@@ -160,7 +160,7 @@ fn check_end<T: PartialEq + std::fmt::Debug>(
         return Ok(());
     }
     let last = walked.pages.last().expect("a page");
-    if last.is_truncated() {
+    if last.completeness().is_truncated() {
         prop_assert!(
             max_bytes.is_some_and(|m| !fits_one(m)),
             "truncated without a cursor: {:?}",
@@ -180,7 +180,7 @@ fn check_advances<T>(
     max_bytes: Option<usize>,
     fits_one: impl Fn(usize) -> bool,
 ) -> Result<(), TestCaseError> {
-    if let (Some(max), true) = (max_bytes, page.is_truncated()) {
+    if let (Some(max), true) = (max_bytes, page.completeness().is_truncated()) {
         if fits_one(max) {
             prop_assert!(!page.is_empty(), "one item fits {} but none was given", max);
             prop_assert!(page.next_cursor().is_some(), "no cursor");
@@ -232,7 +232,7 @@ fn walk_pages(full: &[String], knobs: &Knobs) -> Result<(), TestCaseError> {
             check_advances(page, knobs.max_bytes, |max| fits_one(done, cursor, max))?;
         }
         if let Some(clamp) = clamp_of(&limits) {
-            if page.is_truncated() {
+            if page.completeness().is_truncated() {
                 prop_assert_eq!(page.completeness().clamp(), Some(clamp), "clamp lost");
             }
         }
@@ -408,7 +408,13 @@ fn walk_search(docs: &[Doc], knobs: &Knobs) -> Result<(), TestCaseError> {
             }
         }
         None => {
-            if !walked.pages.last().expect("a page").is_truncated() {
+            if !walked
+                .pages
+                .last()
+                .expect("a page")
+                .completeness()
+                .is_truncated()
+            {
                 prop_assert_eq!(&all, &oracle, "pages do not rebuild the answer");
             }
         }

@@ -249,7 +249,10 @@ fn check_any<T: Item>(
         prop_assert_eq!(b.total(), Total::Exact(n));
     }
     prop_assert_eq!(b.is_complete(), b.completeness().is_exact());
-    prop_assert_eq!(b.is_truncated(), !b.completeness().is_exact());
+    prop_assert_eq!(
+        b.completeness().is_truncated(),
+        !b.completeness().is_exact()
+    );
 
     let json = serde_json::to_string(b).expect("serializes");
     prop_assert_eq!(&json, &b.to_json().expect("serializes"));
@@ -282,7 +285,10 @@ fn check_wire<T: Item>(b: &Bounded<T>, json: &str) -> Result<(), TestCaseError> 
     let value: serde_json::Value = serde_json::from_str(json).expect("valid JSON");
     prop_assert_eq!(&value["complete"], &serde_json::json!(b.is_complete()));
     prop_assert_eq!(&value["count"], &serde_json::json!(b.len()));
-    prop_assert_eq!(value.get("truncation").is_some(), b.is_truncated());
+    prop_assert_eq!(
+        value.get("truncation").is_some(),
+        b.completeness().is_truncated()
+    );
     prop_assert_eq!(
         value.get("next_cursor").is_some(),
         b.next_cursor().is_some()
@@ -438,7 +444,7 @@ fn check_collect<T: Item>(input: &[T], picks: &KnobPicks) -> Result<(), TestCase
     }
 
     // Rule 3: the total, with and without counting.
-    if b.is_truncated() {
+    if b.completeness().is_truncated() {
         let counted = knobs.count_total && b.completeness().proves_more();
         match (counted, knobs.max_count) {
             (false, _) => prop_assert!(b.total().is_lower_bound()),
@@ -511,7 +517,10 @@ fn check_walk<T: Item>(
                     !page.is_empty(),
                     "a cursor on an empty page does not advance"
                 );
-                prop_assert!(page.is_truncated(), "a cursor on a complete page");
+                prop_assert!(
+                    page.completeness().is_truncated(),
+                    "a cursor on a complete page"
+                );
                 prop_assert_ne!(Some(next), cursor);
             }
             None => prop_assert!(
@@ -686,7 +695,7 @@ fn check_merge(
     prop_assert_eq!(merged.completeness().is_exact(), all_exact && fits);
     if !all_exact {
         prop_assert!(
-            merged.is_truncated(),
+            merged.completeness().is_truncated(),
             "merging a truncated part gave an exact result"
         );
     }
@@ -764,7 +773,7 @@ proptest! {
         prop_assert_eq!(serde_json::to_string(&b).unwrap(), full.clone());
         match Bounded::collect(input.iter().cloned(), &Limits::new().max_bytes(full.len() - 1)) {
             Ok(b) => {
-                prop_assert!(b.is_truncated());
+                prop_assert!(b.completeness().is_truncated());
                 check_any(&input, &b, Some(full.len() - 1))?;
             }
             Err(e) => {
@@ -940,7 +949,7 @@ proptest! {
                 prop_assert_eq!(*limit, applied_limit);
             }
         }
-        if merged.is_truncated() {
+        if merged.completeness().is_truncated() {
             prop_assert_eq!(merged.completeness().clamp(), applied.clamp());
         }
     }

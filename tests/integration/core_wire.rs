@@ -872,7 +872,7 @@ fn bounded_iterates_by_reference() {
     assert_eq!((&b).into_iter().sum::<u32>(), 33);
     assert_eq!(b.iter().count(), b.len());
     // The result is still there, disclosure and all.
-    assert!(b.is_truncated());
+    assert!(b.completeness().is_truncated());
 }
 
 // ---------------------------------------------------------------------------

@@ -786,7 +786,7 @@ fn check_nothing_read(
             want.walked > 0
         };
         prop_assert_eq!(
-            b.is_truncated(),
+            b.completeness().is_truncated(),
             anything,
             "{}: {:?}",
             name,

@@ -16,7 +16,7 @@ fn all_pages(c: &dyn Corpus, query: &Query, limits: &Limits) -> (Vec<Match>, usi
     let mut cursor: Option<&Cursor> = None;
     for b in &walked {
         if let Some(next) = b.next_cursor() {
-            assert!(b.is_truncated(), "a cursor on an exact page");
+            assert!(b.completeness().is_truncated(), "a cursor on an exact page");
             assert_ne!(
                 Some(next.as_str()),
                 cursor.map(Cursor::as_str),

@@ -125,7 +125,7 @@ fn globs_include_and_exclude() {
         .search(&query, &Limits::new().limit(1), None)
         .unwrap();
     assert_eq!(paths_of(&first), ["b.js"]);
-    assert!(first.is_truncated());
+    assert!(first.completeness().is_truncated());
 }
 
 #[test]
