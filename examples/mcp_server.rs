@@ -333,7 +333,7 @@ impl Inner {
             ),
             "count_matches" => page.respond(
                 self.query(&args, None)
-                    .and_then(|q| self.tree.count(&q, &limits, cursor)),
+                    .and_then(|q| self.tree.count_per_file(&q, &limits, cursor)),
                 "files with matches",
             ),
             "files_with_matches" => page.respond(

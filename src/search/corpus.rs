@@ -208,7 +208,9 @@ pub trait Corpus: sealed::Sealed {
         Self: Sized;
 
     /// Counts the matching lines of each file that has any, one item per
-    /// file. The total counts files.
+    /// file (a [`FileCount`], whose `count` is the file's matching lines).
+    /// The total counts files, as `count` on the wire counts the items of
+    /// the response.
     ///
     /// # Errors
     ///
@@ -219,12 +221,12 @@ pub trait Corpus: sealed::Sealed {
     /// ```
     /// use candor::{Corpus, Documents, Limits, Query};
     /// let docs = Documents::new().with("a.txt", "x\nx\n").with("b.txt", "y\n");
-    /// let counts = docs.count(&Query::literal("x"), &Limits::new(), None)?;
+    /// let counts = docs.count_per_file(&Query::literal("x"), &Limits::new(), None)?;
     /// assert_eq!((counts.items()[0].path.as_str(), counts.items()[0].count), ("a.txt", 2));
     /// assert_eq!(counts.len(), 1);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    fn count(
+    fn count_per_file(
         &self,
         query: &Query,
         limits: &Limits,
@@ -353,13 +355,13 @@ impl<S: Source> Corpus for S {
         run::try_search_each(self, query, limits, cursor, on_match)
     }
 
-    fn count(
+    fn count_per_file(
         &self,
         query: &Query,
         limits: &Limits,
         cursor: Option<&Cursor>,
     ) -> Result<Bounded<FileCount>, Error> {
-        run::count(self, query, limits, cursor)
+        run::count_per_file(self, query, limits, cursor)
     }
 
     fn files_with_matches(

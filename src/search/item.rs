@@ -210,7 +210,8 @@ fn check_line(line_number: u64, cut: Option<LineCut>) -> Result<(), String> {
     }
 }
 
-/// How many lines of one file match.
+/// How many lines of one file match: the items of
+/// [`Corpus::count_per_file`](crate::Corpus::count_per_file).
 ///
 /// Wire shape: `{"path": "src/lib.rs", "count": 3}`.
 ///
@@ -219,7 +220,7 @@ fn check_line(line_number: u64, cut: Option<LineCut>) -> Result<(), String> {
 /// ```
 /// use candor::{Corpus, Documents, Limits, Query};
 /// let docs = Documents::new().with("a.txt", "fish\nfish fish\nno\n");
-/// let b = docs.count(&Query::literal("fish"), &Limits::new(), None)?;
+/// let b = docs.count_per_file(&Query::literal("fish"), &Limits::new(), None)?;
 /// assert_eq!(b.items()[0].count, 2); // lines, not occurrences
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```

@@ -236,7 +236,7 @@ pub(crate) fn try_search_each<E>(
     }
 }
 
-pub(crate) fn count(
+pub(crate) fn count_per_file(
     source: &impl Source,
     query: &Query,
     limits: &Limits,

@@ -159,7 +159,9 @@ mod search {
                     let second = corpus.search(&query, &limits, Some(next)).expect("a page");
                     check(&matches, &second.to_json().unwrap()).unwrap();
                 }
-                let count = corpus.count(&query, &limits, None).expect("a count");
+                let count = corpus
+                    .count_per_file(&query, &limits, None)
+                    .expect("a count");
                 check(&counts, &count.to_json().unwrap()).unwrap();
                 checked += 1;
             }

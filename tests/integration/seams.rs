@@ -734,7 +734,7 @@ fn check_corpus(
 
     let counts = walk(
         &format!("{name}: count"),
-        &|l, c| corpus.count(&query, l, c),
+        &|l, c| corpus.count_per_file(&query, l, c),
         &lims[1],
         &want.counts,
         want.walked,

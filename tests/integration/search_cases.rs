@@ -400,7 +400,9 @@ fn table_cases_on_both_corpora() {
             assert_eq!(b.skipped().count(&SkipReason::Binary), case.binary, "{at}");
             assert_eq!(b.skipped().total(), case.binary, "{at}");
             // count() and files_with_matches() agree with the rows.
-            let counts = c.count(&query, &Limits::new(), None).expect("count");
+            let counts = c
+                .count_per_file(&query, &Limits::new(), None)
+                .expect("count");
             let mut want: Vec<(String, u64)> = Vec::new();
             for row in case.expect {
                 match want.last_mut() {
@@ -556,7 +558,9 @@ fn refused_queries_on_both_corpora() {
                 "{at}: message style: {message}"
             );
             // Every query function refuses it the same way.
-            let count = c.count(&query, &Limits::new(), None).expect_err(&at);
+            let count = c
+                .count_per_file(&query, &Limits::new(), None)
+                .expect_err(&at);
             assert_eq!(
                 kind_name(count.kind()),
                 kind_name(err.kind()),

@@ -186,7 +186,9 @@ fn cursors_are_bound_to_their_query_and_corpus() {
             other_tree.search(&x, &Limits::new(), Some(cursor)),
             "another corpus",
         );
-        let err = c.count(&x, &Limits::new(), Some(cursor)).unwrap_err();
+        let err = c
+            .count_per_file(&x, &Limits::new(), Some(cursor))
+            .unwrap_err();
         assert!(
             matches!(err.kind(), ErrorKind::ForeignCursor { .. }),
             "{corpus}: count: {err}"

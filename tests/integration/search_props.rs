@@ -623,7 +623,7 @@ proptest! {
             prop_assert!(end.is_complete(), "{}", name);
             prop_assert_eq!(end.skipped(), b.skipped(), "{}", name);
 
-            let n = c.count(&query, &limits, None).map_err(|e| {
+            let n = c.count_per_file(&query, &limits, None).map_err(|e| {
                 TestCaseError::fail(format!("{name}: count failed: {e}"))
             })?;
             prop_assert_eq!(counts_of(&n), o.counts.clone(), "{}: counts", name);
@@ -1151,7 +1151,7 @@ proptest! {
         let mut files = Vec::new();
         let want_files: Vec<String> = o.counts.iter().map(|(p, _)| p.clone()).collect();
         for (name, c) in f.all() {
-            let n = c.count(&query, &limits, None).map_err(|e| TestCaseError::fail(format!("{name}: {e}")))?;
+            let n = c.count_per_file(&query, &limits, None).map_err(|e| TestCaseError::fail(format!("{name}: {e}")))?;
             let w = c.files_with_matches(&query, &limits, None).map_err(|e| TestCaseError::fail(format!("{name}: {e}")))?;
             let expect_truncated = o.counts.len() > limit;
             prop_assert_eq!(n.completeness().is_truncated(), expect_truncated, "{}: count {:?}", name, n.completeness());
@@ -1187,9 +1187,9 @@ proptest! {
         let f = fixture(&corpus);
         let (mut count_walks, mut file_walks) = (Vec::new(), Vec::new());
         for (name, c) in f.all() {
-            let full = c.count(&query, &Limits::new(), None).map_err(|e| TestCaseError::fail(format!("{name}: {e}")))?;
+            let full = c.count_per_file(&query, &Limits::new(), None).map_err(|e| TestCaseError::fail(format!("{name}: {e}")))?;
             let max = bytes.resolve(json_len(&full));
-            let (counts, walked) = budgeted(name, &o.counts, max, &|l, cur| c.count(&query, l, cur), &counts_of)?;
+            let (counts, walked) = budgeted(name, &o.counts, max, &|l, cur| c.count_per_file(&query, l, cur), &counts_of)?;
             prop_assert_eq!(&counts, &o.counts, "{}: count pages", name);
             count_walks.push((name, walked));
             let full = c.files_with_matches(&query, &Limits::new(), None).map_err(|e| TestCaseError::fail(format!("{name}: {e}")))?;
@@ -1231,7 +1231,7 @@ proptest! {
         let (mut counts, mut files) = (Vec::new(), Vec::new());
         for (name, c) in f.all() {
             let most = o.counts.len() + 2;
-            let n = pages(name, most, |cursor| c.count(&query, &limits, cursor));
+            let n = pages(name, most, |cursor| c.count_per_file(&query, &limits, cursor));
             let got: Vec<(String, u64)> = n.iter().flat_map(counts_of).collect();
             prop_assert_eq!(&got, &o.counts, "{}: count pages", name);
             let w = pages(name, most, |cursor| c.files_with_matches(&query, &limits, cursor));

@@ -156,7 +156,7 @@ fn binary_files_are_skipped_and_counted_in_every_mode() {
     assert_eq!(b.skipped().count(&SkipReason::Binary), 2);
     let sample: Vec<&str> = b.skipped().sample().iter().map(|s| s.path()).collect();
     assert_eq!(sample, ["a.png", "c.dat"]);
-    let n = t.count(&query, &Limits::new(), None).unwrap();
+    let n = t.count_per_file(&query, &Limits::new(), None).unwrap();
     assert_eq!(n.skipped().count(&SkipReason::Binary), 2);
     let f = t.files_with_matches(&query, &Limits::new(), None).unwrap();
     assert_eq!(f.skipped().count(&SkipReason::Binary), 2);
@@ -210,7 +210,7 @@ fn the_binary_rule_holds_however_a_file_is_read() {
             2,
             "threads {threads}"
         );
-        let counts = t.count(&query, &Limits::new(), None).unwrap();
+        let counts = t.count_per_file(&query, &Limits::new(), None).unwrap();
         let counted: Vec<(&str, u64)> = counts.iter().map(|c| (c.path.as_str(), c.count)).collect();
         // The lines before the NUL's line: 1,000,000 bytes of 7-byte lines
         // hold 142,857 whole ones, the NUL on the last.
