@@ -130,16 +130,16 @@ impl Scope {
         self
     }
 
-    /// The query's fingerprint.
+    /// The query's fingerprint (see [`new`](Self::new)).
     ///
     /// # Example
     ///
     /// ```
     /// let f = candor::Fingerprint::of("q");
-    /// assert_eq!(candor::Scope::new(f).fingerprint(), f);
+    /// assert_eq!(candor::Scope::new(f).get_fingerprint(), f);
     /// ```
     #[must_use]
-    pub fn fingerprint(&self) -> Fingerprint {
+    pub fn get_fingerprint(&self) -> Fingerprint {
         self.fingerprint
     }
 

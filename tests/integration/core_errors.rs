@@ -173,8 +173,8 @@ fn foreign_cursor_names_both_fingerprints() {
     let ErrorKind::ForeignCursor { expected, found } = *err.kind() else {
         panic!("expected ForeignCursor, got {err:?}");
     };
-    assert_eq!(expected, other.fingerprint().as_u64());
-    assert_eq!(found, scope().fingerprint().as_u64());
+    assert_eq!(expected, other.get_fingerprint().as_u64());
+    assert_eq!(found, scope().get_fingerprint().as_u64());
     let message = err.to_string();
     assert!(message.contains(&format!("{expected:016x}")), "{message}");
     assert!(message.contains(&format!("{found:016x}")), "{message}");
