@@ -10,8 +10,8 @@ use crate::Fingerprint;
 ///
 /// ```
 /// use candor::{PatternKind, Query};
-/// assert_eq!(Query::regex(r"fn \w+").kind(), PatternKind::Regex);
-/// assert_eq!(Query::literals(["a", "b"]).kind(), PatternKind::Literals);
+/// assert_eq!(Query::regex(r"fn \w+").get_kind(), PatternKind::Regex);
+/// assert_eq!(Query::literals(["a", "b"]).get_kind(), PatternKind::Literals);
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
@@ -252,15 +252,17 @@ impl Query {
         self
     }
 
-    /// The kind of pattern.
+    /// The kind of pattern, as the constructor set it
+    /// ([`literal`](Self::literal), [`literals`](Self::literals) or
+    /// [`regex`](Self::regex)).
     ///
     /// # Example
     ///
     /// ```
-    /// assert_eq!(candor::Query::literal("x").kind(), candor::PatternKind::Literal);
+    /// assert_eq!(candor::Query::literal("x").get_kind(), candor::PatternKind::Literal);
     /// ```
     #[must_use]
-    pub fn kind(&self) -> PatternKind {
+    pub fn get_kind(&self) -> PatternKind {
         self.kind
     }
 

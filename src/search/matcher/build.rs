@@ -136,7 +136,7 @@ impl Matcher {
                 format!("pattern is {total} bytes long, the most is {MAX_PATTERN_BYTES}"),
             ));
         }
-        match query.kind() {
+        match query.get_kind() {
             PatternKind::Regex => Self::regex(query, &query.patterns()[0]),
             PatternKind::Literal | PatternKind::Literals => Self::literals(query),
         }
