@@ -79,7 +79,7 @@ impl Query {
     /// use candor::{Corpus, Documents, ErrorKind, Limits, Query};
     ///
     /// let q = Query::literal("TODO");
-    /// assert_eq!(q.patterns(), &["TODO"]);
+    /// assert_eq!(q.get_patterns(), &["TODO"]);
     /// let docs = Documents::new().with("a.txt", "TODO\n");
     /// let e = docs.search(&Query::literal(""), &Limits::new(), None).unwrap_err();
     /// assert!(matches!(e.kind(), ErrorKind::InvalidPattern { .. }));
@@ -96,7 +96,7 @@ impl Query {
     ///
     /// ```
     /// let q = candor::Query::literals(["TODO", "FIXME"]);
-    /// assert_eq!(q.patterns().len(), 2);
+    /// assert_eq!(q.get_patterns().len(), 2);
     /// ```
     #[must_use]
     pub fn literals<I, S>(needles: I) -> Query
@@ -266,15 +266,15 @@ impl Query {
         self.kind
     }
 
-    /// The pattern or patterns, as given.
+    /// The pattern or patterns, as the constructor was given them.
     ///
     /// # Example
     ///
     /// ```
-    /// assert_eq!(candor::Query::regex("a+").patterns(), &["a+"]);
+    /// assert_eq!(candor::Query::regex("a+").get_patterns(), &["a+"]);
     /// ```
     #[must_use]
-    pub fn patterns(&self) -> &[String] {
+    pub fn get_patterns(&self) -> &[String] {
         &self.patterns
     }
 
