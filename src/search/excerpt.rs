@@ -20,7 +20,7 @@ use crate::{Bounded, Budget, BudgetKind, Completeness, Cursor, Fingerprint, Limi
 ///
 /// ```
 /// let e = candor::Excerpt::new("src/lib.rs", 10..=20).max_columns(200);
-/// assert_eq!(e.path(), "src/lib.rs");
+/// assert_eq!(e.get_path(), "src/lib.rs");
 /// assert_eq!(e.lines(), 10..=20);
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -73,15 +73,15 @@ impl Excerpt {
         self
     }
 
-    /// The file's path.
+    /// The file's path, as [`new`](Self::new) was given it.
     ///
     /// # Example
     ///
     /// ```
-    /// assert_eq!(candor::Excerpt::new("a.txt", 1..=2).path(), "a.txt");
+    /// assert_eq!(candor::Excerpt::new("a.txt", 1..=2).get_path(), "a.txt");
     /// ```
     #[must_use]
-    pub fn path(&self) -> &str {
+    pub fn get_path(&self) -> &str {
         &self.path
     }
 
@@ -225,7 +225,7 @@ pub(crate) fn excerpt(
             format!("the range {first}..={last} is empty: its start is after its end"),
         ));
     }
-    let resolved = source.resolve_file(excerpt.path())?;
+    let resolved = source.resolve_file(excerpt.get_path())?;
     let fingerprint = Fingerprint::of(&(
         "excerpt",
         &resolved.path,
