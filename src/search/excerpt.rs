@@ -21,7 +21,7 @@ use crate::{Bounded, Budget, BudgetKind, Completeness, Cursor, Fingerprint, Limi
 /// ```
 /// let e = candor::Excerpt::new("src/lib.rs", 10..=20).max_columns(200);
 /// assert_eq!(e.get_path(), "src/lib.rs");
-/// assert_eq!(e.lines(), 10..=20);
+/// assert_eq!(e.get_lines(), 10..=20);
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Excerpt {
@@ -38,7 +38,7 @@ impl Excerpt {
     ///
     /// ```
     /// let e = candor::Excerpt::new("a.txt", 1..=1);
-    /// assert_eq!(e.lines(), 1..=1);
+    /// assert_eq!(e.get_lines(), 1..=1);
     /// ```
     #[must_use]
     pub fn new(path: impl Into<String>, lines: RangeInclusive<u64>) -> Excerpt {
@@ -85,17 +85,18 @@ impl Excerpt {
         &self.path
     }
 
-    /// The lines, 1-based, inclusive.
+    /// The lines, 1-based, inclusive, as [`new`](Self::new) was given
+    /// them.
     ///
     /// # Example
     ///
     /// ```
     /// let e = candor::Excerpt::new("a.txt", 3..=9);
-    /// assert_eq!(e.lines(), 3..=9);
-    /// assert_eq!(e.lines().count(), 7);
+    /// assert_eq!(e.get_lines(), 3..=9);
+    /// assert_eq!(e.get_lines().count(), 7);
     /// ```
     #[must_use]
-    pub fn lines(&self) -> RangeInclusive<u64> {
+    pub fn get_lines(&self) -> RangeInclusive<u64> {
         self.first..=self.last
     }
 }
