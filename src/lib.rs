@@ -129,13 +129,37 @@
 //!
 //! # Names
 //!
-//! Values that configure a query ([`Limits`], [`Scope`], `Query`) have
-//! setters that take and return the value under the plain name
-//! (`Limits::new().max_bytes(4096)`); the matching getter adds `_value`
-//! (`get_max_bytes()`), or reads `is_...` for a switch (`get_strict()`).
-//! Values that report a result ([`Bounded`], [`Disclosure`], [`Streamed`])
-//! have getters under the plain name (`total()`, `start()`), and builders
-//! that start with `with_` (`Disclosure::with_start`).
+//! One set of rules, followed everywhere, so that a name says what it does:
+//!
+//! - **Settings values** ([`Limits`], [`Scope`], `Query`, `Excerpt`,
+//!   `Tree`) have setters under the plain name that take and return the
+//!   value (`Limits::new().max_bytes(4096)`), and read back what was set,
+//!   by a setter or by the constructor, with `get_` and the same name
+//!   (`get_max_bytes()`, `Scope::get_fingerprint()`, `Tree::get_root()`).
+//!   What they work out rather than hold has the plain name
+//!   ([`Limits::applied_limit`]).
+//! - **Every other value** (results, cursors, requests, errors) reads with
+//!   the plain name (`Bounded::total()`, `Cursor::start()`,
+//!   `KeyRequest::after()`), and a result's builders start with `with_`
+//!   (`Disclosure::with_start`).
+//! - **Predicates** start with `is_`. A result has one about the whole
+//!   answer, `is_complete()`: the wire's `complete`, false when items are
+//!   missing or an input could not be searched. Whether items were cut is
+//!   its completeness's, `completeness().is_exact()` or `is_truncated()`,
+//!   which are opposites.
+//! - **Conversions** start with `as_`, `to_` or `into_` (`to_json()`,
+//!   `into_parts()`, `into_exact()`, `Fingerprint::as_u64()`).
+//! - **Numbers of items.** `total` is how many the whole answer holds;
+//!   `len()`, how many a value holds; `count`, how many a response or a
+//!   stream handed on (the wire's `count`, `Streamed::count`), or, in a
+//!   `FileCount`, how many lines of the file match. To count is to count
+//!   the whole answer past the limit for an exact total
+//!   ([`Limits::count_total`], [`Keyset::count`]) or the matching lines of
+//!   each file (`Corpus::count_per_file`).
+//! - **What can fail** says so: in its name when it sits beside a form
+//!   that cannot (`Corpus::try_search_each`), or in its type for a source
+//!   ([`Fallible`] rows); its error keeps what was done before the failure
+//!   ([`TryError`], [`StreamError`]).
 //!
 //! # Features
 //!
