@@ -333,6 +333,51 @@ proptest! {
     }
 }
 
+/// One way to an exact total: `count_total`. A keyset that can count is
+/// asked for its count only then (and for `limit + 1` rows), and not
+/// read on; without `count_total` the count is never run.
+#[test]
+fn a_keyset_counts_only_when_an_exact_total_is_asked_for() {
+    use std::cell::{Cell, RefCell};
+    let table: Vec<u32> = (1..=40).collect();
+    let fetched = RefCell::new(Vec::new());
+    let counted = Cell::new(0);
+    let source = || {
+        let rows = |request: KeyRequest<u32>| {
+            fetched.borrow_mut().push(request.fetch());
+            let after = request.after().copied().unwrap_or(0);
+            let fetch = request.fetch().unwrap_or(usize::MAX);
+            table
+                .iter()
+                .copied()
+                .filter(move |n| *n > after)
+                .take(fetch)
+        };
+        let count = |after: Option<&u32>| {
+            counted.set(counted.get() + 1);
+            let after = after.copied().unwrap_or(0);
+            Ok::<u64, std::convert::Infallible>(table.iter().filter(|n| **n > after).count() as u64)
+        };
+        Keyset::new(rows, |n: &u32| *n).count(count)
+    };
+    let page = Bounded::page(source(), &Limits::new().limit(10), &scope(), None).unwrap();
+    assert_eq!((page.total(), counted.get()), (Total::AtLeast(11), 0));
+    let exact = Limits::new().limit(10).count_total(true);
+    let page = Bounded::page(source(), &exact, &scope(), None).unwrap();
+    assert_eq!((page.total(), counted.get()), (Total::Exact(40), 1));
+    let second = Bounded::page(source(), &exact, &scope(), page.next_cursor()).unwrap();
+    assert_eq!(
+        (second.start(), second.total(), counted.get()),
+        (10, Total::Exact(40), 2)
+    );
+    // Asked for the probe only, never for the rest.
+    assert!(
+        fetched.borrow().iter().all(|f| *f == Some(11)),
+        "{:?}",
+        fetched.borrow()
+    );
+}
+
 /// The motivating numbers of the design: 8,963 rows, a limit of 1,000, a source with
 /// `LIMIT n` and one with `LIMIT n + 1` while counting.
 #[test]
