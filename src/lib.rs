@@ -149,10 +149,13 @@
 //!   which are opposites.
 //! - **Conversions** start with `as_`, `to_` or `into_` (`to_json()`,
 //!   `into_parts()`, `into_exact()`, `Fingerprint::as_u64()`).
-//! - **Numbers of items.** `total` is how many the whole answer holds;
-//!   `len()`, how many a value holds; `count`, how many a response or a
-//!   stream handed on (the wire's `count`, `Streamed::count`), or, in a
-//!   `FileCount`, how many lines of the file match. To count is to count
+//! - **Numbers of items.** `total` is how many there are in all (the
+//!   whole answer's items, [`Bounded::total`]; every input skipped,
+//!   [`Skipped::total`]); `len()`, how many a value holds; `count`, how
+//!   many a response or a
+//!   stream handed on (the wire's `count`, `Streamed::count`), or, for
+//!   one thing a name says, how many of it there are (a `FileCount`'s
+//!   matching lines, [`Skipped::count`] of a reason). To count is to count
 //!   the whole answer past the limit for an exact total
 //!   ([`Limits::count_total`], [`Keyset::count`]) or the matching lines of
 //!   each file (`Corpus::count_per_file`).
