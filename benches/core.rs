@@ -6,7 +6,7 @@
 //! `u64` (the cheapest possible items, so the overhead shows in full) and
 //! a `Vec<String>` of 100,000 path-like strings, cloned item by item.
 //!
-//! - `collect/*`: `Limits::new().limit(L).collect(iter)` vs `take(L)`; the
+//! - `collect/*`: `Bounded::collect(iter, &Limits::new().limit(L))` vs `take(L)`; the
 //!   collect pulls one more item (the `limit + 1` probe).
 //! - `budget/*`: the same collect with a byte budget too large to bind
 //!   (`max_bytes(1 << 40)`), so every item's JSON size is measured; vs no
@@ -16,7 +16,7 @@
 //!   64 KiB and 400 bytes, over the strings.
 //! - `json/*`: the wire shape of a 1000-item result, built as a `String`
 //!   (`to_json`) vs streamed to a writer (`write_json`).
-//! - `page/*`: the second page of `Limits::page` (cursor decoding, skipping
+//! - `page/*`: the second page of `Bounded::page` (cursor decoding, skipping
 //!   the first L items, a new cursor) vs `skip(L).take(L)`. The page's
 //!   source yields owned items, so for strings it clones the L skipped
 //!   items too, which the plain `iter().skip(L).take(L).cloned()` does not.
@@ -27,7 +27,7 @@
 
 use std::hint::black_box;
 
-use candor::{Fingerprint, Limits, Scope};
+use candor::{Bounded, Fingerprint, Limits, Scope};
 use criterion::Criterion;
 
 const L: usize = 1000;
@@ -47,14 +47,14 @@ fn collect(c: &mut Criterion) {
     });
     group.bench_function("u64/limits_collect", |b| {
         let limits = Limits::new().limit(L);
-        b.iter(|| black_box(limits.collect(0..black_box(SOURCE_LEN)).unwrap()))
+        b.iter(|| black_box(Bounded::collect(0..black_box(SOURCE_LEN), &limits).unwrap()))
     });
     group.bench_function("string/plain_take", |b| {
         b.iter(|| black_box(words.iter().take(L).cloned().collect::<Vec<_>>()))
     });
     group.bench_function("string/limits_collect", |b| {
         let limits = Limits::new().limit(L);
-        b.iter(|| black_box(limits.collect(words.iter().cloned()).unwrap()))
+        b.iter(|| black_box(Bounded::collect(words.iter().cloned(), &limits).unwrap()))
     });
     group.finish();
 }
@@ -65,16 +65,16 @@ fn budget(c: &mut Criterion) {
     let plain = Limits::new().limit(L);
     let budgeted = Limits::new().limit(L).max_bytes(1 << 40);
     group.bench_function("u64/no_budget", |b| {
-        b.iter(|| black_box(plain.collect(0..black_box(SOURCE_LEN)).unwrap()))
+        b.iter(|| black_box(Bounded::collect(0..black_box(SOURCE_LEN), &plain).unwrap()))
     });
     group.bench_function("u64/max_bytes", |b| {
-        b.iter(|| black_box(budgeted.collect(0..black_box(SOURCE_LEN)).unwrap()))
+        b.iter(|| black_box(Bounded::collect(0..black_box(SOURCE_LEN), &budgeted).unwrap()))
     });
     group.bench_function("string/no_budget", |b| {
-        b.iter(|| black_box(plain.collect(words.iter().cloned()).unwrap()))
+        b.iter(|| black_box(Bounded::collect(words.iter().cloned(), &plain).unwrap()))
     });
     group.bench_function("string/max_bytes", |b| {
-        b.iter(|| black_box(budgeted.collect(words.iter().cloned()).unwrap()))
+        b.iter(|| black_box(Bounded::collect(words.iter().cloned(), &budgeted).unwrap()))
     });
     group.finish();
 }
@@ -85,20 +85,17 @@ fn fit(c: &mut Criterion) {
     let binding = Limits::new().max_bytes(64 << 10);
     let tight = Limits::new().max_bytes(400);
     group.bench_function("string/64KiB", |b| {
-        b.iter(|| black_box(binding.collect(words.iter().cloned()).unwrap()))
+        b.iter(|| black_box(Bounded::collect(words.iter().cloned(), &binding).unwrap()))
     });
     group.bench_function("string/400B", |b| {
-        b.iter(|| black_box(tight.collect(words.iter().cloned()).unwrap()))
+        b.iter(|| black_box(Bounded::collect(words.iter().cloned(), &tight).unwrap()))
     });
     group.finish();
 }
 
 fn json(c: &mut Criterion) {
     let words = strings();
-    let result = Limits::new()
-        .limit(L)
-        .collect(words.iter().cloned())
-        .unwrap();
+    let result = Bounded::collect(words.iter().cloned(), &Limits::new().limit(L)).unwrap();
     let mut group = c.benchmark_group("json");
     group.bench_function("string/to_json", |b| {
         b.iter(|| black_box(result.to_json().unwrap()))
@@ -113,7 +110,7 @@ fn page(c: &mut Criterion) {
     let words = strings();
     let scope = Scope::new(Fingerprint::of("bench: second page"));
     let limits = Limits::new().limit(L);
-    let first = limits.page(&scope, None, 0..SOURCE_LEN).unwrap();
+    let first = Bounded::page(0..SOURCE_LEN, &limits, &scope, None).unwrap();
     let cursor = first.next_cursor().expect("more than one page").clone();
     let mut group = c.benchmark_group("page");
     group.bench_function("u64/plain_skip_take", |b| {
@@ -129,9 +126,13 @@ fn page(c: &mut Criterion) {
     group.bench_function("u64/second_page", |b| {
         b.iter(|| {
             black_box(
-                limits
-                    .page(&scope, Some(black_box(&cursor)), 0..black_box(SOURCE_LEN))
-                    .unwrap(),
+                Bounded::page(
+                    0..black_box(SOURCE_LEN),
+                    &limits,
+                    &scope,
+                    Some(black_box(&cursor)),
+                )
+                .unwrap(),
             )
         })
     });
@@ -141,9 +142,13 @@ fn page(c: &mut Criterion) {
     group.bench_function("string/second_page", |b| {
         b.iter(|| {
             black_box(
-                limits
-                    .page(&scope, Some(black_box(&cursor)), words.iter().cloned())
-                    .unwrap(),
+                Bounded::page(
+                    words.iter().cloned(),
+                    &limits,
+                    &scope,
+                    Some(black_box(&cursor)),
+                )
+                .unwrap(),
             )
         })
     });

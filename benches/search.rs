@@ -123,7 +123,13 @@ fn documents(c: &mut Criterion) {
         })
     });
     group.bench_function("count/literal_common", |b| {
-        b.iter(|| black_box(docs.count(&common, &Limits::new(), None).unwrap().len()))
+        b.iter(|| {
+            black_box(
+                docs.count_per_file(&common, &Limits::new(), None)
+                    .unwrap()
+                    .len(),
+            )
+        })
     });
     group.finish();
 }

@@ -22,7 +22,7 @@
 
 use std::path::{Path, PathBuf};
 
-use candor::{Bounded, Cursor, Fingerprint, KeyRequest, Limits, Scope, TryError};
+use candor::{Bounded, Cursor, Fallible, Fingerprint, KeyRequest, Keyset, Limits, Scope, TryError};
 use clap::{Parser, Subcommand};
 use regex::Regex;
 use rusqlite::{Connection, params};
@@ -218,7 +218,10 @@ impl Index {
                     column: row.get(2)?,
                 })
             };
-            collect_rows(rows.query_map(params![name, path, line, col, request.sql_limit()], read))
+            Fallible(collect_rows(rows.query_map(
+                params![name, path, line, col, request.sql_limit()],
+                read,
+            )))
         };
         let count = |after: Option<&(String, i64, i64)>| {
             let (path, line, col) = after.cloned().unwrap_or_default();
@@ -229,7 +232,14 @@ impl Index {
             )
         };
         let key = |r: &Reference| (r.path.clone(), r.line, r.column);
-        limits.try_page_by_key_counted(&scope, cursor, source, key, count)
+        // COUNT(*) is cheap here: every page has an exact total.
+        let limits = limits.clone().count_total(true);
+        Bounded::page(
+            Keyset::new(source, key).count(count),
+            &limits,
+            &scope,
+            cursor,
+        )
     }
 
     /// The call sites of `name`, by path, line, column, each with the
@@ -254,7 +264,10 @@ impl Index {
                     column: row.get(3)?,
                 })
             };
-            collect_rows(rows.query_map(params![name, path, line, col, request.sql_limit()], read))
+            Fallible(collect_rows(rows.query_map(
+                params![name, path, line, col, request.sql_limit()],
+                read,
+            )))
         };
         let count = |after: Option<&(String, i64, i64)>| {
             let (path, line, col) = after.cloned().unwrap_or_default();
@@ -265,7 +278,14 @@ impl Index {
             )
         };
         let key = |c: &Call| (c.path.clone(), c.line, c.column);
-        limits.try_page_by_key_counted(&scope, cursor, source, key, count)
+        // COUNT(*) is cheap here: every page has an exact total.
+        let limits = limits.clone().count_total(true);
+        Bounded::page(
+            Keyset::new(source, key).count(count),
+            &limits,
+            &scope,
+            cursor,
+        )
     }
 
     /// The definitions in the file `path`, by line and column.
@@ -293,7 +313,9 @@ impl Index {
                     column: row.get(3)?,
                 })
             };
-            collect_rows(rows.query_map(params![path, line, col, request.sql_limit()], read))
+            Fallible(collect_rows(
+                rows.query_map(params![path, line, col, request.sql_limit()], read),
+            ))
         };
         let count = |after: Option<&(i64, i64)>| {
             let (line, col) = after.copied().unwrap_or_default();
@@ -304,7 +326,14 @@ impl Index {
             )
         };
         let key = |d: &Definition| (d.line, d.column);
-        limits.try_page_by_key_counted(&scope, cursor, source, key, count)
+        // COUNT(*) is cheap here: every page has an exact total.
+        let limits = limits.clone().count_total(true);
+        Bounded::page(
+            Keyset::new(source, key).count(count),
+            &limits,
+            &scope,
+            cursor,
+        )
     }
 }
 

@@ -24,6 +24,7 @@
 
 use std::ffi::OsString;
 use std::io::{self, Write};
+use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::mpsc;
@@ -578,6 +579,7 @@ fn run(args: &Args) -> Result<Outcome, Failure> {
                     std::process::exit(0);
                 }
             }
+            ControlFlow::Continue(())
         })?;
         ignore_broken_pipe(written.and_then(|()| out.flush()))?;
         matched = end.count() > 0 || end.total().value() > 0;
@@ -606,6 +608,7 @@ fn json_stream<S: io::Read + Write + io::Seek>(
                 failed = Some(e);
             }
         }
+        ControlFlow::Continue(())
     })?;
     if let Some(e) = failed {
         return Err(e.into());

@@ -22,9 +22,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use candor::mcp::{
-    PageArgs, Policy, StdioGuard, bounded_tool, error_result, invalid_argument, respond,
-};
+use candor::mcp::{PageArgs, Policy, StdioGuard, bounded_tool, error_result, invalid_argument};
 use candor::{CancelToken, Corpus, Error, Excerpt, LLM_GUIDE, Limits, Query, Tree};
 use clap::Parser;
 use rmcp::model::{
@@ -326,26 +324,26 @@ impl Inner {
         let cursor = cursor.as_ref();
         let columns = || Ok::<_, Error>(args.number("max_columns")?.map(|n| n as usize));
         match tool.name.as_ref() {
-            "search_text" => respond(
+            "search_text" => page.respond(
                 columns()
                     .and_then(|c| self.query(&args, Some(c.unwrap_or(DEFAULT_MAX_COLUMNS))))
                     .and_then(|q| self.tree.search(&q, &limits, cursor)),
                 "matches",
-                budget,
+                &self.policy,
             ),
-            "count_matches" => respond(
+            "count_matches" => page.respond(
                 self.query(&args, None)
-                    .and_then(|q| self.tree.count(&q, &limits, cursor)),
+                    .and_then(|q| self.tree.count_per_file(&q, &limits, cursor)),
                 "files with matches",
-                budget,
+                &self.policy,
             ),
-            "files_with_matches" => respond(
+            "files_with_matches" => page.respond(
                 self.query(&args, None)
                     .and_then(|q| self.tree.files_with_matches(&q, &limits, cursor)),
                 "files",
-                budget,
+                &self.policy,
             ),
-            _ => respond(
+            _ => page.respond(
                 (|| {
                     let first = args.number("start_line")?.unwrap_or(1);
                     // The excerpt reads up to the end of the file.
@@ -357,7 +355,7 @@ impl Inner {
                     self.tree.excerpt(&excerpt, &limits, cursor)
                 })(),
                 "lines",
-                budget,
+                &self.policy,
             ),
         }
     }

@@ -5,15 +5,16 @@
 //! cargo run --example references --no-default-features
 //! ```
 //!
-//! Each shard answers with its own sorted, bounded slice ([`Limits::collect`]).
-//! The slices are merged under the global limit ([`Limits::merge_by_key`]),
-//! which keeps only the prefix that is certain and issues a cursor holding
-//! the key of the last caller returned. To resume, the cursor is decoded
-//! ([`Scope::resume`]), every shard is asked for its callers after that key,
-//! and the answers are merged again. Every page prints its disclosure, so a
+//! Each shard answers with its own sorted, bounded slice
+//! ([`Bounded::collect`]). The slices are paged as one ([`Bounded::page`]
+//! over [`Shards`]): merged under the global limit, keeping only the prefix
+//! that is certain, with a cursor holding the key of the last caller
+//! returned. To resume, the cursor is handed back: it is decoded, every
+//! shard is asked for its callers after its key, and the answers are
+//! merged again, the page saying where it starts in the whole answer. Every page prints its disclosure, so a
 //! reader never mistakes a page for the whole answer.
 
-use candor::{Bounded, Cursor, ErrorKind, Fingerprint, Limits, Scope};
+use candor::{Bounded, Cursor, ErrorKind, Fingerprint, KeyRequest, Limits, Scope, Shards};
 use serde::Serialize;
 
 /// One call site.
@@ -68,12 +69,12 @@ impl Shard {
             .map(|(_, call)| call)
             .filter(|call| after.is_none_or(|after| key(call) > *after))
             .cloned();
-        limits.collect(calls)
+        Bounded::collect(calls, limits)
     }
 }
 
-/// One page of the answer: every shard's first `page_size` callers after
-/// the cursor, merged under the same global limit.
+/// One page of the answer: every shard's first `page_size + 1` callers
+/// after the cursor's key, merged under the same global limit.
 fn callers_page(
     shards: &[Shard],
     callee: &str,
@@ -81,14 +82,17 @@ fn callers_page(
     cursor: Option<&Cursor>,
     page_size: usize,
 ) -> Result<Bounded<Call>, candor::Error> {
-    // A cursor of another query or of an older index is refused here.
-    let after: Option<(String, u64)> = cursor.map(|c| scope.resume(c)).transpose()?;
     let limits = Limits::new().limit(page_size);
-    let parts = shards
-        .iter()
-        .map(|shard| shard.callers_of(callee, after.as_ref(), &limits))
-        .collect::<Result<Vec<_>, _>>()?;
-    limits.merge_by_key(scope, parts, key)
+    let parts_for = |request: KeyRequest<(String, u64)>| {
+        let shard_limits = Limits::new().limit(request.fetch().unwrap_or(usize::MAX));
+        shards
+            .iter()
+            .map(|shard| shard.callers_of(callee, request.after(), &shard_limits))
+            .collect()
+    };
+    // A cursor of another query or of an older index is refused before any
+    // shard is asked.
+    Bounded::page(Shards::new(parts_for, key), &limits, scope, cursor)
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -137,13 +141,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     loop {
         page_number += 1;
         let page = callers_page(&shards, "flush", &scope, cursor.as_ref(), 4)?;
-        // On a resumed page, the total counts the answer from the cursor on.
-        let from = if cursor.is_some() {
-            " (from the cursor on)"
-        } else {
-            ""
-        };
-        println!("\npage {page_number}{from}: {}", page.summary("callers"));
+        // Every page says which callers of how many it holds.
+        println!("\npage {page_number}: {}", page.summary("callers"));
         for call in page.iter() {
             println!("  {}:{}  {}", call.file, call.line, call.caller);
         }

@@ -21,14 +21,14 @@ use std::sync::atomic::{AtomicBool, Ordering};
 /// drops that future, ends the query too.
 ///
 /// ```
-/// use candor::{BudgetKind, CancelToken, Limits};
+/// use candor::{Bounded, BudgetKind, CancelToken, Limits};
 ///
 /// let runtime = tokio::runtime::Runtime::new()?;
 /// runtime.block_on(async {
 ///     let token = CancelToken::new();
 ///     let limits = Limits::new().cancel_token(token.clone());
 ///     // An answer that would never end on its own.
-///     let query = tokio::task::spawn_blocking(move || limits.collect(0..u64::MAX));
+///     let query = tokio::task::spawn_blocking(move || Bounded::collect(0..u64::MAX, &limits));
 ///     let guard = token.cancel_on_drop();
 ///     drop(guard); // the waiting future went away
 ///     let page = query.await??;

@@ -29,10 +29,10 @@ pub trait Clock: Send + Sync + fmt::Debug {
 ///
 /// ```
 /// use std::time::Duration;
-/// use candor::{Limits, SystemClock};
+/// use candor::{Bounded, Limits, SystemClock};
 /// let limits = Limits::new().clock(SystemClock).deadline(Duration::from_secs(60));
 /// // A minute is plenty for five items: the answer is whole.
-/// assert!(limits.collect(0..5u32)?.is_complete());
+/// assert!(Bounded::collect(0..5u32, &limits)?.is_complete());
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Debug, Clone, Copy, Default)]
@@ -53,13 +53,13 @@ impl Clock for SystemClock {
 ///
 /// ```
 /// use std::time::Duration;
-/// use candor::{BudgetKind, Limits, ManualClock};
+/// use candor::{Bounded, BudgetKind, Limits, ManualClock};
 ///
 /// // Each reading of the clock advances it by 10 ms, so a 25 ms deadline
 /// // passes after a few items.
 /// let clock = ManualClock::new().auto_advance(Duration::from_millis(10));
 /// let limits = Limits::new().deadline(Duration::from_millis(25)).clock(clock);
-/// let b = limits.collect(0..1000u32)?;
+/// let b = Bounded::collect(0..1000u32, &limits)?;
 /// assert_eq!(b.completeness().budget().map(|b| b.kind()), Some(BudgetKind::Deadline));
 /// assert!(b.len() < 1000);
 /// # Ok::<(), Box<dyn std::error::Error>>(())

@@ -3,8 +3,8 @@
 //! A [`Collector`] takes the items of an answer in order and decides, item
 //! by item, whether to keep going; at the end it fits the result to the
 //! byte budget (`collect/fit.rs`) and writes the disclosure.
-//! `Limits::collect`, `Limits::page` (in `page.rs`) and the search engine
-//! all drive one.
+//! `Bounded::collect`, `Bounded::page`, `Bounded::merge` (in `page/`) and
+//! the search engine all drive one.
 
 mod fit;
 mod skips;
@@ -81,15 +81,10 @@ pub(crate) struct Finished<T> {
     pub(crate) disclosure: Disclosure,
 }
 
-impl<T: Serialize> Finished<T> {
-    /// The result, or in strict mode an error holding it when it is not
-    /// complete.
-    pub(crate) fn into_bounded(self, strict: bool) -> Result<Bounded<T>, Error> {
-        let bounded = Bounded::assemble(self.items, self.disclosure);
-        if strict && !bounded.is_complete() {
-            return Err(Error::incomplete(bounded));
-        }
-        Ok(bounded)
+impl<T> Finished<T> {
+    /// The result.
+    pub(crate) fn into_bounded(self) -> Bounded<T> {
+        Bounded::assemble(self.items, self.disclosure)
     }
 }
 
@@ -208,6 +203,14 @@ impl<T: Serialize> Collector<T> {
         ControlFlow::Continue(())
     }
 
+    /// Takes back the item just kept, which its stream's receiver refused:
+    /// it exists in the answer, but this page does not hold it. It stays
+    /// as the last item, for the cursor that resumes at it.
+    #[cfg_attr(not(feature = "search"), allow(dead_code))] // used by the search engine
+    pub(crate) fn refuse_last(&mut self) {
+        self.kept = self.kept.saturating_sub(1);
+    }
+
     /// The item just kept by `offer`, for a stream to hand on.
     #[cfg_attr(not(feature = "search"), allow(dead_code))] // used by the search engine
     pub(crate) fn last(&self) -> Option<&T> {
@@ -307,6 +310,11 @@ impl<T: Serialize> Collector<T> {
         self.stop.as_ref().is_some_and(Completeness::proves_more)
     }
 
+    /// Items of the full answer before this page.
+    pub(crate) fn start(&self) -> u64 {
+        self.start
+    }
+
     pub(crate) fn seen(&self) -> u64 {
         self.seen
     }
@@ -343,7 +351,7 @@ impl<T: Serialize> Collector<T> {
     }
 
     /// Builds the result: fits it to the byte budget, writes the total and
-    /// the cursor, and applies strict mode.
+    /// the cursor.
     ///
     /// `cursor_for` gets the kept items and returns where to resume after
     /// them (or `None` when resuming is not possible or would not advance).
@@ -354,10 +362,8 @@ impl<T: Serialize> Collector<T> {
         self,
         cursor_for: impl Fn(&[T]) -> Option<Cursor>,
         total_hint: Option<Total>,
-        strict: bool,
     ) -> Result<Bounded<T>, Error> {
-        self.finish_parts(cursor_for, total_hint)?
-            .into_bounded(strict)
+        Ok(self.finish_parts(cursor_for, total_hint)?.into_bounded())
     }
 
     /// Like `finish`, without building the `Bounded` (streams use it).

@@ -11,9 +11,9 @@ use std::fmt;
 /// # Example
 ///
 /// ```
-/// use candor::{Completeness, Limits};
+/// use candor::{Bounded, Completeness, Limits};
 ///
-/// let b = Limits::new().limit(3).collect(0..10u32)?;
+/// let b = Bounded::collect(0..10u32, &Limits::new().limit(3))?;
 /// assert_eq!(
 ///     b.completeness(),
 ///     &Completeness::TruncatedByLimit { limit: 3, requested: None }
@@ -132,9 +132,9 @@ impl Completeness {
     /// # Example
     ///
     /// ```
-    /// use candor::{BudgetKind, Clamp, Limits};
+    /// use candor::{Bounded, BudgetKind, Clamp, Limits};
     /// // The byte budget binds long before the clamped limit of 1000.
-    /// let b = Limits::new().ceiling(1000).limit(100_000).max_bytes(300).collect(0..5000u32)?;
+    /// let b = Bounded::collect(0..5000u32, &Limits::new().ceiling(1000).limit(100_000).max_bytes(300))?;
     /// assert_eq!(b.completeness().budget().map(|b| b.kind()), Some(BudgetKind::OutputBytes));
     /// assert_eq!(b.completeness().clamp(), Some(Clamp::new(1000, 100_000)));
     /// # Ok::<(), Box<dyn std::error::Error>>(())

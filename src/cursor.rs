@@ -51,15 +51,15 @@ const CHECKSUM_SALT: &[u8] = b"candor-cursor-v1";
 /// # Example
 ///
 /// ```
-/// use candor::{Cursor, Fingerprint, Limits, Scope};
+/// use candor::{Bounded, Cursor, Fingerprint, Limits, Scope};
 ///
 /// let scope = Scope::new(Fingerprint::of("numbers below 25"));
-/// let page = Limits::new().limit(10).page(&scope, None, 0..25u32)?;
+/// let page = Bounded::page(0..25u32, &Limits::new().limit(10), &scope, None)?;
 /// let token = page.next_cursor().expect("more pages").to_string();
 ///
 /// // Later, perhaps in another process:
 /// let cursor: Cursor = token.parse()?;
-/// let page2 = Limits::new().limit(10).page(&scope, Some(&cursor), 0..25u32)?;
+/// let page2 = Bounded::page(0..25u32, &Limits::new().limit(10), &scope, Some(&cursor))?;
 /// assert_eq!(page2.items()[0], 10);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
@@ -128,7 +128,7 @@ impl Cursor {
     ///
     /// ```
     /// use candor::{Cursor, ErrorKind, Fingerprint, Scope};
-    /// let token = Scope::new(Fingerprint::of("q")).cursor(&5u64).to_string();
+    /// let token = Scope::new(Fingerprint::of("q")).cursor(&5u64, 0).to_string();
     /// assert!(Cursor::parse(&token).is_ok());
     ///
     /// let mut altered = token.clone().into_bytes();
@@ -203,7 +203,7 @@ impl Cursor {
     /// # Example
     ///
     /// ```
-    /// let c = candor::Scope::new(candor::Fingerprint::of("q")).cursor(&1u64);
+    /// let c = candor::Scope::new(candor::Fingerprint::of("q")).cursor(&1u64, 0);
     /// assert_eq!(c.as_str(), c.to_string());
     /// ```
     #[must_use]
@@ -218,7 +218,7 @@ impl Cursor {
     /// ```
     /// use candor::{Fingerprint, Scope};
     /// let f = Fingerprint::of("q");
-    /// assert_eq!(Scope::new(f).cursor(&1u64).fingerprint(), f);
+    /// assert_eq!(Scope::new(f).cursor(&1u64, 0).fingerprint(), f);
     /// ```
     #[must_use]
     pub fn fingerprint(&self) -> Fingerprint {
@@ -231,9 +231,9 @@ impl Cursor {
     /// # Example
     ///
     /// ```
-    /// use candor::{Fingerprint, Limits, Scope};
+    /// use candor::{Bounded, Fingerprint, Limits, Scope};
     /// let scope = Scope::new(Fingerprint::of("numbers below 25"));
-    /// let page = Limits::new().limit(10).page(&scope, None, 0..25u32)?;
+    /// let page = Bounded::page(0..25u32, &Limits::new().limit(10), &scope, None)?;
     /// assert_eq!(page.next_cursor().map(|c| c.start()), Some(10));
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```

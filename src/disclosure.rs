@@ -14,7 +14,7 @@ use crate::{BudgetKind, Completeness, Cursor, Skipped, Total};
 /// # Example
 ///
 /// ```
-/// let (items, disclosure) = candor::Limits::new().limit(2).collect(0..5u8)?.into_parts();
+/// let (items, disclosure) = candor::Bounded::collect(0..5u8, &candor::Limits::new().limit(2))?.into_parts();
 /// assert_eq!(items, vec![0, 1]);
 /// assert!(!disclosure.is_complete());
 /// assert_eq!(disclosure.total(), candor::Total::AtLeast(3));
@@ -108,13 +108,13 @@ impl Disclosure {
 
     /// Where to resume. Default: none. Its [`Cursor::start`] must be the
     /// page's `start` plus its item count: issue it with
-    /// [`Scope::cursor_at`](crate::Scope::cursor_at).
+    /// [`Scope::cursor`](crate::Scope::cursor).
     ///
     /// # Example
     ///
     /// ```
     /// use candor::{Completeness, Disclosure, Fingerprint, Scope, Total};
-    /// let cursor = Scope::new(Fingerprint::of("q")).cursor_at(&10u64, 10);
+    /// let cursor = Scope::new(Fingerprint::of("q")).cursor(&10u64, 10);
     /// let d = Disclosure::new(Completeness::TruncatedByLimit { limit: 10, requested: None }, Total::AtLeast(11))
     ///     .with_next_cursor(cursor);
     /// assert_eq!(d.next_cursor().map(|c| c.start()), Some(10));

@@ -1,36 +1,25 @@
-//! The crate's error type. What a strict-mode error holds is read and
-//! written in `strict.rs`, above the result types.
+//! The crate's error type.
 
 use std::fmt;
 use std::path::PathBuf;
 
-use std::any::Any;
-
 /// The error of every fallible call in candor.
 ///
 /// It is opaque so that new kinds and fields are not breaking changes:
-/// [`Error::kind`] says what went wrong. A strict-mode error (see
-/// [`Limits::strict`](crate::Limits::strict)) also holds what was found, in
-/// its wire form: [`Error::partial`] shows it, [`Error::into_partial`]
-/// decodes it.
+/// [`Error::kind`] says what went wrong. A truncated result is not an
+/// error; to require the whole answer, see
+/// [`Bounded::into_exact`](crate::Bounded::into_exact).
 ///
 /// # Example
 ///
 /// ```
-/// use candor::{ErrorKind, Limits};
+/// use candor::{Bounded, ErrorKind, Limits};
 ///
-/// let err = Limits::new().max_bytes(10).collect(0..5u32).unwrap_err();
+/// let err = Bounded::collect(0..5u32, &Limits::new().max_bytes(10)).unwrap_err();
 /// assert!(matches!(err.kind(), ErrorKind::BudgetTooSmall { max_bytes: 10, .. }));
 /// assert!(err.to_string().starts_with("max_bytes 10 is too small"));
 /// ```
-pub struct Error(Box<Inner>);
-
-struct Inner {
-    kind: ErrorKind,
-    /// What strict mode found: a `Bounded<serde_json::Value>` or a
-    /// `Streamed` (see `strict.rs`, which alone reads it).
-    partial: Option<Box<dyn Any + Send + Sync>>,
-}
+pub struct Error(Box<ErrorKind>);
 
 /// What went wrong.
 ///
@@ -136,14 +125,6 @@ pub enum ErrorKind {
         /// The transformed result's serialized size.
         size: usize,
     },
-    /// Strict mode was asked for and the result is not complete. What was
-    /// found is kept, in its wire form: see [`Error::partial`] and
-    /// [`Error::into_partial`].
-    #[error("incomplete result in strict mode: {summary}")]
-    Incomplete {
-        /// Why the result is incomplete, in one line.
-        summary: String,
-    },
     /// A path named by the caller resolves outside the corpus root.
     #[error("path {path:?} is outside the corpus root")]
     OutsideRoot {
@@ -186,35 +167,7 @@ impl Error {
     /// ```
     #[must_use]
     pub fn kind(&self) -> &ErrorKind {
-        &self.0.kind
-    }
-
-    /// Returns true when this error holds a partial result (strict mode):
-    /// what was found ([`partial`](Self::partial)) or the end of a stream
-    /// ([`stream_end`](Self::stream_end)).
-    ///
-    /// # Example
-    ///
-    /// ```
-    /// let err = candor::Limits::new().limit(0).strict(true).collect(0..1u8).unwrap_err();
-    /// assert!(err.has_partial());
-    /// ```
-    #[must_use]
-    pub fn has_partial(&self) -> bool {
-        self.0.partial.is_some()
-    }
-
-    /// An error holding what strict mode found (see `strict.rs`).
-    pub(crate) fn with_partial(kind: ErrorKind, partial: Box<dyn Any + Send + Sync>) -> Error {
-        Error(Box::new(Inner {
-            kind,
-            partial: Some(partial),
-        }))
-    }
-
-    /// What strict mode found, for `strict.rs` to read.
-    pub(crate) fn partial_any(&self) -> Option<&(dyn Any + Send + Sync)> {
-        self.0.partial.as_deref()
+        &self.0
     }
 
     pub(crate) fn invalid_argument(name: &'static str, reason: impl Into<String>) -> Error {
@@ -242,30 +195,24 @@ impl Error {
 
 impl From<ErrorKind> for Error {
     fn from(kind: ErrorKind) -> Error {
-        Error(Box::new(Inner {
-            kind,
-            partial: None,
-        }))
+        Error(Box::new(kind))
     }
 }
 
 impl fmt::Debug for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Error")
-            .field("kind", &self.0.kind)
-            .field("has_partial", &self.0.partial.is_some())
-            .finish()
+        f.debug_struct("Error").field("kind", &self.0).finish()
     }
 }
 
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Display::fmt(&self.0.kind, f)
+        fmt::Display::fmt(&self.0, f)
     }
 }
 
 impl std::error::Error for Error {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        std::error::Error::source(&self.0.kind)
+        std::error::Error::source(&*self.0)
     }
 }

@@ -39,13 +39,8 @@ const PENDING_BYTES: usize = 64 * 1024;
 /// use candor::{Corpus, Documents, JsonStream, Limits, Query};
 /// let docs = Documents::new().with("a.txt", "fish\nfish\nfish\n");
 /// let mut json = JsonStream::new();
-/// let mut failed = None;
-/// let end = docs.search_each(&Query::literal("fish"), &Limits::new().limit(2), None, &mut |m| {
-///     if let Err(e) = json.push(m) {
-///         failed.get_or_insert(e);
-///     }
-/// })?;
-/// assert!(failed.is_none());
+/// // A push that fails (its spill could not be written) ends the stream.
+/// let end = docs.try_search_each(&Query::literal("fish"), &Limits::new().limit(2), None, |m| json.push(m))?;
 /// let mut out = Vec::new();
 /// json.write(&end, &mut out)?;
 /// let text = String::from_utf8(out)?;
@@ -107,9 +102,7 @@ impl<S: Read + Write + Seek> JsonStream<S> {
     /// // Any `Read + Write + Seek`; a temporary file keeps memory flat.
     /// let mut json = JsonStream::with_spill(std::io::Cursor::new(Vec::new()));
     /// let docs = Documents::new().with("a.txt", "fish\n");
-    /// let end = docs.search_each(&Query::literal("fish"), &Limits::new(), None, &mut |m| {
-    ///     json.push(m).expect("a match serializes");
-    /// })?;
+    /// let end = docs.try_search_each(&Query::literal("fish"), &Limits::new(), None, |m| json.push(m))?;
     /// let mut out = Vec::new();
     /// json.write(&end, &mut out)?;
     /// assert_eq!(String::from_utf8(out)?, docs.search(&Query::literal("fish"), &Limits::new(), None)?.to_json()?);
@@ -186,9 +179,10 @@ impl<S: Read + Write + Seek> JsonStream<S> {
     /// # Example
     ///
     /// ```
+    /// use std::ops::ControlFlow;
     /// use candor::{Corpus, Documents, JsonStream, Limits, Query};
     /// let docs = Documents::new().with("a.txt", "x\n");
-    /// let end = docs.search_each(&Query::literal("x"), &Limits::new(), None, &mut |_| {})?;
+    /// let end = docs.search_each(&Query::literal("x"), &Limits::new(), None, &mut |_| ControlFlow::Continue(()))?;
     /// // Nothing was pushed, but the stream handed on one item.
     /// assert!(JsonStream::new().write(&end, Vec::new()).is_err());
     /// # Ok::<(), Box<dyn std::error::Error>>(())
@@ -296,7 +290,7 @@ fn io_error(source: io::Error) -> crate::Error {
 #[cfg(all(test, feature = "search"))]
 mod tests {
     use super::*;
-    use crate::{Corpus, Documents, Limits, Query};
+    use crate::{Bounded, Corpus, Documents, Limits, Query};
 
     /// Enough matching lines that their JSON is several times the bytes
     /// kept pending, so that most of it goes through the spill.
@@ -320,7 +314,7 @@ mod tests {
     ) -> String {
         let mut json = JsonStream::with_spill(spill);
         let end = docs
-            .search_each(query, limits, cursor, &mut |m| json.push(m).unwrap())
+            .try_search_each(query, limits, cursor, |m| json.push(m))
             .unwrap();
         let mut out = Vec::new();
         json.write(&end, &mut out).unwrap();
@@ -374,7 +368,7 @@ mod tests {
             spill.write_all(b"earlier bytes").unwrap();
             let mut json = JsonStream::with_spill(spill);
             let end = docs
-                .search_each(&query, &limits, cursor, &mut |m| json.push(m).unwrap())
+                .try_search_each(&query, &limits, cursor, |m| json.push(m))
                 .unwrap();
             for round in 0..2 {
                 let mut out = tempfile::tempfile().unwrap();
@@ -464,7 +458,7 @@ mod tests {
             expected.push(item.clone());
         }
         assert!(json.spilled > PENDING_BYTES as u64);
-        let collected = Limits::new().collect(expected.iter().cloned()).unwrap();
+        let collected = Bounded::collect(expected.iter().cloned(), &Limits::new()).unwrap();
         let end = crate::Streamed::new(collected.len(), collected.disclosure().clone());
         let mut out = Vec::new();
         json.write(&end, &mut out).unwrap();
@@ -490,7 +484,7 @@ mod tests {
     fn a_failed_writer_is_a_serialize_error_with_its_io_kind() {
         let mut json = JsonStream::with_spill(io::Cursor::new(Vec::new()));
         json.push(&1).unwrap();
-        let end = crate::Streamed::new(1, Limits::new().collect([1]).unwrap().disclosure().clone());
+        let end = crate::Streamed::new(1, Bounded::exact(vec![1]).into_parts().1);
         let err = json.write(&end, Closed).unwrap_err();
         let crate::ErrorKind::Serialize { source } = err.kind() else {
             panic!("{err:?}");

@@ -16,31 +16,40 @@
 //!
 //! # Collect any query under limits
 //!
+//! Three verbs make a result of a tool's own query:
+//! [`Bounded::collect`] (an answer without a cursor), [`Bounded::page`]
+//! (one page of an ordered source, with a cursor) and [`Bounded::merge`]
+//! (results from shards under one global limit).
+//!
 //! ```
 //! use candor::{Bounded, Completeness, Limits, Total};
 //!
 //! let limits = Limits::new().limit(10);
-//! let b: Bounded<u32> = limits.collect(0..25u32)?;
+//! let b = Bounded::collect(0..25u32, &limits)?;
 //! assert!(!b.is_complete());
 //! assert!(matches!(b.completeness(), Completeness::TruncatedByLimit { .. }));
 //! assert_eq!(b.total(), Total::AtLeast(11)); // item 11 was found, so more exist
 //!
 //! let json = serde_json::to_string(&b)?; // disclosure first, items last
 //! assert!(json.starts_with(r#"{"complete":false,"truncation":{"by":"limit","limit":10"#));
+//!
+//! // A caller who needs the whole answer gets an error that keeps it.
+//! assert_eq!(b.into_exact().unwrap_err().bounded().len(), 10);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
 //! # Page through an answer with cursors
 //!
 //! ```
-//! use candor::{Fingerprint, Limits, Scope};
+//! use candor::{Bounded, Fingerprint, Limits, Scope};
 //!
 //! let scope = Scope::new(Fingerprint::of("callers of flush"));
 //! let source = || (0..95u32).map(|n| format!("caller_{n}"));
 //! let mut cursor = None;
 //! let mut seen = 0;
 //! loop {
-//!     let page = Limits::new().limit(20).page(&scope, cursor.as_ref(), source())?;
+//!     let page = Bounded::page(source(), &Limits::new().limit(20), &scope, cursor.as_ref())?;
+//!     assert_eq!(page.start(), seen as u64); // every page says where it starts
 //!     seen += page.len();
 //!     match page.next_cursor() {
 //!         Some(next) => cursor = Some(next.clone()),
@@ -51,12 +60,39 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
+//! # Page a database by key
+//!
+//! A [`Keyset`] resumes after the last key returned, so a page does not
+//! read the earlier ones again; [`Fallible`] rows end the query at their
+//! first error with a [`TryError`] that keeps what was read; and a source
+//! that can count answers [`Limits::count_total`] with one query.
+//!
+//! ```
+//! use candor::{Bounded, Fallible, Fingerprint, KeyRequest, Keyset, Limits, Scope, Total};
+//!
+//! let table: Vec<u64> = (1..=8963).collect(); // `refs (id)`
+//! // SELECT id FROM refs WHERE id > ?after ORDER BY id LIMIT ?fetch
+//! let rows = |request: KeyRequest<u64>| {
+//!     let after = request.after().copied().unwrap_or(0);
+//!     let rows = table.iter().copied().filter(move |id| *id > after);
+//!     Fallible(rows.take(request.fetch().unwrap_or(usize::MAX)).map(Ok::<u64, std::io::Error>))
+//! };
+//! // SELECT COUNT(*) FROM refs WHERE id > ?after
+//! let count = |after: Option<&u64>| Ok(table.iter().filter(|id| Some(*id) > after).count() as u64);
+//! let scope = Scope::new(Fingerprint::of("references of Typography"));
+//! let limits = Limits::new().limit(1000).count_total(true);
+//! let page = Bounded::page(Keyset::new(rows, |id: &u64| *id).count(count), &limits, &scope, None)?;
+//! assert_eq!(page.total(), Total::Exact(8963));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
 //! # Keep a response under a byte budget
 //!
 //! ```
-//! use candor::{BudgetKind, Limits};
+//! use candor::{Bounded, BudgetKind, Limits};
 //!
-//! let b = Limits::new().max_bytes(1024).collect((0..10_000u32).map(|n| format!("item {n}")))?;
+//! let items = (0..10_000u32).map(|n| format!("item {n}"));
+//! let b = Bounded::collect(items, &Limits::new().max_bytes(1024))?;
 //! assert!(b.to_json()?.len() <= 1024);
 //! assert_eq!(b.completeness().budget().map(|b| b.kind()), Some(BudgetKind::OutputBytes));
 //! # Ok::<(), Box<dyn std::error::Error>>(())
@@ -68,11 +104,13 @@
 //! use candor::{Bounded, Limits};
 //!
 //! let shards = vec![Bounded::exact(vec![1, 5, 9]), Bounded::exact(vec![2, 3, 10])];
-//! let merged = Limits::new().limit(4).merge(shards, |a: &i32, b: &i32| a.cmp(b))?;
+//! let merged = Bounded::merge(shards, &Limits::new().limit(4), |a: &i32, b: &i32| a.cmp(b))?;
 //! assert_eq!(merged.items(), &[1, 2, 3, 5]);
-//! assert!(merged.is_truncated());
+//! assert!(merged.completeness().is_truncated());
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
+//!
+//! To page through shards with cursors, see [`Shards`].
 //!
 //! # Wrap a backend that knows its own total
 //!
@@ -91,13 +129,40 @@
 //!
 //! # Names
 //!
-//! Values that configure a query ([`Limits`], [`Scope`], `Query`) have
-//! setters that take and return the value under the plain name
-//! (`Limits::new().max_bytes(4096)`); the matching getter adds `_value`
-//! (`get_max_bytes()`), or reads `is_...` for a switch (`get_strict()`).
-//! Values that report a result ([`Bounded`], [`Disclosure`], [`Streamed`])
-//! have getters under the plain name (`total()`, `start()`), and builders
-//! that start with `with_` (`Disclosure::with_start`).
+//! One set of rules, followed everywhere, so that a name says what it does:
+//!
+//! - **Settings values** ([`Limits`], [`Scope`], `Query`, `Excerpt`,
+//!   `Tree`) have setters under the plain name that take and return the
+//!   value (`Limits::new().max_bytes(4096)`), and read back what was set,
+//!   by a setter or by the constructor, with `get_` and the same name
+//!   (`get_max_bytes()`, `Scope::get_fingerprint()`, `Tree::get_root()`).
+//!   What they work out rather than hold has the plain name
+//!   ([`Limits::applied_limit`]).
+//! - **Every other value** (results, cursors, requests, errors) reads with
+//!   the plain name (`Bounded::total()`, `Cursor::start()`,
+//!   `KeyRequest::after()`), and a result's builders start with `with_`
+//!   (`Disclosure::with_start`).
+//! - **Predicates** start with `is_`. A result has one about the whole
+//!   answer, `is_complete()`: the wire's `complete`, false when items are
+//!   missing or an input could not be searched. Whether items were cut is
+//!   its completeness's, `completeness().is_exact()` or `is_truncated()`,
+//!   which are opposites.
+//! - **Conversions** start with `as_`, `to_` or `into_` (`to_json()`,
+//!   `into_parts()`, `into_exact()`, `Fingerprint::as_u64()`).
+//! - **Numbers of items.** `total` is how many there are in all (the
+//!   whole answer's items, [`Bounded::total`]; every input skipped,
+//!   [`Skipped::total`]); `len()`, how many a value holds; `count`, how
+//!   many a response or a
+//!   stream handed on (the wire's `count`, `Streamed::count`), or, for
+//!   one thing a name says, how many of it there are (a `FileCount`'s
+//!   matching lines, [`Skipped::count`] of a reason). To count is to count
+//!   the whole answer past the limit for an exact total
+//!   ([`Limits::count_total`], [`Keyset::count`]) or the matching lines of
+//!   each file (`Corpus::count_per_file`).
+//! - **What can fail** says so: in its name when it sits beside a form
+//!   that cannot (`Corpus::try_search_each`), or in its type for a source
+//!   ([`Fallible`] rows); its error keeps what was done before the failure
+//!   ([`TryError`], [`StreamError`]).
 //!
 //! # Features
 //!
@@ -135,7 +200,6 @@ mod json_stream;
 mod limits;
 #[cfg(feature = "mcp")]
 pub mod mcp;
-mod merge;
 mod note;
 mod page;
 #[cfg(feature = "schemars")]
@@ -143,8 +207,8 @@ mod schema;
 #[cfg(feature = "search")]
 mod search;
 mod skipped;
+mod stream_error;
 mod streamed;
-mod strict;
 mod summary;
 mod total;
 mod wire;
@@ -159,8 +223,11 @@ pub use disclosure::Disclosure;
 pub use error::{Error, ErrorKind};
 pub use json_stream::JsonStream;
 pub use limits::{AppliedLimit, Limits};
-pub use page::{Interrupted, KeyRequest, TryError};
+pub use page::{
+    Fallible, Interrupted, Items, KeyRequest, Keyset, NoCount, PageSource, Shards, TryError,
+};
 pub use skipped::{SKIPPED_SAMPLE_LEN, SkipReason, Skipped, SkippedInput};
+pub use stream_error::StreamError;
 pub use streamed::Streamed;
 pub use total::Total;
 pub use wire::{LLM_GUIDE, envelope_schema};

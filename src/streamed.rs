@@ -15,7 +15,8 @@ use crate::{Completeness, Cursor, Disclosure, Skipped, Total};
 /// let docs = Documents::new().with("a.txt", "fish\nfish\nfish\n");
 /// let mut lines = Vec::new();
 /// let end = docs.search_each(&Query::literal("fish"), &Limits::new().limit(2), None, &mut |m| {
-///     lines.push(m.line_number)
+///     lines.push(m.line_number);
+///     std::ops::ControlFlow::Continue(())
 /// })?;
 /// assert_eq!(lines, vec![1, 2]);
 /// assert_eq!(end.count(), 2);
@@ -47,7 +48,8 @@ impl Streamed {
     ///
     /// ```
     /// # use candor::{Corpus, Documents, Limits, Query};
-    /// let end = Documents::new().search_each(&Query::literal("x"), &Limits::new(), None, &mut |_| {})?;
+    /// # use std::ops::ControlFlow;
+    /// let end = Documents::new().search_each(&Query::literal("x"), &Limits::new(), None, &mut |_| ControlFlow::Continue(()))?;
     /// assert_eq!(end.count(), 0);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
@@ -63,7 +65,8 @@ impl Streamed {
         ///
         /// ```
         /// # use candor::{Corpus, Documents, Limits, Query};
-        /// let end = Documents::new().search_each(&Query::literal("x"), &Limits::new(), None, &mut |_| {})?;
+        /// # use std::ops::ControlFlow;
+        /// let end = Documents::new().search_each(&Query::literal("x"), &Limits::new(), None, &mut |_| ControlFlow::Continue(()))?;
         /// assert!(end.completeness().is_exact());
         /// # Ok::<(), Box<dyn std::error::Error>>(())
         /// ```
@@ -75,7 +78,8 @@ impl Streamed {
         ///
         /// ```
         /// # use candor::{Corpus, Documents, Limits, Query};
-        /// let end = Documents::new().search_each(&Query::literal("x"), &Limits::new(), None, &mut |_| {})?;
+        /// # use std::ops::ControlFlow;
+        /// let end = Documents::new().search_each(&Query::literal("x"), &Limits::new(), None, &mut |_| ControlFlow::Continue(()))?;
         /// assert_eq!(end.total(), candor::Total::Exact(0));
         /// # Ok::<(), Box<dyn std::error::Error>>(())
         /// ```
@@ -87,7 +91,8 @@ impl Streamed {
         ///
         /// ```
         /// # use candor::{Corpus, Documents, Limits, Query};
-        /// let end = Documents::new().search_each(&Query::literal("x"), &Limits::new(), None, &mut |_| {})?;
+        /// # use std::ops::ControlFlow;
+        /// let end = Documents::new().search_each(&Query::literal("x"), &Limits::new(), None, &mut |_| ControlFlow::Continue(()))?;
         /// assert!(end.next_cursor().is_none());
         /// # Ok::<(), Box<dyn std::error::Error>>(())
         /// ```
@@ -99,7 +104,8 @@ impl Streamed {
         ///
         /// ```
         /// # use candor::{Corpus, Documents, Limits, Query};
-        /// let end = Documents::new().search_each(&Query::literal("x"), &Limits::new(), None, &mut |_| {})?;
+        /// # use std::ops::ControlFlow;
+        /// let end = Documents::new().search_each(&Query::literal("x"), &Limits::new(), None, &mut |_| ControlFlow::Continue(()))?;
         /// assert!(end.skipped().is_empty());
         /// # Ok::<(), Box<dyn std::error::Error>>(())
         /// ```
@@ -111,7 +117,8 @@ impl Streamed {
         ///
         /// ```
         /// # use candor::{Corpus, Documents, Limits, Query};
-        /// let end = Documents::new().search_each(&Query::literal("x"), &Limits::new(), None, &mut |_| {})?;
+        /// # use std::ops::ControlFlow;
+        /// let end = Documents::new().search_each(&Query::literal("x"), &Limits::new(), None, &mut |_| ControlFlow::Continue(()))?;
         /// assert!(end.is_complete());
         /// # Ok::<(), Box<dyn std::error::Error>>(())
         /// ```
@@ -123,7 +130,8 @@ impl Streamed {
         ///
         /// ```
         /// # use candor::{Corpus, Documents, Limits, Query};
-        /// let end = Documents::new().search_each(&Query::literal("x"), &Limits::new(), None, &mut |_| {})?;
+        /// # use std::ops::ControlFlow;
+        /// let end = Documents::new().search_each(&Query::literal("x"), &Limits::new(), None, &mut |_| ControlFlow::Continue(()))?;
         /// assert_eq!(end.start(), 0);
         /// # Ok::<(), Box<dyn std::error::Error>>(())
         /// ```
@@ -136,7 +144,8 @@ impl Streamed {
     ///
     /// ```
     /// # use candor::{Corpus, Documents, Limits, Query};
-    /// let end = Documents::new().search_each(&Query::literal("x"), &Limits::new(), None, &mut |_| {})?;
+    /// # use std::ops::ControlFlow;
+    /// let end = Documents::new().search_each(&Query::literal("x"), &Limits::new(), None, &mut |_| ControlFlow::Continue(()))?;
     /// assert!(end.disclosure().is_complete());
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
@@ -150,7 +159,8 @@ impl Streamed {
     ///
     /// ```
     /// # use candor::{Corpus, Documents, Limits, Query};
-    /// let end = Documents::new().search_each(&Query::literal("x"), &Limits::new(), None, &mut |_| {})?;
+    /// # use std::ops::ControlFlow;
+    /// let end = Documents::new().search_each(&Query::literal("x"), &Limits::new(), None, &mut |_| ControlFlow::Continue(()))?;
     /// assert_eq!(end.summary("matches"), "Complete: 0 matches.");
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```

@@ -145,7 +145,7 @@ fn plural(n: u64, word: &str) -> String {
     }
 }
 
-/// The text of an incomplete result, in strict mode's error and
+/// The text of an incomplete result, in
 /// [`Incomplete`](crate::Incomplete)'s message.
 pub(crate) fn incomplete_summary(disclosure: &Disclosure, len: usize) -> String {
     let total = disclosure.total();

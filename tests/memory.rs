@@ -9,6 +9,7 @@
 #![allow(unsafe_code)] // The counting allocator below, and nothing else.
 
 use std::alloc::{GlobalAlloc, Layout, System};
+use std::ops::ControlFlow;
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
@@ -118,7 +119,10 @@ fn peak_memory_does_not_grow_with_the_corpus() {
             let mut found = 0;
             let peak = peak_of(|| {
                 let end = tree
-                    .search_each(&query, &Limits::new(), None, &mut |_: &Match| found += 1)
+                    .search_each(&query, &Limits::new(), None, &mut |_: &Match| {
+                        found += 1;
+                        ControlFlow::Continue(())
+                    })
                     .unwrap();
                 assert!(end.is_complete());
             });
@@ -263,7 +267,9 @@ fn a_json_stream_with_a_file_spill_stays_flat() {
     // A stream's end for that many items, found before anything is measured.
     let docs = candor::Documents::new().with("x.txt", "x\n".repeat(ITEMS));
     let end = docs
-        .search_each(&Query::literal("x"), &Limits::new(), None, &mut |_| {})
+        .search_each(&Query::literal("x"), &Limits::new(), None, &mut |_| {
+            ControlFlow::Continue(())
+        })
         .unwrap();
     assert_eq!(end.count(), ITEMS);
     let text = "a line of text that matched, with \"quotes\" to escape";
@@ -317,7 +323,10 @@ fn runs_of_dense_files_are_held_in_lines_not_files() {
                 &Query::literal("needle"),
                 &Limits::new(),
                 None,
-                &mut |_: &Match| found += 1,
+                &mut |_: &Match| {
+                    found += 1;
+                    ControlFlow::Continue(())
+                },
             )
             .unwrap();
         assert!(end.is_complete());
@@ -366,6 +375,7 @@ fn one_file_s_matching_lines_are_handed_on_in_parts() {
                     if found == LINES {
                         last.clone_from(&m.line);
                     }
+                    ControlFlow::Continue(())
                 })
                 .unwrap();
             assert!(end.is_complete());
@@ -382,7 +392,10 @@ fn one_file_s_matching_lines_are_handed_on_in_parts() {
     let mut found = 0;
     let peak = peak_of(|| {
         let end = docs
-            .search_each(&query, &Limits::new(), None, &mut |_: &Match| found += 1)
+            .search_each(&query, &Limits::new(), None, &mut |_: &Match| {
+                found += 1;
+                ControlFlow::Continue(())
+            })
             .unwrap();
         assert!(end.is_complete());
     });
@@ -412,6 +425,7 @@ fn long_matching_lines_are_held_in_bytes_not_lines() {
                     assert_eq!(m.line.len(), line.len() - 1);
                     found += 1;
                     std::thread::sleep(Duration::from_micros(100));
+                    ControlFlow::Continue(())
                 },
             )
             .unwrap();
@@ -442,7 +456,7 @@ fn a_line_of_many_matches_costs_only_its_shown_window() {
             let tree = Tree::new(dir.path()).unwrap().threads(threads);
             let peak = peak_of(|| {
                 let found = tree.search(&query, &Limits::new(), None).unwrap();
-                assert!(!found.is_truncated());
+                assert!(!found.completeness().is_truncated());
                 let first = &found.items()[0];
                 assert!(first.line.len() <= 200 && first.line_cut.is_some());
                 assert!(!first.matches.is_empty());
@@ -457,7 +471,7 @@ fn a_line_of_many_matches_costs_only_its_shown_window() {
         }
         let peak = peak_of(|| {
             let found = docs.search(&query, &Limits::new(), None).unwrap();
-            assert!(!found.is_truncated() && found.items()[0].line_cut.is_some());
+            assert!(!found.completeness().is_truncated() && found.items()[0].line_cut.is_some());
         });
         assert!(
             peak < 4 * MIB,

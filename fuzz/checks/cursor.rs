@@ -22,7 +22,7 @@ pub fn check(data: &[u8]) {
         String::from_utf8_lossy(rest).into_owned(),
         rest.len() as u64,
     );
-    let cursor = scope.cursor(&key);
+    let cursor = scope.cursor(&key, 0);
     let parsed = Cursor::parse(cursor.as_str()).expect("an issued cursor parses");
     assert_eq!(parsed, cursor, "an issued cursor parses to itself");
     let resumed = scope

@@ -12,8 +12,8 @@ use crate::summary::incomplete_summary;
 /// # Example
 ///
 /// ```
-/// use candor::Limits;
-/// let b = Limits::new().limit(2).collect(0..5u32)?;
+/// use candor::{Bounded, Limits};
+/// let b = Bounded::collect(0..5u32, &Limits::new().limit(2))?;
 /// let incomplete = b.into_exact().unwrap_err();
 /// assert_eq!(incomplete.bounded().len(), 2);
 /// let b = incomplete.into_bounded();
@@ -33,7 +33,7 @@ impl<T> Incomplete<T> {
     /// # Example
     ///
     /// ```
-    /// let err = candor::Limits::new().limit(1).collect(0..3u8)?.into_exact().unwrap_err();
+    /// let err = candor::Bounded::collect(0..3u8, &candor::Limits::new().limit(1))?.into_exact().unwrap_err();
     /// assert_eq!(err.bounded().items(), &[0]);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
@@ -46,7 +46,7 @@ impl<T> Incomplete<T> {
     /// # Example
     ///
     /// ```
-    /// let err = candor::Limits::new().limit(1).collect(0..3u8)?.into_exact().unwrap_err();
+    /// let err = candor::Bounded::collect(0..3u8, &candor::Limits::new().limit(1))?.into_exact().unwrap_err();
     /// assert_eq!(err.into_bounded().total(), candor::Total::AtLeast(2));
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```

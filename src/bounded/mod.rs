@@ -43,7 +43,7 @@ use crate::{Completeness, Cursor, Disclosure, Skipped, Total};
 /// ```
 /// use candor::{Bounded, Completeness, Limits, Total};
 ///
-/// let b: Bounded<u32> = Limits::new().limit(10).collect(0..25u32)?;
+/// let b: Bounded<u32> = Bounded::collect(0..25u32, &Limits::new().limit(10))?;
 /// assert!(!b.is_complete());
 /// assert!(matches!(b.completeness(), Completeness::TruncatedByLimit { .. }));
 /// assert_eq!(b.total(), Total::AtLeast(11));
@@ -117,14 +117,14 @@ impl<T> Bounded<T> {
     ///     skipped.record(SkippedInput::new(format!("shard {shard}"), SkipReason::Unreadable));
     /// }
     /// let disclosure = Disclosure::new(completeness, total).with_skipped(skipped);
-    /// let b = Bounded::from_parts(hits, disclosure)?;
+    /// let b = candor::Bounded::from_parts(hits, disclosure)?;
     /// assert!(!b.is_complete());
     /// assert_eq!(b.total(), Total::AtLeast(10000));
     /// assert!(b.to_json()?.contains(r#""by_reason":{"unreadable":1}"#));
     ///
     /// // A disclosure that contradicts its items is refused.
     /// let wrong = Disclosure::new(Completeness::Exact, Total::Exact(3));
-    /// assert!(Bounded::from_parts(vec!["a"], wrong).is_err());
+    /// assert!(candor::Bounded::from_parts(vec!["a"], wrong).is_err());
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn from_parts(items: Vec<T>, disclosure: Disclosure) -> Result<Bounded<T>, Error> {
@@ -164,7 +164,7 @@ impl<T> Bounded<T> {
     /// # Example
     ///
     /// ```
-    /// let b = candor::Limits::new().limit(2).collect(5..9u8)?;
+    /// let b = candor::Bounded::collect(5..9u8, &candor::Limits::new().limit(2))?;
     /// assert_eq!(b.items(), &[5, 6]);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
@@ -190,7 +190,7 @@ impl<T> Bounded<T> {
     /// # Example
     ///
     /// ```
-    /// let b = candor::Limits::new().limit(2).collect(0..9u8)?;
+    /// let b = candor::Bounded::collect(0..9u8, &candor::Limits::new().limit(2))?;
     /// assert_eq!(b.len(), 2);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
@@ -205,7 +205,7 @@ impl<T> Bounded<T> {
     /// # Example
     ///
     /// ```
-    /// let b = candor::Limits::new().limit(0).collect(0..9u8)?;
+    /// let b = candor::Bounded::collect(0..9u8, &candor::Limits::new().limit(0))?;
     /// assert!(b.is_empty());
     /// assert_eq!(b.total(), candor::Total::AtLeast(1));
     /// # Ok::<(), Box<dyn std::error::Error>>(())
@@ -221,7 +221,7 @@ impl<T> Bounded<T> {
         /// # Example
         ///
         /// ```
-        /// let b = candor::Limits::new().collect(0..9u8)?;
+        /// let b = candor::Bounded::collect(0..9u8, &candor::Limits::new())?;
         /// assert!(b.completeness().is_exact());
         /// # Ok::<(), Box<dyn std::error::Error>>(())
         /// ```
@@ -250,7 +250,7 @@ impl<T> Bounded<T> {
         /// # Example
         ///
         /// ```
-        /// let b = candor::Limits::new().limit(4).collect(0..9u8)?;
+        /// let b = candor::Bounded::collect(0..9u8, &candor::Limits::new().limit(4))?;
         /// assert_eq!(b.total(), candor::Total::AtLeast(5));
         /// # Ok::<(), Box<dyn std::error::Error>>(())
         /// ```
@@ -264,11 +264,11 @@ impl<T> Bounded<T> {
         /// # Example
         ///
         /// ```
-        /// use candor::{Fingerprint, Limits, Scope, Total};
+        /// use candor::{Bounded, Fingerprint, Limits, Scope, Total};
         /// let scope = Scope::new(Fingerprint::of("numbers below 25"));
         /// let limits = Limits::new().limit(10);
-        /// let first = limits.page(&scope, None, 0..25u32)?;
-        /// let second = limits.page(&scope, first.next_cursor(), 0..25u32)?;
+        /// let first = Bounded::page(0..25u32, &limits, &scope, None)?;
+        /// let second = Bounded::page(0..25u32, &limits, &scope, first.next_cursor())?;
         /// assert_eq!(second.start(), 10);
         /// assert_eq!(second.total(), Total::AtLeast(21)); // the whole answer, not the rest
         /// # Ok::<(), Box<dyn std::error::Error>>(())
@@ -278,13 +278,19 @@ impl<T> Bounded<T> {
         /// True when the result is exact and no input was skipped because of an
         /// error. Inputs left out by policy (binary, too large) do not count.
         ///
-        /// This is the wire shape's `complete` ([`Disclosure::is_complete`]).
+        /// This is the wire shape's `complete` ([`Disclosure::is_complete`]),
+        /// the one predicate of a result about the whole answer. Whether
+        /// items were cut is the [`completeness`](Self::completeness)'s:
+        /// [`is_exact`](Completeness::is_exact) and
+        /// [`is_truncated`](Completeness::is_truncated) are opposites, and
+        /// an exact result whose input was skipped for an error is exact
+        /// and not complete.
         ///
         /// # Example
         ///
         /// ```
-        /// assert!(candor::Limits::new().collect(0..9u8)?.is_complete());
-        /// assert!(!candor::Limits::new().limit(1).collect(0..9u8)?.is_complete());
+        /// assert!(candor::Bounded::collect(0..9u8, &candor::Limits::new())?.is_complete());
+        /// assert!(!candor::Bounded::collect(0..9u8, &candor::Limits::new().limit(1))?.is_complete());
         /// # Ok::<(), Box<dyn std::error::Error>>(())
         /// ```
         is_complete -> bool;
@@ -295,9 +301,9 @@ impl<T> Bounded<T> {
         /// # Example
         ///
         /// ```
-        /// use candor::{Fingerprint, Limits, Scope};
+        /// use candor::{Bounded, Fingerprint, Limits, Scope};
         /// let scope = Scope::new(Fingerprint::of("digits"));
-        /// let page = Limits::new().limit(4).page(&scope, None, 0..9u8)?;
+        /// let page = Bounded::page(0..9u8, &Limits::new().limit(4), &scope, None)?;
         /// assert!(page.next_cursor().is_some());
         /// # Ok::<(), Box<dyn std::error::Error>>(())
         /// ```
@@ -331,25 +337,12 @@ impl<T> Bounded<T> {
     /// # Example
     ///
     /// ```
-    /// let b = candor::Limits::new().limit(2).collect(0..9u8)?;
+    /// let b = candor::Bounded::collect(0..9u8, &candor::Limits::new().limit(2))?;
     /// assert!(!b.disclosure().is_complete());
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn disclosure(&self) -> &Disclosure {
         &self.disclosure
-    }
-
-    /// True when items of the full answer are missing.
-    ///
-    /// # Example
-    ///
-    /// ```
-    /// assert!(candor::Limits::new().limit(1).collect(0..9u8)?.is_truncated());
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    #[must_use]
-    pub fn is_truncated(&self) -> bool {
-        self.disclosure.completeness().is_truncated()
     }
 
     /// Hands over the items together with the disclosure.
@@ -376,10 +369,10 @@ impl<T> Bounded<T> {
     /// # Example
     ///
     /// ```
-    /// let all = candor::Limits::new().collect(0..3u8)?.into_exact()?;
+    /// let all = candor::Bounded::collect(0..3u8, &candor::Limits::new())?.into_exact()?;
     /// assert_eq!(all, vec![0, 1, 2]);
     ///
-    /// let cut = candor::Limits::new().limit(1).collect(0..3u8)?;
+    /// let cut = candor::Bounded::collect(0..3u8, &candor::Limits::new().limit(1))?;
     /// assert!(cut.into_exact().is_err());
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
@@ -414,12 +407,12 @@ impl<T> Bounded<T> {
     /// # Example
     ///
     /// ```
-    /// let b = candor::Limits::new().limit(2).collect(0..9u32)?.map(|n| n * 10)?;
+    /// let b = candor::Bounded::collect(0..9u32, &candor::Limits::new().limit(2))?.map(|n| n * 10)?;
     /// assert_eq!(b.items(), &[0, 10]);
-    /// assert!(b.is_truncated());
+    /// assert!(b.completeness().is_truncated());
     ///
     /// // A page fitted to 200 bytes cannot grow past them.
-    /// let cut = candor::Limits::new().max_bytes(200).collect(0..100u32)?;
+    /// let cut = candor::Bounded::collect(0..100u32, &candor::Limits::new().max_bytes(200))?;
     /// let err = cut.map(|n| format!("item number {n:>40}")).unwrap_err();
     /// assert!(matches!(err.kind(), candor::ErrorKind::OverBudget { max_bytes: 200, .. }));
     /// # Ok::<(), Box<dyn std::error::Error>>(())
@@ -473,7 +466,7 @@ impl<T> Bounded<T> {
     /// # Example
     ///
     /// ```
-    /// let b = candor::Limits::new().limit(1000).collect(0..5000u32)?;
+    /// let b = candor::Bounded::collect(0..5000u32, &candor::Limits::new().limit(1000))?;
     /// assert_eq!(
     ///     b.summary("matches"),
     ///     "Incomplete: matches 1-1000 of at least 1001 (limit 1000). Raise the limit or narrow the query to see the rest."
@@ -519,7 +512,7 @@ impl<T> Bounded<T> {
     /// # Example
     ///
     /// ```
-    /// let b = candor::Limits::new().limit(2).collect(0..9u8)?;
+    /// let b = candor::Bounded::collect(0..9u8, &candor::Limits::new().limit(2))?;
     /// let mut out = Vec::new();
     /// b.write_json(&mut out)?;
     /// assert_eq!(String::from_utf8(out)?, b.to_json()?);

@@ -14,7 +14,7 @@ use super::codec::{read_varint, write_varint};
 /// ```
 /// use candor::{CursorKey, Fingerprint, Scope};
 /// let scope = Scope::new(Fingerprint::of("q"));
-/// let cursor = scope.cursor(&(3u64, String::from("b")));
+/// let cursor = scope.cursor(&(3u64, String::from("b")), 0);
 /// assert_eq!(scope.resume::<(u64, String)>(&cursor)?, (3, "b".to_string()));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```

@@ -82,7 +82,7 @@ impl Fingerprint {
 /// use candor::{ErrorKind, Fingerprint, Scope};
 ///
 /// let scope = Scope::new(Fingerprint::of("callers of parse")).generation(7);
-/// let cursor = scope.cursor(&(String::from("src/lib.rs"), 120u64));
+/// let cursor = scope.cursor(&(String::from("src/lib.rs"), 120u64), 0);
 /// let key: (String, u64) = scope.resume(&cursor)?;
 /// assert_eq!(key, ("src/lib.rs".to_string(), 120));
 ///
@@ -130,16 +130,16 @@ impl Scope {
         self
     }
 
-    /// The query's fingerprint.
+    /// The query's fingerprint (see [`new`](Self::new)).
     ///
     /// # Example
     ///
     /// ```
     /// let f = candor::Fingerprint::of("q");
-    /// assert_eq!(candor::Scope::new(f).fingerprint(), f);
+    /// assert_eq!(candor::Scope::new(f).get_fingerprint(), f);
     /// ```
     #[must_use]
-    pub fn fingerprint(&self) -> Fingerprint {
+    pub fn get_fingerprint(&self) -> Fingerprint {
         self.fingerprint
     }
 
@@ -155,45 +155,36 @@ impl Scope {
         self.generation
     }
 
-    /// Issues a cursor that resumes this query at `key`. What the key means
+    /// Issues a cursor that resumes this query at `key`, after `start`
+    /// items of the full answer: the resumed page's
+    /// [`Disclosure::start`](crate::Disclosure::start). What the key means
     /// (an offset, the last item's sort key) is the source's to decide.
     ///
-    /// # Example
-    ///
-    /// ```
-    /// let scope = candor::Scope::new(candor::Fingerprint::of("q"));
-    /// let cursor = scope.cursor(&41u64);
-    /// assert_eq!(scope.resume::<u64>(&cursor)?, 41);
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    ///
-    /// The cursor says that no item came before it ([`Cursor::start`] is
-    /// 0); the collecting functions ([`Limits::page`](crate::Limits::page)
-    /// and the others) set the real figure on the cursors they return. Use
-    /// [`cursor_at`](Self::cursor_at) to issue one yourself.
-    #[must_use]
-    pub fn cursor<K: CursorKey + ?Sized>(&self, key: &K) -> Cursor {
-        self.cursor_at(key, 0)
-    }
-
-    /// Issues a cursor that resumes this query at `key`, after `start`
-    /// items of the full answer: the next page's
-    /// [`Disclosure::start`](crate::Disclosure::start).
+    /// Cursors that candor's own queries return carry their start already;
+    /// issue one yourself only for a result you build with
+    /// [`Bounded::from_parts`](crate::Bounded::from_parts), which checks
+    /// that the cursor's start is the page's `start` plus its item count.
     ///
     /// # Example
     ///
     /// ```
     /// let scope = candor::Scope::new(candor::Fingerprint::of("q"));
-    /// let cursor = scope.cursor_at("parse_header", 20);
+    /// let cursor = scope.cursor("parse_header", 20);
     /// assert_eq!(cursor.start(), 20);
     /// assert_eq!(scope.resume::<String>(&cursor)?, "parse_header");
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     #[must_use]
-    pub fn cursor_at<K: CursorKey + ?Sized>(&self, key: &K, start: u64) -> Cursor {
+    pub fn cursor<K: CursorKey + ?Sized>(&self, key: &K, start: u64) -> Cursor {
         let mut encoded = Vec::new();
         key.encode_key(&mut encoded);
         Cursor::build(self.fingerprint.0, self.generation, start, encoded)
+    }
+
+    /// A cursor at `key` whose start is not known yet: the collector sets
+    /// it ([`Cursor::at`]) before the cursor leaves the crate.
+    pub(crate) fn unplaced<K: CursorKey + ?Sized>(&self, key: &K) -> Cursor {
+        self.cursor(key, 0)
     }
 
     /// Checks that `cursor` belongs to this query and corpus generation and
@@ -210,7 +201,7 @@ impl Scope {
     ///
     /// ```
     /// use candor::{ErrorKind, Fingerprint, Scope};
-    /// let cursor = Scope::new(Fingerprint::of("a")).cursor(&1u64);
+    /// let cursor = Scope::new(Fingerprint::of("a")).cursor(&1u64, 0);
     /// let err = Scope::new(Fingerprint::of("b")).resume::<u64>(&cursor).unwrap_err();
     /// assert!(matches!(err.kind(), ErrorKind::ForeignCursor { .. }));
     /// ```

@@ -116,17 +116,4 @@ impl Limits {
     pub fn get_max_counted(&self) -> Option<u64> {
         self.max_counted
     }
-
-    /// Whether strict mode is on (see [`strict`](Self::strict)).
-    ///
-    /// # Example
-    ///
-    /// ```
-    /// assert!(!candor::Limits::new().get_strict());
-    /// assert!(candor::Limits::new().strict(true).get_strict());
-    /// ```
-    #[must_use]
-    pub fn get_strict(&self) -> bool {
-        self.strict
-    }
 }

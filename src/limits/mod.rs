@@ -13,16 +13,18 @@ use crate::clock::{Clock, SystemClock};
 
 /// Everything that may stop a query before its full answer: an item limit
 /// (and the engine's ceiling for it), a budget on the serialized response,
-/// budgets on the work (bytes scanned, files), and a deadline. Plus two
-/// switches: counting past the limit for an exact total, and strict mode.
+/// budgets on the work (bytes scanned, files), and a deadline. Plus one
+/// switch: counting past the limit for an exact total.
 ///
-/// A plain value with setters that take and return it, named after what
-/// they set (`max_bytes(1024)`); its getter is that name with `get_`
-/// (`get_max_bytes()`), as in `std::process::Command` and
-/// `regex_automata`'s configs; [`Query`](crate::Query), [`Tree`](crate::Tree)
-/// and [`Scope`](crate::Scope) follow the same rule. Unset
-/// means unlimited. A limit of `0` is legal: nothing is returned, and the result
-/// still says whether anything exists.
+/// A settings value, and nothing more: a query takes it
+/// ([`Bounded::collect`](crate::Bounded::collect),
+/// [`Bounded::page`](crate::Bounded::page),
+/// [`Bounded::merge`](crate::Bounded::merge), and every query of a
+/// [`Corpus`](crate::Corpus)). Setters take and return it, named after
+/// what they set (`max_bytes(1024)`); each getter is that name with `get_`
+/// (`get_max_bytes()`). Unset means unlimited. A limit of `0` is legal:
+/// nothing is returned, and the result still says whether anything
+/// exists.
 ///
 /// # Example
 ///
@@ -30,12 +32,10 @@ use crate::clock::{Clock, SystemClock};
 /// use candor::{Bounded, Completeness, Limits, Total};
 ///
 /// let limits = Limits::new().limit(10);
-/// let b: Bounded<u32> = limits.collect(0..25u32)?;
-/// assert!(!b.is_complete());
+/// assert_eq!(limits.get_limit(), Some(10));
+/// let b = Bounded::collect(0..25u32, &limits)?;
 /// assert!(matches!(b.completeness(), Completeness::TruncatedByLimit { .. }));
 /// assert_eq!(b.total(), Total::AtLeast(11));
-/// let json = serde_json::to_string(&b)?;
-/// assert!(json.starts_with(r#"{"complete":false,"truncation":{"by":"limit""#));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Debug, Clone)]
@@ -48,7 +48,6 @@ pub struct Limits {
     pub(crate) deadline: Option<Duration>,
     pub(crate) count_total: bool,
     pub(crate) max_counted: Option<u64>,
-    pub(crate) strict: bool,
     pub(crate) clock: Arc<dyn Clock>,
     pub(crate) cancel: Option<CancelToken>,
 }
@@ -60,13 +59,12 @@ impl Default for Limits {
 }
 
 impl Limits {
-    /// No limit, no budget, no deadline; totals not counted past the limit;
-    /// strict mode off.
+    /// No limit, no budget, no deadline; totals not counted past the limit.
     ///
     /// # Example
     ///
     /// ```
-    /// let b = candor::Limits::new().collect(0..3u8)?;
+    /// let b = candor::Bounded::collect(0..3u8, &candor::Limits::new())?;
     /// assert!(b.is_complete());
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
@@ -81,7 +79,6 @@ impl Limits {
             deadline: None,
             count_total: false,
             max_counted: None,
-            strict: false,
             clock: Arc::new(SystemClock),
             cancel: None,
         }
@@ -96,7 +93,7 @@ impl Limits {
     /// # Example
     ///
     /// ```
-    /// let b = candor::Limits::new().limit(3).collect(0..3u8)?;
+    /// let b = candor::Bounded::collect(0..3u8, &candor::Limits::new().limit(3))?;
     /// assert!(b.is_complete()); // exactly 3: no false alarm
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
@@ -116,8 +113,8 @@ impl Limits {
     /// # Example
     ///
     /// ```
-    /// use candor::{Completeness, Limits};
-    /// let b = Limits::new().ceiling(5).limit(100).collect(0..50u32)?;
+    /// use candor::{Bounded, Completeness, Limits};
+    /// let b = Bounded::collect(0..50u32, &Limits::new().ceiling(5).limit(100))?;
     /// assert_eq!(
     ///     b.completeness(),
     ///     &Completeness::TruncatedByLimit { limit: 5, requested: Some(100) }
@@ -147,7 +144,7 @@ impl Limits {
     /// # Example
     ///
     /// ```
-    /// let b = candor::Limits::new().max_bytes(400).collect(0..1000u32)?;
+    /// let b = candor::Bounded::collect(0..1000u32, &candor::Limits::new().max_bytes(400))?;
     /// assert!(serde_json::to_string(&b)?.len() <= 400);
     /// assert!(!b.is_complete());
     /// # Ok::<(), Box<dyn std::error::Error>>(())
@@ -225,7 +222,7 @@ impl Limits {
     ///
     /// ```
     /// use std::time::Duration;
-    /// let b = candor::Limits::new().deadline(Duration::from_secs(5)).collect(0..10u8)?;
+    /// let b = candor::Bounded::collect(0..10u8, &candor::Limits::new().deadline(Duration::from_secs(5)))?;
     /// assert!(b.is_complete());
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
@@ -244,10 +241,10 @@ impl Limits {
     /// # Example
     ///
     /// ```
-    /// use candor::{BudgetKind, CancelToken, Limits};
+    /// use candor::{Bounded, BudgetKind, CancelToken, Limits};
     /// let token = CancelToken::new();
     /// token.cancel();
-    /// let b = Limits::new().cancel_token(token).collect(0..100u32)?;
+    /// let b = Bounded::collect(0..100u32, &Limits::new().cancel_token(token))?;
     /// assert_eq!(b.len(), 1);
     /// assert_eq!(b.completeness().budget().map(|b| b.kind()), Some(BudgetKind::Cancelled));
     /// # Ok::<(), Box<dyn std::error::Error>>(())
@@ -262,17 +259,20 @@ impl Limits {
     /// `total` is exact. Default: off, and a truncated result's total is a
     /// lower bound.
     ///
-    /// Counting has its own budget, [`max_counted`](Self::max_counted), and
-    /// stops at the deadline, a cancellation, or once the scanned bytes
-    /// are spent; if it stops early the total stays a lower bound with
-    /// what was counted (the completeness still names what cut the items,
-    /// the limit).
+    /// This is the one way to ask for an exact total. Counting has its own
+    /// budget, [`max_counted`](Self::max_counted), and stops at the
+    /// deadline, a cancellation, or once the scanned bytes are spent; if it
+    /// stops early the total stays a lower bound with what was counted (the
+    /// completeness still names what cut the items, the limit). A
+    /// [`Keyset`](crate::Keyset) that can count
+    /// ([`Keyset::count`](crate::Keyset::count)) answers with its count
+    /// instead of being read on.
     ///
     /// # Example
     ///
     /// ```
-    /// use candor::{Limits, Total};
-    /// let b = Limits::new().limit(10).count_total(true).collect(0..25u32)?;
+    /// use candor::{Bounded, Limits, Total};
+    /// let b = Bounded::collect(0..25u32, &Limits::new().limit(10).count_total(true))?;
     /// assert_eq!(b.len(), 10);
     /// assert_eq!(b.total(), Total::Exact(25));
     /// # Ok::<(), Box<dyn std::error::Error>>(())
@@ -291,39 +291,14 @@ impl Limits {
     /// # Example
     ///
     /// ```
-    /// use candor::{Limits, Total};
-    /// let b = Limits::new().limit(10).count_total(true).max_counted(100).collect(0..1000u32)?;
+    /// use candor::{Bounded, Limits, Total};
+    /// let b = Bounded::collect(0..1000u32, &Limits::new().limit(10).count_total(true).max_counted(100))?;
     /// assert_eq!(b.total(), Total::AtLeast(100));
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     #[must_use]
     pub fn max_counted(mut self, max_counted: u64) -> Limits {
         self.max_counted = Some(max_counted);
-        self
-    }
-
-    /// Turns any incomplete result into an error of kind
-    /// [`Incomplete`](crate::ErrorKind::Incomplete) that still holds the
-    /// partial result, in its wire form
-    /// ([`Error::partial`](crate::Error::partial),
-    /// [`Error::into_partial`](crate::Error::into_partial)). Items that
-    /// cannot be serialized to JSON make it a
-    /// [`Serialize`](crate::ErrorKind::Serialize) error instead, with no
-    /// partial result. Default: off.
-    ///
-    /// # Example
-    ///
-    /// ```
-    /// use candor::{ErrorKind, Limits};
-    /// let err = Limits::new().limit(5).strict(true).collect(0..9u32).unwrap_err();
-    /// assert!(matches!(err.kind(), ErrorKind::Incomplete { .. }));
-    /// assert_eq!(err.partial().map(|p| p.len()), Some(5));
-    /// assert_eq!(err.into_partial::<u32>()?.items(), &[0, 1, 2, 3, 4]);
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    #[must_use]
-    pub fn strict(mut self, strict: bool) -> Limits {
-        self.strict = strict;
         self
     }
 
@@ -334,11 +309,11 @@ impl Limits {
     ///
     /// ```
     /// use std::time::Duration;
-    /// use candor::{Limits, ManualClock};
+    /// use candor::{Bounded, Limits, ManualClock};
     /// let clock = ManualClock::new();
     /// let limits = Limits::new().clock(clock.clone()).deadline(Duration::from_secs(1));
     /// // Time passes only when the test says so: the deadline is far.
-    /// assert!(limits.collect(0..3u32)?.is_complete());
+    /// assert!(Bounded::collect(0..3u32, &limits)?.is_complete());
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     #[must_use]

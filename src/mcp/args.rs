@@ -22,7 +22,8 @@ use crate::{Cursor, Error, Limits};
 /// `inputSchema` with [`input_schema`](Self::input_schema), and turn them
 /// into [`Limits`] under the server's [`Policy`] with
 /// [`limits`](Self::limits); [`budget`](Self::budget) is the `max_bytes`
-/// to answer within.
+/// to answer within; [`respond`](Self::respond) answers within it and
+/// honours `strict`.
 ///
 /// With rmcp's `#[tool]` macros, flatten them into the tool's parameters
 /// (`#[serde(flatten)] page: PageArgs`): `PageArgs` implements
@@ -38,7 +39,7 @@ use crate::{Cursor, Error, Limits};
 /// let arguments = serde_json::json!({ "limit": 5, "count_total": true });
 /// let args = PageArgs::from_arguments(arguments.as_object().unwrap(), &schema)?;
 /// assert_eq!(args.limit, Some(5));
-/// let b = args.limits(&Policy::new()).collect(0..20u32)?;
+/// let b = candor::Bounded::collect(0..20u32, &args.limits(&Policy::new()))?;
 /// assert_eq!(b.total(), candor::Total::Exact(20));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
@@ -52,7 +53,8 @@ pub struct PageArgs {
     pub max_bytes: Option<usize>,
     /// Count past the limit, so that the total is exact.
     pub count_total: bool,
-    /// An error instead of an incomplete result.
+    /// An error instead of an incomplete result (see
+    /// [`respond`](Self::respond)).
     pub strict: bool,
 }
 
@@ -183,15 +185,16 @@ impl PageArgs {
     /// The [`Limits`] these arguments ask for under `policy`: the limit
     /// (or the policy's default) clamped to the ceiling, the JSON's share
     /// of the [`budget`](Self::budget) ([`json_budget`](super::json_budget)),
-    /// counting (within the policy's bound) and strict mode.
+    /// and counting (within the policy's bound). `strict` is not a limit:
+    /// see [`respond`](Self::respond).
     ///
     /// # Example
     ///
     /// ```
     /// use candor::mcp::{PageArgs, Policy, json_budget};
-    /// let args = PageArgs { limit: Some(3), max_bytes: Some(8192), strict: true, ..PageArgs::default() };
+    /// let args = PageArgs { limit: Some(3), max_bytes: Some(8192), count_total: true, ..PageArgs::default() };
     /// let limits = args.limits(&Policy::new());
-    /// assert!(limits.get_strict());
+    /// assert!(limits.get_count_total());
     /// assert_eq!(limits.applied_limit().limit(), Some(3));
     /// assert_eq!(limits.applied_limit().requested(), None);
     /// assert_eq!(limits.get_max_bytes(), Some(json_budget(8192)));
@@ -202,8 +205,7 @@ impl PageArgs {
             .ceiling(policy.ceiling)
             .limit(self.limit.unwrap_or_else(|| policy.limit_by_default()))
             .max_bytes(json_budget(self.budget(policy)))
-            .count_total(self.count_total)
-            .strict(self.strict);
+            .count_total(self.count_total);
         match policy.max_counted {
             Some(n) => limits.max_counted(n),
             None => limits,

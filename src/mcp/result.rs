@@ -103,22 +103,17 @@ pub fn error_result(error: &(dyn std::error::Error + 'static), max_bytes: usize)
 /// An error is answered as by [`error_result`]. A budget too small for the query
 /// ([`ErrorKind::BudgetTooSmall`], from a query run with
 /// [`json_budget`](super::json_budget)`(max_bytes)`) is stated in the
-/// client's terms: the `max_bytes` the smallest tool result needs. A
-/// strict-mode error ([`ErrorKind::Incomplete`]) also carries what was
-/// found: a second text block with its disclosure line and a third with
-/// its JSON ([`Error::partial`]), marked as not all of the answer, or,
-/// when they would not fit `max_bytes`, a line that says so.
+/// client's terms: the `max_bytes` the smallest tool result needs. For a
+/// tool's `strict` argument, see [`PageArgs::respond`].
 ///
 /// # Example
 ///
 /// ```
-/// use candor::Limits;
-/// let strict = Limits::new().limit(2).strict(true).collect(0..5u32);
-/// let result = candor::mcp::respond(strict, "numbers", 4096);
-/// assert_eq!(result.is_error, Some(true));
-/// assert_eq!(result.content.len(), 3);
-/// let ok = candor::mcp::respond(Limits::new().collect(0..5u32), "numbers", 4096);
+/// use candor::{Bounded, Limits};
+/// let ok = candor::mcp::respond(Bounded::collect(0..5u32, &Limits::new()), "numbers", 4096);
 /// assert_eq!(ok.is_error, Some(false));
+/// let cut = candor::mcp::respond(Bounded::collect(0..5u32, &Limits::new().limit(2)), "numbers", 4096);
+/// assert_eq!(cut.is_error, Some(false)); // truncated, and says so
 /// ```
 pub fn respond<T: Serialize>(
     result: Result<Bounded<T>, Error>,
@@ -129,14 +124,11 @@ pub fn respond<T: Serialize>(
         Ok(bounded) => return tool_result(&bounded, noun, max_bytes),
         Err(e) => e,
     };
-    match (error.kind(), error.partial()) {
-        (
-            ErrorKind::BudgetTooSmall {
-                max_bytes: json_bytes,
-                needed,
-            },
-            _,
-        ) if *json_bytes == json_budget(max_bytes) => {
+    match error.kind() {
+        ErrorKind::BudgetTooSmall {
+            max_bytes: json_bytes,
+            needed,
+        } if *json_bytes == json_budget(max_bytes) => {
             let text = format!(
                 "invalid argument max_bytes: {max_bytes} is too small: the smallest tool result \
                  of this query needs max_bytes {}",
@@ -144,12 +136,6 @@ pub fn respond<T: Serialize>(
             );
             error_within(&text, max_bytes.min(ERROR_MAX))
         }
-        (ErrorKind::Incomplete { .. }, Some(partial)) => with_partial(
-            &format!("{}; strict mode was asked for", chain(&error)),
-            &partial.summary(noun),
-            partial.to_json(),
-            max_bytes,
-        ),
         _ => error_result(&error, max_bytes),
     }
 }
@@ -160,8 +146,7 @@ pub fn respond<T: Serialize>(
 /// [`try_page_by_key`](crate::Limits::try_page_by_key)) into a tool result
 /// of at most `max_bytes`, keeping what was read.
 ///
-/// A result and a query's error are answered as by [`respond`]; strict
-/// mode's error carries the incomplete result as [`respond`] does. When
+/// A result and a query's error are answered as by [`respond`]. When
 /// the source failed, the tool error says so, and its second text block
 /// holds the items read before the failure, a prefix of the answer, as
 /// `{"count": n, "next_cursor": "…", "items": […]}` (`next_cursor`, where
@@ -189,13 +174,55 @@ pub fn respond_try<T: Serialize, E: fmt::Display>(
     match result {
         Ok(bounded) => tool_result(&bounded, noun, max_bytes),
         Err(TryError::Query(e)) => respond::<T>(Err(e), noun, max_bytes),
-        Err(TryError::Incomplete(incomplete)) => with_partial(
-            &format!("{incomplete}; strict mode was asked for"),
-            &incomplete.bounded().summary(noun),
-            incomplete.bounded().to_json(),
-            max_bytes,
-        ),
         Err(TryError::Source(interrupted)) => source_failed(&interrupted, max_bytes),
+    }
+}
+
+impl super::PageArgs {
+    /// Turns the outcome of a query made with these arguments into a tool
+    /// result of at most [`budget`](super::PageArgs::budget)`(policy)`
+    /// bytes, as [`respond`] does, honouring `strict`: with it, a result
+    /// that is not complete (one that [`Bounded::into_exact`] refuses) is
+    /// a tool error that still carries what was found, in a second text
+    /// block with its disclosure line and a third with its JSON, or, when
+    /// they would not fit, a line that says so.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use candor::{Bounded, Limits};
+    /// use candor::mcp::{PageArgs, Policy};
+    /// let strict = PageArgs { strict: true, ..PageArgs::default() };
+    /// let policy = Policy::new();
+    /// let cut = Bounded::collect(0..5u32, &Limits::new().limit(2));
+    /// let result = strict.respond(cut, "numbers", &policy);
+    /// assert_eq!(result.is_error, Some(true));
+    /// assert_eq!(result.content.len(), 3);
+    /// let whole = strict.respond(Bounded::collect(0..5u32, &Limits::new()), "numbers", &policy);
+    /// assert_eq!(whole.is_error, Some(false));
+    /// ```
+    pub fn respond<T: Serialize>(
+        &self,
+        result: Result<Bounded<T>, Error>,
+        noun: &str,
+        policy: &super::Policy,
+    ) -> CallToolResult {
+        let max_bytes = self.budget(policy);
+        match result {
+            Ok(bounded) if self.strict && !bounded.is_complete() => {
+                let message = format!(
+                    "incomplete result in strict mode: {}; strict mode was asked for",
+                    crate::summary::incomplete_summary(bounded.disclosure(), bounded.len())
+                );
+                with_partial(
+                    &message,
+                    &bounded.summary(noun),
+                    bounded.to_json(),
+                    max_bytes,
+                )
+            }
+            other => respond(other, noun, max_bytes),
+        }
     }
 }
 

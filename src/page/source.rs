@@ -6,8 +6,8 @@ use std::convert::Infallible;
 
 use serde::Serialize;
 
+use super::items::Items;
 use super::try_error::{Interrupted, TryError};
-use crate::Incomplete;
 use crate::collect::Collector;
 use crate::count::{Count, CountStop};
 use crate::error::Error;
@@ -34,23 +34,15 @@ pub(super) struct Checked<I, C, E> {
     exact_hint: bool,
 }
 
-impl<I, C, E> Checked<I, C, E> {
-    pub(super) fn new(iter: I, check: C) -> Self {
-        Checked {
-            iter,
-            check,
-            pulled: 0,
-            ended: false,
-            fault: None,
-            exact_hint: false,
-        }
-    }
-
-    pub(super) fn infallible(iter: I, check: C) -> Self {
-        Checked {
-            exact_hint: true,
-            ..Checked::new(iter, check)
-        }
+/// The rows of `items`, each checked with `check`.
+pub(super) fn checked<S: Items, C>(items: S, check: C) -> Checked<S::Rows, C, S::Fault> {
+    Checked {
+        iter: items.into_rows(),
+        check,
+        pulled: 0,
+        ended: false,
+        fault: None,
+        exact_hint: S::EXACT_HINT,
     }
 }
 
@@ -162,16 +154,20 @@ pub(super) fn interrupted<T: Serialize, E>(
         Fault::Source(error) => {
             // Fitting to the byte budget keeps the items a page could
             // have held; a budget too small for any leaves none.
+            let start = collector.start();
             let items = collector
                 .finish_parts(|_| None, None)
                 .map(|f| f.items)
                 .unwrap_or_default();
+            // Like every cursor, it says how many items of the answer come
+            // before it: those of earlier pages, and these.
+            let next_cursor = if items.is_empty() {
+                None
+            } else {
+                cursor_for(&items).map(|c| c.at(start.saturating_add(items.len() as u64)))
+            };
             TryError::Source(Box::new(Interrupted {
-                next_cursor: if items.is_empty() {
-                    None
-                } else {
-                    cursor_for(&items)
-                },
+                next_cursor,
                 items,
                 error,
             }))
@@ -179,26 +175,19 @@ pub(super) fn interrupted<T: Serialize, E>(
     }
 }
 
-/// Builds the result; in strict mode an incomplete one is an error that
-/// holds it, with no bound on `T`.
+/// Builds the result.
 pub(super) fn finish<T: Serialize, E>(
     collector: Collector<T>,
     cursor_for: impl Fn(&[T]) -> Option<Cursor>,
     counted: Option<Total>,
-    strict: bool,
 ) -> Result<Bounded<T>, TryError<T, E>> {
-    let f = collector.finish_parts(cursor_for, counted)?;
-    let bounded = Bounded::assemble(f.items, f.disclosure);
-    if strict && !bounded.is_complete() {
-        return Err(TryError::Incomplete(Incomplete::new(bounded)));
-    }
-    Ok(bounded)
+    Ok(collector.finish(cursor_for, counted)?)
 }
 
-pub(super) fn into_query_error<T: Serialize>(error: TryError<T, Infallible>) -> Error {
+/// The error of a query over items that cannot fail.
+pub(super) fn into_query_error<T>(error: TryError<T, Infallible>) -> Error {
     match error {
         TryError::Query(e) => e,
-        TryError::Incomplete(incomplete) => Error::incomplete(incomplete.into_bounded()),
         TryError::Source(i) => match i.error {},
     }
 }

@@ -1,18 +1,17 @@
-//! The errors of the `try_` queries: [`TryError`] (the query's error, the
-//! source's, or strict mode's) and [`Interrupted`], what a source's error
-//! left: the items read and where to resume.
+//! The error of a query over a source that can fail: [`TryError`] (the
+//! query's error or the source's) and [`Interrupted`], what a source's
+//! error left: the items read and where to resume.
 
 use std::fmt;
 
 use crate::Cursor;
-use crate::Incomplete;
 use crate::error::Error;
 
-/// The error of the `try_` queries
-/// ([`Limits::try_collect`](crate::Limits::try_collect),
-/// [`Limits::try_page`](crate::Limits::try_page),
-/// [`Limits::try_page_by_key`](crate::Limits::try_page_by_key)): either
-/// the query failed as its infallible form would, or the source failed.
+/// The error of [`Bounded::collect`](crate::Bounded::collect) and
+/// [`Bounded::page`](crate::Bounded::page) over a source that can fail
+/// ([`Fallible`](crate::Fallible) rows, or a
+/// [`Keyset`](crate::Keyset) that yields them): either the query failed
+/// as over a source that cannot fail, or the source failed.
 ///
 /// A source's error ends the query: a result is never reported as exact,
 /// nor its total as known, when the source did not reach its end.
@@ -20,9 +19,9 @@ use crate::error::Error;
 /// # Example
 ///
 /// ```
-/// use candor::{Limits, TryError};
+/// use candor::{Bounded, Fallible, Limits, TryError};
 /// let rows = vec![Ok(1u32), Ok(2), Err("connection reset"), Ok(4)];
-/// match Limits::new().limit(10).try_collect(rows) {
+/// match Bounded::collect(Fallible(rows), &Limits::new().limit(10)) {
 ///     Err(TryError::Source(failed)) => {
 ///         assert_eq!(failed.items(), &[1, 2]);
 ///         assert_eq!(*failed.error(), "connection reset");
@@ -34,16 +33,11 @@ use crate::error::Error;
 #[non_exhaustive]
 pub enum TryError<T, E> {
     /// The query failed: a cursor was refused, the byte budget is too
-    /// small, strict mode found the result incomplete, or the source broke
-    /// its promises (keys out of order, fewer items than asked for).
+    /// small, or the source broke its promises (keys out of order, fewer
+    /// items than asked for).
     Query(Error),
     /// The source yielded an error.
     Source(Box<Interrupted<T, E>>),
-    /// Strict mode was asked for and the result is not complete; it holds
-    /// the result, items and all. (The infallible forms report this as
-    /// [`ErrorKind::Incomplete`](crate::ErrorKind::Incomplete), holding
-    /// the result in its wire form.)
-    Incomplete(Incomplete<T>),
 }
 
 impl<T, E> TryError<T, E> {
@@ -52,15 +46,15 @@ impl<T, E> TryError<T, E> {
     /// # Example
     ///
     /// ```
-    /// use candor::{ErrorKind, Limits};
-    /// let err = Limits::new().max_bytes(5).try_collect([Ok::<u8, String>(1)]).unwrap_err();
+    /// use candor::{Bounded, ErrorKind, Fallible, Limits};
+    /// let err = Bounded::collect(Fallible([Ok::<u8, String>(1)]), &Limits::new().max_bytes(5)).unwrap_err();
     /// assert!(matches!(err.query().map(|e| e.kind()), Some(ErrorKind::BudgetTooSmall { .. })));
     /// ```
     #[must_use]
     pub fn query(&self) -> Option<&Error> {
         match self {
             TryError::Query(e) => Some(e),
-            TryError::Source(_) | TryError::Incomplete(_) => None,
+            TryError::Source(_) => None,
         }
     }
 
@@ -69,13 +63,14 @@ impl<T, E> TryError<T, E> {
     /// # Example
     ///
     /// ```
-    /// let err = candor::Limits::new().try_collect([Ok(1u8), Err(7u8)]).unwrap_err();
+    /// use candor::{Bounded, Fallible, Limits};
+    /// let err = Bounded::collect(Fallible([Ok(1u8), Err(7u8)]), &Limits::new()).unwrap_err();
     /// assert_eq!(err.interrupted().map(|i| *i.error()), Some(7));
     /// ```
     #[must_use]
     pub fn interrupted(&self) -> Option<&Interrupted<T, E>> {
         match self {
-            TryError::Query(_) | TryError::Incomplete(_) => None,
+            TryError::Query(_) => None,
             TryError::Source(i) => Some(i),
         }
     }
@@ -112,12 +107,6 @@ impl<T, E: fmt::Display> fmt::Display for TryError<T, E> {
         match self {
             TryError::Query(e) => fmt::Display::fmt(e, f),
             TryError::Source(i) => fmt::Display::fmt(i, f),
-            TryError::Incomplete(i) => write!(
-                f,
-                "incomplete result in strict mode: {} items of {} found",
-                i.bounded().len(),
-                i.bounded().total()
-            ),
         }
     }
 }
@@ -127,7 +116,6 @@ impl<T: fmt::Debug, E: std::error::Error + 'static> std::error::Error for TryErr
         match self {
             TryError::Query(e) => std::error::Error::source(e),
             TryError::Source(i) => Some(&i.error),
-            TryError::Incomplete(_) => None,
         }
     }
 }
@@ -139,16 +127,16 @@ impl<T: fmt::Debug, E: std::error::Error + 'static> std::error::Error for TryErr
 /// # Example
 ///
 /// ```
-/// use candor::{Fingerprint, Limits, Scope, TryError};
+/// use candor::{Bounded, Fallible, Fingerprint, Limits, Scope, TryError};
 /// let scope = Scope::new(Fingerprint::of("rows"));
 /// let rows = || (0..10u32).map(|n| if n == 3 { Err("disk") } else { Ok(n) });
-/// let Err(TryError::Source(failed)) = Limits::new().limit(5).try_page(&scope, None, rows()) else {
+/// let Err(TryError::Source(failed)) = Bounded::page(Fallible(rows()), &Limits::new().limit(5), &scope, None) else {
 ///     panic!("the source fails at row 3");
 /// };
 /// assert_eq!(failed.items(), &[0, 1, 2]);
 /// // Resuming starts after the rows read.
 /// let cursor = failed.next_cursor().expect("rows were read");
-/// let Err(TryError::Source(again)) = Limits::new().try_page(&scope, Some(cursor), rows()) else {
+/// let Err(TryError::Source(again)) = Bounded::page(Fallible(rows()), &Limits::new(), &scope, Some(cursor)) else {
 ///     panic!("row 3 still fails");
 /// };
 /// assert!(again.items().is_empty());
@@ -167,7 +155,7 @@ impl<T, E> Interrupted<T, E> {
     /// # Example
     ///
     /// ```
-    /// let err = candor::Limits::new().try_collect([Ok(1u8), Ok(2), Err(())]).unwrap_err();
+    /// let err = candor::Bounded::collect(candor::Fallible([Ok(1u8), Ok(2), Err(())]), &candor::Limits::new()).unwrap_err();
     /// assert_eq!(err.interrupted().unwrap().items(), &[1, 2]);
     /// ```
     #[must_use]
@@ -176,13 +164,13 @@ impl<T, E> Interrupted<T, E> {
     }
 
     /// Where to resume after [`items`](Self::items): `None` for
-    /// [`Limits::try_collect`](crate::Limits::try_collect) and when
+    /// [`Bounded::collect`](crate::Bounded::collect) and when
     /// nothing was read.
     ///
     /// # Example
     ///
     /// ```
-    /// let err = candor::Limits::new().try_collect([Ok(1u8), Err(())]).unwrap_err();
+    /// let err = candor::Bounded::collect(candor::Fallible([Ok(1u8), Err(())]), &candor::Limits::new()).unwrap_err();
     /// assert!(err.interrupted().unwrap().next_cursor().is_none());
     /// ```
     #[must_use]
@@ -195,7 +183,7 @@ impl<T, E> Interrupted<T, E> {
     /// # Example
     ///
     /// ```
-    /// let err = candor::Limits::new().try_collect([Err::<u8, _>("locked")]).unwrap_err();
+    /// let err = candor::Bounded::collect(candor::Fallible([Err::<u8, _>("locked")]), &candor::Limits::new()).unwrap_err();
     /// assert_eq!(err.interrupted().map(|i| *i.error()), Some("locked"));
     /// ```
     #[must_use]
@@ -208,8 +196,8 @@ impl<T, E> Interrupted<T, E> {
     /// # Example
     ///
     /// ```
-    /// use candor::TryError;
-    /// let Err(TryError::Source(failed)) = candor::Limits::new().try_collect([Ok(1u8), Err(2u8)]) else {
+    /// use candor::{Bounded, Fallible, TryError};
+    /// let Err(TryError::Source(failed)) = Bounded::collect(Fallible([Ok(1u8), Err(2u8)]), &candor::Limits::new()) else {
     ///     panic!("the source fails");
     /// };
     /// let (items, cursor, error) = failed.into_parts();

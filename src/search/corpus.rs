@@ -3,6 +3,8 @@
 //! crate has: each query runs through the corpus's private `Source`
 //! implementation (`run.rs`, and `excerpt.rs` for excerpts).
 
+use std::ops::ControlFlow;
+
 use crate::error::Error;
 #[cfg(doc)]
 use crate::search::Documents;
@@ -10,7 +12,7 @@ use crate::search::Documents;
 use crate::search::Tree;
 use crate::search::source::Source;
 use crate::search::{Excerpt, FileCount, Line, Match, Query, excerpt, run};
-use crate::{Bounded, Cursor, Limits, Streamed};
+use crate::{Bounded, Cursor, Limits, StreamError, Streamed};
 
 mod sealed {
     /// Implemented by the crate's corpora only.
@@ -85,12 +87,12 @@ pub trait Corpus: sealed::Sealed {
     /// [`InvalidPattern`](crate::ErrorKind::InvalidPattern) for a bad
     /// pattern; [`OutsideRoot`](crate::ErrorKind::OutsideRoot) for a path
     /// filter that leaves the root; the cursor errors (foreign, stale,
-    /// tampered, malformed, out of range);
-    /// [`BudgetTooSmall`](crate::ErrorKind::BudgetTooSmall); and
-    /// [`Incomplete`](crate::ErrorKind::Incomplete) in strict mode. A file
-    /// that cannot be read is not an error: it is counted in `skipped`; so
-    /// is a path filter that names nothing (see
-    /// [`Query::paths`](crate::Query::paths)).
+    /// tampered, malformed, out of range); and
+    /// [`BudgetTooSmall`](crate::ErrorKind::BudgetTooSmall). A file that
+    /// cannot be read is not an error: it is counted in `skipped`; so is a
+    /// path filter that names nothing (see
+    /// [`Query::paths`](crate::Query::paths)); nor is a truncated result
+    /// (to require the whole answer, see [`Bounded::into_exact`]).
     ///
     /// # Example
     ///
@@ -119,6 +121,13 @@ pub trait Corpus: sealed::Sealed {
     /// disclosure. The output-bytes budget does not apply to a stream and
     /// is refused.
     ///
+    /// `on_match` returns [`ControlFlow::Break`] to stop the stream after
+    /// the match it was handed: the end then says the stream is truncated,
+    /// as a cancellation does
+    /// ([`BudgetKind::Cancelled`](crate::BudgetKind::Cancelled)), and its
+    /// cursor resumes after that match. For a callback that can fail, see
+    /// [`try_search_each`](Self::try_search_each).
+    ///
     /// Memory: files are read through a fixed buffer, one file's matching
     /// lines are handed on in parts of 2,048, and the matches of the files
     /// searched ahead of the one handed on are bounded (a tree holds at
@@ -130,18 +139,28 @@ pub trait Corpus: sealed::Sealed {
     ///
     /// Those of [`search`](Self::search), and
     /// [`InvalidArgument`](crate::ErrorKind::InvalidArgument) when
-    /// `max_bytes` is set. In strict mode the error holds the stream's end
-    /// ([`Error::stream_end`](crate::Error::stream_end)).
+    /// `max_bytes` is set.
     ///
     /// # Example
     ///
     /// ```
-    /// use candor::{Corpus, Documents, Limits, Query};
-    /// let docs = Documents::new().with("a.txt", "x\ny\nx\n");
+    /// use std::ops::ControlFlow;
+    /// use candor::{BudgetKind, Corpus, Documents, Limits, Query};
+    /// let docs = Documents::new().with("a.txt", "x\ny\nx\nx\n");
     /// let mut seen = 0;
-    /// let end = docs.search_each(&Query::literal("x"), &Limits::new(), None, &mut |_| seen += 1)?;
-    /// assert_eq!((seen, end.count()), (2, 2));
+    /// let end = docs.search_each(&Query::literal("x"), &Limits::new(), None, &mut |_| {
+    ///     seen += 1;
+    ///     ControlFlow::Continue(())
+    /// })?;
+    /// assert_eq!((seen, end.count()), (3, 3));
     /// assert!(end.is_complete());
+    ///
+    /// // Stop after the first match: the end says so, with a cursor after it.
+    /// let end = docs.search_each(&Query::literal("x"), &Limits::new(), None, &mut |_| ControlFlow::Break(()))?;
+    /// assert_eq!(end.count(), 1);
+    /// assert_eq!(end.completeness().budget().map(|b| b.kind()), Some(BudgetKind::Cancelled));
+    /// let rest = docs.search(&Query::literal("x"), &Limits::new(), end.next_cursor())?;
+    /// assert_eq!(rest.len(), 2);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     fn search_each(
@@ -149,11 +168,54 @@ pub trait Corpus: sealed::Sealed {
         query: &Query,
         limits: &Limits,
         cursor: Option<&Cursor>,
-        on_match: &mut dyn FnMut(&Match),
+        on_match: &mut dyn FnMut(&Match) -> ControlFlow<()>,
     ) -> Result<Streamed, Error>;
 
+    /// Like [`search_each`](Self::search_each), for a callback that can
+    /// fail (an index that a failed insert leaves behind): the first `Err`
+    /// stops the stream before the match it was handed, which is not
+    /// counted, and comes back as [`StreamError::Callback`] with the
+    /// stream's end so far, whose cursor resumes at that match.
+    ///
+    /// # Errors
+    ///
+    /// [`StreamError::Callback`] when `on_match` fails;
+    /// [`StreamError::Query`] with the errors of
+    /// [`search_each`](Self::search_each).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use candor::{Corpus, Documents, Limits, Query, StreamError};
+    /// let docs = Documents::new().with("a.txt", "x 1\nx 2\nx 3\n");
+    /// let mut stored = Vec::new();
+    /// let mut store = |line: &str| if stored.len() < 2 { stored.push(line.to_owned()); Ok(()) } else { Err("disk full") };
+    /// let Err(StreamError::Callback { end, error }) =
+    ///     docs.try_search_each(&Query::literal("x"), &Limits::new(), None, |m| store(&m.line))
+    /// else {
+    ///     panic!("the third insert fails");
+    /// };
+    /// assert_eq!((end.count(), error), (2, "disk full"));
+    /// // Resuming at the match that failed: nothing is lost.
+    /// let rest = docs.search(&Query::literal("x"), &Limits::new(), end.next_cursor())?;
+    /// assert_eq!(rest.items()[0].line, "x 3");
+    /// assert_eq!(rest.start(), 2);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    fn try_search_each<E>(
+        &self,
+        query: &Query,
+        limits: &Limits,
+        cursor: Option<&Cursor>,
+        on_match: impl FnMut(&Match) -> Result<(), E>,
+    ) -> Result<Streamed, StreamError<E>>
+    where
+        Self: Sized;
+
     /// Counts the matching lines of each file that has any, one item per
-    /// file. The total counts files.
+    /// file (a [`FileCount`], whose `count` is the file's matching lines).
+    /// The total counts files, as `count` on the wire counts the items of
+    /// the response.
     ///
     /// # Errors
     ///
@@ -164,12 +226,12 @@ pub trait Corpus: sealed::Sealed {
     /// ```
     /// use candor::{Corpus, Documents, Limits, Query};
     /// let docs = Documents::new().with("a.txt", "x\nx\n").with("b.txt", "y\n");
-    /// let counts = docs.count(&Query::literal("x"), &Limits::new(), None)?;
+    /// let counts = docs.count_per_file(&Query::literal("x"), &Limits::new(), None)?;
     /// assert_eq!((counts.items()[0].path.as_str(), counts.items()[0].count), ("a.txt", 2));
     /// assert_eq!(counts.len(), 1);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    fn count(
+    fn count_per_file(
         &self,
         query: &Query,
         limits: &Limits,
@@ -283,18 +345,28 @@ impl<S: Source> Corpus for S {
         query: &Query,
         limits: &Limits,
         cursor: Option<&Cursor>,
-        on_match: &mut dyn FnMut(&Match),
+        on_match: &mut dyn FnMut(&Match) -> ControlFlow<()>,
     ) -> Result<Streamed, Error> {
         run::search_each(self, query, limits, cursor, on_match)
     }
 
-    fn count(
+    fn try_search_each<E>(
+        &self,
+        query: &Query,
+        limits: &Limits,
+        cursor: Option<&Cursor>,
+        on_match: impl FnMut(&Match) -> Result<(), E>,
+    ) -> Result<Streamed, StreamError<E>> {
+        run::try_search_each(self, query, limits, cursor, on_match)
+    }
+
+    fn count_per_file(
         &self,
         query: &Query,
         limits: &Limits,
         cursor: Option<&Cursor>,
     ) -> Result<Bounded<FileCount>, Error> {
-        run::count(self, query, limits, cursor)
+        run::count_per_file(self, query, limits, cursor)
     }
 
     fn files_with_matches(

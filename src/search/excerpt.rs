@@ -20,8 +20,8 @@ use crate::{Bounded, Budget, BudgetKind, Completeness, Cursor, Fingerprint, Limi
 ///
 /// ```
 /// let e = candor::Excerpt::new("src/lib.rs", 10..=20).max_columns(200);
-/// assert_eq!(e.path(), "src/lib.rs");
-/// assert_eq!(e.lines(), 10..=20);
+/// assert_eq!(e.get_path(), "src/lib.rs");
+/// assert_eq!(e.get_lines(), 10..=20);
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Excerpt {
@@ -38,7 +38,7 @@ impl Excerpt {
     ///
     /// ```
     /// let e = candor::Excerpt::new("a.txt", 1..=1);
-    /// assert_eq!(e.lines(), 1..=1);
+    /// assert_eq!(e.get_lines(), 1..=1);
     /// ```
     #[must_use]
     pub fn new(path: impl Into<String>, lines: RangeInclusive<u64>) -> Excerpt {
@@ -73,29 +73,30 @@ impl Excerpt {
         self
     }
 
-    /// The file's path.
+    /// The file's path, as [`new`](Self::new) was given it.
     ///
     /// # Example
     ///
     /// ```
-    /// assert_eq!(candor::Excerpt::new("a.txt", 1..=2).path(), "a.txt");
+    /// assert_eq!(candor::Excerpt::new("a.txt", 1..=2).get_path(), "a.txt");
     /// ```
     #[must_use]
-    pub fn path(&self) -> &str {
+    pub fn get_path(&self) -> &str {
         &self.path
     }
 
-    /// The lines, 1-based, inclusive.
+    /// The lines, 1-based, inclusive, as [`new`](Self::new) was given
+    /// them.
     ///
     /// # Example
     ///
     /// ```
     /// let e = candor::Excerpt::new("a.txt", 3..=9);
-    /// assert_eq!(e.lines(), 3..=9);
-    /// assert_eq!(e.lines().count(), 7);
+    /// assert_eq!(e.get_lines(), 3..=9);
+    /// assert_eq!(e.get_lines().count(), 7);
     /// ```
     #[must_use]
-    pub fn lines(&self) -> RangeInclusive<u64> {
+    pub fn get_lines(&self) -> RangeInclusive<u64> {
         self.first..=self.last
     }
 }
@@ -257,7 +258,7 @@ pub(crate) fn excerpt(
             format!("the range {first}..={last} is empty: its start is after its end"),
         ));
     }
-    let resolved = source.resolve_file(excerpt.path())?;
+    let resolved = source.resolve_file(excerpt.get_path())?;
     let fingerprint = Fingerprint::of(&(
         "excerpt",
         &resolved.path,
@@ -299,8 +300,7 @@ pub(crate) fn excerpt(
         )
     };
     collector.finish(
-        |kept| kept.last().map(|l| scope.cursor(&l.line_number)),
+        |kept| kept.last().map(|l| scope.unplaced(&l.line_number)),
         counted,
-        limits.strict,
     )
 }

@@ -215,7 +215,8 @@ fn check_line(line_number: u64, cut: Option<LineCut>) -> Result<(), String> {
     }
 }
 
-/// How many lines of one file match.
+/// How many lines of one file match: the items of
+/// [`Corpus::count_per_file`](crate::Corpus::count_per_file).
 ///
 /// Wire shape: `{"path": "src/lib.rs", "count": 3}`.
 ///
@@ -224,7 +225,7 @@ fn check_line(line_number: u64, cut: Option<LineCut>) -> Result<(), String> {
 /// ```
 /// use candor::{Corpus, Documents, Limits, Query};
 /// let docs = Documents::new().with("a.txt", "fish\nfish fish\nno\n");
-/// let b = docs.count(&Query::literal("fish"), &Limits::new(), None)?;
+/// let b = docs.count_per_file(&Query::literal("fish"), &Limits::new(), None)?;
 /// assert_eq!(b.items()[0].count, 2); // lines, not occurrences
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
@@ -304,6 +305,12 @@ pub(crate) trait Item: Serialize + Send + Sync + 'static {
     fn next_line(&self) -> Option<u64> {
         None
     }
+
+    /// Where this item's line starts and its number, where a cursor at
+    /// the item (not after it) resumes, if the item is a line.
+    fn line_start(&self) -> Option<(u64, u64)> {
+        None
+    }
 }
 
 impl Item for Match {
@@ -313,6 +320,10 @@ impl Item for Match {
 
     fn next_line(&self) -> Option<u64> {
         self.line_number.checked_add(1)
+    }
+
+    fn line_start(&self) -> Option<(u64, u64)> {
+        Some((self.byte_offset, self.line_number))
     }
 }
 

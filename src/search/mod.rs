@@ -4,7 +4,7 @@
 //! The pipeline, from the top: the public [`Corpus`] trait (`corpus.rs`)
 //! runs each query through the runner (`run.rs`, or `excerpt.rs`), which
 //! asks a corpus's private `Source` (`source.rs`: `documents.rs`,
-//! `tree.rs`) for its files in path order, each query kind as
+//! `tree/`) for its files in path order, each query kind as
 //! `operation.rs` describes it; the engine (`engine/`) searches each file
 //! with the matcher (`matcher/`) over the reader's chunks (`reader.rs`,
 //! split into lines by `lines.rs`) and turns the outcomes into the

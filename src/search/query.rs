@@ -10,8 +10,8 @@ use crate::Fingerprint;
 ///
 /// ```
 /// use candor::{PatternKind, Query};
-/// assert_eq!(Query::regex(r"fn \w+").kind(), PatternKind::Regex);
-/// assert_eq!(Query::literals(["a", "b"]).kind(), PatternKind::Literals);
+/// assert_eq!(Query::regex(r"fn \w+").get_kind(), PatternKind::Regex);
+/// assert_eq!(Query::literals(["a", "b"]).get_kind(), PatternKind::Literals);
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
@@ -79,7 +79,7 @@ impl Query {
     /// use candor::{Corpus, Documents, ErrorKind, Limits, Query};
     ///
     /// let q = Query::literal("TODO");
-    /// assert_eq!(q.patterns(), &["TODO"]);
+    /// assert_eq!(q.get_patterns(), &["TODO"]);
     /// let docs = Documents::new().with("a.txt", "TODO\n");
     /// let e = docs.search(&Query::literal(""), &Limits::new(), None).unwrap_err();
     /// assert!(matches!(e.kind(), ErrorKind::InvalidPattern { .. }));
@@ -96,7 +96,7 @@ impl Query {
     ///
     /// ```
     /// let q = candor::Query::literals(["TODO", "FIXME"]);
-    /// assert_eq!(q.patterns().len(), 2);
+    /// assert_eq!(q.get_patterns().len(), 2);
     /// ```
     #[must_use]
     pub fn literals<I, S>(needles: I) -> Query
@@ -263,27 +263,29 @@ impl Query {
         self
     }
 
-    /// The kind of pattern.
+    /// The kind of pattern, as the constructor set it
+    /// ([`literal`](Self::literal), [`literals`](Self::literals) or
+    /// [`regex`](Self::regex)).
     ///
     /// # Example
     ///
     /// ```
-    /// assert_eq!(candor::Query::literal("x").kind(), candor::PatternKind::Literal);
+    /// assert_eq!(candor::Query::literal("x").get_kind(), candor::PatternKind::Literal);
     /// ```
     #[must_use]
-    pub fn kind(&self) -> PatternKind {
+    pub fn get_kind(&self) -> PatternKind {
         self.kind
     }
 
-    /// The pattern or patterns, as given.
+    /// The pattern or patterns, as the constructor was given them.
     ///
     /// # Example
     ///
     /// ```
-    /// assert_eq!(candor::Query::regex("a+").patterns(), &["a+"]);
+    /// assert_eq!(candor::Query::regex("a+").get_patterns(), &["a+"]);
     /// ```
     #[must_use]
-    pub fn patterns(&self) -> &[String] {
+    pub fn get_patterns(&self) -> &[String] {
         &self.patterns
     }
 

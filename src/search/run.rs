@@ -6,13 +6,15 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::error::Error;
-use crate::search::engine::{self, Deadline, FileOutcome, Plan, ResultStage};
+use std::ops::ControlFlow;
+
+use crate::search::engine::{self, Deadline, FileOutcome, Plan, Refusal, ResultStage, Sink};
 use crate::search::item::Item;
 use crate::search::matcher::Matcher;
 use crate::search::operation::{COUNT, FILES, FIND_IN_FILE, Operation, SEARCH};
 use crate::search::source::Source;
 use crate::search::{FileCount, Match, Query, path};
-use crate::{Bounded, Cursor, Limits, Scope, Streamed};
+use crate::{Bounded, Cursor, Limits, Scope, StreamError, Streamed};
 
 /// Runs one query over `source`.
 /// With `only`, searches that one file (a resolved path) and nothing
@@ -23,7 +25,7 @@ fn run_query<S: Source, T: Item>(
     query: &Query,
     limits: &Limits,
     cursor: Option<&Cursor>,
-    stream: Option<&mut dyn FnMut(&T)>,
+    stream: Option<&mut Sink<'_, T>>,
     only: Option<&str>,
 ) -> Result<Outcome<T>, Error> {
     let Operation {
@@ -204,13 +206,40 @@ pub(crate) fn search_each(
     query: &Query,
     limits: &Limits,
     cursor: Option<&Cursor>,
-    on_match: &mut dyn FnMut(&Match),
+    on_match: &mut dyn FnMut(&Match) -> ControlFlow<()>,
 ) -> Result<Streamed, Error> {
     // A stream resumes with the same cursors as the collected form.
-    run_query(source, SEARCH, query, limits, cursor, Some(on_match), None).map(Outcome::streamed)
+    let mut sink = |m: &Match| on_match(m).map_break(|()| Refusal::After);
+    run_query(source, SEARCH, query, limits, cursor, Some(&mut sink), None).map(Outcome::streamed)
 }
 
-pub(crate) fn count(
+pub(crate) fn try_search_each<E>(
+    source: &impl Source,
+    query: &Query,
+    limits: &Limits,
+    cursor: Option<&Cursor>,
+    mut on_match: impl FnMut(&Match) -> Result<(), E>,
+) -> Result<Streamed, StreamError<E>> {
+    let mut failed = None;
+    let mut sink = |m: &Match| match on_match(m) {
+        Ok(()) => ControlFlow::Continue(()),
+        Err(error) => {
+            failed = Some(error);
+            ControlFlow::Break(Refusal::Before)
+        }
+    };
+    let end = run_query(source, SEARCH, query, limits, cursor, Some(&mut sink), None)
+        .map(Outcome::streamed)?;
+    match failed {
+        Some(error) => Err(StreamError::Callback {
+            end: Box::new(end),
+            error,
+        }),
+        None => Ok(end),
+    }
+}
+
+pub(crate) fn count_per_file(
     source: &impl Source,
     query: &Query,
     limits: &Limits,

@@ -1,8 +1,11 @@
 //! Sources that are not text search: keyset paging told how much to fetch,
-//! sources that abuse the request, and fallible sources (`try_*`), each
-//! checked against a naive oracle over generated inputs.
+//! sources that abuse the request, and fallible sources (`Fallible` rows),
+//! each checked against a naive oracle over generated inputs; and a
+//! stream whose callback stops it.
 
-use candor::{ErrorKind, Fingerprint, KeyRequest, Limits, Scope, Total, TryError};
+use candor::{
+    Bounded, ErrorKind, Fallible, Fingerprint, KeyRequest, Keyset, Limits, Scope, Total, TryError,
+};
 use proptest::prelude::*;
 
 fn scope() -> Scope {
@@ -70,7 +73,12 @@ fn follow(
                 .take(take)
                 .collect::<Vec<_>>()
         };
-        let result = limits.page_by_key(&scope(), cursor.as_ref(), source, |r: &u32| *r);
+        let result = Bounded::page(
+            Keyset::new(source, |r: &u32| *r),
+            limits,
+            &scope(),
+            cursor.as_ref(),
+        );
         // The first request carries the resume key and the fetch; a second
         // one, if any, checks a source that ended early for one more row.
         prop_assert!(!requests.is_empty() && requests.len() <= 2);
@@ -125,7 +133,7 @@ proptest! {
     /// An honest source is told how much to fetch, and paging rebuilds
     /// the answer with every total right.
     #[test]
-    fn page_by_key_tells_an_honest_source_how_much_to_fetch(
+    fn a_keyset_tells_an_honest_source_how_much_to_fetch(
         rows in sorted_rows(),
         limit in 0..12usize,
         count_total in any::<bool>(),
@@ -145,10 +153,10 @@ proptest! {
     /// a count needs) is refused whenever that would change the answer;
     /// whatever it returns before that is right.
     #[test]
-    fn page_by_key_refuses_a_source_that_caps_its_answer(
+    fn a_keyset_that_caps_its_answer_is_refused(
         rows in sorted_rows(),
         // Under a limit of 0, `LIMIT limit` yields nothing, which no check
-        // can tell from an empty answer (documented on `page_by_key`).
+        // can tell from an empty answer (documented on `Keyset`).
         limit in 1..12usize,
         count_total in any::<bool>(),
         max_count in proptest::option::of(0..80u64),
@@ -173,7 +181,7 @@ proptest! {
     /// A source whose keys are out of order (or repeat) within what the
     /// query reads is refused, never paged with a gap.
     #[test]
-    fn page_by_key_refuses_keys_out_of_order(
+    fn a_keyset_with_keys_out_of_order_is_refused(
         rows in proptest::collection::btree_set(0..500u32, 2..40).prop_map(|s| s.into_iter().collect::<Vec<_>>()),
         at in any::<prop::sample::Index>(),
         repeat in any::<bool>(),
@@ -188,7 +196,7 @@ proptest! {
             let fetch = request.fetch().unwrap_or(usize::MAX);
             rows.iter().copied().take(fetch).collect::<Vec<_>>()
         };
-        let err = limits.page_by_key(&scope(), None, source, |r: &u32| *r).unwrap_err();
+        let err = Bounded::page(Keyset::new(source, |r: &u32| *r), &limits, &scope(), None).unwrap_err();
         prop_assert!(matches!(err.kind(), ErrorKind::InvalidArgument { name: "source", .. }), "{err}");
     }
 
@@ -196,7 +204,7 @@ proptest! {
     /// read; a source whose error is never reached answers as the
     /// infallible one does.
     #[test]
-    fn try_collect_and_try_page_end_at_the_first_error(
+    fn fallible_rows_end_at_the_first_error(
         rows in proptest::collection::vec(0..1000u32, 0..40),
         error_at in proptest::option::of(0..45usize),
         limit in 0..15usize,
@@ -217,7 +225,7 @@ proptest! {
             e >= start && (e - start <= limit || (count_total && rows.len() - start > limit))
         };
 
-        let collected = limits.try_collect(stream());
+        let collected = Bounded::collect(Fallible(stream()), &limits);
         match error_at.filter(|&e| reaches(0, e)) {
             Some(e) => {
                 let Err(TryError::Source(failed)) = collected else {
@@ -231,7 +239,7 @@ proptest! {
                 let reached: Vec<u32> = match error_at { Some(e) => rows[..e].to_vec(), None => rows.clone() };
                 // The error lies past what was read: the answer is the
                 // infallible one over the rows before it.
-                let oracle = limits.collect(reached.clone()).unwrap();
+                let oracle = Bounded::collect(reached.clone(), &limits).unwrap();
                 let got = collected.map_err(|e| TestCaseError::fail(format!("{e}")))?;
                 prop_assert_eq!(got.items(), oracle.items());
                 prop_assert_eq!(got.completeness(), oracle.completeness());
@@ -241,10 +249,10 @@ proptest! {
 
         // Paging: resume after `skip` rows with a cursor from a first page.
         let skip = skip.min(rows.len());
-        let first = Limits::new().limit(skip).page(&scope(), None, rows.clone()).unwrap();
+        let first = Bounded::page(rows.clone(), &Limits::new().limit(skip), &scope(), None).unwrap();
         let cursor = first.next_cursor().cloned();
         let start = if cursor.is_some() { skip } else { 0 };
-        let paged = limits.try_page(&scope(), cursor.as_ref(), stream());
+        let paged = Bounded::page(Fallible(stream()), &limits, &scope(), cursor.as_ref());
         match error_at {
             Some(e) if e < start => {
                 let Err(TryError::Source(failed)) = paged else {
@@ -260,7 +268,7 @@ proptest! {
                 prop_assert_eq!(failed.items(), read);
                 // The cursor resumes right after the rows read.
                 if let Some(next) = failed.next_cursor() {
-                    let resumed = Limits::new().limit(1).page(&scope(), Some(next), rows.clone()).unwrap();
+                    let resumed = Bounded::page(rows.clone(), &Limits::new().limit(1), &scope(), Some(next)).unwrap();
                     prop_assert_eq!(resumed.items(), &rows[start + read.len()..(start + read.len() + 1).min(rows.len())]);
                 } else {
                     prop_assert!(read.is_empty());
@@ -276,10 +284,10 @@ proptest! {
         }
     }
 
-    /// `try_page_by_key` ends at the source's error, keeps the rows read
+    /// A `Keyset` of `Fallible` rows ends at the source's error, keeps the rows read
     /// and a cursor after them; resuming from it continues the answer.
     #[test]
-    fn try_page_by_key_keeps_what_was_read(
+    fn a_fallible_keyset_keeps_what_was_read(
         rows in sorted_rows(),
         failing in any::<prop::sample::Index>(),
         limit in 1..12usize,
@@ -289,18 +297,19 @@ proptest! {
         let source = |request: KeyRequest<u32>| {
             let after = request.after().copied();
             let fetch = request.fetch().unwrap_or(usize::MAX);
-            rows.iter()
+            let rows = rows.iter()
                 .copied()
                 .filter(move |r| after.is_none_or(|a| *r > a))
                 .take(fetch)
                 .map(move |r| if r == bad { Err(std::io::Error::other(format!("row {r}"))) } else { Ok(r) })
-                .collect::<Vec<_>>()
+                .collect::<Vec<_>>();
+            Fallible(rows)
         };
         let limits = Limits::new().limit(limit);
         let mut all = Vec::new();
         let mut cursor = None;
         loop {
-            match limits.try_page_by_key(&scope(), cursor.as_ref(), source, |r: &u32| *r) {
+            match Bounded::page(Keyset::new(source, |r: &u32| *r), &limits, &scope(), cursor.as_ref()) {
                 Ok(page) => {
                     all.extend_from_slice(page.items());
                     prop_assert!(page.items().iter().all(|r| *r < bad), "read past the failing row");
@@ -324,6 +333,51 @@ proptest! {
     }
 }
 
+/// One way to an exact total: `count_total`. A keyset that can count is
+/// asked for its count only then (and for `limit + 1` rows), and not
+/// read on; without `count_total` the count is never run.
+#[test]
+fn a_keyset_counts_only_when_an_exact_total_is_asked_for() {
+    use std::cell::{Cell, RefCell};
+    let table: Vec<u32> = (1..=40).collect();
+    let fetched = RefCell::new(Vec::new());
+    let counted = Cell::new(0);
+    let source = || {
+        let rows = |request: KeyRequest<u32>| {
+            fetched.borrow_mut().push(request.fetch());
+            let after = request.after().copied().unwrap_or(0);
+            let fetch = request.fetch().unwrap_or(usize::MAX);
+            table
+                .iter()
+                .copied()
+                .filter(move |n| *n > after)
+                .take(fetch)
+        };
+        let count = |after: Option<&u32>| {
+            counted.set(counted.get() + 1);
+            let after = after.copied().unwrap_or(0);
+            Ok::<u64, std::convert::Infallible>(table.iter().filter(|n| **n > after).count() as u64)
+        };
+        Keyset::new(rows, |n: &u32| *n).count(count)
+    };
+    let page = Bounded::page(source(), &Limits::new().limit(10), &scope(), None).unwrap();
+    assert_eq!((page.total(), counted.get()), (Total::AtLeast(11), 0));
+    let exact = Limits::new().limit(10).count_total(true);
+    let page = Bounded::page(source(), &exact, &scope(), None).unwrap();
+    assert_eq!((page.total(), counted.get()), (Total::Exact(40), 1));
+    let second = Bounded::page(source(), &exact, &scope(), page.next_cursor()).unwrap();
+    assert_eq!(
+        (second.start(), second.total(), counted.get()),
+        (10, Total::Exact(40), 2)
+    );
+    // Asked for the probe only, never for the rest.
+    assert!(
+        fetched.borrow().iter().all(|f| *f == Some(11)),
+        "{:?}",
+        fetched.borrow()
+    );
+}
+
 /// The motivating numbers of the design: 8,963 rows, a limit of 1,000, a source with
 /// `LIMIT n` and one with `LIMIT n + 1` while counting.
 #[test]
@@ -341,20 +395,25 @@ fn the_two_sql_mistakes_are_refused() {
         }
     };
     let key = |r: &u32| *r;
-    let err = Limits::new()
-        .limit(1000)
-        .page_by_key(&scope(), None, with_limit(1000), key)
-        .unwrap_err();
+    let err = Bounded::page(
+        Keyset::new(with_limit(1000), key),
+        &Limits::new().limit(1000),
+        &scope(),
+        None,
+    )
+    .unwrap_err();
     assert!(
         err.to_string()
             .contains("ended after 1000 items of the 1001 asked for"),
         "{err}"
     );
-    let err = Limits::new()
-        .limit(1000)
-        .count_total(true)
-        .page_by_key(&scope(), None, with_limit(1001), key)
-        .unwrap_err();
+    let err = Bounded::page(
+        Keyset::new(with_limit(1001), key),
+        &Limits::new().limit(1000).count_total(true),
+        &scope(),
+        None,
+    )
+    .unwrap_err();
     assert!(err.to_string().contains("ended after 1001 items"), "{err}");
     // The obvious query with the request's fetch is right.
     let honest = |request: KeyRequest<u32>| {
@@ -366,14 +425,16 @@ fn the_two_sql_mistakes_are_refused() {
             .take(n)
             .collect::<Vec<_>>()
     };
-    let page = Limits::new()
-        .limit(1000)
-        .count_total(true)
-        .page_by_key(&scope(), None, honest, key)
-        .unwrap();
+    let page = Bounded::page(
+        Keyset::new(honest, key),
+        &Limits::new().limit(1000).count_total(true),
+        &scope(),
+        None,
+    )
+    .unwrap();
     assert_eq!(page.len(), 1000);
     assert_eq!(page.total(), Total::Exact(8963));
-    assert!(page.is_truncated());
+    assert!(page.completeness().is_truncated());
 }
 
 proptest! {
@@ -444,7 +505,7 @@ proptest! {
                     token.cancel();
                 }
             });
-            let page = limits.page(&scope, cursor.as_ref(), source).unwrap();
+            let page = Bounded::page(source, &limits, &scope, cursor.as_ref()).unwrap();
             let rest = &answer[all.len()..];
             prop_assert_eq!(page.items(), &rest[..page.len()]);
             match page.completeness() {
@@ -495,8 +556,84 @@ fn a_cancelled_search_answers_with_what_it_has() {
     assert_eq!(b.len() + rest.len(), 20);
 }
 
-/// Borrowed items that are neither `'static` nor `Send`: the `try_` forms
-/// and the infallible ones take them, strict mode included.
+/// The indexer's case: an insert fails on the third match of a tree of
+/// 100 files, each with one. The search stops there, on every thread
+/// count: the callback is not called again, the end says where it
+/// stopped, and its cursor resumes at the match that failed.
+#[cfg(feature = "tree")]
+#[test]
+fn a_stream_stops_when_its_callback_fails_or_says_so() {
+    use std::ops::ControlFlow;
+
+    use candor::{BudgetKind, Corpus, Query, StreamError};
+    let files: Vec<(String, Vec<u8>)> = (0..100)
+        .map(|n| (format!("f{n:03}.rs"), b"fn needle() {}\n".to_vec()))
+        .collect();
+    let f = crate::fixture::Fixture::owned(&files);
+    let query = Query::literal("needle");
+    for (name, tree) in &f.trees {
+        let mut indexed = Vec::new();
+        let mut calls = 0;
+        let outcome = tree.try_search_each(&query, &Limits::new(), None, |m| {
+            calls += 1;
+            if calls == 3 {
+                return Err(std::io::Error::other("the index is full"));
+            }
+            indexed.push(m.path.clone());
+            Ok(())
+        });
+        let Err(StreamError::Callback { end, error }) = outcome else {
+            panic!("{name}: the third insert fails");
+        };
+        assert_eq!(error.to_string(), "the index is full", "{name}");
+        assert_eq!((calls, indexed.len(), end.count()), (3, 2, 2), "{name}");
+        assert!(
+            end.total().value() < 100,
+            "{name}: the search went on: {:?}",
+            end.total()
+        );
+        assert_eq!(
+            end.completeness().budget().map(|b| b.kind()),
+            Some(BudgetKind::Cancelled),
+            "{name}"
+        );
+        let rest = tree
+            .search(&query, &Limits::new(), end.next_cursor())
+            .unwrap();
+        assert_eq!(rest.start(), 2, "{name}");
+        assert_eq!(
+            rest.items()[0].path,
+            "f002.rs",
+            "{name}: resumes at the failed match"
+        );
+        assert_eq!(rest.len(), 98, "{name}");
+
+        // Stopping on purpose: after the match the callback was handed.
+        let mut calls = 0;
+        let end = tree
+            .search_each(&query, &Limits::new(), None, &mut |_| {
+                calls += 1;
+                if calls == 3 {
+                    ControlFlow::Break(())
+                } else {
+                    ControlFlow::Continue(())
+                }
+            })
+            .unwrap();
+        assert_eq!((calls, end.count()), (3, 3), "{name}");
+        let rest = tree
+            .search(&query, &Limits::new(), end.next_cursor())
+            .unwrap();
+        assert_eq!(
+            (rest.start(), rest.items()[0].path.as_str()),
+            (3, "f003.rs"),
+            "{name}"
+        );
+    }
+}
+
+/// Borrowed items that are neither `'static` nor `Send`: every source
+/// takes them, `Fallible` rows and `into_exact` included.
 #[test]
 fn borrowed_and_thread_bound_items_are_collected_and_paged() {
     use std::convert::Infallible;
@@ -518,59 +655,54 @@ fn borrowed_and_thread_bound_items_are_collected_and_paged() {
             })
         })
     };
-    let b = Limits::new().limit(2).try_collect(lines()).unwrap();
+    let b = Bounded::collect(Fallible(lines()), &Limits::new().limit(2)).unwrap();
     assert_eq!(
         b.items().iter().map(|l| l.text).collect::<Vec<_>>(),
         ["alpha", "beta"]
     );
-    assert!(b.is_truncated());
+    assert!(b.completeness().is_truncated());
 
     let source = |request: KeyRequest<String>| {
         let after = request.into_after();
-        lines().filter(move |l| match (l, &after) {
+        Fallible(lines().filter(move |l| match (l, &after) {
             (Ok(line), Some(a)) => line.text > a.as_str(),
             _ => true,
-        })
+        }))
     };
     let key = |l: &Line<'_>| l.text.to_owned();
-    let first = Limits::new()
-        .limit(3)
-        .try_page_by_key(&scope(), None, source, key)
-        .unwrap();
+    let first = Bounded::page(
+        Keyset::new(source, key),
+        &Limits::new().limit(3),
+        &scope(),
+        None,
+    )
+    .unwrap();
     assert_eq!(first.len(), 3);
-    let second = Limits::new()
-        .limit(3)
-        .try_page_by_key(&scope(), first.next_cursor(), source, key)
-        .unwrap();
+    let second = Bounded::page(
+        Keyset::new(source, key),
+        &Limits::new().limit(3),
+        &scope(),
+        first.next_cursor(),
+    )
+    .unwrap();
     assert!(second.is_complete());
     let keys: Vec<&str> = first.iter().chain(second.iter()).map(|l| l.text).collect();
     assert_eq!(keys, text.lines().collect::<Vec<_>>());
 
-    // Strict mode keeps the partial result, with no bound on the items.
-    match Limits::new().limit(1).strict(true).try_collect(lines()) {
-        Err(TryError::Incomplete(incomplete)) => {
-            assert_eq!(incomplete.bounded().items()[0].text, "alpha");
-        }
-        other => panic!("expected a strict-mode error, got {other:?}"),
-    }
+    // Requiring the whole answer keeps the partial result, with no bound
+    // on the items.
+    let incomplete = Bounded::collect(Fallible(lines()), &Limits::new().limit(1))
+        .unwrap()
+        .into_exact()
+        .unwrap_err();
+    assert_eq!(incomplete.bounded().items()[0].text, "alpha");
+    assert_eq!(incomplete.bounded().total(), Total::AtLeast(2));
 
-    // The infallible forms: the items themselves, or in strict mode an
-    // error holding them in their wire form.
+    // The infallible form: the items themselves.
     let plain = || lines().map(|line| line.unwrap_or_else(|never| match never {}));
-    let b = Limits::new().limit(2).collect(plain()).unwrap();
+    let b = Bounded::collect(plain(), &Limits::new().limit(2)).unwrap();
     assert_eq!(
         b.items().iter().map(|l| l.text).collect::<Vec<_>>(),
         ["alpha", "beta"]
     );
-    let err = Limits::new()
-        .limit(1)
-        .strict(true)
-        .collect(plain())
-        .unwrap_err();
-    let partial = err.partial().expect("what was found");
-    assert_eq!(
-        partial.items(),
-        &[serde_json::json!({ "text": "alpha", "owner": "doc" })]
-    );
-    assert_eq!(partial.total(), Total::AtLeast(2));
 }

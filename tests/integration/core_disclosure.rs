@@ -5,7 +5,9 @@
 
 use std::time::Duration;
 
-use candor::{Bounded, Corpus, Documents, Excerpt, Fingerprint, Limits, ManualClock, Query, Scope};
+use candor::{
+    Bounded, Corpus, Documents, Excerpt, Fingerprint, Keyset, Limits, ManualClock, Query, Scope,
+};
 use serde_json::{Value, json};
 
 fn wire<T: serde::Serialize>(b: &Bounded<T>) -> Value {
@@ -31,9 +33,9 @@ fn keys(value: &Value) -> Vec<&str> {
 fn a_resumed_page_counts_the_whole_answer_and_says_where_it_starts() {
     let scope = Scope::new(Fingerprint::of("numbers below 25"));
     let limits = Limits::new().limit(10).count_total(true);
-    let first = limits.page(&scope, None, 0..25u32).unwrap();
-    let second = limits.page(&scope, first.next_cursor(), 0..25u32).unwrap();
-    let third = limits.page(&scope, second.next_cursor(), 0..25u32).unwrap();
+    let first = Bounded::page(0..25u32, &limits, &scope, None).unwrap();
+    let second = Bounded::page(0..25u32, &limits, &scope, first.next_cursor()).unwrap();
+    let third = Bounded::page(0..25u32, &limits, &scope, second.next_cursor()).unwrap();
 
     let (w1, w2, w3) = (wire(&first), wire(&second), wire(&third));
     assert_eq!(w1.get("start"), None, "a first page has no start: {w1}");
@@ -61,8 +63,8 @@ fn a_resumed_page_counts_the_whole_answer_and_says_where_it_starts() {
 fn a_resumed_page_without_counting_has_a_lower_bound_past_its_items() {
     let scope = Scope::new(Fingerprint::of("numbers below 25"));
     let limits = Limits::new().limit(10);
-    let first = limits.page(&scope, None, 0..25u32).unwrap();
-    let second = wire(&limits.page(&scope, first.next_cursor(), 0..25u32).unwrap());
+    let first = Bounded::page(0..25u32, &limits, &scope, None).unwrap();
+    let second = wire(&Bounded::page(0..25u32, &limits, &scope, first.next_cursor()).unwrap());
     assert_eq!(second["start"], 10, "{second}");
     // Items 11-20, and item 21 proved that more exist.
     assert_eq!(second["total"], json!({ "value": 21, "relation": "gte" }));
@@ -80,12 +82,14 @@ fn a_resumed_key_page_says_where_it_starts() {
             .filter(move |l| after.as_ref().is_none_or(|a| l > a))
     };
     let limits = Limits::new().limit(3).count_total(true);
-    let first = limits
-        .page_by_key(&scope, None, source, String::clone)
-        .unwrap();
-    let second = limits
-        .page_by_key(&scope, first.next_cursor(), source, String::clone)
-        .unwrap();
+    let first = Bounded::page(Keyset::new(source, String::clone), &limits, &scope, None).unwrap();
+    let second = Bounded::page(
+        Keyset::new(source, String::clone),
+        &limits,
+        &scope,
+        first.next_cursor(),
+    )
+    .unwrap();
     let w = wire(&second);
     assert_eq!(w["start"], 3, "{w}");
     assert_eq!(w["items"], json!(["d", "e", "f"]));
@@ -135,12 +139,11 @@ fn a_resumed_excerpt_page_says_where_it_starts() {
 
 #[test]
 fn the_clamp_survives_a_byte_budget_that_binds_first() {
-    let b = Limits::new()
-        .ceiling(1000)
-        .limit(100_000)
-        .max_bytes(2000)
-        .collect(0..5000u32)
-        .unwrap();
+    let b = Bounded::collect(
+        0..5000u32,
+        &Limits::new().ceiling(1000).limit(100_000).max_bytes(2000),
+    )
+    .unwrap();
     let w = wire(&b);
     let t = &w["truncation"];
     assert_eq!(t["by"], "budget", "{w}");
@@ -153,13 +156,15 @@ fn the_clamp_survives_a_byte_budget_that_binds_first() {
 
 #[test]
 fn the_clamp_survives_a_deadline() {
-    let b = Limits::new()
-        .ceiling(10)
-        .limit(50)
-        .deadline(Duration::from_millis(25))
-        .clock(ManualClock::new().auto_advance(Duration::from_millis(10)))
-        .collect(0..100u32)
-        .unwrap();
+    let b = Bounded::collect(
+        0..100u32,
+        &Limits::new()
+            .ceiling(10)
+            .limit(50)
+            .deadline(Duration::from_millis(25))
+            .clock(ManualClock::new().auto_advance(Duration::from_millis(10))),
+    )
+    .unwrap();
     let w = wire(&b);
     let t = &w["truncation"];
     assert_eq!(t["budget"], "deadline", "{w}");
@@ -169,11 +174,7 @@ fn the_clamp_survives_a_deadline() {
 
 #[test]
 fn an_unclamped_budget_stop_names_no_limit() {
-    let b = Limits::new()
-        .limit(1000)
-        .max_bytes(300)
-        .collect(0..5000u32)
-        .unwrap();
+    let b = Bounded::collect(0..5000u32, &Limits::new().limit(1000).max_bytes(300)).unwrap();
     let w = wire(&b);
     assert_eq!(
         keys(&w["truncation"]),
@@ -247,7 +248,7 @@ fn a_tight_budget_on_pages_keeps_an_item_and_a_cursor() {
     // The full note alone is about 200 bytes: it must give way.
     let limits = Limits::new().limit(100).max_bytes(260);
     let items = || (0..50u32).map(|n| format!("item number {n}"));
-    let page = limits.page(&scope, None, items()).unwrap();
+    let page = Bounded::page(items(), &limits, &scope, None).unwrap();
     let json = page.to_json().unwrap();
     assert!(json.len() <= 260, "{json}");
     assert!(!page.is_empty(), "{json}");
@@ -256,7 +257,7 @@ fn a_tight_budget_on_pages_keeps_an_item_and_a_cursor() {
 
 #[test]
 fn a_budget_below_the_required_fields_is_an_error() {
-    let err = Limits::new().max_bytes(40).collect(0..5u32).unwrap_err();
+    let err = Bounded::collect(0..5u32, &Limits::new().max_bytes(40)).unwrap_err();
     assert!(
         matches!(err.kind(), candor::ErrorKind::BudgetTooSmall { .. }),
         "{err}"

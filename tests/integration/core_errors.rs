@@ -9,11 +9,11 @@ use std::rc::Rc;
 
 use candor::{
     Bounded, Budget, BudgetKind, Completeness, Cursor, Disclosure, Error, ErrorKind, Fingerprint,
-    Incomplete, KeyRequest, Limits, ManualClock, Scope, SkipReason, Skipped, SkippedInput, Total,
+    Incomplete, KeyRequest, Keyset, Limits, ManualClock, Scope, Shards, SkipReason, Skipped,
+    SkippedInput, Total,
 };
 
-use serde::{Deserialize, Serialize};
-use serde_json::json;
+use serde::Serialize;
 
 use crate::core_support::{TOKEN_ALPHABET, base64url};
 
@@ -23,10 +23,7 @@ fn scope() -> Scope {
 
 /// A valid page cursor of `scope()`: resumes after 3 items.
 fn page_cursor() -> Cursor {
-    let page = Limits::new()
-        .limit(3)
-        .page(&scope(), None, 0..10u32)
-        .unwrap();
+    let page = Bounded::page(0..10u32, &Limits::new().limit(3), &scope(), None).unwrap();
     page.next_cursor().expect("more items").clone()
 }
 
@@ -40,7 +37,6 @@ fn kind_name(e: &Error) -> &'static str {
         ErrorKind::StaleCursor { .. } => "StaleCursor",
         ErrorKind::CursorOutOfRange { .. } => "CursorOutOfRange",
         ErrorKind::BudgetTooSmall { .. } => "BudgetTooSmall",
-        ErrorKind::Incomplete { .. } => "Incomplete",
         ErrorKind::Serialize { .. } => "Serialize",
         ErrorKind::InvalidDisclosure { .. } => "InvalidDisclosure",
         _ => "other",
@@ -118,9 +114,9 @@ fn tampered_cursors_are_refused_at_every_position() {
     let tokens = [
         page_cursor().to_string(),
         generation_scope
-            .cursor(&(String::from("src/lib.rs"), 120u64))
+            .cursor(&(String::from("src/lib.rs"), 120u64), 0)
             .to_string(),
-        scope().cursor(&u64::MAX).to_string(),
+        scope().cursor(&u64::MAX, 0).to_string(),
     ];
     for token in &tokens {
         assert!(Cursor::parse(token).is_ok(), "the original is valid");
@@ -173,28 +169,24 @@ fn tampered_cursors_are_refused_at_every_position() {
 fn foreign_cursor_names_both_fingerprints() {
     let other = Scope::new(Fingerprint::of("another query"));
     let cursor = page_cursor();
-    let err = Limits::new()
-        .limit(3)
-        .page(&other, Some(&cursor), 0..10u32)
-        .unwrap_err();
+    let err = Bounded::page(0..10u32, &Limits::new().limit(3), &other, Some(&cursor)).unwrap_err();
     let ErrorKind::ForeignCursor { expected, found } = *err.kind() else {
         panic!("expected ForeignCursor, got {err:?}");
     };
-    assert_eq!(expected, other.fingerprint().as_u64());
-    assert_eq!(found, scope().fingerprint().as_u64());
+    assert_eq!(expected, other.get_fingerprint().as_u64());
+    assert_eq!(found, scope().get_fingerprint().as_u64());
     let message = err.to_string();
     assert!(message.contains(&format!("{expected:016x}")), "{message}");
     assert!(message.contains(&format!("{found:016x}")), "{message}");
     assert_message_style(&err);
-    // page_by_key refuses it as well.
-    let err = Limits::new()
-        .page_by_key(
-            &other,
-            Some(&cursor),
-            |_: candor::KeyRequest<u64>| 0..10u64,
-            |n| *n,
-        )
-        .unwrap_err();
+    // A `Keyset` refuses it as well.
+    let err = Bounded::page(
+        Keyset::new(|_: candor::KeyRequest<u64>| 0..10u64, |n| *n),
+        &Limits::new(),
+        &other,
+        Some(&cursor),
+    )
+    .unwrap_err();
     assert!(matches!(err.kind(), ErrorKind::ForeignCursor { .. }));
 }
 
@@ -202,12 +194,9 @@ fn foreign_cursor_names_both_fingerprints() {
 fn stale_cursor_names_both_generations() {
     let old = scope().generation(3);
     let new = scope().generation(4);
-    let page = Limits::new().limit(2).page(&old, None, 0..10u32).unwrap();
+    let page = Bounded::page(0..10u32, &Limits::new().limit(2), &old, None).unwrap();
     let cursor = page.next_cursor().unwrap();
-    let err = Limits::new()
-        .limit(2)
-        .page(&new, Some(cursor), 0..10u32)
-        .unwrap_err();
+    let err = Bounded::page(0..10u32, &Limits::new().limit(2), &new, Some(cursor)).unwrap_err();
     assert!(
         matches!(
             err.kind(),
@@ -230,7 +219,7 @@ fn stale_cursor_names_both_generations() {
         matches!(err.kind(), ErrorKind::MalformedCursor { .. }),
         "{err:?}"
     );
-    let err = old.resume::<u64>(&scope().cursor(&1u64)).unwrap_err();
+    let err = old.resume::<u64>(&scope().cursor(&1u64, 0)).unwrap_err();
     assert!(
         matches!(err.kind(), ErrorKind::MalformedCursor { .. }),
         "{err:?}"
@@ -240,17 +229,17 @@ fn stale_cursor_names_both_generations() {
 #[test]
 fn cursor_with_a_key_of_another_type_is_malformed() {
     let s = scope();
-    let err = s.resume::<u64>(&s.cursor("a string key")).unwrap_err();
+    let err = s.resume::<u64>(&s.cursor("a string key", 0)).unwrap_err();
     assert!(
         matches!(err.kind(), ErrorKind::MalformedCursor { .. }),
         "{err:?}"
     );
-    let err = s.resume::<u32>(&s.cursor(&u64::MAX)).unwrap_err();
+    let err = s.resume::<u32>(&s.cursor(&u64::MAX, 0)).unwrap_err();
     assert!(
         matches!(err.kind(), ErrorKind::MalformedCursor { .. }),
         "{err:?}"
     );
-    let err = s.resume::<u64>(&s.cursor(&(1u64, 2u64))).unwrap_err();
+    let err = s.resume::<u64>(&s.cursor(&(1u64, 2u64), 0)).unwrap_err();
     assert!(
         matches!(err.kind(), ErrorKind::MalformedCursor { .. }),
         "{err:?}"
@@ -261,12 +250,9 @@ fn cursor_with_a_key_of_another_type_is_malformed() {
 #[test]
 fn cursor_past_the_end_of_a_shorter_source_is_out_of_range() {
     let s = scope();
-    let page = Limits::new().limit(10).page(&s, None, 0..100u32).unwrap();
+    let page = Bounded::page(0..100u32, &Limits::new().limit(10), &s, None).unwrap();
     let cursor = page.next_cursor().unwrap();
-    let err = Limits::new()
-        .limit(10)
-        .page(&s, Some(cursor), 0..4u32)
-        .unwrap_err();
+    let err = Bounded::page(0..4u32, &Limits::new().limit(10), &s, Some(cursor)).unwrap_err();
     assert!(
         matches!(err.kind(), ErrorKind::CursorOutOfRange { .. }),
         "{err:?}"
@@ -275,10 +261,7 @@ fn cursor_past_the_end_of_a_shorter_source_is_out_of_range() {
     assert!(message.contains("10") && message.contains('4'), "{message}");
     assert_message_style(&err);
     // A cursor at exactly the end is not out of range: the rest is empty.
-    let rest = Limits::new()
-        .limit(10)
-        .page(&s, Some(cursor), 0..10u32)
-        .unwrap();
+    let rest = Bounded::page(0..10u32, &Limits::new().limit(10), &s, Some(cursor)).unwrap();
     assert!(rest.is_complete() && rest.is_empty() && rest.next_cursor().is_none());
 }
 
@@ -290,19 +273,16 @@ fn cursor_survives_a_trip_through_text_and_json() {
     let json = serde_json::to_string(&cursor).unwrap();
     assert_eq!(json, format!("\"{cursor}\""));
     let decoded: Cursor = serde_json::from_str(&json).unwrap();
-    let page = Limits::new()
-        .limit(3)
-        .page(&scope(), Some(&decoded), 0..10u32)
-        .unwrap();
+    let page = Bounded::page(0..10u32, &Limits::new().limit(3), &scope(), Some(&decoded)).unwrap();
     assert_eq!(page.items(), &[3, 4, 5]);
 }
 
 // ---------------------------------------------------------------------------
-// Budgets, strict mode, into_exact
+// Budgets, into_exact
 
 #[test]
 fn budget_too_small_names_the_budget_and_the_need() {
-    let err = Limits::new().max_bytes(10).collect(0..5u32).unwrap_err();
+    let err = Bounded::collect(0..5u32, &Limits::new().max_bytes(10)).unwrap_err();
     let ErrorKind::BudgetTooSmall { max_bytes, needed } = *err.kind() else {
         panic!("expected BudgetTooSmall, got {err:?}");
     };
@@ -312,161 +292,102 @@ fn budget_too_small_names_the_budget_and_the_need() {
         err.to_string(),
         format!("max_bytes 10 is too small: the smallest response needs {needed} bytes")
     );
-    assert!(!err.has_partial());
     assert_message_style(&err);
     // An empty answer needs only the plain envelope.
-    let err = Limits::new()
-        .max_bytes(10)
-        .collect(Vec::<u32>::new())
-        .unwrap_err();
+    let err = Bounded::collect(Vec::<u32>::new(), &Limits::new().max_bytes(10)).unwrap_err();
     let empty = Bounded::<u32>::exact(vec![]).to_json().unwrap();
     assert!(
         matches!(*err.kind(), ErrorKind::BudgetTooSmall { needed, .. } if needed == empty.len()),
         "{err:?}"
     );
     assert!(
-        Limits::new()
-            .max_bytes(empty.len())
-            .collect(Vec::<u32>::new())
+        Bounded::collect(Vec::<u32>::new(), &Limits::new().max_bytes(empty.len()))
             .unwrap()
             .is_complete()
     );
 }
 
 #[test]
-fn strict_mode_fails_with_the_partial_result() {
-    let err = Limits::new()
-        .limit(2)
-        .strict(true)
-        .collect(0..5u32)
-        .unwrap_err();
-    assert!(matches!(err.kind(), ErrorKind::Incomplete { .. }));
-    assert!(err.has_partial());
+fn into_exact_refuses_an_incomplete_result_and_keeps_it() {
+    // What was found, items and disclosure, as the non-strict answer has it.
+    let lax = Bounded::collect(0..5u32, &Limits::new().limit(2)).unwrap();
+    let incomplete = lax.clone().into_exact().unwrap_err();
     assert_eq!(
-        err.to_string(),
-        "incomplete result in strict mode: items 1-2 of at least 3 (limit 2)"
+        incomplete.to_string(),
+        "incomplete result: items 1-2 of at least 3 (limit 2)"
     );
-    assert_message_style(&err);
-    // What was found is kept in its wire form, with the disclosure the
-    // non-strict answer has.
-    let wire = err.partial().expect("strict errors keep what was found");
-    assert_eq!(wire.items(), &[json!(0), json!(1)]);
-    let lax = Limits::new().limit(2).collect(0..5u32).unwrap();
-    assert_eq!(wire.disclosure(), lax.disclosure());
-    assert_eq!(wire.to_json().unwrap(), lax.to_json().unwrap());
-    assert!(err.stream_end().is_none());
-    // A type the items do not decode as gives the error back, partial and
-    // all.
-    let err = err.into_partial::<String>().unwrap_err();
-    assert!(err.has_partial());
-    assert_eq!(err.partial().map(|p| p.len()), Some(2));
-    // Any type that reads the wire form decodes it.
-    let wider = Limits::new()
-        .limit(2)
-        .strict(true)
-        .collect(0..5u32)
+    assert_eq!(incomplete.bounded(), &lax);
+    assert_eq!(incomplete.into_bounded(), lax);
+
+    // A complete answer passes, items and all.
+    let all = Bounded::collect(0..5u32, &Limits::new().limit(5)).unwrap();
+    assert_eq!(all.into_exact().unwrap(), vec![0, 1, 2, 3, 4]);
+
+    // A page keeps its cursor.
+    let page = Bounded::page(0..5u32, &Limits::new().limit(2), &scope(), None).unwrap();
+    let incomplete = page.clone().into_exact().unwrap_err();
+    assert_eq!(incomplete.bounded().next_cursor(), page.next_cursor());
+
+    // Budget stops are named in the message.
+    let message = Bounded::collect(0..500u32, &Limits::new().max_bytes(400))
+        .unwrap()
+        .into_exact()
         .unwrap_err()
-        .into_partial::<u64>()
-        .unwrap();
-    assert_eq!(wider.items(), &[0, 1]);
-    let partial = err.into_partial::<u32>().unwrap();
-    assert_eq!(partial.items(), &[0, 1]);
-    assert_eq!(partial.total(), Total::AtLeast(3));
-    assert!(partial.is_truncated());
-    assert_eq!(partial.disclosure(), lax.disclosure());
-
-    // A complete answer passes strict mode untouched.
-    let b = Limits::new()
-        .limit(5)
-        .strict(true)
-        .collect(0..5u32)
-        .unwrap();
-    assert!(b.is_complete());
-
-    // Strict paging keeps the cursor in the partial result.
-    let err = Limits::new()
-        .limit(2)
-        .strict(true)
-        .page(&scope(), None, 0..5u32)
-        .unwrap_err();
-    let partial = err.into_partial::<u32>().unwrap();
-    assert!(partial.next_cursor().is_some());
-    let lax = Limits::new()
-        .limit(2)
-        .page(&scope(), None, 0..5u32)
-        .unwrap();
-    assert_eq!(partial.next_cursor(), lax.next_cursor());
-
-    // Budget stops are named in the summary.
-    let err = Limits::new()
-        .max_bytes(400)
-        .strict(true)
-        .collect(0..500u32)
-        .unwrap_err();
-    let message = err.to_string();
+        .to_string();
     assert!(
         message.contains("output_bytes budget of 400 bytes"),
         "{message}"
     );
+
+    // An exact answer with an input skipped for an error is not complete.
+    let mut skipped = Skipped::new();
+    skipped.record(SkippedInput::new("shard-2", SkipReason::Unreadable));
+    let partial = Bounded::from_parts(
+        vec![1u8],
+        Disclosure::new(Completeness::Exact, Total::Exact(1)).with_skipped(skipped),
+    )
+    .unwrap();
+    let incomplete = partial.into_exact().unwrap_err();
+    assert!(
+        incomplete.to_string().contains("skipped because of errors"),
+        "{incomplete}"
+    );
 }
 
-#[test]
-fn into_partial_of_an_error_without_one_gives_it_back() {
-    let err = Cursor::parse("").unwrap_err();
-    assert!(!err.has_partial());
-    assert!(err.partial().is_none());
-    let err = err.into_partial::<u32>().unwrap_err();
-    assert!(matches!(err.kind(), ErrorKind::MalformedCursor { .. }));
-}
-
-fn all_callers(limits: &Limits) -> Result<Vec<u32>, Error> {
-    // `?` turns into_exact's Incomplete into candor's Error.
-    let callers = limits.collect(0..5u32)?.into_exact()?;
+fn all_callers(limits: &Limits) -> Result<Vec<u32>, Box<dyn std::error::Error>> {
+    // `?` boxes into_exact's Incomplete, as any std error.
+    let callers = Bounded::collect(0..5u32, limits)?.into_exact()?;
     Ok(callers)
 }
 
 #[test]
-fn into_exact_converts_into_error_with_question_mark() {
+fn into_exact_boxes_with_question_mark() {
     assert_eq!(all_callers(&Limits::new()).unwrap(), vec![0, 1, 2, 3, 4]);
     let err = all_callers(&Limits::new().limit(3)).unwrap_err();
-    assert!(
-        matches!(err.kind(), ErrorKind::Incomplete { .. }),
-        "{err:?}"
-    );
-    let partial = err.into_partial::<u32>().unwrap();
-    assert_eq!(partial.items(), &[0, 1, 2]);
-
-    let incomplete: Incomplete<u32> = Limits::new()
-        .limit(1)
-        .collect(0..3u32)
-        .unwrap()
-        .into_exact()
-        .unwrap_err();
+    let incomplete = err
+        .downcast::<Incomplete<u32>>()
+        .expect("into_exact's error");
+    assert_eq!(incomplete.bounded().items(), &[0, 1, 2]);
     assert_eq!(
         incomplete.to_string(),
-        "incomplete result: item 1 of at least 2 (limit 1)"
+        "incomplete result: items 1-3 of at least 4 (limit 3)"
     );
-    assert_eq!(incomplete.bounded().items(), &[0]);
-    // Boxing into a std error works too.
-    let boxed: Box<dyn std::error::Error> = Box::new(incomplete);
-    assert!(boxed.to_string().starts_with("incomplete result"));
 }
 
 #[test]
-fn page_by_key_rejects_an_unsorted_or_repeating_source() {
+fn a_keyset_that_is_unsorted_or_repeats_is_refused() {
     let limits = Limits::new().limit(10);
     for (name, source) in [
         ("unsorted", vec![1u64, 3, 2]),
         ("repeated", vec![1u64, 2, 2, 3]),
     ] {
-        let err = limits
-            .page_by_key(
-                &scope(),
-                None,
-                |_: candor::KeyRequest<u64>| source.clone(),
-                |n| *n,
-            )
-            .unwrap_err();
+        let err = Bounded::page(
+            Keyset::new(|_: candor::KeyRequest<u64>| source.clone(), |n| *n),
+            &limits,
+            &scope(),
+            None,
+        )
+        .unwrap_err();
         assert!(
             matches!(
                 err.kind(),
@@ -481,24 +402,20 @@ fn page_by_key_rejects_an_unsorted_or_repeating_source() {
         assert_message_style(&err);
     }
     // A source that ignores the cursor and starts over is caught too.
-    let first = Limits::new()
-        .limit(2)
-        .page_by_key(
-            &scope(),
-            None,
-            |_: candor::KeyRequest<u64>| 0..10u64,
-            |n| *n,
-        )
-        .unwrap();
-    let err = Limits::new()
-        .limit(2)
-        .page_by_key(
-            &scope(),
-            first.next_cursor(),
-            |_: candor::KeyRequest<u64>| 0..10u64,
-            |n| *n,
-        )
-        .unwrap_err();
+    let first = Bounded::page(
+        Keyset::new(|_: candor::KeyRequest<u64>| 0..10u64, |n| *n),
+        &Limits::new().limit(2),
+        &scope(),
+        None,
+    )
+    .unwrap();
+    let err = Bounded::page(
+        Keyset::new(|_: candor::KeyRequest<u64>| 0..10u64, |n| *n),
+        &Limits::new().limit(2),
+        &scope(),
+        first.next_cursor(),
+    )
+    .unwrap_err();
     assert!(
         matches!(err.kind(), ErrorKind::InvalidArgument { .. }),
         "{err:?}"
@@ -508,21 +425,49 @@ fn page_by_key_rejects_an_unsorted_or_repeating_source() {
 #[test]
 fn merge_rejects_unsorted_parts_and_shared_keys() {
     let unsorted = vec![Bounded::exact(vec![1u32, 2]), Bounded::exact(vec![5u32, 4])];
-    let err = Limits::new()
-        .merge(unsorted, |a: &u32, b: &u32| a.cmp(b))
-        .unwrap_err();
+    let err = Bounded::merge(unsorted, &Limits::new(), |a: &u32, b: &u32| a.cmp(b)).unwrap_err();
     assert!(
         matches!(err.kind(), ErrorKind::InvalidArgument { name: "parts", .. }),
         "{err:?}"
     );
     assert!(err.to_string().contains("part 1"), "{err}");
     let shared = vec![Bounded::exact(vec![1u32, 2]), Bounded::exact(vec![2u32, 3])];
-    let err = Limits::new()
-        .merge_by_key(&scope(), shared, |n: &u32| u64::from(*n))
-        .unwrap_err();
+    let err = Bounded::page(
+        Shards::new(|_| Ok(shared), |n: &u32| u64::from(*n)),
+        &Limits::new(),
+        &scope(),
+        None,
+    )
+    .unwrap_err();
     assert!(
         matches!(err.kind(), ErrorKind::InvalidArgument { name: "parts", .. }),
         "{err:?}"
+    );
+    // A shard that answers from before the cursor's key would repeat items.
+    let limits = Limits::new().limit(1);
+    let first = Bounded::page(
+        Shards::new(
+            |_| Ok(vec![Bounded::exact(vec![1u32, 2])]),
+            |n: &u32| u64::from(*n),
+        ),
+        &limits,
+        &scope(),
+        None,
+    )
+    .unwrap();
+    let err = Bounded::page(
+        Shards::new(
+            |_| Ok(vec![Bounded::exact(vec![1u32, 2])]),
+            |n: &u32| u64::from(*n),
+        ),
+        &limits,
+        &scope(),
+        first.next_cursor(),
+    )
+    .unwrap_err();
+    assert!(
+        err.to_string().contains("not after the cursor's key"),
+        "{err}"
     );
 }
 
@@ -530,7 +475,7 @@ fn merge_rejects_unsorted_parts_and_shared_keys() {
 fn serialize_failures_are_their_own_kind() {
     // JSON object keys must be strings: a map keyed by a tuple fails.
     let item = || std::collections::BTreeMap::from([((1u8, 2u8), 3u8)]);
-    let b = Limits::new().collect(vec![item()]).unwrap();
+    let b = Bounded::collect(vec![item()], &Limits::new()).unwrap();
     let err = b.to_json().unwrap_err();
     assert!(matches!(err.kind(), ErrorKind::Serialize { .. }), "{err:?}");
     assert!(
@@ -540,32 +485,15 @@ fn serialize_failures_are_their_own_kind() {
     assert_message_style(&err);
     // With a byte budget the size of each item is measured, so it fails
     // while collecting.
-    let err = Limits::new()
-        .max_bytes(1000)
-        .collect(vec![item()])
-        .unwrap_err();
+    let err = Bounded::collect(vec![item()], &Limits::new().max_bytes(1000)).unwrap_err();
     assert!(matches!(err.kind(), ErrorKind::Serialize { .. }), "{err:?}");
-    // Strict mode writes what was found when the result is incomplete: an
-    // item that cannot be written fails then, with no partial result.
-    let err = Limits::new()
-        .limit(1)
-        .strict(true)
-        .collect(vec![item(), item()])
-        .unwrap_err();
-    assert!(matches!(err.kind(), ErrorKind::Serialize { .. }), "{err:?}");
-    assert!(!err.has_partial());
-    // So does `?` on `into_exact`'s error.
-    let incomplete = Limits::new()
-        .limit(1)
-        .collect(vec![item(), item()])
+    // Without a byte budget nothing is written, and `into_exact` writes
+    // nothing either: it keeps the items as they are.
+    let incomplete = Bounded::collect(vec![item(), item()], &Limits::new().limit(1))
         .unwrap()
         .into_exact()
         .unwrap_err();
-    let err = Error::from(incomplete);
-    assert!(matches!(err.kind(), ErrorKind::Serialize { .. }), "{err:?}");
-    // A complete answer is not written in strict mode.
-    let b = Limits::new().strict(true).collect(vec![item()]).unwrap();
-    assert_eq!(b.len(), 1);
+    assert_eq!(incomplete.bounded().len(), 1);
 }
 
 /// An item that borrows (`&str` of a local string) and is neither `Send`
@@ -588,19 +516,12 @@ impl Serialize for Word<'_> {
     }
 }
 
-/// What a [`Word`] decodes as.
-#[derive(Debug, PartialEq, Deserialize)]
-struct OwnedWord {
-    text: String,
-    file: String,
-}
-
 fn texts<'a>(b: &Bounded<Word<'a>>) -> Vec<&'a str> {
     b.iter().map(|w| w.text).collect()
 }
 
 #[test]
-fn borrowed_non_send_items_are_collected_paged_and_merged_in_either_mode() {
+fn borrowed_non_send_items_are_collected_paged_merged_and_required_whole() {
     let text = String::from("alpha beta delta gamma");
     let file: Rc<str> = Rc::from("words.txt");
     let writes = Rc::new(Cell::new(0));
@@ -610,10 +531,6 @@ fn borrowed_non_send_items_are_collected_paged_and_merged_in_either_mode() {
             file: Rc::clone(&file),
             writes: Rc::clone(&writes),
         })
-    };
-    let owned = |t: &str| OwnedWord {
-        text: t.to_owned(),
-        file: "words.txt".to_owned(),
     };
     let key = |w: &Word<'_>| w.text.to_owned();
     let by_key = |request: KeyRequest<String>| {
@@ -630,108 +547,67 @@ fn borrowed_non_send_items_are_collected_paged_and_merged_in_either_mode() {
     };
     let by_text = |a: &Word<'_>, b: &Word<'_>| a.text.cmp(b.text);
 
-    // Not strict: the items themselves, none of them written.
+    // The items themselves, none of them written.
     let lax = Limits::new().limit(2);
-    let collected = lax.collect(words()).unwrap();
+    let collected = Bounded::collect(words(), &lax).unwrap();
     assert_eq!(texts(&collected), ["alpha", "beta"]);
-    assert!(collected.is_truncated());
-    let first = Limits::new()
-        .limit(3)
-        .page(&scope(), None, words())
-        .unwrap();
-    let rest = Limits::new()
-        .limit(3)
-        .page(&scope(), first.next_cursor(), words())
-        .unwrap();
+    assert!(collected.completeness().is_truncated());
+    let first = Bounded::page(words(), &Limits::new().limit(3), &scope(), None).unwrap();
+    let rest = Bounded::page(
+        words(),
+        &Limits::new().limit(3),
+        &scope(),
+        first.next_cursor(),
+    )
+    .unwrap();
     assert_eq!(texts(&first), ["alpha", "beta", "delta"]);
     assert_eq!(texts(&rest), ["gamma"]);
     assert!(rest.is_complete());
-    let keyed = lax.page_by_key(&scope(), None, by_key, key).unwrap();
-    let keyed_rest = lax
-        .page_by_key(&scope(), keyed.next_cursor(), by_key, key)
-        .unwrap();
+    let keyed = Bounded::page(Keyset::new(by_key, key), &lax, &scope(), None).unwrap();
+    let keyed_rest = Bounded::page(
+        Keyset::new(by_key, key),
+        &lax,
+        &scope(),
+        keyed.next_cursor(),
+    )
+    .unwrap();
     assert_eq!(texts(&keyed), ["alpha", "beta"]);
     assert_eq!(texts(&keyed_rest), ["delta", "gamma"]);
     let (a, b) = halves();
-    let merged = Limits::new().limit(3).merge(vec![a, b], by_text).unwrap();
+    let merged = Bounded::merge(vec![a, b], &Limits::new().limit(3), by_text).unwrap();
     assert_eq!(texts(&merged), ["alpha", "beta", "delta"]);
-    assert!(merged.is_truncated());
-    assert_eq!(writes.get(), 0, "nothing is written outside strict mode");
+    assert!(merged.completeness().is_truncated());
+    assert_eq!(writes.get(), 0, "nothing is written without a byte budget");
 
-    // Strict: an error holding what was found, written once, with the
-    // disclosure unchanged.
-    let strict = Limits::new().limit(2).strict(true);
-    let err = strict.collect(words()).unwrap_err();
-    assert!(
-        matches!(err.kind(), ErrorKind::Incomplete { .. }),
-        "{err:?}"
-    );
-    assert_eq!(writes.get(), 2, "the two items found are written once");
-    let wire = err.partial().expect("what was found");
-    assert_eq!(
-        wire.items(),
-        &[
-            json!({ "text": "alpha", "file": "words.txt" }),
-            json!({ "text": "beta", "file": "words.txt" }),
-        ]
-    );
-    assert_eq!(wire.disclosure(), collected.disclosure());
-    assert_eq!(wire.to_json().unwrap(), collected.to_json().unwrap());
-    let decoded = err.into_partial::<OwnedWord>().unwrap();
-    assert_eq!(decoded.items(), &[owned("alpha"), owned("beta")]);
-    assert_eq!(decoded.disclosure(), collected.disclosure());
-
-    let err = Limits::new()
-        .limit(3)
-        .strict(true)
-        .page(&scope(), None, words())
+    // Requiring the whole answer: `into_exact` refuses each truncated
+    // result and keeps it as it is, nothing written, no bound on the items.
+    let incomplete = Bounded::collect(words(), &lax)
+        .unwrap()
+        .into_exact()
         .unwrap_err();
-    let wire = err.partial().expect("what was found");
-    assert_eq!(wire.disclosure(), first.disclosure());
-    assert_eq!(wire.next_cursor(), first.next_cursor());
-    let decoded = err.into_partial::<OwnedWord>().unwrap();
-    assert_eq!(
-        decoded.items(),
-        &[owned("alpha"), owned("beta"), owned("delta")]
-    );
-    // The last page is complete: strict mode passes it untouched.
-    let last = Limits::new()
-        .limit(3)
-        .strict(true)
-        .page(&scope(), first.next_cursor(), words())
-        .unwrap();
-    assert_eq!(texts(&last), ["gamma"]);
-
-    let err = strict.page_by_key(&scope(), None, by_key, key).unwrap_err();
-    let wire = err.partial().expect("what was found");
-    assert_eq!(wire.disclosure(), keyed.disclosure());
-    assert_eq!(wire.next_cursor(), keyed.next_cursor());
-    let decoded = err.into_partial::<OwnedWord>().unwrap();
-    assert_eq!(decoded.items(), &[owned("alpha"), owned("beta")]);
-    let last = strict
-        .page_by_key(&scope(), keyed.next_cursor(), by_key, key)
-        .unwrap();
-    assert_eq!(texts(&last), ["delta", "gamma"]);
-
-    let (a, b) = halves();
-    let err = Limits::new()
-        .limit(3)
-        .strict(true)
-        .merge(vec![a, b], by_text)
+    assert_eq!(texts(incomplete.bounded()), ["alpha", "beta"]);
+    assert_eq!(incomplete.bounded().disclosure(), collected.disclosure());
+    let incomplete = Bounded::page(words(), &Limits::new().limit(3), &scope(), None)
+        .unwrap()
+        .into_exact()
         .unwrap_err();
-    let wire = err.partial().expect("what was found");
-    assert_eq!(wire.disclosure(), merged.disclosure());
-    let decoded = err.into_partial::<OwnedWord>().unwrap();
-    assert_eq!(
-        decoded.items(),
-        &[owned("alpha"), owned("beta"), owned("delta")]
-    );
+    assert_eq!(incomplete.bounded().next_cursor(), first.next_cursor());
+    let incomplete = Bounded::page(Keyset::new(by_key, key), &lax, &scope(), None)
+        .unwrap()
+        .into_exact()
+        .unwrap_err();
+    assert_eq!(incomplete.bounded().disclosure(), keyed.disclosure());
     let (a, b) = halves();
-    let whole = Limits::new()
-        .strict(true)
-        .merge(vec![a, b], by_text)
-        .unwrap();
-    assert_eq!(texts(&whole), ["alpha", "beta", "delta", "gamma"]);
+    let incomplete = Bounded::merge(vec![a, b], &Limits::new().limit(3), by_text)
+        .unwrap()
+        .into_exact()
+        .unwrap_err();
+    assert_eq!(incomplete.bounded().disclosure(), merged.disclosure());
+    let (a, b) = halves();
+    let whole = Bounded::merge(vec![a, b], &Limits::new(), by_text).unwrap();
+    let whole: Vec<&str> = whole.into_exact().unwrap().iter().map(|w| w.text).collect();
+    assert_eq!(whole, ["alpha", "beta", "delta", "gamma"]);
+    assert_eq!(writes.get(), 0, "into_exact writes nothing");
 }
 
 #[test]
@@ -761,40 +637,34 @@ fn error_kinds_are_distinct_and_messages_name_the_value() {
         ),
         (
             s.generation(8)
-                .resume::<u64>(&s.generation(7).cursor(&1u64))
+                .resume::<u64>(&s.generation(7).cursor(&1u64, 0))
                 .unwrap_err(),
             "generation 7",
         ),
         (
-            Limits::new()
-                .page(
-                    &s,
-                    Limits::new()
-                        .limit(50)
-                        .page(&s, None, 0..100u32)
-                        .unwrap()
-                        .next_cursor(),
-                    0..4u32,
-                )
-                .unwrap_err(),
+            Bounded::page(
+                0..4u32,
+                &Limits::new(),
+                &s,
+                Bounded::page(0..100u32, &Limits::new().limit(50), &s, None)
+                    .unwrap()
+                    .next_cursor(),
+            )
+            .unwrap_err(),
             "50",
         ),
         (
-            Limits::new().max_bytes(3).collect(0..2u8).unwrap_err(),
+            Bounded::collect(0..2u8, &Limits::new().max_bytes(3)).unwrap_err(),
             "max_bytes 3",
         ),
         (
-            Limits::new()
-                .limit(1)
-                .strict(true)
-                .collect(0..2u8)
-                .unwrap_err(),
-            "limit 1",
-        ),
-        (
-            Limits::new()
-                .page_by_key(&s, None, |_: candor::KeyRequest<u64>| vec![2u64, 1], |n| *n)
-                .unwrap_err(),
+            Bounded::page(
+                Keyset::new(|_: candor::KeyRequest<u64>| vec![2u64, 1], |n| *n),
+                &Limits::new(),
+                &s,
+                None,
+            )
+            .unwrap_err(),
             "source",
         ),
         (
@@ -827,11 +697,11 @@ fn error_kinds_are_distinct_and_messages_name_the_value() {
 
 #[test]
 fn limit_zero_returns_nothing_and_still_says_whether_anything_exists() {
-    let empty = Limits::new().limit(0).collect(Vec::<u32>::new()).unwrap();
+    let empty = Bounded::collect(Vec::<u32>::new(), &Limits::new().limit(0)).unwrap();
     assert!(empty.is_complete());
     assert_eq!(empty.total(), Total::Exact(0));
 
-    let some = Limits::new().limit(0).collect(0..3u32).unwrap();
+    let some = Bounded::collect(0..3u32, &Limits::new().limit(0)).unwrap();
     assert!(some.is_empty());
     assert_eq!(
         some.completeness(),
@@ -842,24 +712,17 @@ fn limit_zero_returns_nothing_and_still_says_whether_anything_exists() {
     );
     assert_eq!(some.total(), Total::AtLeast(1));
 
-    let counted = Limits::new()
-        .limit(0)
-        .count_total(true)
-        .collect(0..3u32)
-        .unwrap();
+    let counted = Bounded::collect(0..3u32, &Limits::new().limit(0).count_total(true)).unwrap();
     assert!(counted.is_empty());
     assert_eq!(counted.total(), Total::Exact(3));
 
     // A page of 0 items has no cursor: it could not advance.
-    let page = Limits::new()
-        .limit(0)
-        .page(&scope(), None, 0..3u32)
-        .unwrap();
-    assert!(page.is_truncated());
+    let page = Bounded::page(0..3u32, &Limits::new().limit(0), &scope(), None).unwrap();
+    assert!(page.completeness().is_truncated());
     assert!(page.next_cursor().is_none());
 
     // A ceiling of 0 clamps any limit, and says so.
-    let clamped = Limits::new().ceiling(0).limit(5).collect(0..3u32).unwrap();
+    let clamped = Bounded::collect(0..3u32, &Limits::new().ceiling(0).limit(5)).unwrap();
     assert_eq!(
         clamped.completeness(),
         &Completeness::TruncatedByLimit {
@@ -897,7 +760,7 @@ fn public_types_are_send_and_sync() {
     assert_send_sync::<candor::SystemClock>();
 }
 
-/// A `page` cursor and a `page_by_key` cursor with an integer key, under
+/// An offset page's cursor and a `Keyset`'s with an integer key, under
 /// one scope, are never taken for each other: resuming one as the other
 /// would skip or repeat items.
 #[test]
@@ -907,47 +770,43 @@ fn page_and_key_cursors_are_not_interchangeable() {
         let after = request.after().copied().unwrap_or(0);
         (after + 1..=10).take(request.fetch().unwrap_or(usize::MAX))
     };
-    let by_offset = Limits::new().limit(3).page(&s, None, 1..=10u64).unwrap();
-    let by_key = Limits::new()
-        .limit(3)
-        .page_by_key(&s, None, source, |k: &u64| *k)
-        .unwrap();
-    let err = Limits::new()
-        .limit(3)
-        .page_by_key(&s, by_offset.next_cursor(), source, |k: &u64| *k)
-        .unwrap_err();
+    let by_offset = Bounded::page(1..=10u64, &Limits::new().limit(3), &s, None).unwrap();
+    let by_key = Bounded::page(
+        Keyset::new(source, |k: &u64| *k),
+        &Limits::new().limit(3),
+        &s,
+        None,
+    )
+    .unwrap();
+    let err = Bounded::page(
+        Keyset::new(source, |k: &u64| *k),
+        &Limits::new().limit(3),
+        &s,
+        by_offset.next_cursor(),
+    )
+    .unwrap_err();
     assert_eq!(kind_name(&err), "MalformedCursor", "{err}");
-    let err = Limits::new()
-        .limit(3)
-        .page(&s, by_key.next_cursor(), 1..=10u64)
-        .unwrap_err();
+    let err =
+        Bounded::page(1..=10u64, &Limits::new().limit(3), &s, by_key.next_cursor()).unwrap_err();
     assert_eq!(kind_name(&err), "MalformedCursor", "{err}");
 }
 
-/// Strict mode keeps what was found in its wire form: what JSON cannot
-/// hold says so (a map with non-string keys is a serialize error, never a
-/// partial result that silently lost items), and a float that is not a
-/// number comes back as `null`.
+/// `into_exact` keeps the items as they are, whatever JSON can hold of
+/// them: a map with keys that are not strings, a float that is not a
+/// number.
 #[test]
-fn strict_partial_results_are_what_json_can_hold() {
+fn into_exact_keeps_what_json_cannot_hold() {
     use std::collections::HashMap;
     let map: HashMap<(u8, u8), u8> = HashMap::from([((1, 2), 3)]);
     let maps = [map.clone(), map.clone(), map];
-    assert!(Limits::new().limit(1).collect(maps.iter()).is_ok());
-    let err = Limits::new()
-        .limit(1)
-        .strict(true)
-        .collect(maps.iter())
+    let incomplete = Bounded::collect(maps.iter(), &Limits::new().limit(1))
+        .unwrap()
+        .into_exact()
         .unwrap_err();
-    assert!(matches!(err.kind(), ErrorKind::Serialize { .. }), "{err}");
-    assert!(err.partial().is_none() && !err.has_partial());
-
-    let err = Limits::new()
-        .limit(1)
-        .strict(true)
-        .collect([f64::NAN, 1.0])
+    assert_eq!(incomplete.bounded().items(), &[&maps[0]]);
+    let incomplete = Bounded::collect([f64::NAN, 1.0], &Limits::new().limit(1))
+        .unwrap()
+        .into_exact()
         .unwrap_err();
-    let partial = err.partial().expect("what was found");
-    assert_eq!(partial.items(), &[serde_json::Value::Null]);
-    assert!(err.into_partial::<f64>().is_err());
+    assert!(incomplete.bounded().items()[0].is_nan());
 }

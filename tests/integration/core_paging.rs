@@ -6,7 +6,7 @@
 //! more than its total; every cursor resumes; and whenever the required
 //! fields plus one item fit the budget, a page holds an item and a cursor.
 
-use candor::{Bounded, JsonStream};
+use candor::{Bounded, JsonStream, Keyset};
 use candor::{
     Budget, BudgetKind, Clamp, Completeness, Corpus, Cursor, Disclosure, Documents, ErrorKind,
     Fingerprint, Limits, Query, Scope, SkipReason, Skipped, SkippedInput, Total,
@@ -15,6 +15,7 @@ use proptest::prelude::*;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
+use std::ops::ControlFlow;
 
 use crate::core_support::{Knobs, config};
 use crate::pages::{Walk, walk};
@@ -159,7 +160,7 @@ fn check_end<T: PartialEq + std::fmt::Debug>(
         return Ok(());
     }
     let last = walked.pages.last().expect("a page");
-    if last.is_truncated() {
+    if last.completeness().is_truncated() {
         prop_assert!(
             max_bytes.is_some_and(|m| !fits_one(m)),
             "truncated without a cursor: {:?}",
@@ -179,7 +180,7 @@ fn check_advances<T>(
     max_bytes: Option<usize>,
     fits_one: impl Fn(usize) -> bool,
 ) -> Result<(), TestCaseError> {
-    if let (Some(max), true) = (max_bytes, page.is_truncated()) {
+    if let (Some(max), true) = (max_bytes, page.completeness().is_truncated()) {
         if fits_one(max) {
             prop_assert!(!page.is_empty(), "one item fits {} but none was given", max);
             prop_assert!(page.next_cursor().is_some(), "no cursor");
@@ -188,25 +189,28 @@ fn check_advances<T>(
     Ok(())
 }
 
-/// Walks `Limits::page` over `full` and checks every page.
+/// Walks `Bounded::page` over `full` and checks every page.
 fn walk_pages(full: &[String], knobs: &Knobs) -> Result<(), TestCaseError> {
     let scope = Scope::new(Fingerprint::of("tight pages"));
     let limits = knobs.limits();
     let walked = walk("tight pages", full.len() + 2, |cursor| {
-        limits.page(&scope, cursor, full.iter().cloned())
+        Bounded::page(full.iter().cloned(), &limits, &scope, cursor)
     });
     // Whether the page after `done` items, resumed from `cursor`, holds
     // one item with the required fields within `max`.
     let fits_one = |done: usize, cursor: Option<&Cursor>, max: usize| {
         // The cursor a page of one item would carry, as `page` writes it.
-        let one_cursor = Limits::new()
-            .limit(1)
-            .page(&scope, cursor, full.iter().cloned())
-            .ok()
-            .and_then(|p| p.next_cursor().cloned());
+        let one_cursor = Bounded::page(
+            full.iter().cloned(),
+            &Limits::new().limit(1),
+            &scope,
+            cursor,
+        )
+        .ok()
+        .and_then(|p| p.next_cursor().cloned());
         full.get(done).is_some_and(|item| {
             let done = done as u64;
-            let next = one_cursor.unwrap_or_else(|| scope.cursor_at(&(done + 1), done + 1));
+            let next = one_cursor.unwrap_or_else(|| scope.cursor(&(done + 1), done + 1));
             let required = required_with_one(
                 item,
                 done,
@@ -228,7 +232,7 @@ fn walk_pages(full: &[String], knobs: &Knobs) -> Result<(), TestCaseError> {
             check_advances(page, knobs.max_bytes, |max| fits_one(done, cursor, max))?;
         }
         if let Some(clamp) = clamp_of(&limits) {
-            if page.is_truncated() {
+            if page.completeness().is_truncated() {
                 prop_assert_eq!(page.completeness().clamp(), Some(clamp), "clamp lost");
             }
         }
@@ -251,7 +255,7 @@ fn walk_pages(full: &[String], knobs: &Knobs) -> Result<(), TestCaseError> {
     })
 }
 
-/// Walks `Limits::page_by_key` over sorted unique strings.
+/// Walks `Bounded::page` over a `Keyset` of sorted unique strings.
 fn walk_key_pages(full: &[String], knobs: &Knobs) -> Result<(), TestCaseError> {
     let scope = Scope::new(Fingerprint::of("tight key pages"));
     let limits = knobs.limits();
@@ -262,14 +266,14 @@ fn walk_key_pages(full: &[String], knobs: &Knobs) -> Result<(), TestCaseError> {
                 .filter(move |s| after.as_ref().is_none_or(|a| *s > a))
                 .cloned()
         };
-        limits.page_by_key(&scope, cursor, source, String::clone)
+        Bounded::page(Keyset::new(source, String::clone), &limits, &scope, cursor)
     });
     // Whether the page after `done` items holds one item with the
     // required fields within `max`.
     let fits_one = |done: usize, max: usize| {
         full.get(done).is_some_and(|item| {
             let done = done as u64;
-            let next = scope.cursor_at(item, done + 1);
+            let next = scope.cursor(item, done + 1);
             required_with_one(
                 item,
                 done,
@@ -404,7 +408,13 @@ fn walk_search(docs: &[Doc], knobs: &Knobs) -> Result<(), TestCaseError> {
             }
         }
         None => {
-            if !walked.pages.last().expect("a page").is_truncated() {
+            if !walked
+                .pages
+                .last()
+                .expect("a page")
+                .completeness()
+                .is_truncated()
+            {
                 prop_assert_eq!(&all, &oracle, "pages do not rebuild the answer");
             }
         }
@@ -417,7 +427,7 @@ fn walk_search(docs: &[Doc], knobs: &Knobs) -> Result<(), TestCaseError> {
 fn scope_cursor(first: &candor::Match, done: u64) -> Cursor {
     Scope::new(Fingerprint::of("q"))
         .generation(u64::MAX)
-        .cursor_at(&(first.path.clone(), u64::MAX), done + 1)
+        .cursor(&(first.path.clone(), u64::MAX), done + 1)
 }
 
 /// The match the oracle has at `index`, as the engine returns it alone.
@@ -533,7 +543,7 @@ fn valid_disclosure() -> impl Strategy<Value = (Vec<u32>, Disclosure)> {
                     d = d.with_subset();
                 } else if with_cursor && completeness.is_truncated() {
                     let scope = Scope::new(Fingerprint::of("parts"));
-                    d = d.with_next_cursor(scope.cursor_at(&end, end));
+                    d = d.with_next_cursor(scope.cursor(&end, end));
                 }
                 (items, d)
             },
@@ -569,7 +579,7 @@ fn break_wire(value: &mut Value, how: Breakage) -> bool {
             value["count"] = (c + 1).into();
         }
         Breakage::CursorOnExact if value.get("truncation").is_none() => {
-            let token = Scope::new(Fingerprint::of("parts")).cursor_at(&end, end);
+            let token = Scope::new(Fingerprint::of("parts")).cursor(&end, end);
             value["next_cursor"] = token.to_string().into();
         }
         Breakage::StartPastTotal => {
@@ -590,7 +600,7 @@ fn break_wire(value: &mut Value, how: Breakage) -> bool {
             errors.remove(key);
         }
         Breakage::CursorOnSubset if value["truncation"]["subset"] == true => {
-            let token = Scope::new(Fingerprint::of("parts")).cursor_at(&end, end);
+            let token = Scope::new(Fingerprint::of("parts")).cursor(&end, end);
             value["next_cursor"] = token.to_string().into();
         }
         Breakage::NothingMissing if value.get("truncation").is_some() => {
@@ -604,7 +614,7 @@ fn break_wire(value: &mut Value, how: Breakage) -> bool {
 proptest! {
     #![proptest_config(config(128))]
 
-    /// `Limits::page` under tight budgets and clamped limits: every page
+    /// `Bounded::page` under tight budgets and clamped limits: every page
     /// is a slice of the answer that says where it starts, with an honest
     /// total, within its budget; one holds an item whenever one fits; and
     /// the pages rebuild the answer exactly once.
@@ -616,7 +626,7 @@ proptest! {
         walk_pages(&full, &knobs)?;
     }
 
-    /// The same for `Limits::page_by_key`.
+    /// The same for a `Keyset`.
     #[test]
     fn key_pages_under_tight_budgets_rebuild_the_answer(
         full in prop::collection::btree_set(item_string(), 0..30),
@@ -699,7 +709,7 @@ fn from_parts_refuses_each_broken_rule_with_its_reason() {
             "exact with a cursor",
             vec![1],
             Disclosure::new(Completeness::Exact, Total::Exact(1))
-                .with_next_cursor(scope.cursor_at(&1u64, 1)),
+                .with_next_cursor(scope.cursor(&1u64, 1)),
             "next_cursor",
         ),
         (
@@ -743,7 +753,7 @@ fn from_parts_refuses_each_broken_rule_with_its_reason() {
                 Total::Exact(5),
             )
             .with_start(3)
-            .with_next_cursor(scope.cursor_at(&5u64, 5)),
+            .with_next_cursor(scope.cursor(&5u64, 5)),
             "nothing would be missing",
         ),
         (
@@ -757,7 +767,7 @@ fn from_parts_refuses_each_broken_rule_with_its_reason() {
                 Total::AtLeast(1),
             )
             .with_subset()
-            .with_next_cursor(scope.cursor_at(&1u64, 1)),
+            .with_next_cursor(scope.cursor(&1u64, 1)),
             "a subset has no next_cursor",
         ),
         (
@@ -845,7 +855,7 @@ fn from_parts_refuses_each_broken_rule_with_its_reason() {
             "cursor at the wrong item",
             vec![1, 2],
             Disclosure::new(limit(2, None), Total::AtLeast(3))
-                .with_next_cursor(scope.cursor(&2u64)),
+                .with_next_cursor(scope.cursor(&2u64, 0)),
             "resumes after item 0",
         ),
     ];
@@ -878,9 +888,9 @@ fn from_parts_refuses_each_broken_rule_with_its_reason() {
 fn the_summary_names_which_items_of_how_many() {
     let scope = Scope::new(Fingerprint::of("numbers below 25"));
     let limits = Limits::new().limit(10).count_total(true);
-    let first = limits.page(&scope, None, 0..25u32).unwrap();
-    let second = limits.page(&scope, first.next_cursor(), 0..25u32).unwrap();
-    let third = limits.page(&scope, second.next_cursor(), 0..25u32).unwrap();
+    let first = Bounded::page(0..25u32, &limits, &scope, None).unwrap();
+    let second = Bounded::page(0..25u32, &limits, &scope, first.next_cursor()).unwrap();
+    let third = Bounded::page(0..25u32, &limits, &scope, second.next_cursor()).unwrap();
     assert_eq!(
         first.summary("matches"),
         "Incomplete: matches 1-10 of 25 (limit 10). Resume with next_cursor."
@@ -893,22 +903,21 @@ fn the_summary_names_which_items_of_how_many() {
         third.summary("matches"),
         "Complete: matches 21-25 of 25 (the last page)."
     );
-    let one = Limits::new().limit(1).collect(0..3u32).unwrap();
+    let one = Bounded::collect(0..3u32, &Limits::new().limit(1)).unwrap();
     assert_eq!(
         one.summary("matches"),
         "Incomplete: matches 1-1 of at least 2 (limit 1). Raise the limit or narrow the query to see the rest."
     );
-    let none = Limits::new().limit(0).collect(0..3u32).unwrap();
+    let none = Bounded::collect(0..3u32, &Limits::new().limit(0)).unwrap();
     assert_eq!(
         none.summary("matches"),
         "Incomplete: no matches of at least 1 (limit 0). Raise the limit or narrow the query to see the rest."
     );
-    let clamped = Limits::new()
-        .ceiling(1000)
-        .limit(100_000)
-        .max_bytes(2000)
-        .collect(0..5000u32)
-        .unwrap();
+    let clamped = Bounded::collect(
+        0..5000u32,
+        &Limits::new().ceiling(1000).limit(100_000).max_bytes(2000),
+    )
+    .unwrap();
     assert!(
         clamped
             .summary("matches")
@@ -935,7 +944,10 @@ fn a_stream_writes_the_wire_shape_of_the_collected_search() {
         let collected = docs.search(&query, &limits, None).unwrap();
         let mut json = JsonStream::new();
         let end = docs
-            .search_each(&query, &limits, None, &mut |m| json.push(m).unwrap())
+            .search_each(&query, &limits, None, &mut |m| {
+                json.push(m).unwrap();
+                ControlFlow::Continue(())
+            })
             .unwrap();
         let mut out = Vec::new();
         json.write(&end, &mut out).unwrap();
@@ -956,23 +968,22 @@ fn the_applied_limit_is_a_named_value() {
     let plain = Limits::new().limit(4).applied_limit();
     assert_eq!((plain.limit(), plain.requested()), (Some(4), None));
     assert_eq!(Limits::new().max_bytes(9).get_max_bytes(), Some(9));
-    let counted = Limits::new()
-        .limit(2)
-        .count_total(true)
-        .max_counted(5)
-        .collect(0..100u32)
-        .unwrap();
+    let counted = Bounded::collect(
+        0..100u32,
+        &Limits::new().limit(2).count_total(true).max_counted(5),
+    )
+    .unwrap();
     assert_eq!(counted.total(), Total::AtLeast(5));
 }
 
 #[test]
 fn a_cursor_carries_its_start_through_its_token() {
     let scope = Scope::new(Fingerprint::of("q"));
-    let c = scope.cursor_at(&7u64, 7);
+    let c = scope.cursor(&7u64, 7);
     assert_eq!(c.start(), 7);
     let parsed: Cursor = c.to_string().parse().unwrap();
     assert_eq!(parsed, c);
-    assert_eq!(scope.cursor(&7u64).start(), 0);
+    assert_eq!(scope.cursor(&7u64, 0).start(), 0); // a first page's place
 }
 
 // ---------------------------------------------------------------------------
@@ -1014,7 +1025,7 @@ where
 proptest! {
     #![proptest_config(config(128))]
 
-    /// `collect`, `page` (first and resumed pages) and `page_by_key` under a
+    /// `collect`, `page` (first and resumed pages, an iterator and a `Keyset`) under a
     /// budget their answer fits: the same answer. A limit stop writes a
     /// shorter envelope than a cut by the budget, so a page that fits with
     /// all its items must not be cut to fewer, or to none.
@@ -1030,27 +1041,22 @@ proptest! {
             limits = limits.limit(limit);
         }
         let scope = Scope::new(Fingerprint::of("numbers"));
-        budget_that_fits_changes_nothing(max_bytes, |l| l.collect(1..=n), &limits)?;
-        budget_that_fits_changes_nothing(max_bytes, |l| l.page(&scope, None, 1..=n), &limits)?;
+        budget_that_fits_changes_nothing(max_bytes, |l| Bounded::collect(1..=n, l), &limits)?;
+        budget_that_fits_changes_nothing(max_bytes, |l| Bounded::page(1..=n, l, &scope, None), &limits)?;
         // A resumed page: the cursor comes from a page without a budget.
-        let first = Limits::new().limit(resume_after as usize).page(&scope, None, 1..=n).unwrap();
+        let first = Bounded::page(1..=n, &Limits::new().limit(resume_after as usize), &scope, None).unwrap();
         if let Some(cursor) = first.next_cursor() {
             budget_that_fits_changes_nothing(
                 max_bytes,
-                |l| l.page(&scope, Some(cursor), 1..=n),
+                |l| Bounded::page(1..=n, l, &scope, Some(cursor)),
                 &limits,
             )?;
         }
         let keyed = |l: &Limits| {
-            l.page_by_key(
-                &scope,
-                None,
-                |request: candor::KeyRequest<u64>| {
+            Bounded::page(Keyset::new(|request: candor::KeyRequest<u64>| {
                     let after = request.after().copied().unwrap_or(0);
                     (after + 1..=n).take(request.fetch().unwrap_or(usize::MAX))
-                },
-                |k: &u64| *k,
-            )
+                }, |k: &u64| *k), l, &scope, None)
         };
         budget_that_fits_changes_nothing(max_bytes, keyed, &limits)?;
     }
@@ -1082,24 +1088,25 @@ proptest! {
 #[test]
 fn a_limit_page_that_fits_its_budget_keeps_its_items_and_cursor() {
     let scope = Scope::new(Fingerprint::of("k"));
-    let free = Limits::new()
-        .limit(4)
-        .page(&scope, None, 1..=10u64)
-        .unwrap();
+    let free = Bounded::page(1..=10u64, &Limits::new().limit(4), &scope, None).unwrap();
     let fits = free.to_json().unwrap().len();
     for max_bytes in fits..=fits + 94 {
-        let page = Limits::new()
-            .limit(4)
-            .max_bytes(max_bytes)
-            .page(&scope, None, 1..=10u64)
-            .unwrap();
+        let page = Bounded::page(
+            1..=10u64,
+            &Limits::new().limit(4).max_bytes(max_bytes),
+            &scope,
+            None,
+        )
+        .unwrap();
         assert_eq!(page.items(), &[1, 2, 3, 4], "max_bytes {max_bytes}");
         assert!(page.next_cursor().is_some(), "max_bytes {max_bytes}");
-        let second = Limits::new()
-            .limit(4)
-            .max_bytes(max_bytes.max(fits + 40))
-            .page(&scope, page.next_cursor(), 1..=10u64)
-            .unwrap();
+        let second = Bounded::page(
+            1..=10u64,
+            &Limits::new().limit(4).max_bytes(max_bytes.max(fits + 40)),
+            &scope,
+            page.next_cursor(),
+        )
+        .unwrap();
         assert_eq!(second.items(), &[5, 6, 7, 8], "max_bytes {max_bytes}");
     }
 }

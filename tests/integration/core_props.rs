@@ -25,7 +25,8 @@ use std::fmt::Debug;
 use std::time::Duration;
 
 use candor::{
-    Bounded, BudgetKind, Completeness, ErrorKind, Fingerprint, Limits, ManualClock, Scope, Total,
+    Bounded, BudgetKind, Clamp, Completeness, ErrorKind, Fingerprint, Keyset, Limits, ManualClock,
+    Scope, Total,
 };
 use proptest::prelude::*;
 
@@ -248,7 +249,10 @@ fn check_any<T: Item>(
         prop_assert_eq!(b.total(), Total::Exact(n));
     }
     prop_assert_eq!(b.is_complete(), b.completeness().is_exact());
-    prop_assert_eq!(b.is_truncated(), !b.completeness().is_exact());
+    prop_assert_eq!(
+        b.completeness().is_truncated(),
+        !b.completeness().is_exact()
+    );
 
     let json = serde_json::to_string(b).expect("serializes");
     prop_assert_eq!(&json, &b.to_json().expect("serializes"));
@@ -281,7 +285,10 @@ fn check_wire<T: Item>(b: &Bounded<T>, json: &str) -> Result<(), TestCaseError> 
     let value: serde_json::Value = serde_json::from_str(json).expect("valid JSON");
     prop_assert_eq!(&value["complete"], &serde_json::json!(b.is_complete()));
     prop_assert_eq!(&value["count"], &serde_json::json!(b.len()));
-    prop_assert_eq!(value.get("truncation").is_some(), b.is_truncated());
+    prop_assert_eq!(
+        value.get("truncation").is_some(),
+        b.completeness().is_truncated()
+    );
     prop_assert_eq!(
         value.get("next_cursor").is_some(),
         b.next_cursor().is_some()
@@ -298,15 +305,15 @@ fn check_wire<T: Item>(b: &Bounded<T>, json: &str) -> Result<(), TestCaseError> 
     Ok(())
 }
 
-/// Every rule of `Limits::collect` for one input and one set of knobs.
+/// Every rule of `Bounded::collect` for one input and one set of knobs.
 fn check_collect<T: Item>(input: &[T], picks: &KnobPicks) -> Result<(), TestCaseError> {
     let full = full_json(input);
     let knobs = picks.resolve(input.len(), full.len());
     let n = input.len();
-    let result = knobs.limits().collect(input.iter().cloned());
+    let result = Bounded::collect(input.iter().cloned(), &knobs.limits());
 
     // Rule 8: the same query twice gives the same answer.
-    let again = knobs.limits().collect(input.iter().cloned());
+    let again = Bounded::collect(input.iter().cloned(), &knobs.limits());
     match (&result, &again) {
         (Ok(a), Ok(b)) => prop_assert_eq!(a, b),
         (Err(a), Err(b)) => prop_assert_eq!(a.to_string(), b.to_string()),
@@ -351,7 +358,7 @@ fn check_collect<T: Item>(input: &[T], picks: &KnobPicks) -> Result<(), TestCase
                     max_bytes: Some(budget),
                     ..knobs.clone()
                 };
-                match knobs.limits().collect(input.iter().cloned()) {
+                match Bounded::collect(input.iter().cloned(), &knobs.limits()) {
                     Ok(_) => {
                         answered = true;
                         break;
@@ -437,7 +444,7 @@ fn check_collect<T: Item>(input: &[T], picks: &KnobPicks) -> Result<(), TestCase
     }
 
     // Rule 3: the total, with and without counting.
-    if b.is_truncated() {
+    if b.completeness().is_truncated() {
         let counted = knobs.count_total && b.completeness().proves_more();
         match (counted, knobs.max_count) {
             (false, _) => prop_assert!(b.total().is_lower_bound()),
@@ -472,10 +479,8 @@ fn check_collect<T: Item>(input: &[T], picks: &KnobPicks) -> Result<(), TestCase
             deadline: None,
             ..knobs.clone()
         };
-        let plain = without
-            .limits()
-            .collect(input.iter().cloned())
-            .expect("same budget");
+        let plain =
+            Bounded::collect(input.iter().cloned(), &without.limits()).expect("same budget");
         prop_assert_eq!(&b, &plain);
     }
     Ok(())
@@ -512,7 +517,10 @@ fn check_walk<T: Item>(
                     !page.is_empty(),
                     "a cursor on an empty page does not advance"
                 );
-                prop_assert!(page.is_truncated(), "a cursor on a complete page");
+                prop_assert!(
+                    page.completeness().is_truncated(),
+                    "a cursor on a complete page"
+                );
                 prop_assert_ne!(Some(next), cursor);
             }
             None => prop_assert!(
@@ -547,14 +555,14 @@ fn check_paging<T: Item>(
     }
     let scope = Scope::new(Fingerprint::of("core paging property")).generation(3);
     let walked = walk("core pages", input.len() + 2, |cursor| {
-        limits.page(&scope, cursor, input.iter().cloned())
+        Bounded::page(input.iter().cloned(), &limits, &scope, cursor)
     });
     let all = check_walk(input, &walked, max_bytes)?;
     prop_assert_eq!(all.as_slice(), input, "pages do not rebuild the answer");
     Ok(())
 }
 
-/// Follows cursors with `Limits::page_by_key` over a sorted, unique source.
+/// Follows cursors of a `Keyset` over a sorted, unique source.
 fn check_paging_by_key<T, K>(
     sorted: &[T],
     key: impl Fn(&T) -> K + Copy,
@@ -574,7 +582,7 @@ where
                 .filter(move |item| after.as_ref().is_none_or(|a| key(item) > *a))
                 .cloned()
         };
-        limits.page_by_key(&scope, cursor, source, key)
+        Bounded::page(Keyset::new(source, key), limits, &scope, cursor)
     });
     let all = check_walk(sorted, &walked, max_bytes)?;
     // A page's cursor resumes after its last item's key.
@@ -630,10 +638,11 @@ impl Sharding {
             .iter()
             .zip(&self.shard_limits)
             .map(|(items, limit)| match limit {
-                Some(l) => Limits::new()
-                    .limit((*l).max(min_limit))
-                    .collect(items.iter().cloned())
-                    .expect("no budget"),
+                Some(l) => Bounded::collect(
+                    items.iter().cloned(),
+                    &Limits::new().limit((*l).max(min_limit)),
+                )
+                .expect("no budget"),
                 None => Bounded::exact(items.clone()),
             })
             .collect()
@@ -665,7 +674,7 @@ fn check_merge(
     if let Some(m) = max_bytes {
         limits = limits.max_bytes(m);
     }
-    let merged = match limits.merge(parts.clone(), |a: &u32, b: &u32| a.cmp(b)) {
+    let merged = match Bounded::merge(parts.clone(), &limits, |a: &u32, b: &u32| a.cmp(b)) {
         Ok(b) => b,
         Err(e) => {
             prop_assert!(
@@ -686,67 +695,15 @@ fn check_merge(
     prop_assert_eq!(merged.completeness().is_exact(), all_exact && fits);
     if !all_exact {
         prop_assert!(
-            merged.is_truncated(),
+            merged.completeness().is_truncated(),
             "merging a truncated part gave an exact result"
         );
     }
 
     // Rule 8: the same merge twice gives the same answer.
-    let again = limits
-        .merge(parts, |a: &u32, b: &u32| a.cmp(b))
-        .expect("ran once");
+    let again = Bounded::merge(parts, &limits, |a: &u32, b: &u32| a.cmp(b)).expect("ran once");
     prop_assert_eq!(&again, &merged);
     Ok(())
-}
-
-/// Pages through shards with `merge_by_key`: each round asks every shard
-/// for its items after the cursor's key, truncates them, and merges.
-fn check_merge_paging(
-    sorted_unique: &[u32],
-    sharding: &Sharding,
-    global_limit: usize,
-) -> Result<(), TestCaseError> {
-    let scope = Scope::new(Fingerprint::of("core merge paging property"));
-    let shards = sharding.split(sorted_unique);
-    let limits = Limits::new().limit(global_limit);
-    let mut all = Vec::new();
-    let mut after: Option<u32> = None;
-    for _ in 0..=sorted_unique.len() + 1 {
-        let remaining: Vec<Vec<u32>> = shards
-            .iter()
-            .map(|s| {
-                s.iter()
-                    .copied()
-                    .filter(|x| after.is_none_or(|a| *x > a))
-                    .collect()
-            })
-            .collect();
-        // A shard truncated to nothing would leave nothing certain, so each
-        // shard returns at least one item per round.
-        let parts = sharding.parts(&remaining, 1);
-        let merged = limits
-            .merge_by_key(&scope, parts, |n: &u32| *n)
-            .map_err(|e| TestCaseError::fail(e.to_string()))?;
-        check_any(&sorted_unique[all.len()..], &merged, None)?;
-        all.extend_from_slice(merged.items());
-        match merged.next_cursor() {
-            Some(next) => {
-                prop_assert!(!merged.is_empty());
-                let key: u32 = scope.resume(next).expect("own cursor");
-                prop_assert_eq!(Some(&key), merged.items().last());
-                after = Some(key);
-            }
-            None => {
-                prop_assert!(
-                    merged.completeness().is_exact(),
-                    "truncated without a cursor"
-                );
-                prop_assert_eq!(all.as_slice(), sorted_unique);
-                return Ok(());
-            }
-        }
-    }
-    Err(TestCaseError::fail("merge paging did not end"))
 }
 
 // ---------------------------------------------------------------------------
@@ -776,14 +733,14 @@ proptest! {
         if let Some(extra) = extra_ceiling {
             limits = limits.ceiling(n + extra);
         }
-        let b = limits.collect(input.iter().cloned()).unwrap();
+        let b = Bounded::collect(input.iter().cloned(), &limits).unwrap();
         prop_assert_eq!(b.completeness(), &Completeness::Exact);
         prop_assert_eq!(b.total(), Total::Exact(n as u64));
         prop_assert_eq!(b.items(), input.as_slice());
 
         let mut longer = input.clone();
         longer.push("one more".to_owned());
-        let b = limits.collect(longer.iter().cloned()).unwrap();
+        let b = Bounded::collect(longer.iter().cloned(), &limits).unwrap();
         prop_assert_eq!(b.completeness(), &Completeness::TruncatedByLimit { limit: n, requested: None });
         prop_assert_eq!(b.total(), Total::AtLeast(n as u64 + 1));
     }
@@ -793,7 +750,7 @@ proptest! {
     #[test]
     fn clamp_is_disclosed(input in numbers(), ceiling in 0..20usize, over in 1..100usize) {
         let requested = ceiling + over;
-        let b = Limits::new().ceiling(ceiling).limit(requested).collect(input.iter().copied()).unwrap();
+        let b = Bounded::collect(input.iter().copied(), &Limits::new().ceiling(ceiling).limit(requested)).unwrap();
         if input.len() > ceiling {
             prop_assert_eq!(
                 b.completeness(),
@@ -811,12 +768,12 @@ proptest! {
     #[test]
     fn byte_budget_edge(input in strings()) {
         let full = full_json(&input);
-        let b = Limits::new().max_bytes(full.len()).collect(input.iter().cloned()).unwrap();
+        let b = Bounded::collect(input.iter().cloned(), &Limits::new().max_bytes(full.len())).unwrap();
         prop_assert!(b.is_complete());
         prop_assert_eq!(serde_json::to_string(&b).unwrap(), full.clone());
-        match Limits::new().max_bytes(full.len() - 1).collect(input.iter().cloned()) {
+        match Bounded::collect(input.iter().cloned(), &Limits::new().max_bytes(full.len() - 1)) {
             Ok(b) => {
-                prop_assert!(b.is_truncated());
+                prop_assert!(b.completeness().is_truncated());
                 check_any(&input, &b, Some(full.len() - 1))?;
             }
             Err(e) => {
@@ -896,26 +853,12 @@ proptest! {
                 Bounded::exact(p)
             })
             .collect();
-        let merged = Limits::new().merge(bounded, |a: &u32, b: &u32| a.cmp(b)).unwrap();
+        let merged = Bounded::merge(bounded, &Limits::new(), |a: &u32, b: &u32| a.cmp(b)).unwrap();
         let mut union: Vec<u32> = parts.concat();
         union.sort_unstable();
         prop_assert!(merged.is_complete());
         prop_assert_eq!(merged.total(), Total::Exact(union.len() as u64));
         prop_assert_eq!(merged.items(), union.as_slice());
-    }
-
-    /// Rule 6 over shards: merge_by_key's cursor resumes every shard, and
-    /// the rounds rebuild the union exactly once.
-    #[test]
-    fn merge_by_key_pages_rebuild_the_union(
-        input in numbers(),
-        sharding in sharding(48),
-        global_limit in 1..10usize,
-    ) {
-        let mut sorted = input;
-        sorted.sort_unstable();
-        sorted.dedup();
-        check_merge_paging(&sorted, &sharding, global_limit)?;
     }
 
     /// Totals add, and a lower bound absorbs an exact figure.
@@ -965,7 +908,7 @@ proptest! {
         if let Some(l) = global_limit {
             limits = limits.limit(l);
         }
-        let merged = limits.merge(parts, |a: &u32, b: &u32| a.cmp(b)).unwrap();
+        let merged = Bounded::merge(parts, &limits, |a: &u32, b: &u32| a.cmp(b)).unwrap();
         prop_assert_eq!(merged.skipped().total(), reasons.len() as u64);
         prop_assert_eq!(merged.skipped().has_errors(), has_errors);
         prop_assert_eq!(merged.is_complete(), merged.completeness().is_exact() && !has_errors);
@@ -977,13 +920,16 @@ proptest! {
 proptest! {
     #![proptest_config(config(256))]
 
-    /// Rule 4 after a merge: a limit truncation names the limit that was
-    /// applied to this result, so it never holds more items than that limit.
+    /// Rule 4 after a merge: whatever stopped it (the global limit, a
+    /// part's limit or budget), a truncated merge names the limit applied
+    /// to it, never holds more items than that limit, and discloses the
+    /// caller's clamp.
     #[test]
-    fn merged_limit_truncation_names_the_applied_limit(
+    fn merged_truncation_names_the_applied_limit_and_the_clamp(
         input in numbers(),
         sharding in sharding(48),
         global_limit in prop::option::weighted(0.6, 0..50usize),
+        ceiling in prop::option::weighted(0.4, 0..20usize),
     ) {
         let mut sorted = input;
         sorted.sort_unstable();
@@ -992,23 +938,62 @@ proptest! {
         if let Some(l) = global_limit {
             limits = limits.limit(l);
         }
-        let merged = limits.merge(parts, |a: &u32, b: &u32| a.cmp(b)).unwrap();
+        if let Some(c) = ceiling {
+            limits = limits.ceiling(c);
+        }
+        let applied = limits.applied_limit();
+        let merged = Bounded::merge(parts, &limits, |a: &u32, b: &u32| a.cmp(b)).unwrap();
         if let Completeness::TruncatedByLimit { limit, .. } = merged.completeness() {
             prop_assert!(merged.len() <= *limit, "{} items, limit {}: {:?}", merged.len(), limit, merged);
+            if let Some(applied_limit) = applied.limit() {
+                prop_assert_eq!(*limit, applied_limit);
+            }
+        }
+        if merged.completeness().is_truncated() {
+            prop_assert_eq!(merged.completeness().clamp(), applied.clamp());
         }
     }
 }
 
-/// The minimal case of `merged_limit_truncation_names_the_applied_limit`.
+/// Merges that a part's own limit stopped: the caller's limit and clamp
+/// are told, and without a limit of the caller's, the part's is in force.
 #[test]
-fn merged_limit_truncation_minimal_case() {
-    let a = Bounded::exact(vec![1u32, 4, 9]);
-    let b = Limits::new().limit(2).collect(vec![2u32, 3, 5, 7]).unwrap();
-    let merged = Limits::new()
-        .limit(10)
-        .merge(vec![a, b], |x: &u32, y: &u32| x.cmp(y))
-        .unwrap();
-    // b's limit of 2 is in force: the merge stops at it, a prefix.
+fn a_merge_cut_by_a_part_tells_the_callers_limit() {
+    let a = || Bounded::exact(vec![1u32, 4, 9]);
+    let b = || Bounded::collect(vec![2u32, 3, 5, 7], &Limits::new().limit(2)).unwrap();
+    let by_value = |x: &u32, y: &u32| x.cmp(y);
+    // b's missing items come after 3: 1, 2, 3 are certain.
+    let merged = Bounded::merge(vec![a(), b()], &Limits::new().limit(10), by_value).unwrap();
+    assert_eq!(merged.items(), &[1, 2, 3]);
+    assert_eq!(
+        merged.completeness(),
+        &Completeness::TruncatedByLimit {
+            limit: 10,
+            requested: None
+        }
+    );
+    // The case of the report: the caller asked for 100, the ceiling is 5.
+    let merged = Bounded::merge(
+        vec![a(), b()],
+        &Limits::new().ceiling(5).limit(100),
+        by_value,
+    )
+    .unwrap();
+    assert_eq!(merged.items(), &[1, 2, 3]);
+    assert_eq!(
+        merged.completeness(),
+        &Completeness::TruncatedByLimit {
+            limit: 5,
+            requested: Some(100)
+        }
+    );
+    assert!(
+        !merged.summary("items").contains("Raise the limit"),
+        "{}",
+        merged.summary("items")
+    );
+    // No limit of the caller's: b's limit of 2 is in force.
+    let merged = Bounded::merge(vec![a(), b()], &Limits::new(), by_value).unwrap();
     assert_eq!(merged.items(), &[1, 2]);
     assert_eq!(
         merged.completeness(),
@@ -1017,6 +1002,17 @@ fn merged_limit_truncation_minimal_case() {
             requested: None
         }
     );
+    // A part cut by a budget keeps its budget, with the caller's clamp.
+    let c = Bounded::collect(
+        (10..60u32).collect::<Vec<_>>(),
+        &Limits::new().max_bytes(200),
+    )
+    .unwrap();
+    assert!(c.completeness().is_truncated_by_budget());
+    let merged =
+        Bounded::merge(vec![a(), c], &Limits::new().ceiling(50).limit(70), by_value).unwrap();
+    assert!(merged.completeness().is_truncated_by_budget());
+    assert_eq!(merged.completeness().clamp(), Some(Clamp::new(50, 70)));
 }
 
 /// The wire form of a `skipped` block with one sample per reason (up to
@@ -1058,11 +1054,10 @@ fn skipped_json(reasons: &[&str]) -> serde_json::Value {
 /// exact. (Found by `collect_*_obeys_the_contract`; excluded there.)
 #[test]
 fn count_total_ending_at_max_count_is_exact() {
-    let b = Limits::new()
-        .limit(2)
-        .count_total(true)
-        .max_counted(5)
-        .collect(0..5u32)
-        .unwrap();
+    let b = Bounded::collect(
+        0..5u32,
+        &Limits::new().limit(2).count_total(true).max_counted(5),
+    )
+    .unwrap();
     assert_eq!(b.total(), Total::Exact(5));
 }

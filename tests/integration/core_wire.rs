@@ -100,7 +100,7 @@ fn gte_total(value: u64) -> WireTotal {
     }
 }
 
-/// The token `Limits::page` issues to resume after 3 items of the query
+/// The token `Bounded::page` issues to resume after 3 items of the query
 /// fingerprinted "q". Pinned: a change voids every cursor handed out.
 const TOKEN_Q_3: &str = "AQLZVnK1B8nRCAMDgAADKJkEMRkmGQc";
 
@@ -133,7 +133,7 @@ fn golden_exact_result_is_small_and_plain() {
 
 #[test]
 fn golden_empty_exact_result() {
-    let b = Limits::new().collect(Vec::<String>::new()).unwrap();
+    let b = Bounded::collect(Vec::<String>::new(), &Limits::new()).unwrap();
     assert_eq!(
         b.to_json().unwrap(),
         r#"{"complete":true,"count":0,"total":{"value":0,"relation":"eq"},"items":[]}"#
@@ -142,11 +142,7 @@ fn golden_empty_exact_result() {
 
 #[test]
 fn golden_limit_truncation_with_clamp() {
-    let b = Limits::new()
-        .ceiling(5)
-        .limit(100)
-        .collect(0..50u32)
-        .unwrap();
+    let b = Bounded::collect(0..50u32, &Limits::new().ceiling(5).limit(100)).unwrap();
     let json = serde_json::to_string(&b).unwrap();
     assert_eq!(
         json,
@@ -173,7 +169,7 @@ fn golden_limit_truncation_with_clamp() {
 
 #[test]
 fn golden_limit_truncation_without_clamp_omits_requested() {
-    let b = Limits::new().limit(3).collect(0..50u32).unwrap();
+    let b = Bounded::collect(0..50u32, &Limits::new().limit(3)).unwrap();
     let json = b.to_json().unwrap();
     assert_eq!(
         json,
@@ -184,18 +180,14 @@ fn golden_limit_truncation_without_clamp_omits_requested() {
         )
     );
     // A ceiling that does not cut is not a clamp.
-    let b = Limits::new()
-        .ceiling(10)
-        .limit(3)
-        .collect(0..50u32)
-        .unwrap();
+    let b = Bounded::collect(0..50u32, &Limits::new().ceiling(10).limit(3)).unwrap();
     assert_eq!(b.to_json().unwrap(), json);
 }
 
 #[test]
 fn golden_page_with_cursor() {
     let scope = Scope::new(Fingerprint::of("q"));
-    let b = Limits::new().limit(3).page(&scope, None, 0..50u32).unwrap();
+    let b = Bounded::page(0..50u32, &Limits::new().limit(3), &scope, None).unwrap();
     let json = b.to_json().unwrap();
     assert_eq!(
         json,
@@ -221,10 +213,11 @@ fn golden_page_with_cursor() {
 
 #[test]
 fn golden_output_bytes_budget() {
-    let b = Limits::new()
-        .max_bytes(400)
-        .collect((0..50u32).map(|n| format!("item {n}")))
-        .unwrap();
+    let b = Bounded::collect(
+        (0..50u32).map(|n| format!("item {n}")),
+        &Limits::new().max_bytes(400),
+    )
+    .unwrap();
     let json = b.to_json().unwrap();
     assert_eq!(
         json,
@@ -249,11 +242,13 @@ fn golden_output_bytes_budget() {
 #[test]
 fn golden_deadline_budget() {
     let clock = ManualClock::new().auto_advance(Duration::from_millis(10));
-    let b = Limits::new()
-        .deadline(Duration::from_millis(25))
-        .clock(clock)
-        .collect(0..50u32)
-        .unwrap();
+    let b = Bounded::collect(
+        0..50u32,
+        &Limits::new()
+            .deadline(Duration::from_millis(25))
+            .clock(clock),
+    )
+    .unwrap();
     assert_eq!(
         b.to_json().unwrap(),
         concat!(
@@ -267,11 +262,7 @@ fn golden_deadline_budget() {
 
 #[test]
 fn count_total_gives_an_exact_total_beside_a_truncation() {
-    let b = Limits::new()
-        .limit(2)
-        .count_total(true)
-        .collect(0..7u32)
-        .unwrap();
+    let b = Bounded::collect(0..7u32, &Limits::new().limit(2).count_total(true)).unwrap();
     let wire = decode::<u32>(&b.to_json().unwrap());
     assert_eq!(wire.total, eq_total(7));
     assert_eq!(wire.count, 2);
@@ -391,9 +382,7 @@ fn field_order_is_fixed_and_empty_fields_are_omitted() {
         ),
         (
             "limit without cursor",
-            Limits::new()
-                .limit(1)
-                .collect(0..3u8)
+            Bounded::collect(0..3u8, &Limits::new().limit(1))
                 .unwrap()
                 .to_json()
                 .unwrap(),
@@ -401,9 +390,7 @@ fn field_order_is_fixed_and_empty_fields_are_omitted() {
         ),
         (
             "limit with cursor",
-            Limits::new()
-                .limit(1)
-                .page(&scope, None, 0..3u8)
+            Bounded::page(0..3u8, &Limits::new().limit(1), &scope, None)
                 .unwrap()
                 .to_json()
                 .unwrap(),
@@ -419,10 +406,8 @@ fn field_order_is_fixed_and_empty_fields_are_omitted() {
         (
             "last page",
             {
-                let first = Limits::new().limit(2).page(&scope, None, 0..3u8).unwrap();
-                Limits::new()
-                    .limit(2)
-                    .page(&scope, first.next_cursor(), 0..3u8)
+                let first = Bounded::page(0..3u8, &Limits::new().limit(2), &scope, None).unwrap();
+                Bounded::page(0..3u8, &Limits::new().limit(2), &scope, first.next_cursor())
                     .unwrap()
                     .to_json()
                     .unwrap()
@@ -455,10 +440,10 @@ fn field_order_is_fixed_and_empty_fields_are_omitted() {
 fn truncation_note_is_present_on_every_kind_of_stop() {
     let scope = Scope::new(Fingerprint::of("notes"));
     let results = [
-        Limits::new().limit(1).collect(0..3u32).unwrap(),
-        Limits::new().limit(1).page(&scope, None, 0..3u32).unwrap(),
-        Limits::new().ceiling(1).limit(9).collect(0..3u32).unwrap(),
-        Limits::new().max_bytes(400).collect(0..300u32).unwrap(),
+        Bounded::collect(0..3u32, &Limits::new().limit(1)).unwrap(),
+        Bounded::page(0..3u32, &Limits::new().limit(1), &scope, None).unwrap(),
+        Bounded::collect(0..3u32, &Limits::new().ceiling(1).limit(9)).unwrap(),
+        Bounded::collect(0..300u32, &Limits::new().max_bytes(400)).unwrap(),
     ];
     for b in results {
         let wire = decode::<u32>(&b.to_json().unwrap());
@@ -629,8 +614,8 @@ proptest! {
         let scope = Scope::new(Fingerprint::of("mangle"));
         let sources = [
             Bounded::exact(vec![1u32, 20, 300]).to_json().unwrap(),
-            Limits::new().limit(2).page(&scope, None, 0..9u32).unwrap().to_json().unwrap(),
-            Limits::new().max_bytes(420).collect(0..99u32).unwrap().to_json().unwrap(),
+            Bounded::page(0..9u32, &Limits::new().limit(2), &scope, None).unwrap().to_json().unwrap(),
+            Bounded::collect(0..99u32, &Limits::new().max_bytes(420)).unwrap().to_json().unwrap(),
             serde_json::from_str::<Bounded<u32>>(&design_example()).unwrap().to_json().unwrap(),
         ];
         let mut bytes = sources[which].clone().into_bytes();
@@ -711,22 +696,15 @@ fn envelope_schema_accepts_real_results_and_refuses_broken_ones() {
     let scope = Scope::new(Fingerprint::of("schema"));
     let good = [
         Bounded::exact(vec![1u32]).to_json().unwrap(),
-        Limits::new()
-            .limit(1)
-            .page(&scope, None, 0..3u32)
+        Bounded::page(0..3u32, &Limits::new().limit(1), &scope, None)
             .unwrap()
             .to_json()
             .unwrap(),
-        Limits::new()
-            .ceiling(1)
-            .limit(5)
-            .collect(0..3u32)
+        Bounded::collect(0..3u32, &Limits::new().ceiling(1).limit(5))
             .unwrap()
             .to_json()
             .unwrap(),
-        Limits::new()
-            .max_bytes(400)
-            .collect(0..300u32)
+        Bounded::collect(0..300u32, &Limits::new().max_bytes(400))
             .unwrap()
             .to_json()
             .unwrap(),
@@ -787,48 +765,40 @@ fn disclosure_lines() {
         ),
         (
             "deadline",
-            Limits::new()
-                .deadline(Duration::from_millis(25))
-                .clock(ManualClock::new().auto_advance(Duration::from_millis(10)))
-                .collect(0..50u32)
-                .unwrap()
-                .summary("matches"),
+            Bounded::collect(
+                0..50u32,
+                &Limits::new()
+                    .deadline(Duration::from_millis(25))
+                    .clock(ManualClock::new().auto_advance(Duration::from_millis(10))),
+            )
+            .unwrap()
+            .summary("matches"),
             "Incomplete: matches 1-3 of at least 3 (deadline budget of 25 ms ran out). Allow more time or narrow the query to see the rest.",
         ),
         (
             "limit",
-            Limits::new()
-                .limit(1000)
-                .collect(0..5000u32)
+            Bounded::collect(0..5000u32, &Limits::new().limit(1000))
                 .unwrap()
                 .summary("matches"),
             "Incomplete: matches 1-1000 of at least 1001 (limit 1000). Raise the limit or narrow the query to see the rest.",
         ),
         (
             "limit with cursor (the documented line)",
-            Limits::new()
-                .limit(1000)
-                .page(&scope, None, 0..5000u32)
+            Bounded::page(0..5000u32, &Limits::new().limit(1000), &scope, None)
                 .unwrap()
                 .summary("matches"),
             "Incomplete: matches 1-1000 of at least 1001 (limit 1000). Resume with next_cursor.",
         ),
         (
             "clamped limit",
-            Limits::new()
-                .ceiling(5)
-                .limit(100)
-                .collect(0..50u32)
+            Bounded::collect(0..50u32, &Limits::new().ceiling(5).limit(100))
                 .unwrap()
                 .summary("matches"),
             "Incomplete: matches 1-5 of at least 6 (limit 5; 100 requested, above the ceiling). Narrow the query to see the rest.",
         ),
         (
             "counted total",
-            Limits::new()
-                .limit(2)
-                .count_total(true)
-                .collect(0..7u32)
+            Bounded::collect(0..7u32, &Limits::new().limit(2).count_total(true))
                 .unwrap()
                 .summary("callers"),
             "Incomplete: callers 1-2 of 7 (limit 2). Raise the limit or narrow the query to see the rest.",
@@ -854,11 +824,12 @@ fn disclosure_lines() {
     for (name, line, expected) in cases {
         assert_eq!(line, expected, "{name}");
     }
-    let budget = Limits::new()
-        .max_bytes(400)
-        .collect((0..50u32).map(|n| format!("item {n}")))
-        .unwrap()
-        .summary("matches");
+    let budget = Bounded::collect(
+        (0..50u32).map(|n| format!("item {n}")),
+        &Limits::new().max_bytes(400),
+    )
+    .unwrap()
+    .summary("matches");
     assert!(
         budget.starts_with(
             "Incomplete: matches 1-8 of at least 34 (output_bytes budget of 400 bytes ran out). Raise max_bytes or narrow the query to see the rest."
@@ -871,16 +842,19 @@ fn disclosure_lines() {
 /// text line must not advise the opposite.
 #[test]
 fn budget_disclosure_does_not_advise_raising_the_limit() {
-    let bytes = Limits::new()
-        .max_bytes(400)
-        .collect((0..50u32).map(|n| format!("item {n}")))
-        .unwrap();
+    let bytes = Bounded::collect(
+        (0..50u32).map(|n| format!("item {n}")),
+        &Limits::new().max_bytes(400),
+    )
+    .unwrap();
     let clock = ManualClock::new().auto_advance(Duration::from_millis(10));
-    let deadline = Limits::new()
-        .deadline(Duration::from_millis(25))
-        .clock(clock)
-        .collect((0..50u32).map(|n| n.to_string()))
-        .unwrap();
+    let deadline = Bounded::collect(
+        (0..50u32).map(|n| n.to_string()),
+        &Limits::new()
+            .deadline(Duration::from_millis(25))
+            .clock(clock),
+    )
+    .unwrap();
     for b in [bytes, deadline] {
         let line = b.summary("matches");
         assert!(!line.contains("Raise the limit"), "{line}");
@@ -889,7 +863,7 @@ fn budget_disclosure_does_not_advise_raising_the_limit() {
 
 #[test]
 fn bounded_iterates_by_reference() {
-    let b = Limits::new().limit(3).collect(10..20u32).unwrap();
+    let b = Bounded::collect(10..20u32, &Limits::new().limit(3)).unwrap();
     let mut seen: Vec<&u32> = Vec::new();
     for item in &b {
         seen.push(item);
@@ -898,7 +872,7 @@ fn bounded_iterates_by_reference() {
     assert_eq!((&b).into_iter().sum::<u32>(), 33);
     assert_eq!(b.iter().count(), b.len());
     // The result is still there, disclosure and all.
-    assert!(b.is_truncated());
+    assert!(b.completeness().is_truncated());
 }
 
 // ---------------------------------------------------------------------------
@@ -909,8 +883,8 @@ fn bounded_iterates_by_reference() {
 fn golden_resumed_page_says_where_it_starts() {
     let scope = Scope::new(Fingerprint::of("q"));
     let limits = Limits::new().limit(3).count_total(true);
-    let first = limits.page(&scope, None, 0..8u32).unwrap();
-    let second = limits.page(&scope, first.next_cursor(), 0..8u32).unwrap();
+    let first = Bounded::page(0..8u32, &limits, &scope, None).unwrap();
+    let second = Bounded::page(0..8u32, &limits, &scope, first.next_cursor()).unwrap();
     let json = second.to_json().unwrap();
     assert_eq!(
         json,
@@ -929,12 +903,11 @@ fn golden_resumed_page_says_where_it_starts() {
 
 #[test]
 fn golden_clamp_under_a_byte_budget() {
-    let b = Limits::new()
-        .ceiling(50)
-        .limit(100)
-        .max_bytes(330)
-        .collect((0..50u32).map(|n| format!("item {n}")))
-        .unwrap();
+    let b = Bounded::collect(
+        (0..50u32).map(|n| format!("item {n}")),
+        &Limits::new().ceiling(50).limit(100).max_bytes(330),
+    )
+    .unwrap();
     let json = b.to_json().unwrap();
     assert_eq!(
         json,
@@ -963,9 +936,7 @@ fn golden_tight_budget_shortens_then_drops_the_note() {
     let scope = Scope::new(Fingerprint::of("q"));
     let items = || (0..50u32).map(|n| format!("item {n}"));
     let page = |max: usize| {
-        Limits::new()
-            .max_bytes(max)
-            .page(&scope, None, items())
+        Bounded::page(items(), &Limits::new().max_bytes(max), &scope, None)
             .unwrap()
             .to_json()
             .unwrap()

@@ -194,7 +194,7 @@ proptest! {
         max_bytes in 60..700usize,
     ) {
         let items: Vec<String> = sizes.iter().map(|n| "x".repeat(*n)).collect();
-        let page = match Limits::new().max_bytes(max_bytes).collect(items.clone()) {
+        let page = match Bounded::collect(items.clone(), &Limits::new().max_bytes(max_bytes)) {
             Ok(page) => page,
             Err(e) => {
                 // Too small even for a page that says what one item needs:
@@ -202,7 +202,7 @@ proptest! {
                 let ErrorKind::BudgetTooSmall { needed, .. } = e.kind() else {
                     return Err(TestCaseError::fail(format!("{e}")));
                 };
-                let retry = Limits::new().max_bytes(*needed).collect(items).unwrap();
+                let retry = Bounded::collect(items, &Limits::new().max_bytes(*needed)).unwrap();
                 prop_assert!(!retry.is_empty(), "max_bytes {} holds no item", needed);
                 return Ok(());
             }
@@ -216,7 +216,7 @@ proptest! {
             prop_assert!(needed > max_bytes as u64);
             let field = format!("\"needed\":{}", needed);
             prop_assert!(page.to_json().unwrap().contains(&field));
-            let retry = Limits::new().max_bytes(needed as usize).collect(items).unwrap();
+            let retry = Bounded::collect(items, &Limits::new().max_bytes(needed as usize)).unwrap();
             prop_assert!(!retry.is_empty(), "max_bytes {} holds no item", needed);
         } else {
             prop_assert!(budget.and_then(|b| b.needed()).is_none());
@@ -231,7 +231,7 @@ proptest! {
         max_bytes in 120..600usize,
         pad in 0..30usize,
     ) {
-        let Ok(page) = Limits::new().max_bytes(max_bytes).collect(0..n) else {
+        let Ok(page) = Bounded::collect(0..n, &Limits::new().max_bytes(max_bytes)) else {
             return Ok(());
         };
         match page.map(|k| format!("{k:>pad$}")) {
@@ -257,7 +257,7 @@ proptest! {
 
 #[test]
 fn a_mapped_page_that_grows_past_its_budget_is_refused() {
-    let page = Limits::new().max_bytes(200).collect(0..100u32).unwrap();
+    let page = Bounded::collect(0..100u32, &Limits::new().max_bytes(200)).unwrap();
     assert!(page.completeness().is_truncated_by_budget());
     let err = page
         .map(|n| format!("{n:>40}"))
@@ -267,7 +267,7 @@ fn a_mapped_page_that_grows_past_its_budget_is_refused() {
         ErrorKind::OverBudget { max_bytes: 200, .. }
     ));
     // A smaller shape fits, and states its own size.
-    let page = Limits::new().max_bytes(200).collect(0..100u32).unwrap();
+    let page = Bounded::collect(0..100u32, &Limits::new().max_bytes(200)).unwrap();
     let mapped = page.map(|n| n / 10).unwrap();
     let json = mapped.to_json().unwrap();
     assert_eq!(
@@ -305,7 +305,7 @@ proptest! {
             }
             // Without counting, a cut page's total is a lower bound.
             let first_page = corpus.excerpt(&excerpt, &Limits::new().limit(limit), None).unwrap();
-            if first_page.is_truncated() {
+            if first_page.completeness().is_truncated() {
                 prop_assert!(first_page.total().is_lower_bound(), "{}", name);
             }
         }

@@ -274,7 +274,7 @@ async fn every_tool_answers_like_the_library() {
     )
     .await;
     let expected = tree
-        .count(
+        .count_per_file(
             &Query::literal("FISH").case_insensitive(true),
             &Limits::new(),
             None,
@@ -417,7 +417,7 @@ async fn following_next_cursor_yields_every_match_exactly_once() {
     )
     .await;
     let expected = tree
-        .count(&Query::literal("needle"), &Limits::new(), None)
+        .count_per_file(&Query::literal("needle"), &Limits::new(), None)
         .expect("count");
     assert_eq!(
         counts,

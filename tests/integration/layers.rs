@@ -16,9 +16,9 @@ const CORE: &[&[&str]] = &[
     &["note"],
     &["summary", "envelope"],
     &["bounded", "streamed"],
-    &["strict", "collect", "wire", "json_stream"],
+    &["collect", "wire", "json_stream", "stream_error"],
     &["count"],
-    &["page", "merge", "schema"],
+    &["page", "schema"],
     &["search", "mcp"],
 ];
 

@@ -7,6 +7,7 @@ mod core_disclosure;
 mod core_errors;
 mod core_paging;
 mod core_props;
+mod core_resume;
 mod core_support;
 mod core_wire;
 mod disclosure_truth;

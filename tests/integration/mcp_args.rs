@@ -7,7 +7,7 @@
 
 use candor::mcp::{PageArgs, Policy, invalid_argument, respond, respond_try};
 use candor::{
-    Bounded, Budget, BudgetKind, Completeness, Disclosure, ErrorKind, Limits, Total, TryError,
+    Bounded, Budget, BudgetKind, Completeness, Disclosure, ErrorKind, Fallible, Limits, Total,
 };
 use rmcp::model::{CallToolResult, JsonObject};
 use serde_json::{Value, json};
@@ -163,7 +163,7 @@ fn the_policy_caps_max_bytes_and_bounds_counting() {
         10_000,
         "the default is capped too"
     );
-    let b = asked.limits(&policy).collect(0..100u32).expect("a page");
+    let b = Bounded::collect(0..100u32, &asked.limits(&policy)).expect("a page");
     assert_eq!(b.total(), Total::AtLeast(30));
     let properties = PageArgs::schema_properties(&policy);
     let described = properties["max_bytes"]["description"]
@@ -188,7 +188,11 @@ fn a_try_query_s_errors_are_answered_with_what_was_read() {
         Err("connection reset"),
         Ok("d".into()),
     ];
-    let result = respond_try(Limits::new().try_collect(rows), "rows", 4096);
+    let result = respond_try(
+        Bounded::collect(Fallible(rows), &Limits::new()),
+        "rows",
+        4096,
+    );
     assert_eq!(result.is_error, Some(true));
     let [message, read] = texts(&result)[..] else {
         panic!("two blocks")
@@ -203,13 +207,13 @@ fn a_try_query_s_errors_are_answered_with_what_was_read() {
         json!({ "count": 2, "items": ["a", "b\""] })
     );
 
-    // Strict mode: the incomplete result, as `respond` gives it.
-    let strict = Limits::new()
-        .limit(1)
-        .strict(true)
-        .try_collect([Ok::<_, String>(1u8), Ok(2)]);
-    assert!(matches!(strict, Err(TryError::Incomplete(_))));
-    let result = respond_try(strict, "numbers", 4096);
+    // Strict mode: the incomplete result, as `PageArgs::respond` gives it.
+    let cut = Bounded::collect([1u8, 2], &Limits::new().limit(1));
+    let strict = PageArgs {
+        strict: true,
+        ..PageArgs::default()
+    };
+    let result = strict.respond(cut, "numbers", &candor::mcp::Policy::new());
     let blocks = texts(&result);
     assert_eq!(blocks.len(), 3, "{blocks:?}");
     assert!(
@@ -221,9 +225,10 @@ fn a_try_query_s_errors_are_answered_with_what_was_read() {
     assert_eq!(partial.items(), &[1]);
 
     // The query's own error.
-    let small = Limits::new()
-        .max_bytes(5)
-        .try_collect([Ok::<_, String>(1u8)]);
+    let small = Bounded::collect(
+        Fallible([Ok::<_, String>(1u8)]),
+        &Limits::new().max_bytes(5),
+    );
     let result = respond_try(small, "numbers", 4096);
     assert!(
         texts(&result)[0].starts_with("max_bytes 5 is too small"),
@@ -256,14 +261,15 @@ fn a_cancelled_page_says_cancelled() {
         b.summary("rows"),
         "Incomplete: rows 1-2 of at least 2 (cancelled). Ask again or narrow the query to see the rest."
     );
-    let strict = Limits::new()
-        .strict(true)
-        .cancel_token({
+    let cancelled = Bounded::collect(
+        0..10u32,
+        &Limits::new().cancel_token({
             let token = candor::CancelToken::new();
             token.cancel();
             token
-        })
-        .collect(0..10u32)
-        .unwrap_err();
+        }),
+    )
+    .unwrap();
+    let strict = cancelled.into_exact().unwrap_err();
     assert!(strict.to_string().ends_with("(cancelled)"), "{strict}");
 }

@@ -6,7 +6,7 @@
 #![cfg(feature = "mcp")]
 
 use candor::mcp::{PageArgs, Policy, json_budget, respond, respond_try, tool_result};
-use candor::{Bounded, ErrorKind, Limits, TryError};
+use candor::{Bounded, ErrorKind, Fallible, Limits, TryError};
 use proptest::prelude::*;
 use rmcp::model::CallToolResult;
 use serde_json::Value;
@@ -48,17 +48,21 @@ proptest! {
         let policy = Policy::new().max_bytes_ceiling(usize::MAX);
         let page = PageArgs { limit, max_bytes: Some(max_bytes), count_total, strict, cursor: None };
         prop_assert_eq!(page.budget(&policy), max_bytes);
-        let outcome = page.limits(&policy).collect(items.clone());
+        let outcome = Bounded::collect(items.clone(), &page.limits(&policy));
         let ran = outcome.is_ok();
+        let refused_as_strict = strict && outcome.as_ref().is_ok_and(|b| !b.is_complete());
         let expected = outcome.as_ref().ok().map(|b| serde_json::to_value(b).expect("JSON"));
         let budget_too_small = matches!(
             outcome.as_ref().map_err(|e| e.kind()),
             Err(ErrorKind::BudgetTooSmall { .. })
         );
-        let result = respond(outcome, &noun, max_bytes);
+        let result = page.respond(outcome, &noun, &policy);
         let sent = size(&result);
         if result.is_error == Some(true) {
-            prop_assert!(!ran, "a result that was found is sent: {:?}", texts(&result));
+            prop_assert!(
+                !ran || refused_as_strict,
+                "a result that was found is sent: {:?}", texts(&result)
+            );
             prop_assert!(sent <= max_bytes.max(256), "{} bytes for {}", sent, max_bytes);
             if budget_too_small {
                 let expected = format!("invalid argument max_bytes: {max_bytes} is too small");
@@ -88,7 +92,7 @@ proptest! {
         let rows = items.iter().enumerate().map(|(i, item)| {
             if i == fail_at { Err(format!("row {i} failed")) } else { Ok(item.clone()) }
         });
-        let outcome = Limits::new().max_bytes(json_budget(max_bytes)).try_collect(rows);
+        let outcome = Bounded::collect(Fallible(rows), &Limits::new().max_bytes(json_budget(max_bytes)));
         let failed = matches!(outcome, Err(TryError::Source(_)));
         let result = respond_try(outcome, "rows", max_bytes);
         let sent = size(&result);
@@ -113,7 +117,7 @@ fn a_full_page_of_quoted_text_keeps_to_4096_bytes() {
     };
     let policy = Policy::new();
     let result = respond(
-        page.limits(&policy).collect(lines),
+        Bounded::collect(lines, &page.limits(&policy)),
         "lines",
         page.budget(&policy),
     );
@@ -126,10 +130,11 @@ fn a_full_page_of_quoted_text_keeps_to_4096_bytes() {
 /// the error says what it needed.
 #[test]
 fn a_result_over_the_budget_is_refused_with_what_it_needs() {
-    let b = Limits::new()
-        .max_bytes(4096)
-        .collect((0..1000).map(|n| format!("item {n}")))
-        .expect("a page");
+    let b = Bounded::collect(
+        (0..1000).map(|n| format!("item {n}")),
+        &Limits::new().max_bytes(4096),
+    )
+    .expect("a page");
     let result = tool_result(&b, "items", 4096);
     assert_eq!(result.is_error, Some(true));
     assert!(size(&result) <= 4096);

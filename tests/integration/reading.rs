@@ -6,6 +6,7 @@
 //! documents, and the tree with 1, 2 and 4 threads), against the lines of
 //! the oracle (`fuzz/checks/oracle.rs`).
 
+use std::ops::ControlFlow;
 use std::time::Duration;
 
 use crate::fixture::Fixture;
@@ -133,7 +134,9 @@ fn counts_under_a_deadline_count_each_file_once() {
         let mut counts = Vec::new();
         let mut cursor: Option<Cursor> = None;
         for _ in 0..100 {
-            let page = corpus.count(&query, &limits, cursor.as_ref()).unwrap();
+            let page = corpus
+                .count_per_file(&query, &limits, cursor.as_ref())
+                .unwrap();
             counts.extend(page.iter().map(|c| (c.path.clone(), c.count)));
             match page.next_cursor() {
                 Some(c) => cursor = Some(c.clone()),
@@ -409,7 +412,7 @@ fn a_nul_near_the_start_makes_a_file_binary_and_one_further_in_ends_its_search()
                 "{name}: {:?}",
                 skip.detail()
             );
-            let counts = corpus.count(&query, &Limits::new(), None).unwrap();
+            let counts = corpus.count_per_file(&query, &Limits::new(), None).unwrap();
             let counted: Vec<u64> = counts.iter().map(|c| c.count).collect();
             let mut expected_counts = vec![n as u64];
             expected_counts.retain(|&c| c > 0);
@@ -583,12 +586,13 @@ proptest! {
             let mut streamed = Vec::new();
             let end = corpus
                 .search_each(&query, &Limits::new(), None, &mut |m| {
-                    streamed.push((m.line_number, m.byte_offset, m.line.clone()))
+                    streamed.push((m.line_number, m.byte_offset, m.line.clone()));
+                    ControlFlow::Continue(())
                 })
                 .unwrap();
             prop_assert_eq!(&streamed, &expected, "{}: streamed", name);
             prop_assert_eq!(end.skipped().count(&SkipReason::Binary), binary, "{}", name);
-            let counted = corpus.count(&query, &Limits::new(), None).unwrap();
+            let counted = corpus.count_per_file(&query, &Limits::new(), None).unwrap();
             let n = counted.items().first().map_or(0, |c| c.count);
             prop_assert_eq!(n, expected.len() as u64, "{}", name);
             prop_assert_eq!(counted.skipped().count(&SkipReason::Binary), binary, "{}", name);

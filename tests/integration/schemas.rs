@@ -42,19 +42,19 @@ proptest! {
         }
         let scope = Scope::new(Fingerprint::of("schemas"));
         let mut responses = Vec::new();
-        if let Ok(b) = limits.collect(0..len) {
+        if let Ok(b) = Bounded::collect(0..len, &limits) {
             responses.push(b);
         }
-        if let Ok(first) = limits.page(&scope, None, 0..len) {
+        if let Ok(first) = Bounded::page(0..len, &limits, &scope, None) {
             if let Some(next) = first.next_cursor() {
-                if let Ok(second) = limits.page(&scope, Some(next), 0..len) {
+                if let Ok(second) = Bounded::page(0..len, &limits, &scope, Some(next)) {
                     responses.push(second);
                 }
             }
             responses.push(first);
         }
         // A response with skips, both kinds, through the wire.
-        let mut with_skips: Value = serde_json::from_str(&Limits::new().limit(3).collect(0..len).unwrap().to_json().unwrap()).unwrap();
+        let mut with_skips: Value = serde_json::from_str(&Bounded::collect(0..len, &Limits::new().limit(3)).unwrap().to_json().unwrap()).unwrap();
         if skips > 0 {
             let sample: Vec<Value> = (0..skips.min(candor::SKIPPED_SAMPLE_LEN))
                 .map(|n| json!({ "path": format!("f{n}"), "reason": if n % 2 == 0 { "binary" } else { "unreadable" } }))
@@ -160,7 +160,9 @@ mod search {
                     let second = corpus.search(&query, &limits, Some(next)).expect("a page");
                     check(&matches, &second.to_json().unwrap()).unwrap();
                 }
-                let count = corpus.count(&query, &limits, None).expect("a count");
+                let count = corpus
+                    .count_per_file(&query, &limits, None)
+                    .expect("a count");
                 check(&counts, &count.to_json().unwrap()).unwrap();
                 checked += 1;
             }

@@ -734,7 +734,7 @@ fn check_corpus(
 
     let counts = walk(
         &format!("{name}: count"),
-        &|l, c| corpus.count(&query, l, c),
+        &|l, c| corpus.count_per_file(&query, l, c),
         &lims[1],
         &want.counts,
         want.walked,
@@ -786,7 +786,7 @@ fn check_nothing_read(
             want.walked > 0
         };
         prop_assert_eq!(
-            b.is_truncated(),
+            b.completeness().is_truncated(),
             anything,
             "{}: {:?}",
             name,

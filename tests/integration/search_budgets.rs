@@ -16,7 +16,7 @@ fn all_pages(c: &dyn Corpus, query: &Query, limits: &Limits) -> (Vec<Match>, usi
     let mut cursor: Option<&Cursor> = None;
     for b in &walked {
         if let Some(next) = b.next_cursor() {
-            assert!(b.is_truncated(), "a cursor on an exact page");
+            assert!(b.completeness().is_truncated(), "a cursor on an exact page");
             assert_ne!(
                 Some(next.as_str()),
                 cursor.map(Cursor::as_str),
@@ -116,7 +116,7 @@ fn a_budget_page_without_items_still_advances() {
         assert_eq!(paths_of_items(&items), ["f09.txt"], "{corpus}");
         assert_eq!(pages, 4, "{corpus}: 3 + 3 + 3 + 1 files");
         // The same with count() and files_with_matches().
-        let n = c.count(&q, &limits, None).unwrap();
+        let n = c.count_per_file(&q, &limits, None).unwrap();
         assert!(n.completeness().is_truncated_by_budget(), "{corpus}");
         assert!(n.next_cursor().is_some(), "{corpus}");
     }
@@ -255,7 +255,7 @@ fn results_do_not_depend_on_the_thread_count() {
     ];
     for limits in &limit_sets {
         let want = docs.search(&q, limits, None).unwrap();
-        let want_counts = docs.count(&q, limits, None).unwrap();
+        let want_counts = docs.count_per_file(&q, limits, None).unwrap();
         let mut first: Option<Bounded<Match>> = None;
         for threads in [1, 2, 8] {
             for _run in 0..3 {
@@ -274,7 +274,7 @@ fn results_do_not_depend_on_the_thread_count() {
                     }
                     None => first = Some(b),
                 }
-                let n = t.count(&q, limits, None).unwrap();
+                let n = t.count_per_file(&q, limits, None).unwrap();
                 assert_eq!(n.items(), want_counts.items(), "{threads} threads: count");
                 assert_eq!(
                     n.completeness(),

@@ -447,7 +447,9 @@ fn table_cases_on_both_corpora() {
             assert_eq!(b.skipped().count(&SkipReason::Binary), case.binary, "{at}");
             assert_eq!(b.skipped().total(), case.binary, "{at}");
             // count() and files_with_matches() agree with the rows.
-            let counts = c.count(&query, &Limits::new(), None).expect("count");
+            let counts = c
+                .count_per_file(&query, &Limits::new(), None)
+                .expect("count");
             let mut want: Vec<(String, u64)> = Vec::new();
             for row in case.expect {
                 match want.last_mut() {
@@ -597,7 +599,9 @@ fn refused_queries_on_both_corpora() {
                 "{at}: message style: {message}"
             );
             // Every query function refuses it the same way.
-            let count = c.count(&query, &Limits::new(), None).expect_err(&at);
+            let count = c
+                .count_per_file(&query, &Limits::new(), None)
+                .expect_err(&at);
             assert_eq!(
                 kind_name(count.kind()),
                 kind_name(err.kind()),
@@ -613,7 +617,7 @@ fn refused_queries_on_both_corpora() {
             );
             let each = c
                 .search_each(&query, &Limits::new(), None, &mut |_| {
-                    panic!("{at}: a refused query streamed")
+                    panic!("{at}: a refused query streamed");
                 })
                 .expect_err(&at);
             assert_eq!(kind_name(each.kind()), kind_name(err.kind()), "{at}: each");
@@ -654,7 +658,9 @@ fn named_paths_that_name_nothing_are_counted_and_the_others_searched() {
         assert_eq!(paths, ["b.txt", "d/e.txt"], "{corpus}");
         assert!(b.completeness().is_exact(), "{corpus}");
         check("search", b.skipped(), b.is_complete());
-        let counts = c.count(&query, &Limits::new(), None).expect(corpus);
+        let counts = c
+            .count_per_file(&query, &Limits::new(), None)
+            .expect(corpus);
         assert_eq!(counts.len(), 2, "{corpus}");
         check("count", counts.skipped(), counts.is_complete());
         let files = c
@@ -664,7 +670,10 @@ fn named_paths_that_name_nothing_are_counted_and_the_others_searched() {
         check("files", files.skipped(), files.is_complete());
         let mut streamed = 0;
         let end = c
-            .search_each(&query, &Limits::new(), None, &mut |_| streamed += 1)
+            .search_each(&query, &Limits::new(), None, &mut |_| {
+                streamed += 1;
+                std::ops::ControlFlow::Continue(())
+            })
             .expect(corpus);
         assert_eq!(streamed, 2, "{corpus}");
         check("stream", end.skipped(), end.is_complete());

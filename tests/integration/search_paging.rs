@@ -186,7 +186,9 @@ fn cursors_are_bound_to_their_query_and_corpus() {
             other_tree.search(&x, &Limits::new(), Some(cursor)),
             "another corpus",
         );
-        let err = c.count(&x, &Limits::new(), Some(cursor)).unwrap_err();
+        let err = c
+            .count_per_file(&x, &Limits::new(), Some(cursor))
+            .unwrap_err();
         assert!(
             matches!(err.kind(), ErrorKind::ForeignCursor { .. }),
             "{corpus}: count: {err}"
@@ -391,25 +393,21 @@ fn the_ceiling_clamps_and_says_so() {
 }
 
 #[test]
-fn strict_mode_errs_with_the_partial_result() {
+fn into_exact_refuses_a_truncated_search_and_keeps_it() {
     let f = Fixture::new(&[("a.txt", b"x\nx\nx\n")]);
     for (corpus, c) in f.all() {
-        let err = c
-            .search(
-                &Query::literal("x"),
-                &Limits::new().limit(2).strict(true),
-                None,
-            )
+        let incomplete = c
+            .search(&Query::literal("x"), &Limits::new().limit(2), None)
+            .unwrap()
+            .into_exact()
             .unwrap_err();
-        assert!(
-            matches!(err.kind(), ErrorKind::Incomplete { .. }),
-            "{corpus}"
-        );
-        let partial = err.into_partial::<Match>().unwrap();
-        assert_eq!(partial.len(), 2, "{corpus}");
-        let ok = c
-            .search(&Query::literal("x"), &Limits::new().strict(true), None)
+        assert_eq!(incomplete.bounded().len(), 2, "{corpus}");
+        assert!(incomplete.bounded().next_cursor().is_some(), "{corpus}");
+        let all = c
+            .search(&Query::literal("x"), &Limits::new(), None)
+            .unwrap()
+            .into_exact()
             .unwrap();
-        assert_eq!(ok.len(), 3, "{corpus}");
+        assert_eq!(all.len(), 3, "{corpus}");
     }
 }

@@ -27,10 +27,11 @@
 //! and then a NUL byte that makes a document binary.
 
 use std::collections::BTreeMap;
+use std::ops::ControlFlow;
 
 use candor::{
     Bounded, BudgetKind, Completeness, Corpus, Cursor, ErrorKind, Excerpt, Limits, Match, Query,
-    SkipReason, Total,
+    SkipReason, StreamError, Total,
 };
 use proptest::prelude::*;
 
@@ -626,14 +627,14 @@ proptest! {
             prop_assert_eq!(b.skipped().has_errors(), named_binary, "{}", name);
 
             let mut streamed = Vec::new();
-            let end = c.search_each(&query, &limits, None, &mut |m| streamed.push(want_of(m)))
+            let end = c.search_each(&query, &limits, None, &mut |m| { streamed.push(want_of(m)); ControlFlow::Continue(()) })
                 .map_err(|e| TestCaseError::fail(format!("{name}: search_each failed: {e}")))?;
             prop_assert_eq!(&streamed, &o.items, "{}: streamed items", name);
             prop_assert_eq!(end.count(), o.items.len(), "{}", name);
             prop_assert_eq!(end.is_complete(), !named_binary, "{}", name);
             prop_assert_eq!(end.skipped(), b.skipped(), "{}", name);
 
-            let n = c.count(&query, &limits, None).map_err(|e| {
+            let n = c.count_per_file(&query, &limits, None).map_err(|e| {
                 TestCaseError::fail(format!("{name}: count failed: {e}"))
             })?;
             prop_assert_eq!(counts_of(&n), o.counts.clone(), "{}: counts", name);
@@ -936,6 +937,103 @@ fn check_pages(
     agree_pages(&results)
 }
 
+/// Follows the cursors of streams that their callback stops at its
+/// `stop`-th match: after it (`ControlFlow::Break`), or before it, the
+/// callback failing (`try_search_each`). Every stream's end says where it
+/// starts, how many items it handed on and that it was cut short; the
+/// items rebuild the oracle's exactly once.
+fn walk_stopped_streams<C: Corpus>(
+    name: &str,
+    c: &C,
+    query: &Query,
+    oracle: &[Want],
+    stop: usize,
+    fail: bool,
+) -> Result<(), TestCaseError> {
+    let mut got: Vec<Want> = Vec::new();
+    let mut cursor: Option<Cursor> = None;
+    for _ in 0..=oracle.len() + 1 {
+        let mut handed = Vec::new();
+        let mut calls = 0;
+        let end = if fail {
+            let outcome = c.try_search_each(query, &Limits::new(), cursor.as_ref(), |m| {
+                calls += 1;
+                if calls == stop {
+                    return Err("the index is full");
+                }
+                handed.push(want_of(m));
+                Ok(())
+            });
+            match outcome {
+                Ok(end) => end,
+                Err(StreamError::Callback { end, error }) => {
+                    prop_assert_eq!(error, "the index is full");
+                    *end
+                }
+                Err(e) => return Err(TestCaseError::fail(format!("{name}: {e}"))),
+            }
+        } else {
+            let mut on_match = |m: &Match| {
+                calls += 1;
+                handed.push(want_of(m));
+                if calls == stop {
+                    ControlFlow::Break(())
+                } else {
+                    ControlFlow::Continue(())
+                }
+            };
+            c.search_each(query, &Limits::new(), cursor.as_ref(), &mut on_match)
+                .map_err(|e| TestCaseError::fail(format!("{name}: {e}")))?
+        };
+        // The callback is not called again once it stopped the stream.
+        prop_assert!(
+            calls <= stop,
+            "{}: {} calls after a stop at {}",
+            name,
+            calls,
+            stop
+        );
+        let at = got.len();
+        prop_assert_eq!(end.start(), at as u64, "{}: a stream's start", name);
+        prop_assert_eq!(end.count(), handed.len(), "{}: items handed on", name);
+        prop_assert_eq!(
+            &handed[..],
+            &oracle[at..at + handed.len()],
+            "{}: the next items",
+            name
+        );
+        if calls == stop {
+            let kind = end.completeness().budget().map(|b| b.kind());
+            prop_assert_eq!(
+                kind,
+                Some(BudgetKind::Cancelled),
+                "{}: a stopped stream",
+                name
+            );
+            prop_assert!(end.total().value() <= oracle.len() as u64, "{}", name);
+        }
+        got.extend(handed);
+        match end.next_cursor() {
+            Some(next) => {
+                prop_assert_eq!(next.start(), got.len() as u64, "{}: a cursor's start", name);
+                cursor = Some(next.clone());
+            }
+            None => {
+                prop_assert!(
+                    end.completeness().is_exact(),
+                    "{}: cut without a cursor",
+                    name
+                );
+                prop_assert_eq!(&got[..], oracle, "{}: the streams rebuild the answer", name);
+                return Ok(());
+            }
+        }
+    }
+    Err(TestCaseError::fail(format!(
+        "{name}: the streams did not end"
+    )))
+}
+
 /// Follows cursors from the start until the answer ends, with the page
 /// limits in turn, and checks every page; returns the pages.
 fn page_through<C: Corpus + ?Sized>(
@@ -984,7 +1082,11 @@ fn page_through<C: Corpus + ?Sized>(
             prop_assert_eq!(b.total(), Total::Exact(answer_len as u64), "{}", name);
         }
         if b.next_cursor().is_some() {
-            prop_assert!(b.is_truncated(), "{}: a cursor on an exact page", name);
+            prop_assert!(
+                b.completeness().is_truncated(),
+                "{}: a cursor on an exact page",
+                name
+            );
             prop_assert!(!b.is_empty(), "{}: a cursor that does not advance", name);
         }
         start += b.len() as u64;
@@ -1060,11 +1162,11 @@ proptest! {
         let mut files = Vec::new();
         let want_files: Vec<String> = o.counts.iter().map(|(p, _)| p.clone()).collect();
         for (name, c) in f.all() {
-            let n = c.count(&query, &limits, None).map_err(|e| TestCaseError::fail(format!("{name}: {e}")))?;
+            let n = c.count_per_file(&query, &limits, None).map_err(|e| TestCaseError::fail(format!("{name}: {e}")))?;
             let w = c.files_with_matches(&query, &limits, None).map_err(|e| TestCaseError::fail(format!("{name}: {e}")))?;
             let expect_truncated = o.counts.len() > limit;
-            prop_assert_eq!(n.is_truncated(), expect_truncated, "{}: count {:?}", name, n.completeness());
-            prop_assert_eq!(w.is_truncated(), expect_truncated, "{}: files {:?}", name, w.completeness());
+            prop_assert_eq!(n.completeness().is_truncated(), expect_truncated, "{}: count {:?}", name, n.completeness());
+            prop_assert_eq!(w.completeness().is_truncated(), expect_truncated, "{}: files {:?}", name, w.completeness());
             let k = limit.min(o.counts.len());
             prop_assert_eq!(counts_of(&n), o.counts[..k].to_vec(), "{}", name);
             prop_assert_eq!(w.items(), &want_files[..k], "{}", name);
@@ -1096,9 +1198,9 @@ proptest! {
         let f = fixture(&corpus);
         let (mut count_walks, mut file_walks) = (Vec::new(), Vec::new());
         for (name, c) in f.all() {
-            let full = c.count(&query, &Limits::new(), None).map_err(|e| TestCaseError::fail(format!("{name}: {e}")))?;
+            let full = c.count_per_file(&query, &Limits::new(), None).map_err(|e| TestCaseError::fail(format!("{name}: {e}")))?;
             let max = bytes.resolve(json_len(&full));
-            let (counts, walked) = budgeted(name, &o.counts, max, &|l, cur| c.count(&query, l, cur), &counts_of)?;
+            let (counts, walked) = budgeted(name, &o.counts, max, &|l, cur| c.count_per_file(&query, l, cur), &counts_of)?;
             prop_assert_eq!(&counts, &o.counts, "{}: count pages", name);
             count_walks.push((name, walked));
             let full = c.files_with_matches(&query, &Limits::new(), None).map_err(|e| TestCaseError::fail(format!("{name}: {e}")))?;
@@ -1140,7 +1242,7 @@ proptest! {
         let (mut counts, mut files) = (Vec::new(), Vec::new());
         for (name, c) in f.all() {
             let most = o.counts.len() + 2;
-            let n = pages(name, most, |cursor| c.count(&query, &limits, cursor));
+            let n = pages(name, most, |cursor| c.count_per_file(&query, &limits, cursor));
             let got: Vec<(String, u64)> = n.iter().flat_map(counts_of).collect();
             prop_assert_eq!(&got, &o.counts, "{}: count pages", name);
             let w = pages(name, most, |cursor| c.files_with_matches(&query, &limits, cursor));
@@ -1172,7 +1274,7 @@ proptest! {
         for (name, c) in f.all() {
             let b = c.search(&query, &limits, None).map_err(|e| TestCaseError::fail(format!("{name}: {e}")))?;
             let mut streamed: Vec<Match> = Vec::new();
-            let end = c.search_each(&query, &limits, None, &mut |m| streamed.push(m.clone()))
+            let end = c.search_each(&query, &limits, None, &mut |m| { streamed.push(m.clone()); ControlFlow::Continue(()) })
                 .map_err(|e| TestCaseError::fail(format!("{name}: {e}")))?;
             prop_assert_eq!(&streamed[..], b.items(), "{}: streamed items", name);
             prop_assert_eq!(end.count(), b.len(), "{}", name);
@@ -1192,13 +1294,33 @@ proptest! {
         agree(&results)?;
     }
 
+    /// A stream that its callback stops (after a match, or failing on
+    /// one) says where it stopped, and its cursor resumes there: no match
+    /// is lost or repeated (DESIGN.md rules 1 and 6).
+    #[test]
+    fn stopped_streams_resume_where_they_stopped(
+        (q, corpus) in query_and_corpus(COMMON),
+        stop in 1..6usize,
+        fail in any::<bool>(),
+    ) {
+        // A callback that fails on every first match never moves on.
+        let stop = if fail { stop.max(2) } else { stop };
+        let o = oracle(&corpus, &q, &[]);
+        let query = q.query();
+        let f = fixture(&corpus);
+        walk_stopped_streams("documents", &f.docs, &query, &o.items, stop, fail)?;
+        for (name, tree) in &f.trees {
+            walk_stopped_streams(name, tree, &query, &o.items, stop, fail)?;
+        }
+    }
+
     /// A streamed search refuses a byte budget.
     #[test]
     fn search_each_refuses_max_bytes(corpus in corpus(COMMON), max in 0..5000usize) {
         let f = fixture(&corpus);
         for (name, c) in f.all() {
             let err = c
-                .search_each(&Query::literal("a"), &Limits::new().max_bytes(max), None, &mut |_| {})
+                .search_each(&Query::literal("a"), &Limits::new().max_bytes(max), None, &mut |_| ControlFlow::Continue(()))
                 .expect_err("max_bytes on a stream");
             prop_assert!(matches!(err.kind(), ErrorKind::InvalidArgument { name: "max_bytes", .. }), "{}: {}", name, err);
         }

@@ -123,7 +123,7 @@ fn paths_through_links_out_of_the_root_are_skipped_or_refused() {
             )
             .unwrap_err();
         assert!(matches!(err.kind(), ErrorKind::OutsideRoot { .. }), "{err}");
-        let inside = t.root().join("z.txt");
+        let inside = t.get_root().join("z.txt");
         let b = t
             .search(
                 &Query::literal("needle").paths([inside.to_str().unwrap()]),

@@ -2,6 +2,7 @@
 //! files, globs, binary and oversized files (counted, never silent), and
 //! the root a tree needs.
 
+use std::ops::ControlFlow;
 use std::time::Duration;
 
 use candor::{Corpus, ErrorKind, Limits, Query, SkipReason, Tree};
@@ -171,7 +172,7 @@ fn globs_include_and_exclude() {
         .search(&query, &Limits::new().limit(1), None)
         .unwrap();
     assert_eq!(paths_of(&first), ["b.js"]);
-    assert!(first.is_truncated());
+    assert!(first.completeness().is_truncated());
 }
 
 #[test]
@@ -202,7 +203,7 @@ fn binary_files_are_skipped_and_counted_in_every_mode() {
     assert_eq!(b.skipped().count(&SkipReason::Binary), 2);
     let sample: Vec<&str> = b.skipped().sample().iter().map(|s| s.path()).collect();
     assert_eq!(sample, ["a.png", "c.dat"]);
-    let n = t.count(&query, &Limits::new(), None).unwrap();
+    let n = t.count_per_file(&query, &Limits::new(), None).unwrap();
     assert_eq!(n.skipped().count(&SkipReason::Binary), 2);
     let f = t.files_with_matches(&query, &Limits::new(), None).unwrap();
     assert_eq!(f.skipped().count(&SkipReason::Binary), 2);
@@ -256,7 +257,7 @@ fn the_binary_rule_holds_however_a_file_is_read() {
             2,
             "threads {threads}"
         );
-        let counts = t.count(&query, &Limits::new(), None).unwrap();
+        let counts = t.count_per_file(&query, &Limits::new(), None).unwrap();
         let counted: Vec<(&str, u64)> = counts.iter().map(|c| (c.path.as_str(), c.count)).collect();
         // The lines before the NUL's line: 1,000,000 bytes of 7-byte lines
         // hold 142,857 whole ones, the NUL on the last.
@@ -297,6 +298,7 @@ fn a_panic_in_the_stream_callback_reaches_the_caller() {
         t.search_each(&Query::literal("needle"), &Limits::new(), None, &mut |_| {
             seen += 1;
             assert!(seen < 50, "the caller's own bug");
+            ControlFlow::Continue(())
         })
     }));
     assert!(outcome.is_err(), "the panic comes back to the caller");

@@ -359,7 +359,7 @@ mod tests {
             );
             // Whole words read invalid UTF-8 as a non-word character.
             let words = docs
-                .count(&query.clone().whole_word(true), &Limits::new(), None)
+                .count_per_file(&query.clone().whole_word(true), &Limits::new(), None)
                 .unwrap();
             let want_files: Vec<&str> = {
                 let mut files: Vec<&str> = want.iter().map(|(n, _)| n.as_str()).collect();

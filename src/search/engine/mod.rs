@@ -26,5 +26,5 @@ pub(crate) use plan::{Deadline, Mode, Plan};
 pub(crate) use position::read as read_position;
 #[cfg(feature = "tree")]
 pub(crate) use recycle::Returns;
-pub(crate) use result_stage::{Each, ResultStage, ToItems};
+pub(crate) use result_stage::{Each, Refusal, ResultStage, Sink, ToItems};
 pub(crate) use show::show;

@@ -73,6 +73,9 @@ pub(crate) struct CursorFor<'a> {
     /// cursor would advance.
     pub(crate) began_at: Option<&'a (String, u64)>,
     pub(crate) streaming: bool,
+    /// The last item was refused by a stream's receiver: the cursor
+    /// resumes at it, not after it.
+    pub(crate) at_last: bool,
     /// Items of the answer the collector saw.
     pub(crate) seen: u64,
 }
@@ -82,12 +85,15 @@ impl CursorFor<'_> {
     pub(crate) fn cursor<T: Item>(&self, kept: &[T]) -> Option<Cursor> {
         if let Some(last) = kept.last() {
             let index = if self.streaming { 0 } else { kept.len() - 1 };
-            let offset = self.resume_offsets.get(index).copied().unwrap_or(u64::MAX);
+            let after = self.resume_offsets.get(index).copied().unwrap_or(u64::MAX);
             let path = last.path();
-            let line = last.next_line().unwrap_or(0);
+            let (offset, line) = match last.line_start().filter(|_| self.at_last) {
+                Some(at) => at,
+                None => (after, last.next_line().unwrap_or(0)),
+            };
             return Some(
                 self.scope
-                    .cursor(&key(path, offset, line, (self.stamp)(path))),
+                    .unplaced(&key(path, offset, line, (self.stamp)(path))),
             );
         }
         // Nothing kept: resume where scanning stopped, if no item was found
@@ -97,7 +103,7 @@ impl CursorFor<'_> {
             return None;
         }
         let (path, offset) = at;
-        Some(self.scope.cursor(&key(
+        Some(self.scope.unplaced(&key(
             path,
             *offset,
             self.scan_resume_line,

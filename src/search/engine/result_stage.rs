@@ -26,6 +26,19 @@ pub(crate) type ToItems<T> = fn(&str, &Hits, &mut Each<'_, T>) -> ControlFlow<()
 /// or anew). `Break` when no more are wanted.
 pub(crate) type Each<'e, T> = dyn FnMut(u64, &dyn Fn(Option<T>) -> T) -> ControlFlow<()> + 'e;
 
+/// Why a stream's receiver stopped it, on the item it was handed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Refusal {
+    /// It took the item and wants no more: the next page resumes after it.
+    After,
+    /// It did not take the item (it failed on it): the next page resumes
+    /// at it.
+    Before,
+}
+
+/// A stream's receiver: each item kept, as it is kept.
+pub(crate) type Sink<'s, T> = dyn FnMut(&T) -> ControlFlow<Refusal> + 's;
+
 /// The result stage of one query. Named for its place in the pipeline:
 /// it receives outcomes already in order (ordering them is the corpus's
 /// work) and turns them into the result.
@@ -52,7 +65,9 @@ pub(crate) struct ResultStage<'l, T: Item> {
     /// cursor would advance.
     began_at: Option<(String, u64)>,
     error: Option<Error>,
-    stream: Option<&'l mut dyn FnMut(&T)>,
+    stream: Option<&'l mut Sink<'l, T>>,
+    /// The stream's receiver refused the last item kept.
+    refused: bool,
 }
 
 impl<'l, T: Item> ResultStage<'l, T> {
@@ -79,6 +94,7 @@ impl<'l, T: Item> ResultStage<'l, T> {
             began_at,
             error: None,
             stream: None,
+            refused: false,
         }
     }
 
@@ -88,7 +104,7 @@ impl<'l, T: Item> ResultStage<'l, T> {
         mode: Mode,
         cursor: Option<&Cursor>,
         began_at: Option<(String, u64)>,
-        sink: &'l mut dyn FnMut(&T),
+        sink: &'l mut Sink<'l, T>,
     ) -> Self {
         let mut stage = ResultStage::new(limits, mode, cursor, began_at);
         stage.collector = Collector::streaming(limits);
@@ -159,18 +175,33 @@ impl<'l, T: Item> ResultStage<'l, T> {
                 // at the stop (or after the last item kept).
                 let stop = stopped_at
                     .map(|(at, line)| ((path.to_string(), at), line, self.budget_inside_file()));
-                let (collector, stream, resume_offsets) = (
+                let (collector, stream, resume_offsets, refused) = (
                     &mut self.collector,
                     &mut self.stream,
                     &mut self.resume_offsets,
+                    &mut self.refused,
                 );
                 let flow = to_items(&path, &hits, &mut |resume, build| {
                     collector.offer_with(build)?;
+                    let mut answer = ControlFlow::Continue(());
                     if let (Some(sink), Some(last)) = (stream.as_mut(), collector.last()) {
-                        sink(last);
+                        answer = sink(last);
                         resume_offsets.clear();
                     }
                     resume_offsets.push(resume);
+                    if let ControlFlow::Break(refusal) = answer {
+                        // The receiver ended the stream, as a cancellation
+                        // would: more items may exist.
+                        if refusal == Refusal::Before {
+                            collector.refuse_last();
+                            *refused = true;
+                        }
+                        collector.stop_with(Completeness::TruncatedByBudget {
+                            budget: Budget::new(BudgetKind::Cancelled, 0, 0),
+                            clamp: None,
+                        });
+                        return ControlFlow::Break(());
+                    }
                     ControlFlow::Continue(())
                 });
                 if let Hits::Lines { items, .. } = hits {
@@ -331,15 +362,14 @@ impl<'l, T: Item> ResultStage<'l, T> {
         })
     }
 
-    /// Finishes the collection: the items kept and their disclosure, and
-    /// whether strict mode is on.
-    fn finish_parts(self, scope: &Scope, stamp: Stamp<'_>) -> Result<(Finished<T>, bool), Error> {
+    /// Finishes the collection: the items kept and their disclosure.
+    fn finish_parts(self, scope: &Scope, stamp: Stamp<'_>) -> Result<Finished<T>, Error> {
         let hint = self.total_hint();
         let streaming = self.stream.is_some();
         let ResultStage {
             collector,
-            limits,
             resume_offsets,
+            refused,
             scan_resume,
             scan_resume_line,
             began_at,
@@ -357,10 +387,10 @@ impl<'l, T: Item> ResultStage<'l, T> {
             scan_resume_line,
             began_at: began_at.as_ref(),
             streaming,
+            at_last: refused,
             seen: collector.seen(),
         };
-        let finished = collector.finish_parts(|kept| cursor_for.cursor(kept), hint)?;
-        Ok((finished, limits.strict))
+        collector.finish_parts(|kept| cursor_for.cursor(kept), hint)
     }
 
     /// Builds the result.
@@ -369,8 +399,7 @@ impl<'l, T: Item> ResultStage<'l, T> {
         scope: &Scope,
         stamp: Stamp<'_>,
     ) -> Result<crate::Bounded<T>, Error> {
-        let (finished, strict) = self.finish_parts(scope, stamp)?;
-        finished.into_bounded(strict)
+        Ok(self.finish_parts(scope, stamp)?.into_bounded())
     }
 
     /// Ends a stream: the same disclosure as `finish`, without the items.
@@ -379,12 +408,8 @@ impl<'l, T: Item> ResultStage<'l, T> {
         scope: &Scope,
         stamp: Stamp<'_>,
     ) -> Result<crate::Streamed, Error> {
-        let (f, strict) = self.finish_parts(scope, stamp)?;
-        let streamed = crate::Streamed::new(f.kept, f.disclosure);
-        if strict && !streamed.is_complete() {
-            return Err(Error::incomplete_stream(streamed));
-        }
-        Ok(streamed)
+        let f = self.finish_parts(scope, stamp)?;
+        Ok(crate::Streamed::new(f.kept, f.disclosure))
     }
 }
 

@@ -129,22 +129,22 @@ impl Matcher {
     /// refused or too large.
     pub(crate) fn new(query: &Query) -> Result<Matcher, Error> {
         let shown = query.pattern_text();
-        let total: usize = query.patterns().iter().map(String::len).sum();
+        let total: usize = query.get_patterns().iter().map(String::len).sum();
         if total > MAX_PATTERN_BYTES {
             return Err(invalid(
                 &shown.chars().take(80).collect::<String>(),
                 format!("pattern is {total} bytes long, the most is {MAX_PATTERN_BYTES}"),
             ));
         }
-        match query.kind() {
-            PatternKind::Regex => Self::regex(query, &query.patterns()[0]),
+        match query.get_kind() {
+            PatternKind::Regex => Self::regex(query, &query.get_patterns()[0]),
             PatternKind::Literal | PatternKind::Literals => Self::literals(query),
         }
     }
 
     fn literals(query: &Query) -> Result<Matcher, Error> {
         let shown = query.pattern_text();
-        let literals = query.patterns();
+        let literals = query.get_patterns();
         if literals.is_empty() {
             return Err(invalid("", "no literal given"));
         }

@@ -143,7 +143,7 @@ impl Tree {
     /// ```
     /// # let dir = tempfile::tempdir()?;
     /// let tree = candor::Tree::new(dir.path())?;
-    /// assert!(tree.root().is_absolute());
+    /// assert!(tree.get_root().is_absolute());
     /// assert!(candor::Tree::new(dir.path().join("missing")).is_err());
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
@@ -433,18 +433,19 @@ impl Tree {
         self
     }
 
-    /// The root, as an absolute path with symbolic links resolved.
+    /// The root, as an absolute path with symbolic links resolved (what
+    /// [`new`](Self::new) was given, resolved).
     ///
     /// # Example
     ///
     /// ```
     /// # let dir = tempfile::tempdir()?;
     /// let tree = candor::Tree::new(dir.path())?;
-    /// assert_eq!(tree.root(), dir.path().canonicalize()?);
+    /// assert_eq!(tree.get_root(), dir.path().canonicalize()?);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     #[must_use]
-    pub fn root(&self) -> &Path {
+    pub fn get_root(&self) -> &Path {
         &self.root
     }
 }

@@ -440,7 +440,7 @@ mod tests {
                 .iter()
                 .map(|m| (m.line_number, m.byte_offset, m.line.clone()))
                 .collect();
-            let count = tree.count(&query, &Limits::new(), None).unwrap();
+            let count = tree.count_per_file(&query, &Limits::new(), None).unwrap();
             let files = tree.files_with_matches(&query, &Limits::new(), None).unwrap();
             match naive(text.as_bytes(), "x", block) {
                 None => {

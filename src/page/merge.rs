@@ -1,0 +1,248 @@
+//! Merging sorted partial results (shards) into one `Bounded`: only the
+//! prefix that is certain is kept, then the limits apply.
+
+use std::cmp::Ordering;
+
+use serde::Serialize;
+
+use crate::collect::Collector;
+use crate::error::Error;
+use crate::{Bounded, Completeness, Cursor, Limits, Skipped, Total};
+
+/// The merged, certain prefix of several sorted parts.
+pub(super) struct Merged<T> {
+    pub(super) items: Vec<T>,
+    /// Set when a truncated part bounds what is certain.
+    upstream: Option<Completeness>,
+    total: Total,
+    /// Items of the merged answer before these parts: the sum of the
+    /// parts' starts.
+    start: u64,
+    skipped: Skipped,
+}
+
+/// Merges `parts` in the order of `compare` (ties: earlier part first),
+/// keeping only the prefix that is certain: a truncated part's missing
+/// items all come after its last item, so nothing after the smallest such
+/// last item can be placed yet.
+pub(super) fn merge_certain<T>(
+    parts: Vec<Bounded<T>>,
+    mut compare: impl FnMut(&T, &T) -> Ordering,
+) -> Result<Merged<T>, Error> {
+    let mut total = Total::Exact(0);
+    let mut start = 0u64;
+    let mut skipped = Skipped::new();
+    let mut tagged: Vec<(usize, usize, T)> = Vec::new();
+    // (part, index of its last item or None when it has none, completeness)
+    let mut truncated: Vec<(usize, Option<usize>, Completeness)> = Vec::new();
+    for (part_index, part) in parts.into_iter().enumerate() {
+        let (items, disclosure) = part.into_parts();
+        for pair in items.windows(2) {
+            if compare(&pair[0], &pair[1]) == Ordering::Greater {
+                return Err(Error::invalid_argument(
+                    "parts",
+                    format!("part {part_index} is not sorted in the merge order"),
+                ));
+            }
+        }
+        total = total + disclosure.total();
+        start = start.saturating_add(disclosure.start());
+        skipped.absorb(disclosure.skipped().clone());
+        if disclosure.completeness().is_truncated() {
+            truncated.push((
+                part_index,
+                items.len().checked_sub(1),
+                disclosure.completeness().clone(),
+            ));
+        }
+        tagged.extend(
+            items
+                .into_iter()
+                .enumerate()
+                .map(|(i, item)| (part_index, i, item)),
+        );
+    }
+    // A stable sort keeps (part, position) order among equal items; the
+    // parts are already sorted, so this is a merge of runs.
+    tagged.sort_by(|a, b| compare(&a.2, &b.2).then(a.0.cmp(&b.0)));
+
+    let mut upstream = None;
+    let mut cut = tagged.len();
+    if !truncated.is_empty() {
+        if let Some((_, _, c)) = truncated.iter().find(|(_, last, _)| last.is_none()) {
+            // A truncated part that returned nothing: nothing is certain.
+            cut = 0;
+            upstream = Some(c.clone());
+        } else {
+            // The earliest, in merge order, of the truncated parts' last items.
+            let position = |part: usize, last: usize| {
+                tagged
+                    .iter()
+                    .position(|(p, i, _)| *p == part && *i == last)
+                    .expect("every item is in the merge")
+            };
+            let (pos, completeness) = truncated
+                .iter()
+                .map(|(part, last, c)| (position(*part, last.expect("checked above")), c))
+                .min_by_key(|(pos, _)| *pos)
+                .expect("at least one truncated part");
+            cut = pos + 1;
+            upstream = Some(completeness.clone());
+        }
+    }
+    tagged.truncate(cut);
+    Ok(Merged {
+        items: tagged.into_iter().map(|(_, _, item)| item).collect(),
+        upstream,
+        total,
+        start,
+        skipped,
+    })
+}
+
+impl<T> Bounded<T> {
+    /// Merges sorted partial results (from shards) into one result under
+    /// `limits`, in the order of `compare`, with no cursor.
+    ///
+    /// Each part must be sorted by `compare`; equal items keep the order of
+    /// the parts. The laws of combination hold: merging an exact part with
+    /// a truncated one is truncated; totals add, and a lower bound absorbs
+    /// an exact total; skipped inputs add up. Only the prefix that is
+    /// certain is kept: a truncated part's missing items come after its
+    /// last item, so the merge stops there. The global limit and byte
+    /// budget then apply as in [`collect`](Self::collect).
+    ///
+    /// Whatever part stopped first, the stop is told as the caller's query
+    /// (the clamp rule of the contract): a part cut at its own limit gives
+    /// `TruncatedByLimit` with the limit `limits` applies and, when the
+    /// ceiling clamped it, what was requested; a part cut by a budget keeps
+    /// its budget, with the caller's clamp. Without a limit in `limits`, a
+    /// part's limit is the one in force and applies to the merge too, so
+    /// that the result never holds more items than the limit it reports.
+    /// To page through shards with cursors, see
+    /// [`Shards`](crate::Shards).
+    ///
+    /// # Errors
+    ///
+    /// Those of [`collect`](Self::collect), and
+    /// [`ErrorKind::InvalidArgument`](crate::ErrorKind::InvalidArgument)
+    /// when a part is not sorted.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use candor::{Bounded, Completeness, Limits, Total};
+    /// // Each shard answers the query with the global limit of 3.
+    /// let limits = Limits::new().limit(3);
+    /// let a = Bounded::collect(vec![1, 4, 9], &limits)?; // all of it
+    /// let b = Bounded::collect(vec![2, 3, 5, 7], &limits)?; // 2, 3, 5: cut before 7
+    /// let merged = Bounded::merge(vec![a, b], &limits, |x: &i32, y: &i32| x.cmp(y))?;
+    /// assert_eq!(merged.items(), &[1, 2, 3]);
+    /// assert!(merged.completeness().is_truncated_by_limit());
+    /// assert_eq!(merged.total(), Total::AtLeast(7)); // 3 + at least 4
+    ///
+    /// // Without a global limit, the shards' own limit of 3 is in force.
+    /// let (a, b) = (Bounded::collect(vec![1, 4, 9], &limits)?, Bounded::collect(vec![2, 3, 5, 7], &limits)?);
+    /// let merged = Bounded::merge(vec![a, b], &Limits::new(), |x: &i32, y: &i32| x.cmp(y))?;
+    /// assert_eq!(merged.items(), &[1, 2, 3]);
+    ///
+    /// // A shard cut first still tells the caller's clamp.
+    /// let clamped = Limits::new().ceiling(5).limit(100);
+    /// let (a, b) = (Bounded::exact(vec![1, 4, 9]), Bounded::collect(vec![2, 3, 5], &Limits::new().limit(2))?);
+    /// let merged = Bounded::merge(vec![a, b], &clamped, |x: &i32, y: &i32| x.cmp(y))?;
+    /// assert_eq!(merged.items(), &[1, 2, 3]); // b's missing items come after 3
+    /// assert_eq!(
+    ///     merged.completeness(),
+    ///     &Completeness::TruncatedByLimit { limit: 5, requested: Some(100) }
+    /// );
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn merge<F>(
+        parts: Vec<Bounded<T>>,
+        limits: &Limits,
+        compare: F,
+    ) -> Result<Bounded<T>, Error>
+    where
+        T: Serialize,
+        F: FnMut(&T, &T) -> Ordering,
+    {
+        let merged = merge_certain(parts, compare)?;
+        collect_merged(limits, merged, None, |_| None)
+    }
+}
+
+/// The merged page under `limits`. It starts at `start` in the whole
+/// answer, or, when `None`, after the items before the parts (the sum
+/// of their starts).
+pub(super) fn collect_merged<T>(
+    limits: &Limits,
+    merged: Merged<T>,
+    start: Option<u64>,
+    cursor_for: impl Fn(&[T]) -> Option<Cursor>,
+) -> Result<Bounded<T>, Error>
+where
+    T: Serialize,
+{
+    let Merged {
+        items,
+        upstream,
+        total,
+        start: parts_start,
+        skipped,
+    } = merged;
+    let start = start.unwrap_or(parts_start);
+    // A part's stop is told as the caller's query (SCALE.md rule 5): the
+    // limit and clamp the caller asked for and was allowed, whatever part
+    // stopped first.
+    let applied = limits.applied_limit();
+    let narrowed;
+    let (collecting, upstream) = match (upstream, applied.limit()) {
+        (Some(Completeness::TruncatedByLimit { .. }), Some(limit)) => (
+            limits,
+            Some(Completeness::TruncatedByLimit {
+                limit,
+                requested: applied.requested(),
+            }),
+        ),
+        // No limit of the caller's to tell: the part's limit is the one
+        // in force, applied here too, so that the result never holds
+        // more items than the limit it reports.
+        (Some(Completeness::TruncatedByLimit { limit, requested }), None) => {
+            narrowed = limits.clone().limit(limit);
+            (
+                &narrowed,
+                Some(Completeness::TruncatedByLimit { limit, requested }),
+            )
+        }
+        (Some(Completeness::TruncatedByBudget { budget, clamp }), _) => (
+            limits,
+            Some(Completeness::TruncatedByBudget {
+                budget,
+                clamp: applied.clamp().or(clamp),
+            }),
+        ),
+        (other, _) => (limits, other),
+    };
+    let mut collector = Collector::new(collecting);
+    collector.set_start(start);
+    collector.absorb_skipped(skipped);
+    let mut broke = false;
+    for item in items {
+        if collector.offer(item).is_break() {
+            broke = true;
+            break;
+        }
+    }
+    if !broke {
+        if let Some(upstream) = upstream {
+            collector.stop_with(upstream);
+        }
+    }
+    // The parts' totals count their whole answers, from before their
+    // starts; the collector counts from the page's start on.
+    let rest = match total {
+        Total::Exact(n) => Total::Exact(n.saturating_sub(parts_start)),
+        Total::AtLeast(n) => Total::AtLeast(n.saturating_sub(parts_start)),
+    };
+    collector.finish(cursor_for, Some(rest))
+}
