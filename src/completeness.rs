@@ -174,7 +174,7 @@ impl Completeness {
             Completeness::Exact => false,
             Completeness::TruncatedByLimit { .. } => true,
             Completeness::TruncatedByBudget { budget, .. } => {
-                budget.kind == BudgetKind::OutputBytes
+                matches!(budget.kind, BudgetKind::OutputBytes | BudgetKind::Shard)
             }
         }
     }
@@ -375,11 +375,16 @@ pub enum BudgetKind {
     /// The query was cancelled through its
     /// [`CancelToken`](crate::CancelToken); its `max` and `used` are 0.
     Cancelled,
+    /// A merged result was cut where one of its parts (shards) stopped by
+    /// its own limit or response budget, before the merge's own limit:
+    /// that part has more items, placed after the page's last. `max` and
+    /// `used` are the items the part returned.
+    Shard,
 }
 
 impl BudgetKind {
     /// The wire name: `"output_bytes"`, `"scanned_bytes"`, `"files"`,
-    /// `"deadline"` or `"cancelled"`.
+    /// `"deadline"`, `"cancelled"` or `"shard"`.
     ///
     /// # Example
     ///
@@ -394,6 +399,7 @@ impl BudgetKind {
             BudgetKind::Files => "files",
             BudgetKind::Deadline => "deadline",
             BudgetKind::Cancelled => "cancelled",
+            BudgetKind::Shard => "shard",
         }
     }
 
@@ -403,6 +409,7 @@ impl BudgetKind {
             BudgetKind::OutputBytes | BudgetKind::ScannedBytes => "bytes",
             BudgetKind::Files => "files",
             BudgetKind::Deadline | BudgetKind::Cancelled => "ms",
+            BudgetKind::Shard => "items",
         }
     }
 }
@@ -423,6 +430,7 @@ impl std::str::FromStr for BudgetKind {
             "files" => Ok(BudgetKind::Files),
             "deadline" => Ok(BudgetKind::Deadline),
             "cancelled" => Ok(BudgetKind::Cancelled),
+            "shard" => Ok(BudgetKind::Shard),
             _ => Err(UnknownBudgetKind(name.to_owned())),
         }
     }

@@ -48,6 +48,9 @@ fn what_happened(completeness: &Completeness) -> String {
                 BudgetKind::Deadline => format!(
                     "Stopped after {used} ms by the {max} ms deadline before the search finished, so more items may exist"
                 ),
+                BudgetKind::Shard => format!(
+                    "Stopped where a shard stopped after {used} of its items, by its own limit or response budget, and more items exist"
+                ),
                 BudgetKind::Cancelled => {
                     "Stopped because the query was cancelled before it finished, so more items may exist".to_owned()
                 }
@@ -78,6 +81,7 @@ pub(crate) fn remedies(disclosure: &Disclosure) -> Vec<&'static str> {
             BudgetKind::Files => "raise the file budget",
             BudgetKind::Deadline => "allow more time",
             BudgetKind::Cancelled => "ask again",
+            BudgetKind::Shard => "ask the shards for more items each",
         }),
     }
     options.push("narrow the query");

@@ -171,6 +171,7 @@ pub(crate) fn incomplete_summary(disclosure: &Disclosure, len: usize) -> String 
 fn budget_text(budget: &Budget) -> String {
     match budget.kind() {
         BudgetKind::Cancelled => "cancelled".to_owned(),
+        BudgetKind::Shard => format!("a shard stopped after {} items", budget.used()),
         kind => format!("{kind} budget of {} {} ran out", budget.max(), kind.unit()),
     }
 }

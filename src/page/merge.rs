@@ -7,13 +7,19 @@ use serde::Serialize;
 
 use crate::collect::Collector;
 use crate::error::Error;
-use crate::{Bounded, Completeness, Cursor, Limits, Skipped, Total};
+use crate::{
+    Bounded, Budget, BudgetKind, Completeness, Cursor, Disclosure, Limits, Skipped, Total,
+};
 
 /// The merged, certain prefix of several sorted parts.
 pub(super) struct Merged<T> {
     pub(super) items: Vec<T>,
-    /// Set when a truncated part bounds what is certain.
-    upstream: Option<Completeness>,
+    /// Set when a truncated part bounds what is certain: its stop, and how
+    /// many items it returned.
+    upstream: Option<(Completeness, usize)>,
+    /// The stop of the first part whose items are a subset, not a prefix:
+    /// then so is the merged page (SCALE.md rule 2).
+    subset: Option<Completeness>,
     total: Total,
     /// Items of the merged answer before these parts: the sum of the
     /// parts' starts.
@@ -33,6 +39,7 @@ pub(super) fn merge_certain<T>(
     let mut start = 0u64;
     let mut skipped = Skipped::new();
     let mut tagged: Vec<(usize, usize, T)> = Vec::new();
+    let mut subset = None;
     // (part, index of its last item or None when it has none, completeness)
     let mut truncated: Vec<(usize, Option<usize>, Completeness)> = Vec::new();
     for (part_index, part) in parts.into_iter().enumerate() {
@@ -48,6 +55,9 @@ pub(super) fn merge_certain<T>(
         total = total + disclosure.total();
         start = start.saturating_add(disclosure.start());
         skipped.absorb(disclosure.skipped().clone());
+        if disclosure.is_subset() && subset.is_none() {
+            subset = Some(disclosure.completeness().clone());
+        }
         if disclosure.completeness().is_truncated() {
             truncated.push((
                 part_index,
@@ -72,7 +82,7 @@ pub(super) fn merge_certain<T>(
         if let Some((_, _, c)) = truncated.iter().find(|(_, last, _)| last.is_none()) {
             // A truncated part that returned nothing: nothing is certain.
             cut = 0;
-            upstream = Some(c.clone());
+            upstream = Some((c.clone(), 0));
         } else {
             // The earliest, in merge order, of the truncated parts' last items.
             let position = |part: usize, last: usize| {
@@ -81,19 +91,23 @@ pub(super) fn merge_certain<T>(
                     .position(|(p, i, _)| *p == part && *i == last)
                     .expect("every item is in the merge")
             };
-            let (pos, completeness) = truncated
+            let (pos, completeness, returned) = truncated
                 .iter()
-                .map(|(part, last, c)| (position(*part, last.expect("checked above")), c))
-                .min_by_key(|(pos, _)| *pos)
+                .map(|(part, last, c)| {
+                    let last = last.expect("checked above");
+                    (position(*part, last), c, last + 1)
+                })
+                .min_by_key(|(pos, _, _)| *pos)
                 .expect("at least one truncated part");
             cut = pos + 1;
-            upstream = Some(completeness.clone());
+            upstream = Some((completeness.clone(), returned));
         }
     }
     tagged.truncate(cut);
     Ok(Merged {
         items: tagged.into_iter().map(|(_, _, item)| item).collect(),
         upstream,
+        subset,
         total,
         start,
         skipped,
@@ -112,13 +126,13 @@ impl<T> Bounded<T> {
     /// last item, so the merge stops there. The global limit and byte
     /// budget then apply as in [`collect`](Self::collect).
     ///
-    /// Whatever part stopped first, the stop is told as the caller's query
-    /// (the clamp rule of the contract): a part cut at its own limit gives
-    /// `TruncatedByLimit` with the limit `limits` applies and, when the
-    /// ceiling clamped it, what was requested; a part cut by a budget keeps
-    /// its budget, with the caller's clamp. Without a limit in `limits`, a
-    /// part's limit is the one in force and applies to the merge too, so
-    /// that the result never holds more items than the limit it reports.
+    /// Whatever part stopped first, the caller's clamp is told (the clamp
+    /// rule of the contract). A part cut by its own limit or response
+    /// budget before the merge's limit cuts the page with a
+    /// [`BudgetKind::Shard`](crate::BudgetKind::Shard) stop (more items
+    /// exist, after the page's last); a part cut by a work budget keeps
+    /// it. A part whose items are a subset makes the page a subset, with
+    /// no cursor.
     /// To page through shards with cursors, see
     /// [`Shards`](crate::Shards).
     ///
@@ -146,15 +160,15 @@ impl<T> Bounded<T> {
     /// let merged = Bounded::merge(vec![a, b], &Limits::new(), |x: &i32, y: &i32| x.cmp(y))?;
     /// assert_eq!(merged.items(), &[1, 2, 3]);
     ///
-    /// // A shard cut first still tells the caller's clamp.
+    /// // A shard cut by its own limit first: the page says so, with the
+    /// // caller's clamp, and never names a limit its items do not reach.
     /// let clamped = Limits::new().ceiling(5).limit(100);
     /// let (a, b) = (Bounded::exact(vec![1, 4, 9]), Bounded::collect(vec![2, 3, 5], &Limits::new().limit(2))?);
     /// let merged = Bounded::merge(vec![a, b], &clamped, |x: &i32, y: &i32| x.cmp(y))?;
     /// assert_eq!(merged.items(), &[1, 2, 3]); // b's missing items come after 3
-    /// assert_eq!(
-    ///     merged.completeness(),
-    ///     &Completeness::TruncatedByLimit { limit: 5, requested: Some(100) }
-    /// );
+    /// let stop = merged.completeness();
+    /// assert_eq!(stop.budget().map(|b| b.kind()), Some(candor::BudgetKind::Shard));
+    /// assert_eq!(stop.clamp(), Some(candor::Clamp::new(5, 100)));
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn merge<F>(
@@ -186,6 +200,7 @@ where
     let Merged {
         items,
         upstream,
+        subset,
         total,
         start: parts_start,
         skipped,
@@ -193,37 +208,24 @@ where
     let start = start.unwrap_or(parts_start);
     // A part's stop is told as the caller's query (SCALE.md rule 5): the
     // limit and clamp the caller asked for and was allowed, whatever part
-    // stopped first.
+    // stopped first. A part cut by its own limit or response budget before
+    // the merge's limit is a shard's stop: the page holds fewer items than
+    // any limit it could name, and more exist.
     let applied = limits.applied_limit();
-    let narrowed;
-    let (collecting, upstream) = match (upstream, applied.limit()) {
-        (Some(Completeness::TruncatedByLimit { .. }), Some(limit)) => (
-            limits,
-            Some(Completeness::TruncatedByLimit {
-                limit,
-                requested: applied.requested(),
-            }),
-        ),
-        // No limit of the caller's to tell: the part's limit is the one
-        // in force, applied here too, so that the result never holds
-        // more items than the limit it reports.
-        (Some(Completeness::TruncatedByLimit { limit, requested }), None) => {
-            narrowed = limits.clone().limit(limit);
-            (
-                &narrowed,
-                Some(Completeness::TruncatedByLimit { limit, requested }),
-            )
+    let upstream = upstream.map(|(stop, returned)| match stop {
+        Completeness::TruncatedByLimit { .. } => shard_stop(returned, applied.clamp()),
+        Completeness::TruncatedByBudget { budget, .. }
+            if budget.kind() == BudgetKind::OutputBytes =>
+        {
+            shard_stop(returned, applied.clamp())
         }
-        (Some(Completeness::TruncatedByBudget { budget, clamp }), _) => (
-            limits,
-            Some(Completeness::TruncatedByBudget {
-                budget,
-                clamp: applied.clamp().or(clamp),
-            }),
-        ),
-        (other, _) => (limits, other),
-    };
-    let mut collector = Collector::new(collecting);
+        Completeness::TruncatedByBudget { budget, clamp } => Completeness::TruncatedByBudget {
+            budget,
+            clamp: applied.clamp().or(clamp),
+        },
+        Completeness::Exact => Completeness::Exact,
+    });
+    let mut collector = Collector::new(limits);
     collector.set_start(start);
     collector.absorb_skipped(skipped);
     let mut broke = false;
@@ -244,5 +246,54 @@ where
         Total::Exact(n) => Total::Exact(n.saturating_sub(parts_start)),
         Total::AtLeast(n) => Total::AtLeast(n.saturating_sub(parts_start)),
     };
-    collector.finish(cursor_for, Some(rest))
+    let page = collector.finish(cursor_for, Some(rest))?;
+    match subset {
+        None => Ok(page),
+        Some(stop) => Ok(as_subset(page, stop, applied.clamp())),
+    }
+}
+
+/// The stop of a merge cut where a part stopped by itself, after it
+/// returned `returned` items.
+fn shard_stop(returned: usize, clamp: Option<crate::Clamp>) -> Completeness {
+    let returned = returned as u64;
+    Completeness::TruncatedByBudget {
+        budget: Budget::new(BudgetKind::Shard, returned, returned),
+        clamp,
+    }
+}
+
+/// A merged page one of whose parts is a subset: it is a subset too, with
+/// no cursor (resuming after its last item could skip items for good), and
+/// stopped by that part's stop unless it was cut by its own.
+fn as_subset<T>(page: Bounded<T>, stop: Completeness, clamp: Option<crate::Clamp>) -> Bounded<T> {
+    let (items, d) = page.into_parts();
+    let end = d.start() + items.len() as u64;
+    let part_stop = match stop {
+        Completeness::TruncatedByBudget { budget, clamp: own } => Completeness::TruncatedByBudget {
+            budget,
+            clamp: clamp.or(own),
+        },
+        other => other,
+    };
+    let (completeness, limit_reached) = match (d.completeness(), &part_stop) {
+        (Completeness::Exact, _) => (part_stop.clone(), None),
+        // Cut by the merge's limit too: both stops are stated.
+        (Completeness::TruncatedByLimit { limit, .. }, Completeness::TruncatedByBudget { .. }) => {
+            (part_stop.clone(), Some(*limit))
+        }
+        (own, _) => (own.clone(), None),
+    };
+    let total = match d.total() {
+        Total::Exact(n) if n > end => Total::Exact(n),
+        other => Total::AtLeast(other.value().max(end)),
+    };
+    let mut disclosure = Disclosure::new(completeness, total)
+        .with_start(d.start())
+        .with_skipped(d.skipped().clone())
+        .with_subset();
+    if let Some(limit) = limit_reached {
+        disclosure = disclosure.with_limit_reached(limit);
+    }
+    Bounded::assemble(items, disclosure)
 }

@@ -138,7 +138,7 @@ fn envelope_schema_with(item_schema: Value) -> Value {
                         "additionalProperties": false,
                         "properties": {
                             "by": { "const": "budget" },
-                            "budget": { "enum": ["output_bytes", "scanned_bytes", "files", "deadline", "cancelled"] },
+                            "budget": { "enum": ["output_bytes", "scanned_bytes", "files", "deadline", "cancelled", "shard"] },
                             "max": { "type": "integer", "minimum": 0 },
                             "used": { "type": "integer", "minimum": 0 },
                             "needed": { "type": "integer", "minimum": 0, "description": "Output bytes only, on a page that holds no item: a max_bytes whose page holds the next item." },

@@ -25,8 +25,8 @@ use std::fmt::Debug;
 use std::time::Duration;
 
 use candor::{
-    Bounded, BudgetKind, Clamp, Completeness, ErrorKind, Fingerprint, Keyset, Limits, ManualClock,
-    Scope, Total,
+    Bounded, Budget, BudgetKind, Clamp, Completeness, ErrorKind, Fingerprint, Keyset, Limits,
+    ManualClock, Scope, Total,
 };
 use proptest::prelude::*;
 
@@ -955,23 +955,23 @@ proptest! {
     }
 }
 
-/// Merges that a part's own limit stopped: the caller's limit and clamp
-/// are told, and without a limit of the caller's, the part's is in force.
+/// Merges that a part's own limit stopped before the merge's: the page
+/// says a shard stopped (more items exist), with the caller's clamp, and
+/// never states a limit its items do not reach (rule 4 and check).
 #[test]
 fn a_merge_cut_by_a_part_tells_the_callers_limit() {
     let a = || Bounded::exact(vec![1u32, 4, 9]);
     let b = || Bounded::collect(vec![2u32, 3, 5, 7], &Limits::new().limit(2)).unwrap();
     let by_value = |x: &u32, y: &u32| x.cmp(y);
+    let shard = |returned: u64, clamp| Completeness::TruncatedByBudget {
+        budget: Budget::new(BudgetKind::Shard, returned, returned),
+        clamp,
+    };
     // b's missing items come after 3: 1, 2, 3 are certain.
     let merged = Bounded::merge(vec![a(), b()], &Limits::new().limit(10), by_value).unwrap();
     assert_eq!(merged.items(), &[1, 2, 3]);
-    assert_eq!(
-        merged.completeness(),
-        &Completeness::TruncatedByLimit {
-            limit: 10,
-            requested: None
-        }
-    );
+    assert_eq!(merged.completeness(), &shard(2, None));
+    assert_eq!(merged.total(), Total::AtLeast(6));
     // The case of the report: the caller asked for 100, the ceiling is 5.
     let merged = Bounded::merge(
         vec![a(), b()],
@@ -980,20 +980,15 @@ fn a_merge_cut_by_a_part_tells_the_callers_limit() {
     )
     .unwrap();
     assert_eq!(merged.items(), &[1, 2, 3]);
-    assert_eq!(
-        merged.completeness(),
-        &Completeness::TruncatedByLimit {
-            limit: 5,
-            requested: Some(100)
-        }
-    );
-    assert!(
-        !merged.summary("items").contains("Raise the limit"),
-        "{}",
-        merged.summary("items")
-    );
-    // No limit of the caller's: b's limit of 2 is in force.
-    let merged = Bounded::merge(vec![a(), b()], &Limits::new(), by_value).unwrap();
+    assert_eq!(merged.completeness(), &shard(2, Some(Clamp::new(5, 100))));
+    let summary = merged.summary("items");
+    assert!(!summary.contains("Raise the limit"), "{summary}");
+    assert!(summary.contains("100 requested"), "{summary}");
+    // It decodes: candor's own decoder accepts what a merge writes.
+    let back: Bounded<u32> = serde_json::from_str(&merged.to_json().unwrap()).unwrap();
+    assert_eq!(back, merged);
+    // A merge cut by its own limit states it.
+    let merged = Bounded::merge(vec![a(), b()], &Limits::new().limit(2), by_value).unwrap();
     assert_eq!(merged.items(), &[1, 2]);
     assert_eq!(
         merged.completeness(),

@@ -342,3 +342,53 @@ fn the_new_wire_fields_round_trip_byte_for_byte() {
     .unwrap();
     assert!(!error.is_complete());
 }
+
+/// SCALE.md rules 2 and 5: a part whose items are a subset makes the
+/// merged page a subset, with no cursor; a part cut by its own byte
+/// budget is a shard's stop, not a byte budget the merged page would break.
+#[test]
+fn merges_keep_a_subset_and_never_state_a_part_s_byte_budget() {
+    use candor::{Budget, Completeness, Disclosure};
+    let deadline = Completeness::TruncatedByBudget {
+        budget: Budget::new(BudgetKind::Deadline, 5, 6),
+        clamp: None,
+    };
+    let subset = || {
+        Bounded::from_parts(
+            vec![2u64, 8],
+            Disclosure::new(deadline.clone(), Total::AtLeast(2)).with_subset(),
+        )
+        .unwrap()
+    };
+    let by_value = |a: &u64, b: &u64| a.cmp(b);
+    for limits in [
+        Limits::new().limit(10),
+        Limits::new().limit(2),
+        Limits::new(),
+    ] {
+        let merged = Bounded::merge(
+            vec![subset(), Bounded::exact(vec![1u64, 3, 5])],
+            &limits,
+            by_value,
+        )
+        .unwrap();
+        assert!(merged.is_subset(), "{limits:?}: {merged:?}");
+        assert!(merged.next_cursor().is_none());
+        assert!(!merged.is_complete());
+        let back: Bounded<u64> = serde_json::from_str(&merged.to_json().unwrap()).unwrap();
+        assert_eq!(back, merged);
+    }
+    let cut = Bounded::collect(0..100u32, &Limits::new().max_bytes(300)).unwrap();
+    let merged = Bounded::merge(
+        vec![cut, Bounded::exact(vec![0u32, 1000])],
+        &Limits::new(),
+        |a: &u32, b: &u32| a.cmp(b),
+    )
+    .unwrap();
+    let stop = merged.completeness().budget().copied().expect("a stop");
+    assert_eq!(stop.kind(), BudgetKind::Shard);
+    assert!(
+        merged.to_json().unwrap().len() > 300,
+        "the merged page is larger"
+    );
+}
