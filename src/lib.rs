@@ -122,6 +122,8 @@
 mod bounded;
 mod cancel;
 mod clock;
+#[cfg(any(feature = "opensearch", feature = "zoekt"))]
+mod cluster;
 mod collect;
 mod completeness;
 mod count;
@@ -135,6 +137,8 @@ mod limits;
 pub mod mcp;
 mod merge;
 mod note;
+#[cfg(feature = "opensearch")]
+pub mod opensearch;
 mod page;
 #[cfg(feature = "schemars")]
 mod schema;
@@ -146,6 +150,8 @@ mod strict;
 mod summary;
 mod total;
 mod wire;
+#[cfg(feature = "zoekt")]
+pub mod zoekt;
 
 pub use bounded::Bounded;
 pub use bounded::Incomplete;
