@@ -26,9 +26,13 @@ pub(crate) fn summary_line(disclosure: &Disclosure, count: usize, noun: &str) ->
     let skipped = disclosure.skipped();
     let start = disclosure.start();
     let mut line = String::new();
-    // Which items of how many: "matches 11-20 of 25".
+    // Which items of how many: "matches 11-20 of 25". A subset's items
+    // are not numbers 11 to 20 of the answer: only how many, of how many.
     let span = match count {
         0 => format!("no {} of {total}", noun_for(2, noun)),
+        _ if disclosure.is_subset() => {
+            format!("{count} {} of {total}", noun_for(count as u64, noun))
+        }
         1 => format!("{} {} of {total}", noun_for(1, noun), start + 1),
         _ => format!("{noun} {}-{} of {total}", start + 1, start + count as u64),
     };
@@ -82,7 +86,15 @@ pub(crate) fn summary_line(disclosure: &Disclosure, count: usize, noun: &str) ->
         }
     }
     if disclosure.is_subset() {
-        line.push_str(" A subset: some of the items, not the first ones.");
+        let plural = noun_for(2, noun);
+        if start == 0 {
+            let _ = write!(line, " A subset: some of the {plural}, not the first ones.");
+        } else {
+            let _ = write!(
+                line,
+                " A subset: some of the {plural} after the first {start}, not the next ones in order."
+            );
+        }
     }
     if completeness.is_truncated() {
         if disclosure.next_cursor().is_some() {

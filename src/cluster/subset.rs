@@ -56,18 +56,22 @@ impl<T: Serialize> SubsetPage<T> {
         let n = items.len();
         let end = start.saturating_add(n as u64);
         let floor = end.saturating_add(u64::from(limit_reached.is_some()));
-        let base = Disclosure::new(
+        // Without the adapter's note: what a page whose note was shortened
+        // or left out holds, so that it decodes from its wire shape as it
+        // is (the short note is candor's own).
+        let bare = Disclosure::new(
             Completeness::TruncatedByBudget { budget, clamp },
             Total::AtLeast(at_least.max(floor)),
         )
         .with_start(start)
         .with_skipped(skipped)
-        .with_subset()
-        .with_note(note);
-        let whole = match limit_reached {
-            Some(limit) => base.clone().with_limit_reached(limit),
-            None => base.clone(),
+        .with_subset();
+        let reached = |d: &Disclosure| match limit_reached {
+            Some(limit) => d.clone().with_limit_reached(limit),
+            None => d.clone(),
         };
+        let base = bare.clone().with_note(note);
+        let whole = reached(&base);
         let disclosure = match limits.max_bytes {
             None => whole,
             Some(max) => {
@@ -76,8 +80,8 @@ impl<T: Serialize> SubsetPage<T> {
                     .map(|item| json_len(item))
                     .collect::<Result<Vec<usize>, Error>>()?;
                 let fitting = Fitting {
-                    whole: &whole,
-                    cut: &base,
+                    whole: [&whole, &reached(&bare)],
+                    cut: [&base, &bare],
                     sizes: &sizes,
                     max,
                 };
@@ -95,18 +99,20 @@ impl<T: Serialize> SubsetPage<T> {
 }
 
 struct Fitting<'a> {
-    /// The disclosure of every item: the engine's stop.
-    whole: &'a Disclosure,
+    /// The disclosure of every item: the engine's stop; with the
+    /// adapter's note, then without it.
+    whole: [&'a Disclosure; 2],
     /// The disclosure of a page the byte budget cut, before its stop is
-    /// set: no limit reached (the page holds fewer items than the limit).
-    cut: &'a Disclosure,
+    /// set: no limit reached (the page holds fewer items than the limit);
+    /// with the note, then without it.
+    cut: [&'a Disclosure; 2],
     sizes: &'a [usize],
     max: usize,
 }
 
 impl Fitting<'_> {
     fn levels(&self) -> Vec<Level> {
-        let sample = self.whole.skipped().sample().len();
+        let sample = self.whole[0].skipped().sample().len();
         let mut levels: Vec<Level> = (0..=sample).rev().map(|n| (n, NoteForm::Full)).collect();
         levels.push((0, NoteForm::Short));
         levels.push((0, NoteForm::Omitted));
@@ -116,16 +122,17 @@ impl Fitting<'_> {
     /// The page of the first `k` items at `level`, and its length.
     fn page(&self, level: Level, k: usize) -> Result<(usize, Disclosure), Error> {
         let n = self.sizes.len();
+        let noted = usize::from(level.1 != NoteForm::Full);
         let mut d = if k < n {
-            let mut d = self.cut.clone();
-            let clamp = self.whole.completeness().clamp();
+            let mut d = self.cut[noted].clone();
+            let clamp = d.completeness().clamp();
             d.set_completeness(Completeness::TruncatedByBudget {
                 budget: Budget::new(BudgetKind::OutputBytes, self.max as u64, 0),
                 clamp,
             });
             d
         } else {
-            self.whole.clone()
+            self.whole[noted].clone()
         };
         d.skipped_mut().truncate_sample(level.0);
         d.set_note(level.1);
@@ -229,6 +236,11 @@ mod tests {
                             assert!(len <= max, "{len} > {max}");
                             assert!(b.disclosure().is_subset() && b.next_cursor().is_none());
                             assert!(b.total().value() >= 40 + n as u64);
+                            // The wire shape decodes into the same page.
+                            let json = b.to_json().expect("json");
+                            let back: Bounded<String> =
+                                serde_json::from_str(&json).expect("decodes");
+                            assert_eq!(back, b, "max {max}");
                             if b.len() < n {
                                 let budget = b.completeness().budget().expect("a budget");
                                 assert_eq!(budget.kind(), BudgetKind::OutputBytes);

@@ -317,17 +317,33 @@ impl Plan {
             }
             parts.push(part);
         }
-        if !single {
-            for (part, name) in parts.iter().zip(&self.names) {
-                let sorted = part
-                    .items
-                    .windows(2)
-                    .all(|w| compare_sort_values(&w[0].0, &w[1].0, &self.orders) == Ordering::Less);
-                if !sorted {
-                    return Err(response_error(format!(
-                        "cluster {name} returned hits whose sort values are not strictly increasing in the search's sort, so they cannot be merged with other clusters' (does every cluster map the sort fields alike?)"
-                    )));
-                }
+        for ((part, name), position) in parts.iter().zip(&self.names).zip(&self.positions) {
+            let after = position.after.as_deref();
+            // The hit the cursor resumes after, returned again, would be
+            // shown twice.
+            if after.is_some_and(|after| part.items.first().is_some_and(|(s, _)| s == after)) {
+                return Err(in_cluster(
+                    name,
+                    response_error(
+                        "the first hit is the one the request resumes after (was search_after sent?)",
+                    ),
+                ));
+            }
+            if single {
+                // One cluster's order is its own: nothing to merge it with.
+                continue;
+            }
+            let sorts: Vec<&[Value]> = after
+                .into_iter()
+                .chain(part.items.iter().map(|(sort, _)| sort.as_slice()))
+                .collect();
+            let sorted = sorts
+                .windows(2)
+                .all(|w| compare_sort_values(w[0], w[1], &self.orders) == Ordering::Less);
+            if !sorted {
+                return Err(response_error(format!(
+                    "cluster {name} returned hits whose sort values are not strictly increasing in the search's sort after its position, so they cannot be merged with other clusters' (does every cluster map the sort fields alike?)"
+                )));
             }
         }
         let exhausted = parts
@@ -510,7 +526,10 @@ impl Plan {
         let mut start = 0u64;
         let mut stops: Vec<(Budget, String)> = Vec::new();
         let mut all: Vec<(Key, T)> = Vec::new();
+        // A cluster that found more than the limit proves it is reached.
+        let mut over_limit = false;
         for (c, part) in parts.into_iter().enumerate() {
+            over_limit |= part.over_limit;
             let base = self.positions[c].start;
             start = start.saturating_add(base);
             let seen = base
@@ -534,7 +553,7 @@ impl Plan {
             );
         }
         all.sort_by(|a, b| a.0.cmp(&b.0));
-        let limit_reached = (all.len() > limit).then_some(limit);
+        let limit_reached = (over_limit || all.len() > limit).then_some(limit);
         all.truncate(limit);
         // A deadline is the stop to name before a document budget.
         stops.sort_by_key(|(budget, _)| budget.kind() != BudgetKind::Deadline);

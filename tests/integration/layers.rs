@@ -18,8 +18,8 @@ const CORE: &[&[&str]] = &[
     &["bounded", "streamed"],
     &["strict", "collect", "wire", "json_stream"],
     &["count"],
-    &["page", "merge", "schema"],
-    &["search", "mcp"],
+    &["page", "merge", "schema", "cluster"],
+    &["search", "mcp", "opensearch", "zoekt"],
 ];
 
 /// The search pipeline's modules, bottom to top: lines and paths, items
