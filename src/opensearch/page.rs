@@ -211,6 +211,13 @@ impl Plan {
                         "its start disagrees with its clusters' positions",
                     ));
                 }
+                if single && positions.iter().any(|p| p.status != Status::Open) {
+                    // A walk over one cluster ends with its last page: no
+                    // cursor of it says the cluster is done or failed.
+                    return Err(Error::malformed_cursor(
+                        "its one cluster is marked finished or failed",
+                    ));
+                }
                 if positions
                     .iter()
                     .filter_map(|p| p.after.as_ref())
@@ -377,9 +384,10 @@ impl Plan {
                     other => Total::AtLeast(other.map_or(0, |t| t.value()).max(floor)),
                 };
                 (
+                    // The clamp is the page's, whichever part stops it.
                     Completeness::TruncatedByLimit {
                         limit,
-                        requested: None,
+                        requested: self.paging.requested,
                     },
                     total,
                 )

@@ -69,6 +69,8 @@ pub struct Search {
 pub(crate) struct Paging {
     /// The item limit in force.
     pub(crate) limit: usize,
+    /// The limit asked for, when the ceiling lowered it.
+    pub(crate) requested: Option<usize>,
     /// `track_total_hits`: `true`, a bound, or `false`.
     pub(crate) track_total_hits: Value,
     /// The deadline, in milliseconds, sent as `timeout`.
@@ -404,7 +406,8 @@ impl Search {
                 ),
             ));
         }
-        let limit = limits.applied_limit().limit().ok_or_else(|| {
+        let applied = limits.applied_limit();
+        let limit = applied.limit().ok_or_else(|| {
             Error::invalid_argument(
                 "limit",
                 "a search of a cluster pages by a limit: set one (the cluster returns limit + 1 hits)",
@@ -424,6 +427,7 @@ impl Search {
             .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX).max(1));
         Ok(Paging {
             limit,
+            requested: applied.requested(),
             track_total_hits,
             timeout_ms,
         })

@@ -318,6 +318,22 @@ fn other_error_responses_and_foreign_cursors_are_clear_errors() {
         matches!(err.kind(), ErrorKind::ForeignCursor { .. }),
         "{err:?}"
     );
+    // A cursor rewritten to say the cluster is finished (a checksum is no
+    // MAC: anyone can write one) is refused, not obeyed.
+    let key = json!([{ "pit": "pit-a", "start": 2, "done": true }]);
+    let forged = search.scope().cursor_at(&key, 2);
+    let err = search.request(&limits, Some(&forged)).expect_err("forged");
+    assert!(
+        matches!(err.kind(), ErrorKind::MalformedCursor { .. }),
+        "{err:?}"
+    );
+    let key = json!([{ "pit": "pit-a", "after": ["api"], "start": 2 }]);
+    let forged = search.scope().cursor_at(&key, 2);
+    let err = search.request(&limits, Some(&forged)).expect_err("forged");
+    assert!(
+        matches!(err.kind(), ErrorKind::MalformedCursor { .. }),
+        "{err:?}"
+    );
     // A response that is not a search response.
     let err = search
         .request(&limits, None)
@@ -468,6 +484,31 @@ fn a_fanout_walk_merges_two_clusters_under_one_limit() {
     all.sort_by(|a, b| a.partial_cmp(b).unwrap());
     let oracle: Vec<String> = all.into_iter().map(|t| t.3).collect();
     assert_eq!(seen, oracle);
+}
+
+#[test]
+fn a_clamped_limit_is_disclosed_whichever_cluster_stops_the_page() {
+    // eu is cut after its third hit; us's one hit sorts after it. Exactly
+    // the limit's three hits are certain, so eu's cut stops the page, and
+    // the clamp of the limit is still stated.
+    let limits = Limits::new().ceiling(3).limit(50);
+    let request = fanout().request(&limits, None).unwrap();
+    assert_eq!(request.bodies().next().unwrap().1["size"], 4);
+    let eu = recorded("fanout-eu-1.json");
+    let mut us = recorded("fanout-us-1.json");
+    us["hits"]["hits"] =
+        json!([{ "_index": "logs-us", "_id": "us9", "_source": {}, "sort": ["zeta", 1.0, 1] }]);
+    let page = request
+        .read_with([("eu", Ok::<_, String>(eu)), ("us", Ok(us))], id)
+        .expect("a page");
+    assert_eq!(page.items(), ["eu0", "eu1", "eu2"]);
+    assert_eq!(
+        page.completeness(),
+        &Completeness::TruncatedByLimit {
+            limit: 3,
+            requested: Some(50)
+        }
+    );
 }
 
 #[test]
