@@ -16,6 +16,15 @@
 //! | `_shards.skipped`                         | policy skips (`shard_prefiltered`)                          |
 //! | `search_context_missing_exception`        | [`ErrorKind::StaleCursor`](crate::ErrorKind::StaleCursor)   |
 //!
+//! A time-out makes a subset because every shard returns the hits it had
+//! found by then, so the page's hits are not the first of the sorted
+//! answer, and resuming after the last of them could skip hits for good.
+//! `terminated_early` is set only when `terminate_after` cut the
+//! collection, which returns partial results, not when index sorting
+//! ends a search early with the right top hits
+//! (<https://github.com/elastic/elasticsearch/pull/26597>): it makes a
+//! subset too.
+//!
 //! Paging is by `search_after` over a total order: the caller's sort
 //! fields, then a tie-breaker (`_shard_doc` with a point in time, or a
 //! unique field), so that a walk neither repeats nor skips a hit. The
