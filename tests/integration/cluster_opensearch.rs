@@ -827,3 +827,15 @@ proptest! {
         prop_assert_eq!(&back, &page);
     }
 }
+
+#[test]
+fn the_adapter_s_types_are_send_and_sync() {
+    fn both<T: Send + Sync>() {}
+    both::<Search>();
+    both::<SortField>();
+    both::<Order>();
+    both::<TieBreaker>();
+    both::<candor::opensearch::Request>();
+    both::<Fanout>();
+    both::<candor::opensearch::FanoutRequest>();
+}

@@ -330,3 +330,10 @@ proptest! {
         prop_assert_eq!(&back, &page);
     }
 }
+
+#[test]
+fn the_adapter_s_types_are_send_and_sync() {
+    fn both<T: Send + Sync>() {}
+    both::<Search>();
+    both::<candor::zoekt::Request>();
+}
