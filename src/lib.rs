@@ -127,6 +127,33 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
+//! # Say when the items are a subset, not the first ones
+//!
+//! A search cluster whose shards each return what they found before a
+//! time-out gives some of the answer's items, not its first N: the
+//! result says so, offers no cursor (resuming after its last item could
+//! skip items for good), and states both stops when the limit was
+//! reached as well. The `opensearch` and `zoekt` features write such
+//! disclosures from the engines' responses.
+//!
+//! ```
+//! use candor::{Bounded, Budget, BudgetKind, Completeness, Disclosure, Total};
+//!
+//! let deadline = Completeness::TruncatedByBudget {
+//!     budget: Budget::new(BudgetKind::Deadline, 500, 1012),
+//!     clamp: None,
+//! };
+//! let d = Disclosure::new(deadline, Total::AtLeast(3)).with_subset().with_limit_reached(2);
+//! let b = Bounded::from_parts(vec!["k.rs", "q.rs"], d)?;
+//! assert!(!b.is_complete() && b.next_cursor().is_none());
+//! assert_eq!(
+//!     b.summary("hits"),
+//!     "Incomplete: 2 hits of at least 3 (deadline budget of 500 ms ran out; limit 2 reached as well). \
+//!      A subset: some of the hits, not the first ones. Allow more time or narrow the query to see the rest."
+//! );
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
 //! # Names
 //!
 //! One set of rules, followed everywhere, so that a name says what it does:
@@ -177,6 +204,13 @@
 //!   whose `max_bytes` bounds every block sent, a tool's paging arguments
 //!   (with their JSON Schema, through `schemars`) and a stdio guard that
 //!   answers every request line (through `tokio`).
+//! - `opensearch`: the `opensearch` module, OpenSearch and Elasticsearch
+//!   searches paged into `Bounded<T>` with the cluster's own disclosure
+//!   (time-outs, failed shards, capped totals), and a fan-out across
+//!   clusters; pure and transport-free (serde_json only).
+//! - `zoekt`: the `zoekt` module, Zoekt's JSON search API into
+//!   `Bounded<T>`, whole only when none of Zoekt's limits could have cut
+//!   the answer.
 //!
 //! With `default-features = false` only the core types remain, for tools
 //! that wrap their own queries (references, callers, outlines).
@@ -189,6 +223,8 @@
 mod bounded;
 mod cancel;
 mod clock;
+#[cfg(any(feature = "opensearch", feature = "zoekt"))]
+mod cluster;
 mod collect;
 mod completeness;
 mod count;
@@ -201,6 +237,8 @@ mod limits;
 #[cfg(feature = "mcp")]
 pub mod mcp;
 mod note;
+#[cfg(feature = "opensearch")]
+pub mod opensearch;
 mod page;
 #[cfg(feature = "schemars")]
 mod schema;
@@ -212,6 +250,8 @@ mod streamed;
 mod summary;
 mod total;
 mod wire;
+#[cfg(feature = "zoekt")]
+pub mod zoekt;
 
 pub use bounded::Bounded;
 pub use bounded::Incomplete;

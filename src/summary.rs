@@ -13,11 +13,13 @@ pub(crate) fn summary_line(disclosure: &Disclosure, count: usize, noun: &str) ->
     let skipped = disclosure.skipped();
     let start = disclosure.start();
     let mut line = String::new();
-    // Which items of how many: "matches 11-20 of 25".
+    // Which items of how many: "matches 11-20 of 25". A subset's items
+    // are not numbers 11 to 20 of the answer: only how many, of how many.
     let span = match count {
         // The noun is the caller's plural, used as given: a guessed
         // singular is wrong too often ("indices", "entries", "bus").
         0 => format!("no {noun} of {total}"),
+        _ if disclosure.is_subset() => format!("{count} {noun} of {total}"),
         1 => format!("{noun} {n}-{n} of {total}", n = start + 1),
         _ => format!("{noun} {}-{} of {total}", start + 1, start + count as u64),
     };
@@ -74,7 +76,15 @@ pub(crate) fn summary_line(disclosure: &Disclosure, count: usize, noun: &str) ->
         }
     }
     if disclosure.is_subset() {
-        line.push_str(" A subset: some of the items, not the first ones.");
+        let plural = noun;
+        if start == 0 {
+            let _ = write!(line, " A subset: some of the {plural}, not the first ones.");
+        } else {
+            let _ = write!(
+                line,
+                " A subset: some of the {plural} after the first {start}, not the next ones in order."
+            );
+        }
     }
     if completeness.is_truncated() {
         if disclosure.next_cursor().is_some() {

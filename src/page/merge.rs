@@ -185,6 +185,27 @@ impl<T> Bounded<T> {
     }
 }
 
+/// Merges parts in the order of `key` and pages the certain prefix under
+/// `limits`, with a cursor at the last item's key: for sources that ask
+/// their shards themselves (a fan-out across clusters) and whose parts'
+/// starts add up to the page's start.
+#[cfg_attr(not(feature = "opensearch"), allow(dead_code))]
+pub(crate) fn merge_by_key<T, K>(
+    limits: &Limits,
+    scope: &crate::Scope,
+    parts: Vec<Bounded<T>>,
+    key: impl Fn(&T) -> K,
+) -> Result<Bounded<T>, Error>
+where
+    T: Serialize,
+    K: crate::CursorKey + Ord,
+{
+    let merged = merge_certain(parts, |a, b| key(a).cmp(&key(b)))?;
+    collect_merged(limits, merged, None, |kept| {
+        kept.last().map(|last| scope.unplaced(&key(last)))
+    })
+}
+
 /// The merged page under `limits`. It starts at `start` in the whole
 /// answer, or, when `None`, after the items before the parts (the sum
 /// of their starts).
@@ -212,30 +233,40 @@ where
     // the merge's limit is a shard's stop: the page holds fewer items than
     // any limit it could name, and more exist.
     let applied = limits.applied_limit();
-    let upstream = upstream.map(|(stop, returned)| match stop {
-        Completeness::TruncatedByLimit { .. } => shard_stop(returned, applied.clamp()),
-        Completeness::TruncatedByBudget { budget, .. }
-            if budget.kind() == BudgetKind::OutputBytes =>
-        {
-            shard_stop(returned, applied.clamp())
-        }
-        Completeness::TruncatedByBudget { budget, clamp } => Completeness::TruncatedByBudget {
-            budget,
-            clamp: applied.clamp().or(clamp),
-        },
-        Completeness::Exact => Completeness::Exact,
-    });
     let mut collector = Collector::new(limits);
     collector.set_start(start);
     collector.absorb_skipped(skipped);
     let mut broke = false;
+    let mut offered = 0usize;
     for item in items {
         if collector.offer(item).is_break() {
             broke = true;
             break;
         }
+        offered += 1;
     }
     if !broke {
+        let upstream = upstream.map(|(stop, returned)| match stop {
+            // The page reached the caller's limit, and the part proved
+            // more: a limit stop, as the caller's.
+            Completeness::TruncatedByLimit { .. } if Some(offered) == applied.limit() => {
+                Completeness::TruncatedByLimit {
+                    limit: offered,
+                    requested: applied.requested(),
+                }
+            }
+            Completeness::TruncatedByLimit { .. } => shard_stop(returned, applied.clamp()),
+            Completeness::TruncatedByBudget { budget, .. }
+                if budget.kind() == BudgetKind::OutputBytes =>
+            {
+                shard_stop(returned, applied.clamp())
+            }
+            Completeness::TruncatedByBudget { budget, clamp } => Completeness::TruncatedByBudget {
+                budget,
+                clamp: applied.clamp().or(clamp),
+            },
+            Completeness::Exact => Completeness::Exact,
+        });
         if let Some(upstream) = upstream {
             collector.stop_with(upstream);
         }

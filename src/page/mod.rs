@@ -38,6 +38,8 @@ mod try_error;
 pub use items::{Fallible, Items};
 pub use key_request::KeyRequest;
 pub use keyset::{Keyset, NoCount};
+#[cfg(feature = "opensearch")]
+pub(crate) use merge::merge_by_key;
 pub use page_source::PageSource;
 pub use shards::Shards;
 pub use try_error::{Interrupted, TryError};

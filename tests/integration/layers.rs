@@ -18,8 +18,8 @@ const CORE: &[&[&str]] = &[
     &["bounded", "streamed"],
     &["collect", "wire", "json_stream", "stream_error"],
     &["count"],
-    &["page", "schema"],
-    &["search", "mcp"],
+    &["page", "schema", "cluster"],
+    &["search", "mcp", "opensearch", "zoekt"],
 ];
 
 /// The search pipeline's modules, bottom to top: lines and paths, items

@@ -2,6 +2,8 @@
 //! area.
 
 mod adopters;
+mod cluster_opensearch;
+mod cluster_zoekt;
 mod code_index;
 mod core_disclosure;
 mod core_errors;
@@ -13,6 +15,7 @@ mod core_wire;
 mod disclosure_truth;
 mod examples_cli;
 mod examples_mcp;
+mod examples_opensearch;
 mod fixture;
 mod fuzz_replay;
 #[cfg(unix)]

@@ -1,0 +1,324 @@
+//! One cluster's response to a page's request, read as the search API
+//! documents it: the hits with their sort values, `hits.total`,
+//! `timed_out`, `terminated_early`, `_shards` and its `failures`, the
+//! point in time's latest id; or an error response, told apart when it
+//! says the point in time expired.
+//!
+//! Shapes: <https://www.elastic.co/guide/en/elasticsearch/reference/current/search-search.html#search-api-response-body>
+//! and <https://opensearch.org/docs/latest/api-reference/search/>.
+
+use serde_json::Value;
+
+use crate::Total;
+use crate::cluster::{clip, count_at, response_error};
+use crate::error::Error;
+
+/// The error `type` of a point in time (or scroll) the cluster no longer
+/// holds.
+const CONTEXT_MISSING: &str = "search_context_missing_exception";
+
+/// The longest engine message kept in a skip's detail or an error.
+const MAX_MESSAGE: usize = 300;
+
+/// What a cluster answered.
+#[derive(Debug)]
+pub(crate) enum Outcome<'a> {
+    /// A search response (possibly with failed shards, or timed out).
+    Reply(Reply<'a>),
+    /// The point in time has expired (or was closed): the walk cannot go
+    /// on from the cursor.
+    Expired(String),
+    /// An error response: the cluster answered nothing (why, in its
+    /// words).
+    Failed(String),
+}
+
+/// A search response.
+#[derive(Debug)]
+pub(crate) struct Reply<'a> {
+    /// The point in time's latest id, when the search had one.
+    pub(crate) pit_id: Option<String>,
+    /// How long the search took, in milliseconds.
+    pub(crate) took: Option<u64>,
+    pub(crate) timed_out: bool,
+    pub(crate) terminated_early: bool,
+    /// `hits.total`, counting the whole answer; `None` when not tracked.
+    pub(crate) total: Option<Total>,
+    /// Shards that failed: at least `_shards.failed`, and every shard
+    /// neither successful nor failed.
+    pub(crate) failed_shards: u64,
+    /// The failures the response names (grouped: one entry can stand for
+    /// several shards that failed alike).
+    pub(crate) failures: Vec<ShardFailure>,
+    /// Shards the engine ruled out before searching them (`_shards.skipped`).
+    pub(crate) skipped_shards: u64,
+    pub(crate) hits: Vec<Hit<'a>>,
+}
+
+/// One hit, and its sort values.
+#[derive(Debug)]
+pub(crate) struct Hit<'a> {
+    pub(crate) hit: &'a Value,
+    pub(crate) sort: Vec<Value>,
+}
+
+/// A shard that failed, as the response names it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct ShardFailure {
+    pub(crate) index: Option<String>,
+    pub(crate) shard: Option<i64>,
+    /// The failure's `reason.type`, such as `query_shard_exception`.
+    pub(crate) kind: Option<String>,
+    /// The failure's `reason.reason`, clipped.
+    pub(crate) message: Option<String>,
+}
+
+impl ShardFailure {
+    fn read(value: &Value) -> ShardFailure {
+        let reason = value.get("reason");
+        ShardFailure {
+            index: value.get("index").and_then(Value::as_str).map(String::from),
+            shard: value.get("shard").and_then(Value::as_i64),
+            kind: reason
+                .and_then(|r| r.get("type"))
+                .and_then(Value::as_str)
+                .map(String::from),
+            message: reason
+                .and_then(|r| {
+                    r.get("reason")
+                        .and_then(Value::as_str)
+                        .or_else(|| r.as_str())
+                })
+                .map(|m| clip(m, MAX_MESSAGE)),
+        }
+    }
+
+    /// The name of the input that failed: `index/shard N`.
+    pub(crate) fn name(&self) -> String {
+        let shard = self
+            .shard
+            .map_or_else(|| "shard ?".to_owned(), |n| format!("shard {n}"));
+        match &self.index {
+            Some(index) => format!("{index}/{shard}"),
+            None => shard,
+        }
+    }
+}
+
+/// Reads a response to a request whose hits carry `sort_len` sort values.
+///
+/// # Errors
+///
+/// [`InvalidArgument`](crate::ErrorKind::InvalidArgument) named
+/// `response` when the JSON is neither a search response nor an error
+/// response, or a hit lacks its sort values.
+pub(crate) fn read(response: &Value, sort_len: usize) -> Result<Outcome<'_>, Error> {
+    if let Some(error) = response.get("error") {
+        return Ok(read_error(error));
+    }
+    let not_search = |what: &str| {
+        response_error(format!(
+            "not a search response: {what} (see the search API's response body)"
+        ))
+    };
+    let timed_out = match response.get("timed_out") {
+        Some(Value::Bool(b)) => *b,
+        _ => return Err(not_search("no boolean timed_out")),
+    };
+    let terminated_early = match response.get("terminated_early") {
+        None | Some(Value::Null) => false,
+        Some(Value::Bool(b)) => *b,
+        Some(_) => return Err(not_search("terminated_early is not a boolean")),
+    };
+    let shards = response
+        .get("_shards")
+        .filter(|s| s.is_object())
+        .ok_or_else(|| not_search("no _shards object"))?;
+    let (Some(total_shards), Some(successful)) =
+        (count_at(shards, "total"), count_at(shards, "successful"))
+    else {
+        return Err(not_search("_shards lacks total or successful"));
+    };
+    let failed = count_at(shards, "failed").unwrap_or(0);
+    // A shard neither successful nor failed did not answer: counted as
+    // failed, since its hits are missing.
+    let failed_shards = failed.max(total_shards.saturating_sub(successful));
+    let skipped_shards = count_at(shards, "skipped").unwrap_or(0);
+    let failures: Vec<ShardFailure> = match shards.get("failures") {
+        None | Some(Value::Null) => Vec::new(),
+        Some(Value::Array(items)) => items.iter().map(ShardFailure::read).collect(),
+        Some(_) => return Err(not_search("_shards.failures is not a list")),
+    };
+    if failures
+        .iter()
+        .any(|f| f.kind.as_deref() == Some(CONTEXT_MISSING))
+    {
+        return Ok(Outcome::Expired(expired_detail(&failures)));
+    }
+    let hits_object = response
+        .get("hits")
+        .filter(|h| h.is_object())
+        .ok_or_else(|| not_search("no hits object"))?;
+    let total = match hits_object.get("total") {
+        None | Some(Value::Null) => None,
+        // Before Elasticsearch 7, and with rest_total_hits_as_int, a
+        // plain number: an exact count.
+        Some(Value::Number(n)) => Some(Total::Exact(
+            n.as_u64()
+                .ok_or_else(|| not_search("hits.total is not a count"))?,
+        )),
+        Some(object) => {
+            let value = count_at(object, "value")
+                .ok_or_else(|| not_search("hits.total.value is not a count"))?;
+            match object.get("relation").and_then(Value::as_str) {
+                Some("eq") => Some(Total::Exact(value)),
+                Some("gte") => Some(Total::AtLeast(value)),
+                _ => return Err(not_search("hits.total.relation is neither eq nor gte")),
+            }
+        }
+    };
+    let items = hits_object
+        .get("hits")
+        .and_then(Value::as_array)
+        .ok_or_else(|| not_search("hits.hits is not a list"))?;
+    let mut hits = Vec::with_capacity(items.len());
+    for (i, hit) in items.iter().enumerate() {
+        let sort = match hit.get("sort") {
+            Some(Value::Array(values)) if values.len() == sort_len => values.clone(),
+            Some(Value::Array(values)) => {
+                return Err(response_error(format!(
+                    "hit {i} carries {} sort values, the request sorts by {sort_len}",
+                    values.len()
+                )));
+            }
+            _ => {
+                return Err(response_error(format!(
+                    "hit {i} has no sort values: was the request's body sent as built?"
+                )));
+            }
+        };
+        hits.push(Hit { hit, sort });
+    }
+    Ok(Outcome::Reply(Reply {
+        pit_id: response
+            .get("pit_id")
+            .and_then(Value::as_str)
+            .map(String::from),
+        took: count_at(response, "took"),
+        timed_out,
+        terminated_early,
+        total,
+        failed_shards: failed_shards.max(failures.len() as u64),
+        failures,
+        skipped_shards,
+        hits,
+    }))
+}
+
+/// An error response: an expired point in time, every shard failed
+/// (which is a response with no hits), or another error.
+fn read_error(error: &Value) -> Outcome<'_> {
+    let kind = |v: &Value| v.get("type").and_then(Value::as_str).map(String::from);
+    let mut kinds: Vec<String> = kind(error).into_iter().collect();
+    for list in ["root_cause"] {
+        if let Some(items) = error.get(list).and_then(Value::as_array) {
+            kinds.extend(items.iter().filter_map(kind));
+        }
+    }
+    if let Some(cause) = error.get("caused_by") {
+        kinds.extend(kind(cause));
+    }
+    let failures: Vec<ShardFailure> = error
+        .get("failed_shards")
+        .and_then(Value::as_array)
+        .map(|items| items.iter().map(ShardFailure::read).collect())
+        .unwrap_or_default();
+    kinds.extend(failures.iter().filter_map(|f| f.kind.clone()));
+    if kinds.iter().any(|k| k == CONTEXT_MISSING) {
+        let mut detail = expired_detail(&failures);
+        if failures.is_empty() {
+            if let Some(reason) = error.get("reason").and_then(Value::as_str) {
+                detail = clip(reason, MAX_MESSAGE);
+            }
+        }
+        return Outcome::Expired(detail);
+    }
+    let message = match error {
+        Value::String(text) => clip(text, MAX_MESSAGE),
+        _ => {
+            let reason = error.get("reason").and_then(Value::as_str).unwrap_or("");
+            let kind = kind(error).unwrap_or_else(|| "error".into());
+            clip(&format!("{kind}: {reason}"), MAX_MESSAGE)
+        }
+    };
+    Outcome::Failed(message)
+}
+
+fn expired_detail(failures: &[ShardFailure]) -> String {
+    failures
+        .iter()
+        .find(|f| f.kind.as_deref() == Some(CONTEXT_MISSING))
+        .and_then(|f| f.message.clone())
+        .unwrap_or_else(|| "the point in time is gone".into())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn response(shards: Value) -> Value {
+        json!({
+            "took": 3, "timed_out": false, "_shards": shards,
+            "hits": { "total": { "value": 1, "relation": "eq" },
+                      "hits": [ { "_id": "a", "sort": [1, 2] } ] }
+        })
+    }
+
+    #[test]
+    fn unanswered_shards_count_as_failed() {
+        let r = response(json!({ "total": 5, "successful": 3, "skipped": 1, "failed": 1 }));
+        let Outcome::Reply(reply) = read(&r, 2).expect("reads") else {
+            panic!("a reply")
+        };
+        assert_eq!(reply.failed_shards, 2);
+        assert_eq!(reply.skipped_shards, 1);
+        assert_eq!(reply.total, Some(Total::Exact(1)));
+    }
+
+    #[test]
+    fn shapes_that_are_not_search_responses_are_refused() {
+        let ok = response(json!({ "total": 1, "successful": 1, "failed": 0 }));
+        assert!(read(&ok, 2).is_ok());
+        assert!(read(&ok, 3).is_err(), "a hit with too few sort values");
+        for (path, bad) in [
+            ("timed_out", json!("no")),
+            ("_shards", json!(null)),
+            ("hits", json!([])),
+            ("terminated_early", json!(1)),
+        ] {
+            let mut r = ok.clone();
+            r[path] = bad;
+            assert!(read(&r, 2).is_err(), "{path}");
+        }
+        let mut r = ok.clone();
+        r["hits"]["total"]["relation"] = json!("about");
+        assert!(read(&r, 2).is_err());
+    }
+
+    #[test]
+    fn error_responses_are_told_apart() {
+        let expired = json!({ "error": {
+            "root_cause": [ { "type": "search_context_missing_exception", "reason": "No search context found for id [91]" } ],
+            "type": "search_phase_execution_exception", "reason": "all shards failed",
+            "failed_shards": [ { "shard": -1, "index": null, "reason": { "type": "search_context_missing_exception", "reason": "No search context found for id [91]" } } ]
+        }, "status": 404 });
+        assert!(matches!(read(&expired, 1), Ok(Outcome::Expired(d)) if d.contains("[91]")));
+        let bad_query = json!({ "error": { "type": "parsing_exception", "reason": "unknown query [mtch]" }, "status": 400 });
+        assert!(
+            matches!(read(&bad_query, 1), Ok(Outcome::Failed(m)) if m == "parsing_exception: unknown query [mtch]")
+        );
+        let old = json!({ "error": "IndexMissingException[[x] missing]", "status": 404 });
+        assert!(matches!(read(&old, 1), Ok(Outcome::Failed(m)) if m.starts_with("IndexMissing")));
+    }
+}

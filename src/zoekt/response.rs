@@ -1,0 +1,265 @@
+//! Reading Zoekt's answer to `/api/search` (`{"Result": SearchResult}`,
+//! or `{"Error": "..."}`) into a `Bounded<T>`: whole, cut by the limit,
+//! or, whenever one of Zoekt's limits could have cut it, a subset.
+//!
+//! Field names are those of `SearchResult` and its embedded `Stats` in
+//! Zoekt's `api.go`, encoded by Go's `encoding/json` (the embedded
+//! struct's fields at the top level, `Files` `null` when empty).
+
+use std::fmt::Display;
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use super::request::Request;
+use crate::cluster::{SubsetPage, bulk_skips, clip, count_at, response_error};
+use crate::collect::Collector;
+use crate::error::Error;
+use crate::{Bounded, Budget, BudgetKind, SkipReason, Total};
+
+/// How long the JSON handler lets a search run when the request gives no
+/// `MaxWallTime` (`defaultTimeout` in `internal/json/json.go`).
+const HANDLER_TIMEOUT_MS: u64 = 20_000;
+
+/// `FlushReason` values that say nothing of a cut: none (what
+/// `/api/search` answers: it collects every shard's result before
+/// answering) and `final_flush` (the flush at the search's end).
+const NO_FLUSH: u64 = 0;
+const FINAL_FLUSH: u64 = 2;
+const TIMER_EXPIRED: u64 = 1;
+const MAX_SIZE_REACHED: u64 = 4;
+
+impl Request {
+    /// Reads the response into a page whose items are the file matches
+    /// (`Files`), each decoded as a `T`.
+    ///
+    /// # Errors
+    ///
+    /// As [`read_with`](Self::read_with).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use candor::Limits;
+    /// use candor::zoekt::Search;
+    /// use serde_json::json;
+    /// #[derive(serde::Serialize, serde::Deserialize)]
+    /// #[serde(rename_all = "PascalCase")]
+    /// struct FileMatch { file_name: String, repository: String }
+    /// let request = Search::new("needle").request(&Limits::new().limit(1))?;
+    /// let response = json!({ "Result": {
+    ///     "MatchCount": 3, "FileCount": 2, "FilesSkipped": 0, "ShardsSkipped": 0,
+    ///     "Crashes": 0, "FlushReason": 0,
+    ///     "Files": [ { "FileName": "a.go", "Repository": "r" }, { "FileName": "b.go", "Repository": "r" } ] } });
+    /// let page = request.read::<FileMatch>(&response)?;
+    /// assert_eq!(page.len(), 1);
+    /// assert_eq!(page.total(), candor::Total::Exact(2));
+    /// assert!(page.completeness().is_truncated_by_limit());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn read<T>(&self, response: &Value) -> Result<Bounded<T>, Error>
+    where
+        T: Serialize + DeserializeOwned,
+    {
+        self.read_with(response, |file| {
+            T::deserialize(file).map_err(|e| format!("it does not decode: {e}"))
+        })
+    }
+
+    /// Reads the response into a page whose items `map` makes of each
+    /// file match (`{"FileName": ..., "Repository": ..., "LineMatches":
+    /// [...], ...}`), in Zoekt's ranking.
+    ///
+    /// The page is a subset, stopped by the deadline or the per-shard
+    /// budget (`files`), with a lower-bound total and the limit reached as
+    /// well when Zoekt returned more than the limit, whenever a Zoekt
+    /// limit could have cut the answer (see the [module](super) docs);
+    /// otherwise exact, or cut by the limit with `FileCount` as its total.
+    /// Shards that crashed (`Crashes`) are error skips (`shard_crash`).
+    ///
+    /// # Errors
+    ///
+    /// [`InvalidArgument`](crate::ErrorKind::InvalidArgument) named
+    /// `response` for Zoekt's error response (`{"Error": ...}`), a JSON
+    /// that is not a search response (a missing count among
+    /// `MatchCount`, `FileCount`, `FilesSkipped`, `ShardsSkipped`,
+    /// `Crashes`), or an error from `map`; and those of the byte budget
+    /// and strict mode, as in [`Limits::collect`](crate::Limits::collect).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use candor::{BudgetKind, Limits};
+    /// use candor::zoekt::Search;
+    /// use serde_json::json;
+    /// let request = Search::new("needle").shard_max_match_count(100).request(&Limits::new().limit(10))?;
+    /// // A shard stopped at ShardMaxMatchCount, leaving candidate files unsearched.
+    /// let response = json!({ "Result": {
+    ///     "MatchCount": 100, "FileCount": 4, "FilesConsidered": 30, "FilesSkipped": 70,
+    ///     "ShardsSkipped": 0, "Crashes": 0, "FlushReason": 0,
+    ///     "Files": [ { "FileName": "a.go" }, { "FileName": "b.go" } ] } });
+    /// let page = request.read_with(&response, |f| f["FileName"].as_str().map(String::from).ok_or("no name"))?;
+    /// assert!(!page.is_complete() && page.disclosure().is_subset());
+    /// assert_eq!(page.completeness().budget().map(|b| b.kind()), Some(BudgetKind::Files));
+    /// assert_eq!(page.total(), candor::Total::AtLeast(4));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn read_with<T, E, F>(&self, response: &Value, mut map: F) -> Result<Bounded<T>, Error>
+    where
+        T: Serialize,
+        E: Display,
+        F: FnMut(&Value) -> Result<T, E>,
+    {
+        if let Some(error) = response.get("Error") {
+            let message = error
+                .as_str()
+                .map_or_else(|| error.to_string(), String::from);
+            return Err(response_error(format!(
+                "Zoekt answered with an error: {}",
+                clip(&message, 300)
+            )));
+        }
+        let result = response
+            .get("Result")
+            .filter(|r| r.is_object())
+            .ok_or_else(|| response_error("not a Zoekt search response: no Result object"))?;
+        let stat = |name: &str| {
+            count_at(result, name).ok_or_else(|| {
+                response_error(format!(
+                    "not a Zoekt search response: Result.{name} is not a count"
+                ))
+            })
+        };
+        let match_count = stat("MatchCount")?;
+        let file_count = stat("FileCount")?;
+        let files_skipped = stat("FilesSkipped")?;
+        let shards_skipped = stat("ShardsSkipped")?;
+        let crashes = stat("Crashes")?;
+        // Zoekt versions before FlushReason never flushed early.
+        let flush = match result.get("FlushReason") {
+            None => NO_FLUSH,
+            Some(_) => stat("FlushReason")?,
+        };
+        let files: &[Value] = match result.get("Files") {
+            None | Some(Value::Null) => &[],
+            Some(Value::Array(files)) => files,
+            Some(_) => {
+                return Err(response_error(
+                    "not a Zoekt search response: Result.Files is not a list",
+                ));
+            }
+        };
+        let display = self.limit.map(|l| l.saturating_add(1));
+
+        let mut causes: Vec<String> = Vec::new();
+        let mut timed = false;
+        if shards_skipped > 0 {
+            timed = true;
+            causes.push(format!(
+                "{shards_skipped} shards were not searched once the search was cancelled (ShardsSkipped)"
+            ));
+        }
+        match flush {
+            NO_FLUSH | FINAL_FLUSH => {}
+            TIMER_EXPIRED => {
+                timed = true;
+                causes.push(
+                    "results were flushed when FlushWallTime expired (FlushReason timer_expired)"
+                        .into(),
+                );
+            }
+            MAX_SIZE_REACHED => causes
+                .push("results were flushed at a size limit (FlushReason max_size_reached)".into()),
+            other => causes.push(format!(
+                "results were flushed for a reason not known here (FlushReason {other})"
+            )),
+        }
+        if files_skipped > 0 {
+            causes.push(format!(
+                "{files_skipped} candidate files were left unsearched (FilesSkipped): a shard reached ShardMaxMatchCount ({}) or ran out of time",
+                self.shard_max_match_count
+            ));
+        }
+        if match_count >= self.total_max_match_count {
+            causes.push(format!(
+                "the {match_count} matches reached TotalMaxMatchCount ({}), after which no more shards are searched",
+                self.total_max_match_count
+            ));
+        } else if match_count >= self.shard_max_match_count {
+            causes.push(format!(
+                "the {match_count} matches reached ShardMaxMatchCount ({}), where a shard stops",
+                self.shard_max_match_count
+            ));
+        }
+        let shown = files.len() as u64;
+        if shown < file_count && display.is_none_or(|d| files.len() < d) {
+            causes.push(format!(
+                "{shown} files are returned of the {file_count} counted"
+            ));
+        }
+
+        let skipped = bulk_skips(
+            &SkipReason::Other("shard_crash".into()),
+            crashes,
+            true,
+            ["shards (crashed, or not loaded yet)".to_owned()],
+        );
+        let keep = self.limit.unwrap_or(usize::MAX);
+        // A whole answer's page is cut by the collector, which must be
+        // offered the file past the limit that proves truncation.
+        let take = if causes.is_empty() {
+            keep.saturating_add(1)
+        } else {
+            keep
+        };
+        let mut items = Vec::with_capacity(files.len().min(take));
+        for (i, file) in files.iter().take(take).enumerate() {
+            items.push(map(file).map_err(|e| response_error(format!("file {i}: {e}")))?);
+        }
+
+        if causes.is_empty() {
+            let mut collector = Collector::new(&self.limits);
+            collector.absorb_skipped(skipped);
+            for item in items {
+                if collector.offer(item).is_break() {
+                    break;
+                }
+            }
+            return collector.finish(|_| None, Some(Total::Exact(file_count.max(shown))));
+        }
+
+        let limit_reached = self.limit.filter(|l| files.len() > *l);
+        let budget = if timed {
+            let max = self.wall_ms.unwrap_or(HANDLER_TIMEOUT_MS);
+            let used = count_at(result, "Duration").map_or(max, |ns| ns / 1_000_000);
+            Budget::new(BudgetKind::Deadline, max, used)
+        } else {
+            let considered = count_at(result, "FilesConsidered").unwrap_or(0);
+            Budget::new(
+                BudgetKind::Files,
+                considered.saturating_add(files_skipped),
+                considered,
+            )
+        };
+        let mut note = format!(
+            "Zoekt stopped early: {}. These files are some of the matching files in Zoekt's ranking, not the best-ranked of the whole answer, and Zoekt cannot resume a search: raise ShardMaxMatchCount and TotalMaxMatchCount, allow more time, or narrow the query.",
+            causes.join("; ")
+        );
+        if let Some(limit) = limit_reached {
+            note.push_str(&format!(
+                " More files exist: the limit of {limit} was reached as well."
+            ));
+        }
+        SubsetPage {
+            items,
+            budget,
+            limit_reached,
+            at_least: file_count.max(shown),
+            start: 0,
+            skipped,
+            note,
+        }
+        .finish(&self.limits)
+    }
+}
