@@ -250,7 +250,7 @@ impl Disclosure {
     /// # Example
     ///
     /// ```
-    /// let b = candor::Limits::new().limit(2).collect(0..5u8)?;
+    /// let b = candor::Bounded::collect(0..5u8, &candor::Limits::new().limit(2))?;
     /// assert!(b.disclosure().proves_more());
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```

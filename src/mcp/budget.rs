@@ -45,7 +45,7 @@ pub(crate) const ERROR_FLOOR: usize = 256;
 /// use candor::Limits;
 /// use candor::mcp::{json_budget, tool_result};
 /// let max_bytes = 4096;
-/// let b = Limits::new().max_bytes(json_budget(max_bytes)).collect((0..1000).map(|n| format!("\"{n}\"")))?;
+/// let b = candor::Bounded::collect((0..1000).map(|n| format!("\"{n}\"")), &Limits::new().max_bytes(json_budget(max_bytes)))?;
 /// assert!(b.is_truncated());
 /// let result = tool_result(&b, "names", max_bytes);
 /// assert_eq!(result.is_error, Some(false));

@@ -23,7 +23,7 @@
 //! let arguments = serde_json::json!({ "max_bytes": 2048 });
 //! let page = PageArgs::from_arguments(arguments.as_object().unwrap(), &schema)?;
 //! let words = (0..1000).map(|n| format!("word {n}"));
-//! let result = respond(page.limits(&policy).collect(words), "words", page.budget(&policy));
+//! let result = respond(candor::Bounded::collect(words, &page.limits(&policy)), "words", page.budget(&policy));
 //! assert_eq!(result.is_error, Some(false));
 //! assert!(serde_json::to_vec(&result)?.len() <= 2048);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
@@ -49,7 +49,7 @@
 //! let limits = Limits::new().cancel_token(token.clone());
 //! // A slow source, that never ends on its own.
 //! let rows = (0u64..).inspect(|_| std::thread::sleep(Duration::from_millis(1)));
-//! let mut query = tokio::task::spawn_blocking(move || limits.collect(rows));
+//! let mut query = tokio::task::spawn_blocking(move || candor::Bounded::collect(rows, &limits));
 //! let page = tokio::select! {
 //!     done = &mut query => done??,
 //!     () = tokio::time::sleep(Duration::from_millis(20)) => {

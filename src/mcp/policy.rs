@@ -134,7 +134,7 @@ impl Policy {
     /// ```
     /// use candor::mcp::{PageArgs, Policy};
     /// let args = PageArgs { limit: Some(10), count_total: true, ..PageArgs::default() };
-    /// let b = args.limits(&Policy::new().max_counted(100)).collect(0..1000u32)?;
+    /// let b = candor::Bounded::collect(0..1000u32, &args.limits(&Policy::new().max_counted(100)))?;
     /// assert_eq!(b.total(), candor::Total::AtLeast(100));
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```

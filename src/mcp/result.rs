@@ -29,7 +29,7 @@ use crate::{Bounded, Error, ErrorKind, Interrupted, TryError};
 ///
 /// ```
 /// use candor::Limits;
-/// let b = Limits::new().limit(2).collect(["main", "parse", "run"])?;
+/// let b = candor::Bounded::collect(["main", "parse", "run"], &Limits::new().limit(2))?;
 /// let result = candor::mcp::tool_result(&b, "callers", 4096);
 /// assert_eq!(result.is_error, Some(false));
 /// let texts: Vec<&str> = result.content.iter().filter_map(|c| c.as_text()).map(|t| t.text.as_str()).collect();
@@ -104,7 +104,7 @@ pub fn error_result(error: &(dyn std::error::Error + 'static), max_bytes: usize)
 /// ([`ErrorKind::BudgetTooSmall`], from a query run with
 /// [`json_budget`](super::json_budget)`(max_bytes)`) is stated in the
 /// client's terms: the `max_bytes` the smallest tool result needs. For a
-/// tool's `strict` argument, see [`PageArgs::respond`].
+/// tool's `strict` argument, see [`PageArgs::respond`](super::PageArgs::respond).
 ///
 /// # Example
 ///
@@ -141,9 +141,8 @@ pub fn respond<T: Serialize>(
 }
 
 /// Turns the outcome of a `try_` query
-/// ([`Limits::try_collect`](crate::Limits::try_collect),
-/// [`try_page`](crate::Limits::try_page),
-/// [`try_page_by_key`](crate::Limits::try_page_by_key)) into a tool result
+/// ([`Bounded::collect`] or [`Bounded::page`] over
+/// [`Fallible`](crate::Fallible) rows or a [`Keyset`](crate::Keyset)) into a tool result
 /// of at most `max_bytes`, keeping what was read.
 ///
 /// A result and a query's error are answered as by [`respond`]. When
@@ -158,7 +157,7 @@ pub fn respond<T: Serialize>(
 /// ```
 /// use candor::Limits;
 /// let rows = vec![Ok(1u32), Ok(2), Err("connection reset"), Ok(4)];
-/// let result = candor::mcp::respond_try(Limits::new().try_collect(rows), "rows", 4096);
+/// let result = candor::mcp::respond_try(candor::Bounded::collect(candor::Fallible(rows), &Limits::new()), "rows", 4096);
 /// assert_eq!(result.is_error, Some(true));
 /// let texts: Vec<&str> = result.content.iter().filter_map(|c| c.as_text()).map(|t| t.text.as_str()).collect();
 /// assert!(texts[0].starts_with("the source failed after 2 items: connection reset"));

@@ -192,8 +192,8 @@ impl Request {
     /// - `InvalidArgument` named `response` for any other error response
     ///   (its `type` and `reason` quoted), a JSON that is not a search
     ///   response, a hit without its sort values, or an error from `map`;
-    /// - the errors of the byte budget and strict mode, as in
-    ///   [`Limits::collect`].
+    /// - the errors of the byte budget, as in
+    ///   [`Bounded::collect`](crate::Bounded::collect).
     ///
     /// # Example
     ///
@@ -328,7 +328,7 @@ impl FanoutRequest {
     /// - [`StaleCursor`](crate::ErrorKind::StaleCursor) when a cluster's
     ///   point in time has expired, and `InvalidArgument` named `pit` on a
     ///   first page;
-    /// - the errors of [`Limits::merge_by_key`].
+    /// - the errors of [`Bounded::merge`](crate::Bounded::merge).
     ///
     /// # Example
     ///

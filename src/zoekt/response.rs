@@ -84,8 +84,8 @@ impl Request {
     /// `response` for Zoekt's error response (`{"Error": ...}`), a JSON
     /// that is not a search response (a missing count among
     /// `MatchCount`, `FileCount`, `FilesSkipped`, `ShardsSkipped`,
-    /// `Crashes`), or an error from `map`; and those of the byte budget
-    /// and strict mode, as in [`Limits::collect`](crate::Limits::collect).
+    /// `Crashes`), or an error from `map`; and those of the byte budget,
+    /// as in [`Bounded::collect`](crate::Bounded::collect).
     ///
     /// # Example
     ///

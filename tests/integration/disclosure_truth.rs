@@ -11,8 +11,11 @@ use proptest::prelude::*;
 use crate::fixture::Fixture;
 use crate::pages::pages;
 
+/// Counts by reason's name.
+type Counts = Vec<(String, u64)>;
+
 /// The counts of a `Skipped`, by reason, of all skips and of error skips.
-fn tally(skipped: &Skipped) -> (Vec<(String, u64)>, Vec<(String, u64)>) {
+fn tally(skipped: &Skipped) -> (Counts, Counts) {
     let all = skipped
         .by_reason()
         .map(|(r, n)| (r.to_string(), n))
