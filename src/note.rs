@@ -127,6 +127,11 @@ pub(crate) fn truncation_note(disclosure: &Disclosure) -> String {
             "; the limit of {limit} items was reached as well, so more items exist"
         ));
     }
+    if needs_retry(disclosure) {
+        note.push_str(
+            "; ask again with the cursor that led to this page and that max_bytes, since this page has none",
+        );
+    }
     if disclosure.is_subset() {
         note.push_str(
             "; the items are some of those after the page's start, not the first ones, so no cursor resumes from them",
@@ -140,6 +145,18 @@ pub(crate) fn truncation_note(disclosure: &Disclosure) -> String {
     }
     note.push('.');
     note
+}
+
+/// A page that holds no item, says what one needs, and has no cursor of
+/// its own, after earlier pages: the retry goes from the cursor that led
+/// here.
+pub(crate) fn needs_retry(disclosure: &Disclosure) -> bool {
+    disclosure.start() > 0
+        && disclosure.next_cursor().is_none()
+        && disclosure
+            .completeness()
+            .budget()
+            .is_some_and(|b| b.needed().is_some())
 }
 
 /// The short form of the note, for a tight byte budget: whether more items

@@ -71,6 +71,9 @@ pub(crate) fn summary_line(disclosure: &Disclosure, count: usize, noun: &str) ->
                     line,
                     "; a page holding the next item needs max_bytes of {needed}"
                 );
+                if crate::note::needs_retry(disclosure) {
+                    line.push_str(", asked with the cursor that led to this page");
+                }
             }
             line.push_str(").");
         }

@@ -164,7 +164,7 @@ const MAX_JSON_DEPTH: usize = 32;
 /// use serde_json::json;
 /// let scope = Scope::new(Fingerprint::of("logs sorted by time, then score"));
 /// let after = json!([1_700_000_000_123u64, 0.3, "host-7", null, -4, true]);
-/// let cursor = scope.cursor(&after);
+/// let cursor = scope.cursor(&after, 20);
 /// assert_eq!(scope.resume::<serde_json::Value>(&cursor)?, after);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```

@@ -46,7 +46,7 @@ pub(crate) const ERROR_FLOOR: usize = 256;
 /// use candor::mcp::{json_budget, tool_result};
 /// let max_bytes = 4096;
 /// let b = candor::Bounded::collect((0..1000).map(|n| format!("\"{n}\"")), &Limits::new().max_bytes(json_budget(max_bytes)))?;
-/// assert!(b.is_truncated());
+/// assert!(b.completeness().is_truncated());
 /// let result = tool_result(&b, "names", max_bytes);
 /// assert_eq!(result.is_error, Some(false));
 /// assert!(serde_json::to_vec(&result)?.len() <= max_bytes);

@@ -225,6 +225,37 @@ impl super::PageArgs {
     }
 }
 
+impl super::PageArgs {
+    /// [`respond`](super::PageArgs::respond) for a query over a fallible
+    /// source ([`Fallible`](crate::Fallible) rows, a
+    /// [`Keyset`](crate::Keyset)): a result honours `strict`; a source's
+    /// failure is answered as by [`respond_try`], with the rows read.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use candor::{Bounded, Fallible, Limits};
+    /// use candor::mcp::{PageArgs, Policy};
+    /// let strict = PageArgs { strict: true, ..PageArgs::default() };
+    /// let rows = vec![Ok::<_, String>(1u32), Ok(2), Ok(3)];
+    /// let cut = Bounded::collect(Fallible(rows), &Limits::new().limit(2));
+    /// let result = strict.respond_try(cut, "rows", &Policy::new());
+    /// assert_eq!(result.is_error, Some(true)); // strict: not all of the answer
+    /// ```
+    pub fn respond_try<T: Serialize, E: fmt::Display>(
+        &self,
+        result: Result<Bounded<T>, TryError<T, E>>,
+        noun: &str,
+        policy: &super::Policy,
+    ) -> CallToolResult {
+        match result {
+            Ok(bounded) => self.respond(Ok(bounded), noun, policy),
+            Err(TryError::Query(e)) => self.respond::<T>(Err(e), noun, policy),
+            other => respond_try(other, noun, self.budget(policy)),
+        }
+    }
+}
+
 /// Strict mode's error: `message`, then what was found (its disclosure
 /// line and its JSON) when it fits `max_bytes`.
 fn with_partial(

@@ -155,10 +155,12 @@ impl<T> Bounded<T> {
     /// assert!(merged.completeness().is_truncated_by_limit());
     /// assert_eq!(merged.total(), Total::AtLeast(7)); // 3 + at least 4
     ///
-    /// // Without a global limit, the shards' own limit of 3 is in force.
+    /// // Without a global limit, the page ends where shard b stopped (5):
+    /// // b's missing items come after it.
     /// let (a, b) = (Bounded::collect(vec![1, 4, 9], &limits)?, Bounded::collect(vec![2, 3, 5, 7], &limits)?);
     /// let merged = Bounded::merge(vec![a, b], &Limits::new(), |x: &i32, y: &i32| x.cmp(y))?;
-    /// assert_eq!(merged.items(), &[1, 2, 3]);
+    /// assert_eq!(merged.items(), &[1, 2, 3, 4, 5]);
+    /// assert_eq!(merged.completeness().budget().map(|b| b.kind()), Some(candor::BudgetKind::Shard));
     ///
     /// // A shard cut by its own limit first: the page says so, with the
     /// // caller's clamp, and never names a limit its items do not reach.

@@ -395,3 +395,30 @@ fn merges_keep_a_subset_and_never_state_a_part_s_byte_budget() {
         "the merged page is larger"
     );
 }
+
+/// A resumed page that holds no item and has no cursor of its own says to
+/// ask again from the cursor that led to it, with what one item needs.
+#[test]
+fn a_resumed_dead_end_says_how_to_go_on() {
+    use candor::{Budget, Completeness, Disclosure};
+    let cut = Completeness::TruncatedByBudget {
+        budget: Budget::new(BudgetKind::OutputBytes, 200, 190).with_needed(352),
+        clamp: None,
+    };
+    let page: Bounded<u8> = Bounded::from_parts(
+        vec![],
+        Disclosure::new(cut, Total::AtLeast(5)).with_start(4),
+    )
+    .unwrap();
+    let summary = page.summary("items");
+    assert!(summary.contains("needs max_bytes of 352"), "{summary}");
+    assert!(
+        summary.contains("the cursor that led to this page"),
+        "{summary}"
+    );
+    assert!(
+        page.to_json()
+            .unwrap()
+            .contains("the cursor that led to this page")
+    );
+}
