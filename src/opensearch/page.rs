@@ -472,6 +472,14 @@ impl Plan {
             false,
             [format!("{prefix}shards (ruled out before the search)")],
         ));
+        skipped.absorb(bulk_skips(
+            &SkipReason::Other("cluster_unsearched".into()),
+            reply.unsearched_clusters,
+            true,
+            [format!(
+                "{prefix}remote clusters (skipped, failed or partial in _clusters)"
+            )],
+        ));
         let over_limit = reply.hits.len() > limit;
         let mut items = Vec::with_capacity(reply.hits.len().min(limit));
         for (i, hit) in reply.hits.into_iter().take(limit).enumerate() {

@@ -52,6 +52,10 @@ pub(crate) struct Reply<'a> {
     pub(crate) failures: Vec<ShardFailure>,
     /// Shards the engine ruled out before searching them (`_shards.skipped`).
     pub(crate) skipped_shards: u64,
+    /// Remote clusters of a cross-cluster search that were not searched
+    /// whole (`_clusters.skipped`, `failed` and `partial`): their shards
+    /// are not in `_shards`, so their hits are missing unseen.
+    pub(crate) unsearched_clusters: u64,
     pub(crate) hits: Vec<Hit<'a>>,
 }
 
@@ -144,6 +148,17 @@ pub(crate) fn read(response: &Value, sort_len: usize) -> Result<Outcome<'_>, Err
     // failed, since its hits are missing.
     let failed_shards = failed.max(total_shards.saturating_sub(successful));
     let skipped_shards = count_at(shards, "skipped").unwrap_or(0);
+    // A cross-cluster search counts the remote clusters apart
+    // (`_clusters`); one skipped (`skip_unavailable`), failed or partial
+    // answered with some of its shards or none, which `_shards` omits.
+    let unsearched_clusters = match response.get("_clusters") {
+        None | Some(Value::Null) => 0,
+        Some(clusters) if clusters.is_object() => ["skipped", "failed", "partial"]
+            .iter()
+            .map(|k| count_at(clusters, k).unwrap_or(0))
+            .fold(0u64, u64::saturating_add),
+        Some(_) => return Err(not_search("_clusters is not an object")),
+    };
     let failures: Vec<ShardFailure> = match shards.get("failures") {
         None | Some(Value::Null) => Vec::new(),
         Some(Value::Array(items)) => items.iter().map(ShardFailure::read).collect(),
@@ -211,6 +226,7 @@ pub(crate) fn read(response: &Value, sort_len: usize) -> Result<Outcome<'_>, Err
         failed_shards: failed_shards.max(failures.len() as u64),
         failures,
         skipped_shards,
+        unsearched_clusters,
         hits,
     }))
 }

@@ -226,7 +226,14 @@ impl Request {
                     break;
                 }
             }
-            return collector.finish(|_| None, Some(Total::Exact(file_count.max(shown))));
+            // More files shown than counted: the count is not to be
+            // trusted as the whole answer's size, only as a lower bound.
+            let total = if file_count < shown {
+                Total::AtLeast(shown)
+            } else {
+                Total::Exact(file_count)
+            };
+            return collector.finish(|_| None, Some(total));
         }
 
         let limit_reached = self.limit.filter(|l| files.len() > *l);

@@ -232,6 +232,29 @@ fn shards_ruled_out_before_the_search_are_policy_skips() {
     );
 }
 
+/// A cross-cluster search reports the remote clusters it could not search
+/// in `_clusters` (their shards are not in `_shards`): their hits are
+/// missing, so the page is not complete.
+/// <https://www.elastic.co/guide/en/elasticsearch/reference/current/modules-cross-cluster-search.html>
+#[test]
+fn remote_clusters_not_searched_leave_the_page_incomplete() {
+    let request = walk_search()
+        .request(&Limits::new().limit(2), None)
+        .expect("a request");
+    let mut response = recorded("prefiltered.json");
+    response["_clusters"] = json!({ "total": 3, "successful": 1, "skipped": 2 });
+    let page = request.read_with(&response, id).expect("a page");
+    check_wire(&page);
+    assert!(!page.is_complete(), "{}", page.to_json().unwrap());
+    assert_eq!(
+        page.skipped()
+            .errors_by_reason()
+            .map(|(r, n)| (r.as_str(), n))
+            .collect::<Vec<_>>(),
+        [("cluster_unsearched", 2)]
+    );
+}
+
 #[test]
 fn terminate_after_makes_a_subset_stopped_by_the_document_budget() {
     let search = Search::new(json!({ "match": { "message": "flush" } }))
