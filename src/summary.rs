@@ -42,7 +42,7 @@ pub(crate) fn summary_line(disclosure: &Disclosure, count: usize, noun: &str) ->
             let _ = write!(
                 line,
                 "Incomplete: {found} found, but {} could not be searched because of errors ({}).",
-                plural(error_skips(skipped), "input"),
+                plural(skipped.error_total(), "input"),
                 reasons(skipped, true)
             );
         }
@@ -105,7 +105,7 @@ pub(crate) fn summary_line(disclosure: &Disclosure, count: usize, noun: &str) ->
             }
         }
     }
-    let policy = skipped.total() - error_skips(skipped);
+    let policy = skipped.total() - skipped.error_total();
     if policy > 0 {
         let _ = write!(
             line,
@@ -118,15 +118,11 @@ pub(crate) fn summary_line(disclosure: &Disclosure, count: usize, noun: &str) ->
         let _ = write!(
             line,
             " {} could not be searched because of errors ({}).",
-            plural(error_skips(skipped), "input"),
+            plural(skipped.error_total(), "input"),
             reasons(skipped, true)
         );
     }
     line
-}
-
-fn error_skips(skipped: &Skipped) -> u64 {
-    skipped.error_total()
 }
 
 /// The reasons of the error skips, or of the policy skips, with their

@@ -180,16 +180,7 @@ impl Fitting<'_> {
         // `needed` it can be longer than it is at `max`: the smallest
         // budget that fits is the least fixed point, reached from below.
         let poorest = levels[levels.len() - 1];
-        for _ in 0..4 {
-            let at_needed = Fitting {
-                max: needed,
-                ..*self
-            };
-            match at_needed.try_fit(poorest, 0, n)? {
-                Fit::Fits(_) => break,
-                Fit::Over(len) => needed = len,
-            }
-        }
+        needed = self.least_budget(poorest, 0, n, needed)?;
         // Every item read, with the stop the collector found, can be
         // shorter than no items cut by the budget, which carries a note:
         // the smaller of the two is what a retry needs. (Unless that stop
@@ -219,28 +210,41 @@ impl Fitting<'_> {
 
 impl Fitting<'_> {
     /// The smallest budget whose page holds the first item, at the poorest
-    /// level: the response names its budget, so that budget is the least
-    /// fixed point of its own length, reached from below.
+    /// level.
     fn needed_for_one(&self, n: usize) -> Result<u64, Error> {
         let poorest = *self.levels().last().expect("levels are never empty");
         // As if more items followed: the page holding the first item then
         // has a cursor too, where cursors can be issued.
         let n = n.max(2);
-        let mut needed = match self.try_fit(poorest, 1, n)? {
+        let first = match self.try_fit(poorest, 1, n)? {
             Fit::Over(len) => len,
             Fit::Fits(_) => self.max,
         };
+        Ok(self.least_budget(poorest, 1, n, first)? as u64)
+    }
+
+    /// The smallest budget whose page of the first `k` items fits at
+    /// `level`, from a first guess `needed`: the response names its budget,
+    /// so that budget is the least fixed point of its own length, reached
+    /// from below.
+    fn least_budget(
+        &self,
+        level: (usize, NoteForm),
+        k: usize,
+        n: usize,
+        mut needed: usize,
+    ) -> Result<usize, Error> {
         for _ in 0..4 {
             let at_needed = Fitting {
                 max: needed,
                 ..*self
             };
-            match at_needed.try_fit(poorest, 1, n)? {
+            match at_needed.try_fit(level, k, n)? {
                 Fit::Fits(_) => break,
                 Fit::Over(len) => needed = len,
             }
         }
-        Ok(needed as u64)
+        Ok(needed)
     }
 }
 

@@ -18,43 +18,48 @@ use serde_json::Value;
 pub(crate) fn example(name: &str) -> PathBuf {
     static EXAMPLES: OnceLock<PathBuf> = OnceLock::new();
     let dir = EXAMPLES.get_or_init(|| {
-        // This binary is <target>/<profile>/deps/integration-<hash>.
-        let exe = std::env::current_exe().expect("the test binary's path");
-        let profile_dir = exe
-            .parent()
-            .and_then(Path::parent)
-            .expect("the test binary sits in <target>/<profile>/deps");
-        let target_dir = profile_dir.parent().expect("a target directory");
-        let profile = match profile_dir.file_name().and_then(|n| n.to_str()) {
-            Some("debug") => "dev",
-            Some(other) => other,
-            None => panic!("no profile directory in {}", exe.display()),
-        };
-        let output = Command::new(env!("CARGO"))
-            .args([
-                "build",
-                "--quiet",
-                "--example",
-                "grep",
-                "--example",
-                "mcp_server",
-                "--features",
-                "mcp",
-            ])
-            .args(["--profile", profile])
-            .arg("--target-dir")
-            .arg(target_dir)
-            .current_dir(env!("CARGO_MANIFEST_DIR"))
-            .output()
-            .expect("cargo runs");
-        assert!(
-            output.status.success(),
-            "building the examples failed:\n{}",
-            String::from_utf8_lossy(&output.stderr)
-        );
-        profile_dir.join("examples")
+        build_examples(&[
+            "--example",
+            "grep",
+            "--example",
+            "mcp_server",
+            "--features",
+            "mcp",
+        ])
     });
     dir.join(format!("{name}{}", std::env::consts::EXE_SUFFIX))
+}
+
+/// Builds examples (`cargo build` with `args`) with the profile and target
+/// directory of this test binary, and returns the folder they are in.
+pub(crate) fn build_examples(args: &[&str]) -> PathBuf {
+    // This binary is <target>/<profile>/deps/integration-<hash>.
+    let exe = std::env::current_exe().expect("the test binary's path");
+    let profile_dir = exe
+        .parent()
+        .and_then(Path::parent)
+        .expect("the test binary sits in <target>/<profile>/deps");
+    let target_dir = profile_dir.parent().expect("a target directory");
+    let profile = match profile_dir.file_name().and_then(|n| n.to_str()) {
+        Some("debug") => "dev",
+        Some(other) => other,
+        None => panic!("no profile directory in {}", exe.display()),
+    };
+    let output = Command::new(env!("CARGO"))
+        .args(["build", "--quiet"])
+        .args(args)
+        .args(["--profile", profile])
+        .arg("--target-dir")
+        .arg(target_dir)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("cargo runs");
+    assert!(
+        output.status.success(),
+        "building the examples failed:\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    profile_dir.join("examples")
 }
 
 /// A small tree: matches in several files and folders, a hidden file and a

@@ -15,41 +15,13 @@ use serde_json::Value;
 fn binary() -> &'static Path {
     static BINARY: OnceLock<PathBuf> = OnceLock::new();
     BINARY.get_or_init(|| {
-        // This binary is <target>/<profile>/deps/integration-<hash>.
-        let exe = std::env::current_exe().expect("the test binary's path");
-        let profile_dir = exe
-            .parent()
-            .and_then(Path::parent)
-            .expect("the test binary sits in <target>/<profile>/deps");
-        let target_dir = profile_dir.parent().expect("a target directory");
-        let profile = match profile_dir.file_name().and_then(|n| n.to_str()) {
-            Some("debug") => "dev",
-            Some(other) => other,
-            None => panic!("no profile directory in {}", exe.display()),
-        };
-        let output = Command::new(env!("CARGO"))
-            .args([
-                "build",
-                "--quiet",
-                "--example",
-                "opensearch",
-                "--features",
-                "opensearch",
-            ])
-            .args(["--profile", profile])
-            .arg("--target-dir")
-            .arg(target_dir)
-            .current_dir(env!("CARGO_MANIFEST_DIR"))
-            .output()
-            .expect("cargo runs");
-        assert!(
-            output.status.success(),
-            "building the example failed:\n{}",
-            String::from_utf8_lossy(&output.stderr)
-        );
-        profile_dir
-            .join("examples")
-            .join(format!("opensearch{}", std::env::consts::EXE_SUFFIX))
+        crate::examples_cli::build_examples(&[
+            "--example",
+            "opensearch",
+            "--features",
+            "opensearch",
+        ])
+        .join(format!("opensearch{}", std::env::consts::EXE_SUFFIX))
     })
 }
 

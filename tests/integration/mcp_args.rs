@@ -19,7 +19,8 @@ fn object(value: Value) -> JsonObject {
     }
 }
 
-fn texts(result: &CallToolResult) -> Vec<&str> {
+/// The text blocks of a tool result, in order.
+pub(crate) fn texts(result: &CallToolResult) -> Vec<&str> {
     result
         .content
         .iter()

@@ -11,20 +11,13 @@ use proptest::prelude::*;
 use rmcp::model::CallToolResult;
 use serde_json::Value;
 
+use crate::mcp_args::texts;
+
 /// The size of a tool result as a client receives it.
 fn size(result: &CallToolResult) -> usize {
     serde_json::to_vec(result)
         .expect("a tool result serializes")
         .len()
-}
-
-fn texts(result: &CallToolResult) -> Vec<&str> {
-    result
-        .content
-        .iter()
-        .filter_map(|c| c.as_text())
-        .map(|t| t.text.as_str())
-        .collect()
 }
 
 /// Text that costs the most when escaped: quotes, backslashes, control
