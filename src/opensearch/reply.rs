@@ -11,6 +11,7 @@ use serde_json::Value;
 
 use crate::Total;
 use crate::cluster::{clip, count_at, response_error};
+use crate::cursor::MAX_JSON_DEPTH;
 use crate::error::Error;
 
 /// The error `type` of a point in time (or scroll) the cluster no longer
@@ -19,6 +20,13 @@ const CONTEXT_MISSING: &str = "search_context_missing_exception";
 
 /// The longest engine message kept in a skip's detail or an error.
 const MAX_MESSAGE: usize = 300;
+
+/// How deep arrays and objects may nest in a sort value: a cursor key
+/// holds each sort value three levels down (the list of clusters, a
+/// cluster's position, its `after` list), and a key nests at most
+/// [`MAX_JSON_DEPTH`] levels, so that a cursor issued after a deeper one
+/// could not be read back.
+pub(crate) const MAX_SORT_DEPTH: usize = MAX_JSON_DEPTH - 3;
 
 /// What a cluster answered.
 #[derive(Debug)]
@@ -212,6 +220,11 @@ pub(crate) fn read(response: &Value, sort_len: usize) -> Result<Outcome<'_>, Err
                 )));
             }
         };
+        if sort.iter().any(|v| nests_deeper(v, MAX_SORT_DEPTH)) {
+            return Err(response_error(format!(
+                "hit {i} has a sort value whose arrays and objects nest more than {MAX_SORT_DEPTH} levels deep, more than a cursor can carry back as search_after"
+            )));
+        }
         hits.push(Hit { hit, sort });
     }
     Ok(Outcome::Reply(Reply {
@@ -229,6 +242,18 @@ pub(crate) fn read(response: &Value, sort_len: usize) -> Result<Outcome<'_>, Err
         unsearched_clusters,
         hits,
     }))
+}
+
+/// Whether `value`'s arrays and objects nest more than `max` levels
+/// (a scalar nests 0, `[1]` 1, `[[1]]` 2); it looks no deeper than
+/// `max + 1` levels, however deep the value.
+fn nests_deeper(value: &Value, max: usize) -> bool {
+    let children: Box<dyn Iterator<Item = &Value>> = match value {
+        Value::Array(items) => Box::new(items.iter()),
+        Value::Object(map) => Box::new(map.values()),
+        _ => return false,
+    };
+    max == 0 || children.into_iter().any(|v| nests_deeper(v, max - 1))
 }
 
 /// An error response: an expired point in time, every shard failed
@@ -320,6 +345,20 @@ mod tests {
         let mut r = ok.clone();
         r["hits"]["total"]["relation"] = json!("about");
         assert!(read(&r, 2).is_err());
+    }
+
+    #[test]
+    fn nesting_is_measured_to_the_bound() {
+        assert!(!nests_deeper(&json!(1), 0));
+        assert!(nests_deeper(&json!([]), 0));
+        assert!(!nests_deeper(&json!([1, {"a": 2}]), 2));
+        assert!(nests_deeper(&json!([1, {"a": [2]}]), 2));
+        let mut deep = json!(null);
+        for _ in 0..MAX_SORT_DEPTH {
+            deep = json!([deep]);
+        }
+        assert!(!nests_deeper(&deep, MAX_SORT_DEPTH));
+        assert!(nests_deeper(&json!({ "k": deep }), MAX_SORT_DEPTH));
     }
 
     #[test]

@@ -54,6 +54,15 @@ fn walk_search() -> Search {
         .pit("pit-a")
 }
 
+/// The note the page's wire shape carries.
+fn note_of(page: &Bounded<String>) -> String {
+    let wire: Value = serde_json::from_str(&page.to_json().unwrap()).unwrap();
+    wire["truncation"]["note"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned()
+}
+
 fn id(hit: &Value) -> Result<String, &'static str> {
     hit["_id"].as_str().map(String::from).ok_or("no _id")
 }
@@ -163,6 +172,89 @@ fn a_time_out_on_page_two_is_a_subset_with_both_stops_and_no_cursor() {
          A subset: some of the hits after the first 2, not the next ones in order. \
          Allow more time or narrow the query to see the rest."
     );
+}
+
+#[test]
+fn fewer_hits_than_asked_while_the_count_says_more_is_a_subset() {
+    // Page 2 of the walk (d1 and d2 came before) returns d3 alone, a
+    // page of 3 asked for, yet counts 5 hits (`eq`): two hits after d3
+    // are missing by the cluster's own figures, so the page is not whole
+    // and d3 may not be the third hit.
+    let search = walk_search();
+    let limits = Limits::new().limit(2);
+    let first = search.request(&limits, None).unwrap();
+    let page1 = first.read_with(&recorded("walk-1.json"), id).unwrap();
+    let request = search.request(&limits, page1.next_cursor()).unwrap();
+    let mut short = recorded("walk-2.json");
+    short["hits"]["hits"].as_array_mut().unwrap().truncate(1);
+    let page = request.read_with(&short, id).expect("a page");
+    check_wire(&page);
+    assert_eq!(page.items(), ["d3"]);
+    assert_eq!(page.start(), 2);
+    assert!(!page.is_complete());
+    assert!(page.disclosure().is_subset());
+    assert!(page.next_cursor().is_none());
+    assert_eq!(page.total(), Total::AtLeast(5));
+    let note = note_of(&page);
+    assert!(note.contains("counts 5 (eq)"), "{note}");
+    // The same with a capped count (`gte`): at least 10,000 exist.
+    short["hits"]["total"] = json!({ "value": 10_000, "relation": "gte" });
+    let page = request.read_with(&short, id).expect("a page");
+    assert!(!page.is_complete() && page.disclosure().is_subset());
+    assert_eq!(page.total(), Total::AtLeast(10_000));
+    // The count within the hits before and on the page: whole.
+    short["hits"]["total"] = json!({ "value": 3, "relation": "eq" });
+    let page = request.read_with(&short, id).expect("a page");
+    assert!(page.is_complete());
+    assert_eq!(page.total(), Total::Exact(3));
+}
+
+#[test]
+fn a_sort_value_too_deep_for_a_cursor_is_refused_and_one_that_fits_resumes() {
+    // A cursor key holds a sort value three levels down, and a key nests
+    // at most 32 levels: 29 levels of a sort value fit, 30 do not.
+    let search = Search::new(json!({ "match_all": {} }))
+        .sort(SortField::new("shape", Order::Asc))
+        .tie_breaker(TieBreaker::Field("key".into()));
+    let limits = Limits::new().limit(1);
+    let nested = |levels: usize| {
+        let mut value = json!("leaf");
+        for _ in 0..levels {
+            value = json!([value]);
+        }
+        value
+    };
+    let response = |levels: usize| {
+        json!({ "took": 1, "timed_out": false,
+            "_shards": { "total": 1, "successful": 1, "skipped": 0, "failed": 0 },
+            "hits": { "hits": [
+                { "_id": "a", "sort": [nested(levels), "a"] },
+                { "_id": "b", "sort": [nested(levels), "b"] } ] } })
+    };
+    let request = search.request(&limits, None).unwrap();
+    let err = request
+        .read_with(&response(30), id)
+        .expect_err("too deep for a cursor");
+    assert!(
+        matches!(
+            err.kind(),
+            ErrorKind::InvalidArgument {
+                name: "response",
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+    assert!(
+        err.to_string().contains("nest more than 29 levels"),
+        "{err}"
+    );
+    let page = request.read_with(&response(29), id).expect("a page");
+    let cursor = page.next_cursor().expect("cut by the limit");
+    let next = search
+        .request(&limits, Some(cursor))
+        .expect("the cursor resumes");
+    assert_eq!(next.body()["search_after"], json!([nested(29), "a"]));
 }
 
 #[test]
@@ -510,6 +602,61 @@ fn a_fanout_walk_merges_two_clusters_under_one_limit() {
 }
 
 #[test]
+fn in_a_fanout_each_cluster_s_count_is_measured_at_its_own_position() {
+    // After page 1, eu stands at its hit 2 and us at its hit 1 (the page's
+    // start is 3). On page 2 eu returns two hits of a page of 4 asked for
+    // and counts 5: 2 + 2 = 4 of them are accounted for, so one is
+    // missing; measured from the page's start (3 + 2 = 5) it would not
+    // seem so.
+    let fanout = fanout();
+    let limits = Limits::new().limit(3);
+    let first = fanout.request(&limits, None).unwrap();
+    let page1 = first
+        .read_with(
+            [
+                ("eu", Ok::<_, String>(recorded("fanout-eu-1.json"))),
+                ("us", Ok(recorded("fanout-us-1.json"))),
+            ],
+            id,
+        )
+        .unwrap();
+    let request = fanout.request(&limits, page1.next_cursor()).unwrap();
+    let mut eu = recorded("fanout-eu-2.json");
+    eu["hits"]["hits"].as_array_mut().unwrap().truncate(2);
+    let page = request
+        .read_with(
+            [
+                ("eu", Ok::<_, String>(eu)),
+                ("us", Ok(recorded("fanout-us-2.json"))),
+            ],
+            id,
+        )
+        .expect("a page");
+    check_wire(&page);
+    assert_eq!(page.start(), 3);
+    assert!(!page.is_complete());
+    assert!(page.disclosure().is_subset());
+    assert!(page.next_cursor().is_none());
+    assert!(page.total().value() >= 7, "{:?}", page.total());
+    let note = note_of(&page);
+    assert!(note.contains("Cluster eu returned 2 hits"), "{note}");
+    assert!(note.contains("2 of them before this page"), "{note}");
+    // As recorded, every cluster's count is within its own position plus
+    // its hits: a prefix cut by the limit, with a cursor.
+    let page = request
+        .read_with(
+            [
+                ("eu", Ok::<_, String>(recorded("fanout-eu-2.json"))),
+                ("us", Ok(recorded("fanout-us-2.json"))),
+            ],
+            id,
+        )
+        .expect("a page");
+    assert!(page.completeness().is_truncated_by_limit());
+    assert!(page.next_cursor().is_some());
+}
+
+#[test]
 fn a_clamped_limit_is_disclosed_whichever_cluster_stops_the_page() {
     // eu is cut after its third hit; us's one hit sorts after it. Exactly
     // the limit's three hits are certain, so eu's cut stops the page, and
@@ -521,6 +668,8 @@ fn a_clamped_limit_is_disclosed_whichever_cluster_stops_the_page() {
     let mut us = recorded("fanout-us-1.json");
     us["hits"]["hits"] =
         json!([{ "_index": "logs-us", "_id": "us9", "_source": {}, "sort": ["zeta", 1.0, 1] }]);
+    // Its count says so too: one hit, not a part of its answer missing.
+    us["hits"]["total"]["value"] = json!(1);
     let page = request
         .read_with([("eu", Ok::<_, String>(eu)), ("us", Ok(us))], id)
         .expect("a page");
