@@ -185,6 +185,52 @@ fn a_crash_is_an_error_skip() {
 }
 
 #[test]
+fn an_answer_without_flush_reason_cannot_rule_out_an_early_flush() {
+    // `Stats.FlushReason` has no `omitempty` (api.go): Zoekt writes it on
+    // every answer since sourcegraph/zoekt#476, and could flush early on
+    // FlushWallTime since #438, before it said so. Without it, a flush
+    // cannot be ruled out: not whole, and the total a lower bound.
+    let request = Search::new("flush")
+        .request(&Limits::new().limit(10))
+        .unwrap();
+    let mut answer = recorded("whole.json");
+    assert!(request.read_with(&answer, name).unwrap().is_complete());
+    answer["Result"]
+        .as_object_mut()
+        .unwrap()
+        .remove("FlushReason");
+    let page = request.read_with(&answer, name).expect("a page");
+    assert!(!page.is_complete());
+    assert!(page.disclosure().is_subset());
+    let files = answer["Result"]["FileCount"].as_u64().unwrap();
+    assert_eq!(page.total(), Total::AtLeast(files));
+    let wire: Value = serde_json::from_str(&page.to_json().unwrap()).unwrap();
+    let note = wire["truncation"]["note"].as_str().unwrap();
+    assert!(note.contains("no FlushReason"), "{note}");
+}
+
+#[test]
+fn files_dropped_after_the_count_state_the_files_searched() {
+    // 5 files counted, 2 returned under a limit of 10, no FilesConsidered:
+    // at least the 5 that matched were searched, none left unsearched.
+    let request = Search::new("flush")
+        .request(&Limits::new().limit(10))
+        .unwrap();
+    let answer = json!({ "Result": {
+        "MatchCount": 7, "FileCount": 5, "FilesSkipped": 0, "ShardsSkipped": 0,
+        "Crashes": 0, "FlushReason": 0,
+        "Files": [ { "FileName": "a.go" }, { "FileName": "b.go" } ] } });
+    let page = request.read_with(&answer, name).expect("a page");
+    assert!(page.disclosure().is_subset());
+    assert_eq!(page.total(), Total::AtLeast(5));
+    let budget = page.completeness().budget().expect("a budget stop");
+    assert_eq!(
+        (budget.kind(), budget.max(), budget.used()),
+        (BudgetKind::Files, 5, 5)
+    );
+}
+
+#[test]
 fn the_error_response_and_other_shapes_are_errors() {
     let err = read(&Search::new("flush"), &Limits::new(), "error.json").expect_err("an error");
     assert!(err.to_string().contains("missing query"), "{err}");
