@@ -151,20 +151,31 @@ pub(crate) fn read(response: &Value, sort_len: usize) -> Result<Outcome<'_>, Err
     else {
         return Err(not_search("_shards lacks total or successful"));
     };
-    let failed = count_at(shards, "failed").unwrap_or(0);
+    // A count that is absent says nothing went that way; one that is
+    // present but not a count cannot rule it out.
+    let optional = |object: &Value, key: &str| match object.get(key) {
+        None | Some(Value::Null) => Ok(0),
+        Some(_) => {
+            count_at(object, key).ok_or_else(|| not_search(&format!("{key} is not a count")))
+        }
+    };
+    let failed = optional(shards, "failed")?;
     // A shard neither successful nor failed did not answer: counted as
     // failed, since its hits are missing.
     let failed_shards = failed.max(total_shards.saturating_sub(successful));
-    let skipped_shards = count_at(shards, "skipped").unwrap_or(0);
+    let skipped_shards = optional(shards, "skipped")?;
     // A cross-cluster search counts the remote clusters apart
     // (`_clusters`); one skipped (`skip_unavailable`), failed or partial
     // answered with some of its shards or none, which `_shards` omits.
     let unsearched_clusters = match response.get("_clusters") {
         None | Some(Value::Null) => 0,
-        Some(clusters) if clusters.is_object() => ["skipped", "failed", "partial"]
-            .iter()
-            .map(|k| count_at(clusters, k).unwrap_or(0))
-            .fold(0u64, u64::saturating_add),
+        Some(clusters) if clusters.is_object() => {
+            let mut sum = 0u64;
+            for key in ["skipped", "failed", "partial"] {
+                sum = sum.saturating_add(optional(clusters, key)?);
+            }
+            sum
+        }
         Some(_) => return Err(not_search("_clusters is not an object")),
     };
     let failures: Vec<ShardFailure> = match shards.get("failures") {
@@ -342,6 +353,21 @@ mod tests {
             r[path] = bad;
             assert!(read(&r, 2).is_err(), "{path}");
         }
+        for (path, bad) in [
+            ("failed", json!("1")),
+            ("skipped", json!(-1)),
+            ("failed", json!(0.5)),
+        ] {
+            let mut r = ok.clone();
+            r["_shards"][path] = bad;
+            assert!(read(&r, 2).is_err(), "_shards.{path}");
+        }
+        let mut r = ok.clone();
+        r["_clusters"] = json!({ "total": 2, "successful": 1, "skipped": "1" });
+        assert!(read(&r, 2).is_err(), "_clusters.skipped");
+        // Absent or null: nothing went that way.
+        r["_clusters"]["skipped"] = json!(null);
+        assert!(read(&r, 2).is_ok());
         let mut r = ok.clone();
         r["hits"]["total"]["relation"] = json!("about");
         assert!(read(&r, 2).is_err());
