@@ -532,15 +532,16 @@ impl Plan {
                     "{whose} stopped each shard after it had collected {collected} documents (terminate_after): these hits are the best of those collected, some of the matching hits after this page's start, not the first ones, and no cursor resumes from them. Raise terminate_after or narrow the query."
                 ),
             ))
-        } else if let Some(missing) = missing_hits(
-            self.positions[c].start,
-            items.len(),
-            over_limit,
-            reply.total,
-        ) {
-            Some(missing.stop(&whose, limit))
         } else {
-            None
+            // Fewer hits than asked for, yet the cluster's count (of its
+            // whole answer) is past its own position plus these hits.
+            missing_hits(
+                self.positions[c].start,
+                items.len(),
+                over_limit,
+                reply.total,
+            )
+            .map(|missing| missing.stop(&whose, limit))
         };
         Ok(Part {
             items,
