@@ -15,6 +15,8 @@ use crate::error::{Error, ErrorKind};
 use codec::{Fnv64, base64url_decode, base64url_encode, read_u64, read_varint, write_varint};
 
 pub use key::CursorKey;
+#[cfg(feature = "opensearch")]
+pub(crate) use key::MAX_JSON_DEPTH;
 pub use scope::{Fingerprint, Scope};
 
 /// The longest token [`Cursor::parse`] accepts, in characters.

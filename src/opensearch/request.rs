@@ -191,7 +191,10 @@ impl Request {
     ///   `pit` when the first page's point in time has expired;
     /// - `InvalidArgument` named `response` for any other error response
     ///   (its `type` and `reason` quoted), a JSON that is not a search
-    ///   response, a hit without its sort values, or an error from `map`;
+    ///   response (a shard count present but not a count included), a
+    ///   hit without its sort values, a sort value whose arrays and
+    ///   objects nest more than 29 levels (a cursor could not carry it
+    ///   back), or an error from `map`;
     /// - the errors of the byte budget, as in
     ///   [`Bounded::collect`](crate::Bounded::collect).
     ///
@@ -321,7 +324,8 @@ impl FanoutRequest {
     ///   `replies` for a reply of a cluster not in the fan-out, or two of
     ///   one cluster;
     /// - `InvalidArgument` named `response` for a response that is not a
-    ///   search response, a hit without its sort values, hits of a
+    ///   search response, a hit without its sort values or with one
+    ///   nested more than 29 levels, hits of a
     ///   cluster whose sort values are not in the search's order (clusters
     ///   that map a sort field differently cannot be merged), or an error
     ///   from `map`;

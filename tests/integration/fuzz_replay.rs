@@ -14,6 +14,9 @@ use crate::{oracle, pages};
 mod cursor;
 #[path = "../../fuzz/checks/excerpt.rs"]
 mod excerpt;
+#[cfg(feature = "opensearch")]
+#[path = "../../fuzz/checks/opensearch.rs"]
+mod opensearch;
 #[path = "../../fuzz/checks/search.rs"]
 mod search;
 #[path = "../../fuzz/checks/wire.rs"]
@@ -65,6 +68,12 @@ fn excerpt_corpus_replays() {
     replay("excerpt", excerpt::check);
 }
 
+#[cfg(feature = "opensearch")]
+#[test]
+fn opensearch_corpus_replays() {
+    replay("opensearch", opensearch::check);
+}
+
 proptest! {
     #![proptest_config(Config { cases: 256, failure_persistence: None, ..Config::default() })]
 
@@ -75,5 +84,30 @@ proptest! {
         wire::check(&data);
         search::check(&data);
         excerpt::check(&data);
+    }
+}
+
+#[cfg(feature = "opensearch")]
+proptest! {
+    #![proptest_config(Config { cases: 256, failure_persistence: None, ..Config::default() })]
+
+    /// The corpus's responses, mutated a byte at a time, pass the
+    /// `opensearch` check too.
+    #[test]
+    fn mutated_responses_pass_the_opensearch_check(
+        pick in any::<prop::sample::Index>(),
+        at in any::<prop::sample::Index>(),
+        byte in any::<u8>(),
+    ) {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/corpus/opensearch");
+        let mut files: Vec<_> = std::fs::read_dir(&dir)
+            .expect("the corpus")
+            .map(|entry| entry.expect("a corpus entry").path())
+            .collect();
+        files.sort();
+        let mut data = std::fs::read(pick.get(&files)).expect("a corpus file");
+        let i = at.index(data.len());
+        data[i] = byte;
+        opensearch::check(&data);
     }
 }
