@@ -138,7 +138,9 @@ pub(crate) fn read(response: &Value, sort_len: usize) -> Result<Outcome<'_>, Err
         _ => return Err(not_search("no boolean timed_out")),
     };
     let terminated_early = match response.get("terminated_early") {
-        None | Some(Value::Null) => false,
+        // Written only when `terminate_after` was asked for, and then as a
+        // boolean: a null says neither.
+        None => false,
         Some(Value::Bool(b)) => *b,
         Some(_) => return Err(not_search("terminated_early is not a boolean")),
     };
@@ -159,6 +161,16 @@ pub(crate) fn read(response: &Value, sort_len: usize) -> Result<Outcome<'_>, Err
             count_at(object, key).ok_or_else(|| not_search(&format!("{key} is not a count")))
         }
     };
+    // Elasticsearch and OpenSearch write `failed` on every response: one
+    // without it cannot rule out shards that failed.
+    if shards.get("failed").is_none_or(Value::is_null) {
+        return Err(not_search("_shards lacks failed"));
+    }
+    if successful > total_shards {
+        return Err(not_search(
+            "_shards counts more successful shards than shards in all",
+        ));
+    }
     let failed = optional(shards, "failed")?;
     // A shard neither successful nor failed did not answer: counted as
     // failed, since its hits are missing.
@@ -348,6 +360,8 @@ mod tests {
             ("_shards", json!(null)),
             ("hits", json!([])),
             ("terminated_early", json!(1)),
+            // Written only as a boolean, when terminate_after was asked.
+            ("terminated_early", json!(null)),
         ] {
             let mut r = ok.clone();
             r[path] = bad;
@@ -361,6 +375,18 @@ mod tests {
             let mut r = ok.clone();
             r["_shards"][path] = bad;
             assert!(read(&r, 2).is_err(), "_shards.{path}");
+        }
+        // Both engines write `failed` on every response: one without it
+        // cannot rule out a failed shard; more successful shards than
+        // shards contradicts itself.
+        for shards in [
+            json!({ "total": 2, "successful": 2, "skipped": 0 }),
+            json!({ "total": 2, "successful": 2, "skipped": 0, "failed": null }),
+            json!({ "total": 2, "successful": 9, "skipped": 0, "failed": 0 }),
+        ] {
+            let mut r = ok.clone();
+            r["_shards"] = shards.clone();
+            assert!(read(&r, 2).is_err(), "{shards}");
         }
         let mut r = ok.clone();
         r["_clusters"] = json!({ "total": 2, "successful": 1, "skipped": "1" });

@@ -38,6 +38,10 @@ use crate::{Bounded, Cursor, Limits};
 /// complete search (no time-out, no failed shard) and a count above the
 /// page; a lower bound otherwise, and never below the page's end, however
 /// deep the page (the 10,000 cap of `track_total_hits` is a lower bound).
+/// A page that holds the rest of the answer over the shards that
+/// answered has the exact total `start + count` (DESIGN rule 1, as for a
+/// tree with an unreadable file), and `complete` is false when a shard
+/// failed: its error skip names what is missing.
 ///
 /// # Example
 ///

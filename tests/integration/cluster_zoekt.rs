@@ -256,6 +256,12 @@ fn the_error_response_and_other_shapes_are_errors() {
         Search::new("x").option("MaxMatchDisplayCount", json!(5)),
         Search::new("x").option("FlushWallTime", json!(1)),
         Search::new("x").shard_max_match_count(0),
+        // Go's encoding/json matches field names without regard to case:
+        // these set the same options.
+        Search::new("x").option("estimateDocCount", json!(true)),
+        Search::new("x").option("maxdocdisplaycount", json!(1)),
+        Search::new("x").option("TOTALMAXMATCHCOUNT", json!(1)),
+        Search::new("x").option("flushWallTime", json!(1)),
     ] {
         assert!(search.request(&Limits::new()).is_err());
     }
