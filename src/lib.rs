@@ -232,6 +232,8 @@ mod cursor;
 mod disclosure;
 mod envelope;
 mod error;
+#[cfg(feature = "index")]
+mod index;
 mod json_stream;
 mod limits;
 #[cfg(feature = "mcp")]
