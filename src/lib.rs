@@ -255,6 +255,10 @@ mod wire;
 #[cfg(feature = "zoekt")]
 pub mod zoekt;
 
+// The index's entry points for the fuzz target and the benchmark.
+#[cfg(feature = "index")]
+#[doc(hidden)]
+pub use index::grams::hooks as __index_hooks;
 pub use bounded::Bounded;
 pub use bounded::Incomplete;
 pub use cancel::{CancelOnDrop, CancelToken};

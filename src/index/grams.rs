@@ -16,14 +16,22 @@
 //! all ids (count, byte length, bytes); then each trigram's entry in
 //! ascending trigram order (3 raw bytes, count, byte length); then the
 //! lists' bytes, in the same order, and nothing after them. Decoding
-//! checks every list (ascending ids, exact lengths, counts), so a
-//! `Grams` decoded is as sound as one built.
+//! checks the structure (format, version, trigram order, counts and
+//! lengths) and the list of every file; a trigram's list is checked
+//! when a query first reads it (a pass over that list only), and one
+//! that fails reads as every file. Decoding a whole index stays a matter
+//! of milliseconds, and a damaged list never hides a file; a damaged
+//! list that still reads as ascending ids is not detected here (the
+//! container around these bytes is the place for a checksum).
 
 mod candidates;
+#[doc(hidden)]
+pub mod hooks;
 mod postings;
 #[cfg(test)]
 mod tests;
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
@@ -66,15 +74,47 @@ impl Hasher for KeyHasher {
 /// The lists of a builder, by trigram key.
 type Lists = HashMap<u32, ListBuilder, BuildHasherDefault<KeyHasher>>;
 
+/// The distinct trigrams of one file at a time, in the order first seen,
+/// with a bitmap of every trigram (2 MiB, allocated on first use).
+#[derive(Default)]
+pub(crate) struct Distinct {
+    /// One bit per trigram key: seen in the current file.
+    seen: Vec<u64>,
+    /// The keys seen in the current file.
+    keys: Vec<u32>,
+}
+
+impl Distinct {
+    /// The distinct trigram keys of `bytes`.
+    pub(crate) fn of(&mut self, bytes: &[u8]) -> &[u32] {
+        for &k in &self.keys {
+            self.seen[(k >> 6) as usize] = 0;
+        }
+        self.keys.clear();
+        if bytes.len() < 3 {
+            return &self.keys;
+        }
+        if self.seen.is_empty() {
+            self.seen = vec![0; (1 << 24) / 64];
+        }
+        for w in bytes.windows(3) {
+            let k = key(&[w[0], w[1], w[2]]);
+            let (word, bit) = ((k >> 6) as usize, 1u64 << (k & 63));
+            if self.seen[word] & bit == 0 {
+                self.seen[word] |= bit;
+                self.keys.push(k);
+            }
+        }
+        &self.keys
+    }
+}
+
 /// Collects the trigrams of files, one file at a time.
 pub(crate) struct GramsBuilder {
     lists: Lists,
     /// The ids of every file added.
     all: ListBuilder,
-    /// One bit per trigram: seen in the file being added.
-    seen: Vec<u64>,
-    /// The trigrams seen in the file being added.
-    touched: Vec<u32>,
+    distinct: Distinct,
 }
 
 impl GramsBuilder {
@@ -83,8 +123,7 @@ impl GramsBuilder {
         GramsBuilder {
             lists: Lists::default(),
             all: ListBuilder::default(),
-            seen: Vec::new(),
-            touched: Vec::new(),
+            distinct: Distinct::default(),
         }
     }
 
@@ -96,28 +135,14 @@ impl GramsBuilder {
     /// When `id` is not greater than every id added before.
     pub(crate) fn add(&mut self, id: u32, bytes: &[u8]) {
         self.all.push(id);
-        if bytes.len() < 3 {
-            return;
-        }
-        if self.seen.is_empty() {
-            self.seen = vec![0; (1 << 24) / 64];
-        }
-        self.touched.clear();
-        for w in bytes.windows(3) {
-            let k = key(&[w[0], w[1], w[2]]);
-            let (word, bit) = ((k >> 6) as usize, 1u64 << (k & 63));
-            if self.seen[word] & bit == 0 {
-                self.seen[word] |= bit;
-                self.touched.push(k);
-            }
-        }
-        for &k in &self.touched {
-            self.seen[(k >> 6) as usize] = 0;
+        for &k in self.distinct.of(bytes) {
             self.lists.entry(k).or_default().push(id);
         }
     }
 
     /// Merges a builder filled on another thread (disjoint ids).
+    // Used by the corpus built on these postings (and the tests).
+    #[cfg_attr(not(test), allow(dead_code))]
     pub(crate) fn merge(mut self, other: GramsBuilder) -> Self {
         self.all = merge_lists(std::mem::take(&mut self.all), other.all);
         for (k, list) in other.lists {
@@ -138,7 +163,8 @@ impl GramsBuilder {
         let mut entries: Vec<(u32, ListBuilder)> = self.lists.into_iter().collect();
         entries.sort_unstable_by_key(|(k, _)| *k);
         let mut grams = Grams::default();
-        grams.push_list(&self.all.bytes, self.all.count);
+        let well_formed = grams.push_list(&self.all.bytes, self.all.count);
+        debug_assert!(well_formed.is_some(), "a built list is well formed");
         for (k, list) in &entries {
             grams.keys.push(*k);
             grams.push_list(&list.bytes, list.count);
@@ -148,6 +174,8 @@ impl GramsBuilder {
 }
 
 /// The union of two lists of disjoint ids.
+// Used by the corpus built on these postings (and the tests).
+#[cfg_attr(not(test), allow(dead_code))]
 fn merge_lists(a: ListBuilder, b: ListBuilder) -> ListBuilder {
     if b.count == 0 {
         return a;
@@ -183,29 +211,27 @@ pub(crate) struct Grams {
     counts: Vec<u32>,
     /// Where each list's bytes start in `data` (one more entry: the end).
     starts: Vec<usize>,
-    /// Where each list's skip entries start in `skips` (one more: the end).
-    skip_starts: Vec<usize>,
-    skips: Vec<Skip>,
     data: Vec<u8>,
+    /// The skip entries of list 0 (every file), checked.
+    all_skips: Vec<Skip>,
+    /// The greatest file id.
+    last: Option<u32>,
 }
 
 impl Grams {
-    /// Appends a list known to be well formed.
-    fn push_list(&mut self, bytes: &[u8], count: u32) {
-        let (skips, _) = scan(bytes, count).unwrap_or_default();
-        self.push_scanned(bytes, count, skips);
-    }
-
-    fn push_scanned(&mut self, bytes: &[u8], count: u32, skips: Vec<Skip>) {
+    /// Appends a list; the first one is the list of every file, which is
+    /// checked here (the others are checked when a query reads them).
+    fn push_list(&mut self, bytes: &[u8], count: u32) -> Option<()> {
         if self.starts.is_empty() {
+            let (skips, last) = scan(bytes, count)?;
+            self.all_skips = skips;
+            self.last = last;
             self.starts.push(0);
-            self.skip_starts.push(0);
         }
         self.data.extend_from_slice(bytes);
-        self.skips.extend(skips);
         self.counts.push(count);
         self.starts.push(self.data.len());
-        self.skip_starts.push(self.skips.len());
+        Some(())
     }
 
     /// The number of files.
@@ -218,13 +244,33 @@ impl Grams {
         self.keys.len()
     }
 
-    /// List `i`'s cursor, and its count.
-    fn cursor(&self, i: usize) -> Option<(ListCursor<'_>, u32)> {
-        let bytes = self.data.get(*self.starts.get(i)?..*self.starts.get(i + 1)?)?;
-        let skips = self
-            .skips
-            .get(*self.skip_starts.get(i)?..*self.skip_starts.get(i + 1)?)?;
-        Some((ListCursor::new(bytes, skips), *self.counts.get(i)?))
+    /// The list of every file, and its count.
+    fn all(&self) -> (Node<'_>, u32) {
+        match self.data.get(..self.starts.get(1).copied().unwrap_or(0)) {
+            Some(bytes) if !self.counts.is_empty() => (
+                Node::List(ListCursor::new(bytes, Cow::Borrowed(&self.all_skips))),
+                self.counts[0],
+            ),
+            _ => (Node::Empty, 0),
+        }
+    }
+
+    /// List `i`'s cursor and count, after checking the list (ascending
+    /// ids, its count and length, no id past the last file's). A list
+    /// that fails the check (a damaged file) reads as every file: slower,
+    /// never wrong.
+    fn list(&self, i: usize) -> (Node<'_>, u32) {
+        let checked = (|| {
+            let bytes = self.data.get(*self.starts.get(i)?..*self.starts.get(i + 1)?)?;
+            let count = *self.counts.get(i)?;
+            let (skips, last) = scan(bytes, count)?;
+            (count > 0 && last <= self.last).then_some(())?;
+            Some((ListCursor::new(bytes, Cow::Owned(skips)), count))
+        })();
+        match checked {
+            Some((cursor, count)) => (Node::List(cursor), count),
+            None => self.all(),
+        }
     }
 
     /// The ids of files that may match, ascending, lazily, so a capped
@@ -237,17 +283,11 @@ impl Grams {
     /// The cursors of `need`, and an estimate of how many ids they yield
     /// (for ordering an intersection rarest first).
     fn node(&self, need: &Need) -> (Node<'_>, u32) {
-        let all = || match self.cursor(0) {
-            Some((c, n)) => (Node::List(c), n),
-            None => (Node::Empty, 0),
-        };
+        let all = || self.all();
         match need {
             Need::Any => all(),
             Need::Gram(g) => match self.keys.binary_search(&key(g)) {
-                Ok(i) => match self.cursor(i + 1) {
-                    Some((c, n)) => (Node::List(c), n),
-                    None => (Node::Empty, 0),
-                },
+                Ok(i) => self.list(i + 1),
                 Err(_) => (Node::Empty, 0),
             },
             Need::All(needs) => {
@@ -341,8 +381,9 @@ impl Grams {
             .and_then(|r| r.get(..all_len))
             .ok_or_else(|| bad("cut short"))?;
         at += all_len;
-        let (skips, last) = scan(all, all_count).ok_or_else(|| bad("malformed list of files"))?;
-        grams.push_scanned(all, all_count, skips);
+        grams
+            .push_list(all, all_count)
+            .ok_or_else(|| bad("malformed list of files"))?;
         // Each table entry takes at least 5 bytes: a count beyond that
         // is refused before anything is allocated for it.
         if n > rest.len().saturating_sub(at) / 5 {
@@ -357,6 +398,11 @@ impl Grams {
             let len = get_varint(rest, &mut at).ok_or_else(|| bad("cut short"))? as usize;
             if table.last().is_some_and(|&(prev, _, _)| prev >= k) {
                 return Err(bad("trigrams out of order"));
+            }
+            // Each id takes 1 to 5 bytes; no list holds more ids than
+            // there are files.
+            if count == 0 || count > all_count || len < count as usize || len > (count as usize).saturating_mul(5) {
+                return Err(bad("malformed posting list"));
             }
             table.push((k, count, len));
         }
@@ -373,17 +419,16 @@ impl Grams {
             }));
         }
         grams.data.reserve(total);
-        let mut from = 0;
+        grams.keys.reserve(n);
+        grams.counts.reserve(n);
+        grams.starts.reserve(n);
+        grams.data.extend_from_slice(data);
+        let mut end = grams.data.len() - total;
         for (k, count, len) in table {
-            let list = &data[from..from + len];
-            from += len;
-            let (skips, list_last) =
-                scan(list, count).ok_or_else(|| bad("malformed posting list"))?;
-            if count == 0 || list_last > last || count > all_count {
-                return Err(bad("a posting list names files the index does not hold"));
-            }
+            end += len;
             grams.keys.push(k);
-            grams.push_scanned(list, count, skips);
+            grams.counts.push(count);
+            grams.starts.push(end);
         }
         Ok(grams)
     }

@@ -3,6 +3,8 @@
 //! it is), with a skip entry every `SKIP` ids so that a cursor seeks in
 //! O(log n) and decodes at most `SKIP` ids to reach a target.
 
+use std::borrow::Cow;
+
 /// Ids between two skip entries.
 pub(crate) const SKIP: u32 = 64;
 
@@ -59,6 +61,8 @@ impl ListBuilder {
     }
 
     /// The ids, in order.
+    // Used by the corpus built on these postings (and the tests).
+    #[cfg_attr(not(test), allow(dead_code))]
     pub(crate) fn ids(&self) -> Vec<u32> {
         let mut out = Vec::with_capacity(self.count as usize);
         let mut at = 0;
@@ -71,6 +75,8 @@ impl ListBuilder {
     }
 
     /// The list of `ids` (ascending, distinct).
+    // Used by the corpus built on these postings (and the tests).
+    #[cfg_attr(not(test), allow(dead_code))]
     pub(crate) fn of(ids: impl IntoIterator<Item = u32>) -> ListBuilder {
         let mut list = ListBuilder::default();
         for id in ids {
@@ -118,7 +124,7 @@ pub(crate) fn scan(bytes: &[u8], count: u32) -> Option<(Vec<Skip>, Option<u32>)>
 #[derive(Debug, Clone)]
 pub(crate) struct ListCursor<'a> {
     bytes: &'a [u8],
-    skips: &'a [Skip],
+    skips: Cow<'a, [Skip]>,
     /// Where the next varint starts.
     at: usize,
     /// The id decoded last, if any.
@@ -131,7 +137,7 @@ pub(crate) struct ListCursor<'a> {
 
 impl<'a> ListCursor<'a> {
     /// A cursor before the first id of `bytes`.
-    pub(crate) fn new(bytes: &'a [u8], skips: &'a [Skip]) -> ListCursor<'a> {
+    pub(crate) fn new(bytes: &'a [u8], skips: Cow<'a, [Skip]>) -> ListCursor<'a> {
         ListCursor {
             bytes,
             skips,

@@ -162,3 +162,36 @@ fn other_formats_are_refused_by_name() {
     let e = Grams::decode(&other_version).unwrap_err();
     assert!(e.to_string().contains("version 2"), "{e}");
 }
+
+#[test]
+fn the_fuzz_corpus_replays() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/corpus/index_grams");
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .expect("the fuzz corpus")
+        .map(|e| e.expect("an entry").path())
+        .collect();
+    files.sort();
+    assert!(files.len() >= 4);
+    let mut decoded = 0;
+    for file in files {
+        let bytes = std::fs::read(&file).expect("a corpus file");
+        super::hooks::fuzz_decode(&bytes);
+        decoded += usize::from(Grams::decode(&bytes).is_ok());
+    }
+    assert!(decoded >= 4, "the corpus holds valid indexes");
+}
+
+#[test]
+fn a_damaged_list_reads_as_every_file() {
+    let files = [b"abcd".to_vec(), b"xyz".to_vec(), b"abc".to_vec()];
+    let mut bytes = Vec::new();
+    build(&files).encode(&mut bytes);
+    // The lists end the encoding, the last one `xyz`'s (one id): its
+    // varint is made to run past the end.
+    let last = bytes.len() - 1;
+    bytes[last] |= 0x80;
+    let grams = Grams::decode(&bytes).expect("the structure is sound");
+    let plan = Need::Gram(*b"xyz");
+    assert_eq!(grams.candidates(&plan).collect::<Vec<_>>(), [id(0), id(1), id(2)]);
+    assert_eq!(grams.candidates(&Need::Gram(*b"abc")).collect::<Vec<_>>(), [id(0), id(2)]);
+}
