@@ -16,8 +16,8 @@ use std::hint::black_box;
 use std::path::Path;
 use std::time::Instant;
 
-use candor::Query;
 use candor::__index_hooks::{IndexGrams, Plan, Trigrams, plan};
+use candor::Query;
 use criterion::Criterion;
 use roaring::RoaringBitmap;
 
@@ -176,8 +176,16 @@ fn main() {
     let queries = [
         ("rare literal", Query::literal("PhantomPinned")),
         ("common word", Query::literal("return").whole_word(true)),
-        ("alternation", Query::regex(r"(?:catch_unwind|unwrap_or_default)\(")),
-        ("case-insensitive word", Query::literal("error").case_insensitive(true).whole_word(true)),
+        (
+            "alternation",
+            Query::regex(r"(?:catch_unwind|unwrap_or_default)\("),
+        ),
+        (
+            "case-insensitive word",
+            Query::literal("error")
+                .case_insensitive(true)
+                .whole_word(true),
+        ),
     ];
     for (name, q) in &queries {
         let p = plan(q);

@@ -17,12 +17,12 @@
 //! ascending trigram order (3 raw bytes, count, byte length); then the
 //! lists' bytes, in the same order, and nothing after them. Decoding
 //! checks the structure (format, version, trigram order, counts and
-//! lengths) and the list of every file; a trigram's list is checked
-//! when a query first reads it (a pass over that list only), and one
-//! that fails reads as every file. Decoding a whole index stays a matter
-//! of milliseconds, and a damaged list never hides a file; a damaged
-//! list that still reads as ascending ids is not detected here (the
-//! container around these bytes is the place for a checksum).
+//! lengths) and the list of every file; a trigram's list is checked as a
+//! query reads it, as far as it reads it, and one found damaged reads as
+//! every file from there on. Decoding stays a copy and a pass over the
+//! table, and a damaged list never hides a file; damage that still reads
+//! as ascending ids is not detected here (the container around these
+//! bytes is the place for a checksum).
 
 mod candidates;
 #[doc(hidden)]
@@ -31,7 +31,6 @@ mod postings;
 #[cfg(test)]
 mod tests;
 
-use std::borrow::Cow;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
@@ -40,7 +39,7 @@ use crate::index::plan::{Gram, Need};
 
 pub(crate) use candidates::Candidates;
 use candidates::Node;
-use postings::{ListBuilder, ListCursor, Skip, get_varint, put_varint, scan};
+use postings::{ListBuilder, ListCursor, get_varint, put_varint, scan};
 
 /// The first bytes of an encoded `Grams`.
 const MAGIC: &[u8; 8] = b"CNDGRAMS";
@@ -212,8 +211,6 @@ pub(crate) struct Grams {
     /// Where each list's bytes start in `data` (one more entry: the end).
     starts: Vec<usize>,
     data: Vec<u8>,
-    /// The skip entries of list 0 (every file), checked.
-    all_skips: Vec<Skip>,
     /// The greatest file id.
     last: Option<u32>,
 }
@@ -223,9 +220,7 @@ impl Grams {
     /// checked here (the others are checked when a query reads them).
     fn push_list(&mut self, bytes: &[u8], count: u32) -> Option<()> {
         if self.starts.is_empty() {
-            let (skips, last) = scan(bytes, count)?;
-            self.all_skips = skips;
-            self.last = last;
+            self.last = scan(bytes, count)?;
             self.starts.push(0);
         }
         self.data.extend_from_slice(bytes);
@@ -244,33 +239,33 @@ impl Grams {
         self.keys.len()
     }
 
+    /// The bytes of list `i`.
+    fn bytes(&self, i: usize) -> &[u8] {
+        let (from, to) = (self.starts[i], self.starts[i + 1]);
+        &self.data[from..to]
+    }
+
     /// The list of every file, and its count.
     fn all(&self) -> (Node<'_>, u32) {
-        match self.data.get(..self.starts.get(1).copied().unwrap_or(0)) {
-            Some(bytes) if !self.counts.is_empty() => (
-                Node::List(ListCursor::new(bytes, Cow::Borrowed(&self.all_skips))),
-                self.counts[0],
+        match (self.counts.first(), self.last) {
+            (Some(&count), Some(last)) => (
+                Node::List(ListCursor::new(self.bytes(0), count, last, None)),
+                count,
             ),
             _ => (Node::Empty, 0),
         }
     }
 
-    /// List `i`'s cursor and count, after checking the list (ascending
-    /// ids, its count and length, no id past the last file's). A list
-    /// that fails the check (a damaged file) reads as every file: slower,
-    /// never wrong.
+    /// List `i`'s cursor and count. The cursor checks the list as it
+    /// reads it; a list found damaged reads as every file from there on
+    /// (see `ListCursor`): slower, never wrong.
     fn list(&self, i: usize) -> (Node<'_>, u32) {
-        let checked = (|| {
-            let bytes = self.data.get(*self.starts.get(i)?..*self.starts.get(i + 1)?)?;
-            let count = *self.counts.get(i)?;
-            let (skips, last) = scan(bytes, count)?;
-            (count > 0 && last <= self.last).then_some(())?;
-            Some((ListCursor::new(bytes, Cow::Owned(skips)), count))
-        })();
-        match checked {
-            Some((cursor, count)) => (Node::List(cursor), count),
-            None => self.all(),
-        }
+        let (Some(last), Some(&count)) = (self.last, self.counts.get(i)) else {
+            return (Node::Empty, 0);
+        };
+        let all = (self.bytes(0), self.counts[0]);
+        let cursor = ListCursor::new(self.bytes(i), count, last, Some(all));
+        (Node::List(cursor), count)
     }
 
     /// The ids of files that may match, ascending, lazily, so a capped
@@ -304,7 +299,10 @@ impl Grams {
                 if least == 0 {
                     return (Node::Empty, 0);
                 }
-                (Node::And(parts.into_iter().map(|(n, _)| n).collect()), least)
+                (
+                    Node::And(parts.into_iter().map(|(n, _)| n).collect()),
+                    least,
+                )
             }
             Need::AnyOf(needs) => {
                 if needs.contains(&Need::Any) {
@@ -315,9 +313,7 @@ impl Grams {
                     .map(|n| self.node(n))
                     .filter(|(_, n)| *n > 0)
                     .collect();
-                let sum = parts
-                    .iter()
-                    .fold(0u32, |s, (_, n)| s.saturating_add(*n));
+                let sum = parts.iter().fold(0u32, |s, (_, n)| s.saturating_add(*n));
                 match parts.len() {
                     0 => (Node::Empty, 0),
                     _ => (Node::Or(parts.into_iter().map(|(n, _)| n).collect()), sum),
@@ -360,7 +356,8 @@ impl Grams {
     /// or version, cut short, trailing bytes, or a list whose ids are not
     /// ascending or do not match its count and length.
     pub(crate) fn decode(bytes: &[u8]) -> Result<Grams, Error> {
-        let bad = |what: &str| Error::invalid_argument("index", format!("trigram postings: {what}"));
+        let bad =
+            |what: &str| Error::invalid_argument("index", format!("trigram postings: {what}"));
         let rest = bytes
             .strip_prefix(MAGIC)
             .ok_or_else(|| bad("not a trigram index"))?;
@@ -401,7 +398,11 @@ impl Grams {
             }
             // Each id takes 1 to 5 bytes; no list holds more ids than
             // there are files.
-            if count == 0 || count > all_count || len < count as usize || len > (count as usize).saturating_mul(5) {
+            if count == 0
+                || count > all_count
+                || len < count as usize
+                || len > (count as usize).saturating_mul(5)
+            {
                 return Err(bad("malformed posting list"));
             }
             table.push((k, count, len));

@@ -152,7 +152,10 @@ pub fn fuzz_decode(bytes: &[u8]) {
     };
     let mut plans = vec![Need::Any];
     let mut keys = grams.keys.iter().copied();
-    let mut gram = || keys.next().map(|k| Need::Gram([(k >> 16) as u8, (k >> 8) as u8, k as u8]));
+    let mut gram = || {
+        keys.next()
+            .map(|k| Need::Gram([(k >> 16) as u8, (k >> 8) as u8, k as u8]))
+    };
     if let (Some(a), Some(b)) = (gram(), gram()) {
         plans.push(a.clone());
         plans.push(Need::All(vec![a.clone(), b.clone()]));
@@ -160,7 +163,10 @@ pub fn fuzz_decode(bytes: &[u8]) {
     }
     for plan in &plans {
         let all: Vec<u32> = grams.candidates(plan).collect();
-        assert!(all.windows(2).all(|w| w[0] < w[1]), "candidates out of order");
+        assert!(
+            all.windows(2).all(|w| w[0] < w[1]),
+            "candidates out of order"
+        );
         let mut c = grams.candidates(plan);
         if let Some(&mid) = all.get(all.len() / 2) {
             c.seek(mid);

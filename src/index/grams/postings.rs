@@ -1,12 +1,11 @@
 //! Posting lists: the ascending ids of the files that hold a trigram, as
 //! delta-varints (LEB128 of the gap to the previous id; the first id as
-//! it is), with a skip entry every `SKIP` ids so that a cursor seeks in
-//! O(log n) and decodes at most `SKIP` ids to reach a target.
-
-use std::borrow::Cow;
-
-/// Ids between two skip entries.
-pub(crate) const SKIP: u32 = 64;
+//! it is), read by a forward cursor that checks each id as it decodes it.
+//!
+//! A cursor decodes only as far as its target: a capped page reads the
+//! lists' prefixes, and seeking decodes forward (about a nanosecond per
+//! id) rather than through a skip table, which would cost a pass over
+//! every list read, or space, to check.
 
 /// Appends `v` as a LEB128 varint.
 pub(crate) fn put_varint(out: &mut Vec<u8>, mut v: u32) {
@@ -86,65 +85,66 @@ impl ListBuilder {
     }
 }
 
-/// A skip entry: the id decoded just before `offset` in a list's bytes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Skip {
-    /// The id there.
-    pub(crate) id: u32,
-    /// The byte offset after that id's varint, within the list.
-    pub(crate) offset: u32,
-}
-
 /// Checks that `bytes` holds exactly `count` strictly ascending ids, and
-/// returns the list's skip entries and its last id; `None` when it does
-/// not.
-pub(crate) fn scan(bytes: &[u8], count: u32) -> Option<(Vec<Skip>, Option<u32>)> {
-    let mut skips = Vec::with_capacity((count / SKIP) as usize);
+/// returns the last one (`Some(None)` for an empty list); `None` when it
+/// does not.
+pub(crate) fn scan(bytes: &[u8], count: u32) -> Option<Option<u32>> {
     let mut at = 0;
     let mut prev: Option<u32> = None;
-    for n in 1..=count {
+    for _ in 0..count {
         let gap = get_varint(bytes, &mut at)?;
-        let id = match prev {
+        prev = Some(match prev {
             None => gap,
             Some(p) if gap > 0 => p.checked_add(gap)?,
             Some(_) => return None,
-        };
-        prev = Some(id);
-        if n % SKIP == 0 {
-            skips.push(Skip {
-                id,
-                offset: u32::try_from(at).ok()?,
-            });
-        }
+        });
     }
-    (at == bytes.len()).then_some((skips, prev))
+    (at == bytes.len()).then_some(prev)
 }
 
-/// A cursor over a list (checked by `scan`), moving only forward.
+/// A cursor over a list, moving only forward. It checks the list as it
+/// reads it (well-formed varints, ascending ids, none past the last
+/// file, its count and length); from the first fault on it reads its
+/// fallback, the list of every file, instead: a damaged list never hides
+/// a file.
 #[derive(Debug, Clone)]
 pub(crate) struct ListCursor<'a> {
     bytes: &'a [u8],
-    skips: Cow<'a, [Skip]>,
+    /// The ids the list holds.
+    count: u32,
+    /// The greatest id a list may hold.
+    max: u32,
+    /// The list read after a fault (already checked), with its count.
+    fallback: Option<(&'a [u8], u32)>,
     /// Where the next varint starts.
     at: usize,
+    /// How many ids were decoded.
+    read: u32,
     /// The id decoded last, if any.
     prev: Option<u32>,
-    /// The current id: the first at or after the last target; `None`
-    /// before the first advance, or past the end.
+    /// The first id at or after the last target; `None` before the
+    /// first advance, or past the end.
     current: Option<u32>,
-    done: bool,
 }
 
 impl<'a> ListCursor<'a> {
-    /// A cursor before the first id of `bytes`.
-    pub(crate) fn new(bytes: &'a [u8], skips: Cow<'a, [Skip]>) -> ListCursor<'a> {
+    /// A cursor before the first of the `count` ids of `bytes`, none
+    /// greater than `max`, reading `fallback` after a fault.
+    pub(crate) fn new(
+        bytes: &'a [u8],
+        count: u32,
+        max: u32,
+        fallback: Option<(&'a [u8], u32)>,
+    ) -> ListCursor<'a> {
         ListCursor {
             bytes,
-            skips,
+            count,
+            max,
+            fallback,
             at: 0,
+            read: 0,
             prev: None,
             current: None,
-            done: false,
         }
     }
 
@@ -155,32 +155,50 @@ impl<'a> ListCursor<'a> {
                 return Some(c);
             }
         }
-        if self.done {
-            return None;
-        }
-        // The last skip entry before the target, if it is ahead of us.
-        let i = self.skips.partition_point(|s| s.id < target);
-        if i > 0 {
-            let s = self.skips[i - 1];
-            if s.offset as usize > self.at {
-                self.at = s.offset as usize;
-                self.prev = Some(s.id);
+        loop {
+            if self.read == self.count {
+                if self.at != self.bytes.len() {
+                    self.fault();
+                    continue;
+                }
+                self.current = None;
+                return None;
             }
-        }
-        while let Some(gap) = get_varint(self.bytes, &mut self.at) {
-            // `scan` checked the list: the sum does not overflow.
-            let id = match self.prev {
-                None => gap,
-                Some(p) => p.saturating_add(gap),
+            let id = get_varint(self.bytes, &mut self.at).and_then(|gap| match self.prev {
+                None => Some(gap),
+                Some(p) if gap > 0 => p.checked_add(gap),
+                Some(_) => None,
+            });
+            let Some(id) = id.filter(|&id| id <= self.max) else {
+                self.fault();
+                continue;
             };
+            self.read += 1;
             self.prev = Some(id);
             if id >= target {
                 self.current = Some(id);
                 return Some(id);
             }
         }
-        self.done = true;
-        self.current = None;
-        None
+    }
+
+    /// Goes over to the fallback list, from its start (the ids before
+    /// the target are skipped again by `advance`).
+    fn fault(&mut self) {
+        match self.fallback.take() {
+            Some((bytes, count)) => {
+                self.bytes = bytes;
+                self.count = count;
+            }
+            // The fallback itself was checked when it was decoded; were
+            // it damaged all the same, it ends here.
+            None => {
+                self.bytes = &[];
+                self.count = 0;
+            }
+        }
+        self.at = 0;
+        self.read = 0;
+        self.prev = None;
     }
 }

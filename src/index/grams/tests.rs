@@ -127,7 +127,7 @@ proptest! {
 }
 
 #[test]
-fn long_lists_seek_through_their_skip_entries() {
+fn long_lists_seek_forward_and_back() {
     let mut b = GramsBuilder::new();
     for i in 0..10_000u32 {
         let bytes: &[u8] = if i % 3 == 0 { b"abcd" } else { b"bcde" };
@@ -152,7 +152,13 @@ fn other_formats_are_refused_by_name() {
     build(&[b"abcd".to_vec()]).encode(&mut bytes);
     for bad in [&b"nonsense"[..], &bytes[..bytes.len() - 1], b""] {
         let e = Grams::decode(bad).unwrap_err();
-        assert!(matches!(e.kind(), crate::ErrorKind::InvalidArgument { name: "index", .. }), "{e}");
+        assert!(
+            matches!(
+                e.kind(),
+                crate::ErrorKind::InvalidArgument { name: "index", .. }
+            ),
+            "{e}"
+        );
     }
     let mut longer = bytes.clone();
     longer.push(0);
@@ -192,6 +198,12 @@ fn a_damaged_list_reads_as_every_file() {
     bytes[last] |= 0x80;
     let grams = Grams::decode(&bytes).expect("the structure is sound");
     let plan = Need::Gram(*b"xyz");
-    assert_eq!(grams.candidates(&plan).collect::<Vec<_>>(), [id(0), id(1), id(2)]);
-    assert_eq!(grams.candidates(&Need::Gram(*b"abc")).collect::<Vec<_>>(), [id(0), id(2)]);
+    assert_eq!(
+        grams.candidates(&plan).collect::<Vec<_>>(),
+        [id(0), id(1), id(2)]
+    );
+    assert_eq!(
+        grams.candidates(&Need::Gram(*b"abc")).collect::<Vec<_>>(),
+        [id(0), id(2)]
+    );
 }

@@ -76,7 +76,11 @@ fn analyze(hir: &Hir, whole_word: bool) -> Info {
     match hir.kind() {
         HirKind::Empty | HirKind::Look(_) => Info::exact([Vec::new()].into()),
         HirKind::Literal(lit) => {
-            let pieces = if whole_word { reliable_pieces(&lit.0) } else { vec![&lit.0[..]] };
+            let pieces = if whole_word {
+                reliable_pieces(&lit.0)
+            } else {
+                vec![&lit.0[..]]
+            };
             // Between two pieces, one unknown character.
             let mut info = Info::exact([Vec::new()].into());
             for (i, piece) in pieces.into_iter().enumerate() {
@@ -102,9 +106,11 @@ fn analyze(hir: &Hir, whole_word: bool) -> Info {
                 _ => plus(sub),
             }
         }
-        HirKind::Concat(subs) => subs.iter().fold(Info::exact([Vec::new()].into()), |acc, s| {
-            concat(acc, analyze(s, whole_word))
-        }),
+        HirKind::Concat(subs) => subs
+            .iter()
+            .fold(Info::exact([Vec::new()].into()), |acc, s| {
+                concat(acc, analyze(s, whole_word))
+            }),
         HirKind::Alternation(subs) => {
             let mut parts = subs.iter().map(|s| analyze(s, whole_word));
             let first = parts.next().unwrap_or_else(|| Info::exact(Set::new()));
@@ -133,10 +139,7 @@ fn expand(class: &Class) -> Option<Set> {
             }
         }
         Class::Bytes(c) => {
-            let count: usize = c
-                .iter()
-                .map(|r| usize::from(r.end() - r.start()) + 1)
-                .sum();
+            let count: usize = c.iter().map(|r| usize::from(r.end() - r.start()) + 1).sum();
             if count > MAX_CLASS {
                 return None;
             }
@@ -393,7 +396,12 @@ fn clean(set: Set, suffix: bool) -> Set {
     all.iter()
         .filter(|s| {
             !all.iter().any(|t| {
-                t.len() < s.len() && if suffix { s.ends_with(t) } else { s.starts_with(t) }
+                t.len() < s.len()
+                    && if suffix {
+                        s.ends_with(t)
+                    } else {
+                        s.starts_with(t)
+                    }
             })
         })
         .cloned()

@@ -61,7 +61,9 @@ impl Need {
     pub(crate) fn size(&self) -> usize {
         match self {
             Need::Any | Need::Gram(_) => 1,
-            Need::All(needs) | Need::AnyOf(needs) => 1 + needs.iter().map(Need::size).sum::<usize>(),
+            Need::All(needs) | Need::AnyOf(needs) => {
+                1 + needs.iter().map(Need::size).sum::<usize>()
+            }
         }
     }
 }
@@ -82,7 +84,10 @@ pub(super) fn flatten(need: Need) -> Need {
             }
             out.sort();
             out.dedup();
-            if out.iter().any(|n| matches!(n, Need::AnyOf(v) if v.is_empty())) {
+            if out
+                .iter()
+                .any(|n| matches!(n, Need::AnyOf(v) if v.is_empty()))
+            {
                 return Need::AnyOf(Vec::new());
             }
             match out.len() {

@@ -7,23 +7,55 @@ use std::collections::HashSet;
 use proptest::prelude::*;
 
 use super::{Gram, Need, need};
-use crate::search::{Corpus, Documents, Query};
 use crate::Limits;
+use crate::search::{Corpus, Documents, Query};
 
 /// Pieces of patterns and of files: case variants, characters with
 /// several simple case folds (the Kelvin sign, the long s), multi-byte
 /// text, and the characters that stand for invalid UTF-8 under whole
 /// words.
 const WORDS: &[&str] = &[
-    "abc", "ABC", "aBc", "kiss", "KISS", "\u{212A}iss", "\u{17F}t", "st", "ST", "straße", "é",
-    "É", "日本語", "語", "foo", "bar", "baz", "fo", "x", "_", " ", "-", "\u{0}", "\u{80}",
-    "\u{FFFF}", "\u{FFFD}", "a\u{80}b",
+    "abc",
+    "ABC",
+    "aBc",
+    "kiss",
+    "KISS",
+    "\u{212A}iss",
+    "\u{17F}t",
+    "st",
+    "ST",
+    "straße",
+    "é",
+    "É",
+    "日本語",
+    "語",
+    "foo",
+    "bar",
+    "baz",
+    "fo",
+    "x",
+    "_",
+    " ",
+    "-",
+    "\u{0}",
+    "\u{80}",
+    "\u{FFFF}",
+    "\u{FFFD}",
+    "a\u{80}b",
 ];
 
 /// Bytes spliced into files: line ends, and invalid UTF-8 of each
 /// length the matcher replaces.
 const BYTES: &[&[u8]] = &[
-    b"\n", b"\r\n", b"\r", b"\xFF", b"\xC3", b"\xE2\x82", b"\xF0\x9F\x98", b"\xBF", b"\x80",
+    b"\n",
+    b"\r\n",
+    b"\r",
+    b"\xFF",
+    b"\xC3",
+    b"\xE2\x82",
+    b"\xF0\x9F\x98",
+    b"\xBF",
+    b"\x80",
 ];
 
 /// A regex over `WORDS`: literals, classes, anchors and word boundaries,
