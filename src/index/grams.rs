@@ -8,8 +8,9 @@
 //! (at most 2^24 of them) and a 2 MiB bitmap that removes repeated
 //! trigrams within a file: a builder's memory stays within about twice
 //! the encoded size of the postings it holds plus 2 MiB, whatever the
-//! size of one file. Builders filled with disjoint ranges of files can be
-//! finished or merged one by one.
+//! size of one file. To bound it further, a builder is finished into a
+//! partial `Grams` (its lists packed end to end, no slack) and started
+//! afresh; the partial postings are merged at the end.
 //!
 //! The encoding (all integers LEB128 varints unless said otherwise):
 //! `MAGIC`, the format version, the number of trigram lists; the list of
@@ -31,6 +32,7 @@ mod postings;
 #[cfg(test)]
 mod tests;
 
+use std::cmp::Ordering;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
@@ -320,6 +322,66 @@ impl Grams {
                 }
             }
         }
+    }
+
+    /// Merges postings finished from builders of disjoint files (a
+    /// builder finished early bounds the memory of a build; see the
+    /// module docs).
+    ///
+    /// # Errors
+    ///
+    /// [`InvalidArgument`](crate::ErrorKind::InvalidArgument) (named
+    /// `index`) when a list of either is damaged (possible only in
+    /// postings decoded from damaged bytes).
+    pub(crate) fn merge(self, other: Grams) -> Result<Grams, Error> {
+        let damaged =
+            || Error::invalid_argument("index", "trigram postings: malformed posting list");
+        let list = |g: &Grams, i: usize| -> Result<ListBuilder, Error> {
+            let bytes = g.bytes(i);
+            let count = g.counts[i];
+            let last = scan(bytes, count).ok_or_else(damaged)?;
+            Ok(ListBuilder {
+                bytes: bytes.to_vec(),
+                count,
+                last: last.unwrap_or(0),
+            })
+        };
+        if self.starts.is_empty() {
+            return Ok(other);
+        }
+        if other.starts.is_empty() {
+            return Ok(self);
+        }
+        let mut out = Grams::default();
+        let all = merge_lists(list(&self, 0)?, list(&other, 0)?);
+        out.push_list(&all.bytes, all.count).ok_or_else(damaged)?;
+        let (mut i, mut j) = (0, 0);
+        while i < self.keys.len() || j < other.keys.len() {
+            let order = match (self.keys.get(i), other.keys.get(j)) {
+                (Some(x), Some(y)) => x.cmp(y),
+                (Some(_), None) => Ordering::Less,
+                _ => Ordering::Greater,
+            };
+            let (k, merged) = match order {
+                Ordering::Equal => {
+                    i += 1;
+                    j += 1;
+                    let merged = merge_lists(list(&self, i)?, list(&other, j)?);
+                    (self.keys[i - 1], merged)
+                }
+                Ordering::Less => {
+                    i += 1;
+                    (self.keys[i - 1], list(&self, i)?)
+                }
+                Ordering::Greater => {
+                    j += 1;
+                    (other.keys[j - 1], list(&other, j)?)
+                }
+            };
+            out.keys.push(k);
+            out.push_list(&merged.bytes, merged.count);
+        }
+        Ok(out)
     }
 
     /// Appends the encoding of these postings to `out`.

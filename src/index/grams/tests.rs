@@ -88,6 +88,14 @@ proptest! {
         let merged = b.merge(a).finish();
         prop_assert_eq!(&merged, &grams);
 
+        // Finished in two parts, then merged.
+        let (mut a, mut b) = (GramsBuilder::new(), GramsBuilder::new());
+        for (i, f) in files.iter().enumerate() {
+            if i < cut { a.add(id(i), f) } else { b.add(id(i), f) }
+        }
+        let merged = b.finish().merge(a.finish()).expect("well formed");
+        prop_assert_eq!(&merged, &grams);
+
         // Encoded and decoded.
         let mut bytes = Vec::new();
         grams.encode(&mut bytes);
