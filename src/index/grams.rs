@@ -112,9 +112,11 @@ impl Distinct {
 
 /// Collects the trigrams of files, one file at a time.
 pub(crate) struct GramsBuilder {
+    /// Each trigram's list so far.
     lists: Lists,
     /// The ids of every file added.
     all: ListBuilder,
+    /// The distinct trigrams of the file being added.
     distinct: Distinct,
 }
 
@@ -212,6 +214,7 @@ pub(crate) struct Grams {
     counts: Vec<u32>,
     /// Where each list's bytes start in `data` (one more entry: the end).
     starts: Vec<usize>,
+    /// Every list's bytes, end to end.
     data: Vec<u8>,
     /// The greatest file id.
     last: Option<u32>,
@@ -333,6 +336,8 @@ impl Grams {
     /// [`InvalidArgument`](crate::ErrorKind::InvalidArgument) (named
     /// `index`) when a list of either is damaged (possible only in
     /// postings decoded from damaged bytes).
+    // Used by the corpus built on these postings (and the tests).
+    #[cfg_attr(not(test), allow(dead_code))]
     pub(crate) fn merge(self, other: Grams) -> Result<Grams, Error> {
         let damaged =
             || Error::invalid_argument("index", "trigram postings: malformed posting list");

@@ -109,6 +109,7 @@ pub(crate) fn scan(bytes: &[u8], count: u32) -> Option<Option<u32>> {
 /// a file.
 #[derive(Debug, Clone)]
 pub(crate) struct ListCursor<'a> {
+    /// The list's encoded ids.
     bytes: &'a [u8],
     /// The ids the list holds.
     count: u32,

@@ -72,6 +72,8 @@ fn reliable_pieces(literal: &[u8]) -> Vec<&[u8]> {
     }
 }
 
+/// What is known of the strings `hir` matches (see `plan` for
+/// `whole_word`).
 fn analyze(hir: &Hir, whole_word: bool) -> Info {
     match hir.kind() {
         HirKind::Empty | HirKind::Look(_) => Info::exact([Vec::new()].into()),
