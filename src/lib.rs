@@ -232,6 +232,8 @@ mod cursor;
 mod disclosure;
 mod envelope;
 mod error;
+#[cfg(feature = "index")]
+mod index;
 mod json_stream;
 mod limits;
 #[cfg(feature = "mcp")]
@@ -253,6 +255,7 @@ mod wire;
 #[cfg(feature = "zoekt")]
 pub mod zoekt;
 
+// The index's entry points for the fuzz target and the benchmark.
 pub use bounded::Bounded;
 pub use bounded::Incomplete;
 pub use cancel::{CancelOnDrop, CancelToken};
@@ -261,6 +264,9 @@ pub use completeness::{Budget, BudgetKind, Clamp, Completeness, UnknownBudgetKin
 pub use cursor::{Cursor, CursorKey, Fingerprint, Scope};
 pub use disclosure::Disclosure;
 pub use error::{Error, ErrorKind};
+#[cfg(feature = "index")]
+#[doc(hidden)]
+pub use index::grams::hooks as __index_hooks;
 pub use json_stream::JsonStream;
 pub use limits::{AppliedLimit, Limits};
 pub use page::{

@@ -42,4 +42,6 @@ pub use tree::Tree;
 
 // The tree names them from here.
 #[cfg(feature = "tree")]
+#[cfg(feature = "index")]
+pub(crate) use matcher::{literals_hir, parse};
 pub(crate) use source::{Resolved, Source};
