@@ -10,9 +10,11 @@ use std::ops::ControlFlow;
 use super::Tree;
 use crate::error::{Error, ErrorKind};
 use crate::search::confine::{self, Kind, Target, Unresolved};
-use crate::search::engine::{FileOutcome, Plan};
+use crate::search::engine::{FileOutcome, Plan, Search};
 use crate::search::path::{parse_position, parse_tree_path};
 use crate::search::reader::Opened;
+use crate::search::source::Entry;
+use crate::search::walk::Job;
 use crate::search::{Resolved, Source};
 use crate::{Fingerprint, SkipReason, SkippedInput};
 
@@ -107,26 +109,20 @@ impl Source for Tree {
         }
     }
 
-    fn stamp(&self, path: &str) -> u64 {
-        let Some(mut names) = parse_position(path) else {
-            return 0;
-        };
-        let Some(last) = names.pop() else {
-            return 0;
-        };
+    fn stamp(&self, path: &str) -> Option<u64> {
+        let mut names = parse_position(path)?;
+        let last = names.pop()?;
         let folders = names.into_iter().map(os_name).collect();
-        let Ok(target) = confine::resolve(&self.root_dir, &self.root, folders, self.follow_links)
-        else {
-            return 0;
-        };
+        let target =
+            confine::resolve(&self.root_dir, &self.root, folders, self.follow_links).ok()?;
         let folder = match &target.name {
-            Some(name) => match confine::open_dir(&target.parent, name) {
-                Ok(folder) => folder,
-                Err(_) => return 0,
-            },
+            Some(name) => confine::open_dir(&target.parent, name).ok()?,
             None => target.parent,
         };
-        confine::stamp_at(&folder, &os_name(last)).unwrap_or(0)
+        // A stamp of 0 is none: a cursor writes none as 0.
+        confine::stamp_at(&folder, &os_name(last))
+            .ok()
+            .filter(|&stamp| stamp != 0)
     }
 
     fn open(&self, path: &str) -> Opened<'_> {
@@ -150,7 +146,9 @@ impl Source for Tree {
         // Name by name from the root's handle, no link followed on the
         // way, and a FIFO or device refused before any read can block.
         match confine::open_regular(&target.parent, &name) {
-            Ok(confine::Opened::File(file, _)) => Opened::File(file, self.read_rules()),
+            Ok(confine::Opened::File(file, _)) => {
+                Opened::File(self.input(&rel, file), self.read_rules())
+            }
             Ok(confine::Opened::Special) => {
                 Opened::Skip(SkippedInput::new(&rel, SkipReason::Special))
             }
@@ -158,11 +156,37 @@ impl Source for Tree {
         }
     }
 
-    fn run(
+    fn files(
         &self,
         plan: &Plan<'_>,
+        each: &mut dyn FnMut(Entry<'_>) -> ControlFlow<()>,
+    ) -> Result<(), Error> {
+        for job in self.jobs(plan)? {
+            let flow = match job {
+                Job::File { rel, dir, name } => {
+                    let open = || self.open_at(&rel, &dir, &name);
+                    each(Entry::File {
+                        path: &rel,
+                        open: &open,
+                    })
+                }
+                Job::Skip(input) => each(Entry::Skip(input)),
+            };
+            if flow.is_break() {
+                break;
+            }
+        }
+        Ok(())
+    }
+
+    /// The files searched in parallel (see `schedule.rs`), their outcomes
+    /// handed on in path order: the same as `files` searched one after the
+    /// other gives.
+    fn run(
+        &self,
+        search: &Search<'_>,
         take: &mut dyn FnMut(FileOutcome<'_>) -> ControlFlow<()>,
     ) -> Result<(), Error> {
-        self.schedule(plan, take)
+        self.schedule(search, take)
     }
 }
