@@ -149,3 +149,185 @@ pub(crate) struct Resolved {
     pub(crate) path: String,
     pub(crate) is_file: bool,
 }
+
+#[cfg(test)]
+mod tests {
+    //! A corpus kind added by implementing `Source` alone: files in a map,
+    //! with an index that rules files out without reading them, recorded
+    //! skips, and a resume that seeks. Its answers are those of the same
+    //! files as `Documents`.
+
+    use std::collections::BTreeMap;
+    use std::ops::ControlFlow;
+
+    use super::{Entry, Resolved, Source};
+    use crate::error::{Error, ErrorKind};
+    use crate::search::Documents;
+    use crate::search::engine::Plan;
+    use crate::search::path::{cmp_paths, is_within, normalize};
+    use crate::search::reader::{Known, Opened};
+    use crate::{Corpus, Fingerprint, Limits, Query, SkipReason, SkippedInput};
+
+    /// Files in memory with an index: the whole corpus kind is this type
+    /// and its `Source` impl (about 60 lines), nothing of the engine.
+    struct Indexed {
+        files: BTreeMap<String, String>,
+        /// Inputs the index recorded as not indexed, by path.
+        skips: BTreeMap<String, SkipReason>,
+    }
+
+    impl Source for Indexed {
+        fn fingerprint(&self) -> u64 {
+            Fingerprint::of(&("indexed", &self.files)).as_u64()
+        }
+
+        fn generation(&self) -> Option<u64> {
+            None
+        }
+
+        fn resolve(&self, path: &str) -> Result<Resolved, Error> {
+            let path = normalize(path, None)?;
+            match self.files.contains_key(&path) {
+                true => Ok(Resolved {
+                    path,
+                    is_file: true,
+                }),
+                false => Err(ErrorKind::NotFound { path }.into()),
+            }
+        }
+
+        fn filter_path(&self, path: &str) -> Result<String, Error> {
+            normalize(path, None)
+        }
+
+        fn check_position(&self, _path: &str) -> Result<(), Error> {
+            Ok(())
+        }
+
+        fn stamp(&self, _path: &str) -> Option<u64> {
+            None
+        }
+
+        fn open(&self, path: &str) -> Opened<'_> {
+            match self.files.get(path) {
+                Some(text) => Opened::Memory(text.as_bytes(), Known::of(text.as_bytes(), true)),
+                None => Opened::Skip(SkippedInput::new(path, SkipReason::Vanished)),
+            }
+        }
+
+        fn files(
+            &self,
+            plan: &Plan<'_>,
+            each: &mut dyn FnMut(Entry<'_>) -> ControlFlow<()>,
+        ) -> Result<(), Error> {
+            let start = plan.start.as_ref().map(|p| p.path.as_str());
+            // Seek to the resume point: nothing before it is looked at.
+            let from = |map_start: &str| start.is_none_or(|s| cmp_paths(map_start, s).is_ge());
+            let files = self
+                .files
+                .iter()
+                .filter(|(p, _)| from(p))
+                .map(|(p, t)| (p, Some(t)));
+            let skips = self.skips.keys().filter(|p| from(p)).map(|p| (p, None));
+            let mut all: Vec<_> = files.chain(skips).collect();
+            all.sort_by(|a, b| cmp_paths(a.0, b.0));
+            for (path, text) in all {
+                if !plan.filters.is_empty() && !plan.filters.iter().any(|f| is_within(path, f)) {
+                    continue;
+                }
+                let entry_flow = match text {
+                    None => each(Entry::Skip(SkippedInput::new(
+                        path,
+                        self.skips[path].clone(),
+                    ))),
+                    // The index rules the file out (here by a scan standing
+                    // in for its postings): searched, no match, not read.
+                    Some(text)
+                        if start != Some(path.as_str())
+                            && plan.matcher.next_line(text.as_bytes(), 0).is_none() =>
+                    {
+                        each(Entry::NoMatch {
+                            path,
+                            len: text.len() as u64,
+                        })
+                    }
+                    Some(_) => {
+                        let open = || self.open(path);
+                        each(Entry::File { path, open: &open })
+                    }
+                };
+                if entry_flow.is_break() {
+                    break;
+                }
+            }
+            Ok(())
+        }
+    }
+
+    fn corpus() -> (Indexed, Documents<'static>) {
+        let files: BTreeMap<String, String> = (0..40)
+            .map(|i| {
+                let text = match i % 4 {
+                    0 => format!("fn f{i}() {{}}\nlet x = {i};\nfn g{i}() {{}}\n"),
+                    1 => "nothing here\n".repeat(i % 7 + 1),
+                    2 => format!("only one fn\n{}", "filler\n".repeat(i)),
+                    _ => String::new(),
+                };
+                (format!("d{}/f{i:02}.txt", i % 3), text)
+            })
+            .collect();
+        let mut docs = Documents::new();
+        for (path, text) in &files {
+            docs = docs.with(path.clone(), text.clone());
+        }
+        (
+            Indexed {
+                files,
+                skips: BTreeMap::from([("d1/big.bin".to_owned(), SkipReason::Binary)]),
+            },
+            docs,
+        )
+    }
+
+    #[test]
+    fn a_corpus_that_implements_source_alone_answers_as_documents_do() {
+        let (indexed, docs) = corpus();
+        let query = Query::literal("fn");
+        for limits in [
+            Limits::new(),
+            Limits::new().limit(3),
+            Limits::new().limit(5).count_total(true),
+            Limits::new().max_files(4),
+            Limits::new().max_files(0),
+        ] {
+            // Page after page, the same items, totals and stops.
+            let (mut a, mut b) = (None, None);
+            loop {
+                let x = indexed.search(&query, &limits, a.as_ref()).unwrap();
+                let y = docs.search(&query, &limits, b.as_ref()).unwrap();
+                assert_eq!(x.items(), y.items(), "{limits:?}");
+                assert_eq!(x.total(), y.total(), "{limits:?}");
+                assert_eq!(x.completeness(), y.completeness(), "{limits:?}");
+                match (x.next_cursor(), y.next_cursor()) {
+                    (Some(c), Some(d)) => (a, b) = (Some(c.clone()), Some(d.clone())),
+                    (None, None) => break,
+                    other => panic!("one page goes on, the other not: {other:?}"),
+                }
+            }
+            let x = indexed.count_per_file(&query, &limits, None).unwrap();
+            let y = docs.count_per_file(&query, &limits, None).unwrap();
+            assert_eq!(x.items(), y.items(), "{limits:?}");
+            let x = indexed.files_with_matches(&query, &limits, None).unwrap();
+            let y = docs.files_with_matches(&query, &limits, None).unwrap();
+            assert_eq!(x.items(), y.items(), "{limits:?}");
+        }
+        // The index's recorded skip is told where it comes in path order.
+        let all = indexed.search(&query, &Limits::new(), None).unwrap();
+        assert_eq!(all.skipped().count(&SkipReason::Binary), 1);
+        let only_d0 = indexed
+            .search(&query.clone().paths(["d0"]), &Limits::new(), None)
+            .unwrap();
+        assert_eq!(only_d0.skipped().count(&SkipReason::Binary), 0);
+        assert!(only_d0.iter().all(|m| m.path.starts_with("d0/")));
+    }
+}
