@@ -30,7 +30,7 @@ impl<T> Bounded<T> {
     ///
     /// An [`Incomplete`] that still holds the whole result when
     /// [`is_complete`](Self::is_complete) is false. It converts into
-    /// [`Error`] with `?`.
+    /// [`Error`](crate::Error) with `?`.
     ///
     /// # Example
     ///
