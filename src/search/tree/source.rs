@@ -190,3 +190,91 @@ impl Source for Tree {
         self.schedule(search, take)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::ops::ControlFlow;
+    use std::time::Duration;
+
+    use super::super::tree_with;
+    use super::Tree;
+    use crate::error::Error;
+    use crate::search::engine::Plan;
+    use crate::search::reader::Opened;
+    use crate::search::source::{Entry, Resolved, Source};
+    use crate::{Corpus, Limits, Query};
+
+    /// The tree searched through `Source::files` one file after the
+    /// other, as any corpus that does not override `run` is.
+    struct OneByOne(Tree);
+
+    impl Source for OneByOne {
+        fn fingerprint(&self) -> u64 {
+            self.0.fingerprint()
+        }
+        fn generation(&self) -> Option<u64> {
+            self.0.generation()
+        }
+        fn resolve(&self, path: &str) -> Result<Resolved, Error> {
+            self.0.resolve(path)
+        }
+        fn filter_path(&self, path: &str) -> Result<String, Error> {
+            self.0.filter_path(path)
+        }
+        fn check_position(&self, path: &str) -> Result<(), Error> {
+            self.0.check_position(path)
+        }
+        fn stamp(&self, path: &str) -> Option<u64> {
+            self.0.stamp(path)
+        }
+        fn open(&self, path: &str) -> Opened<'_> {
+            self.0.open(path)
+        }
+        fn files(
+            &self,
+            plan: &Plan<'_>,
+            each: &mut dyn FnMut(Entry<'_>) -> ControlFlow<()>,
+        ) -> Result<(), Error> {
+            self.0.files(plan, each)
+        }
+    }
+
+    #[test]
+    fn the_parallel_run_answers_as_the_files_searched_one_by_one() {
+        let files: Vec<(String, String)> = (0..120)
+            .map(|i| {
+                let text = format!("hit {i}\n{}", "miss\nhit again\n".repeat(i % 5));
+                (format!("d{}/f{i:03}.txt", i % 6), text)
+            })
+            .collect();
+        let refs: Vec<(&str, &str)> = files
+            .iter()
+            .map(|(a, b)| (a.as_str(), b.as_str()))
+            .collect();
+        let (_dir, tree) = tree_with(&refs);
+        let parallel = tree.clone().threads(4).start_threads_after(Duration::ZERO);
+        let one_by_one = OneByOne(tree);
+        let query = Query::literal("hit");
+        for limits in [
+            Limits::new(),
+            Limits::new().limit(7),
+            Limits::new().limit(7).count_total(true),
+            Limits::new().max_files(9),
+            Limits::new().max_files(0),
+        ] {
+            let (mut a, mut b) = (None, None);
+            loop {
+                let x = parallel.search(&query, &limits, a.as_ref()).unwrap();
+                let y = one_by_one.search(&query, &limits, b.as_ref()).unwrap();
+                assert_eq!(x, y, "{limits:?}");
+                match (x.next_cursor(), y.next_cursor()) {
+                    (Some(c), Some(d)) => (a, b) = (Some(c.clone()), Some(d.clone())),
+                    _ => break,
+                }
+            }
+            let x = parallel.count_per_file(&query, &limits, None).unwrap();
+            let y = one_by_one.count_per_file(&query, &limits, None).unwrap();
+            assert_eq!(x, y, "{limits:?}");
+        }
+    }
+}
