@@ -160,3 +160,75 @@ impl Budgets {
         self.counting_only.load(Ordering::Relaxed)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::{Budgets, Tally};
+    use crate::{Budget, BudgetKind, Limits, ManualClock};
+
+    #[test]
+    fn the_first_file_is_searched_unless_no_file_may_be() {
+        let none = || None;
+        let fresh = Tally::default();
+        let open = Budgets::new(&Limits::new().max_files(1).max_scanned_bytes(0));
+        assert!(!open.refuses_files());
+        assert_eq!(open.spent_before_file(&fresh, true, none), None);
+        let closed = Budgets::new(&Limits::new().max_files(0));
+        assert!(closed.refuses_files());
+        // A skip before the first file is recorded; the file is refused.
+        assert_eq!(closed.spent_before_file(&fresh, false, none), None);
+        assert_eq!(
+            closed.spent_before_file(&fresh, true, none),
+            Some(Budget::new(BudgetKind::Files, 0, 0))
+        );
+    }
+
+    #[test]
+    fn work_charged_is_checked_files_then_bytes_then_the_deadline() {
+        let limits = Limits::new().max_files(2).max_scanned_bytes(100);
+        let budgets = Budgets::new(&limits);
+        let mut tally = Tally::default();
+        tally.charge(60, false);
+        tally.charge(10, true);
+        assert_eq!((tally.files, tally.scanned), (1, 70));
+        let late = || Some(Budget::new(BudgetKind::Deadline, 5, 6));
+        assert_eq!(budgets.spent_before_file(&tally, true, || None), None);
+        assert_eq!(budgets.spent_before_file(&tally, true, late), late());
+        tally.charge(40, false);
+        assert_eq!(
+            budgets.spent_before_file(&tally, true, late),
+            Some(Budget::new(BudgetKind::Files, 2, 2))
+        );
+        assert_eq!(
+            budgets.spent_between_parts(&tally, late),
+            Some(Budget::new(BudgetKind::ScannedBytes, 100, 110))
+        );
+        // Inside a file, its own bytes count.
+        assert_eq!(budgets.spent_inside_file(99), None);
+        assert_eq!(
+            budgets.spent_inside_file(100),
+            Some(Budget::new(BudgetKind::ScannedBytes, 100, 100))
+        );
+    }
+
+    #[test]
+    fn the_deadline_inside_a_file_is_recorded_as_its_length() {
+        let clock = ManualClock::new();
+        let limits = Limits::new()
+            .deadline(Duration::from_millis(50))
+            .clock(clock.clone());
+        let budgets = Budgets::new(&limits);
+        assert_eq!(budgets.spent_inside_file(0), None);
+        clock.advance(Duration::from_millis(50));
+        assert_eq!(
+            budgets.spent_inside_file(0),
+            Some(Budget::new(BudgetKind::Deadline, 50, 50))
+        );
+        assert!(!budgets.is_stopped() && !budgets.is_counting_only());
+        budgets.stop();
+        budgets.start_counting();
+        assert!(budgets.is_stopped() && budgets.is_counting_only());
+    }
+}
