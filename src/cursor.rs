@@ -213,20 +213,6 @@ impl Cursor {
         &self.token
     }
 
-    /// The fingerprint of the query that issued the cursor.
-    ///
-    /// # Example
-    ///
-    /// ```
-    /// use candor::{Fingerprint, Scope};
-    /// let f = Fingerprint::of("q");
-    /// assert_eq!(Scope::new(f).cursor(&1u64, 0).fingerprint(), f);
-    /// ```
-    #[must_use]
-    pub fn fingerprint(&self) -> Fingerprint {
-        Fingerprint::from_u64(self.fingerprint)
-    }
-
     /// How many items of the full answer came before this cursor: the
     /// resumed page's [`Disclosure::start`](crate::Disclosure::start).
     ///

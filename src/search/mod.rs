@@ -22,6 +22,7 @@ mod lines;
 mod matcher;
 mod operation;
 mod path;
+mod position;
 mod query;
 mod reader;
 mod run;
