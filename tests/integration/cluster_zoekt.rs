@@ -409,3 +409,51 @@ fn the_adapter_s_types_are_send_and_sync() {
     both::<Search>();
     both::<candor::zoekt::Request>();
 }
+
+#[test]
+fn an_estimate_or_more_files_than_counted_is_refused() {
+    let request = Search::new("flush")
+        .request(&Limits::new().limit(10))
+        .unwrap();
+    // In estimate mode (EstimateDocCount) each shard answers at once with
+    // ShardFilesConsidered alone and searches nothing (index/eval.go):
+    // never "0 of exactly 0".
+    let mut answer = recorded("whole.json");
+    answer["Result"]["ShardFilesConsidered"] = json!(48_211);
+    let err = request.read_with(&answer, name).expect_err("an estimate");
+    assert!(err.to_string().contains("EstimateDocCount"), "{err}");
+    answer["Result"]["ShardFilesConsidered"] = json!(0);
+    assert!(request.read_with(&answer, name).unwrap().is_complete());
+    // More files returned than FileCount counts contradicts itself.
+    let mut answer = recorded("whole.json");
+    answer["Result"]["FileCount"] = json!(0);
+    let err = request
+        .read_with(&answer, name)
+        .expect_err("a contradiction");
+    assert!(err.to_string().contains("FileCount"), "{err}");
+}
+
+#[test]
+fn option_names_outside_ascii_are_refused() {
+    // Go's encoding/json folds `ſ` onto `s` and the Kelvin sign onto `k`
+    // when it matches a key to a field: these would set the options the
+    // adapter refuses.
+    for name in [
+        "EſtimateDocCount",
+        "MaxMatchDiſplayCount",
+        "FluſhWallTime",
+        "\u{212A}eep",
+    ] {
+        let err = Search::new("x")
+            .option(name, json!(1))
+            .request(&Limits::new())
+            .expect_err(name);
+        assert!(err.to_string().contains("ASCII"), "{err}");
+    }
+    assert!(
+        Search::new("x")
+            .option("NumContextLines", json!(1))
+            .request(&Limits::new())
+            .is_ok()
+    );
+}
