@@ -457,3 +457,41 @@ fn option_names_outside_ascii_are_refused() {
             .is_ok()
     );
 }
+
+/// The options the adapter writes or refuses, as Zoekt names them.
+const REFUSED: [&str; 7] = [
+    "MaxDocDisplayCount",
+    "ShardMaxMatchCount",
+    "TotalMaxMatchCount",
+    "MaxWallTime",
+    "MaxMatchDisplayCount",
+    "FlushWallTime",
+    "EstimateDocCount",
+];
+
+proptest! {
+    #![proptest_config(config(256))]
+
+    /// Any spelling Go's encoding/json would match to a refused option
+    /// (each letter in either case; `s` as `ſ`, `k` as the Kelvin sign,
+    /// which Go's folding maps onto them) is refused.
+    #[test]
+    fn every_spelling_zoekt_reads_as_a_refused_option_is_refused(
+        which in 0..REFUSED.len(),
+        flips in prop::collection::vec(0u8..4, 32),
+    ) {
+        let spelled: String = REFUSED[which]
+            .chars()
+            .zip(flips.iter().cycle())
+            .map(|(c, flip)| match (c.to_ascii_lowercase(), flip) {
+                ('s', 3) => 'ſ',
+                ('k', 3) => '\u{212A}',
+                (_, 0 | 3) => c.to_ascii_lowercase(),
+                (_, 1) => c.to_ascii_uppercase(),
+                _ => c,
+            })
+            .collect();
+        let refused = Search::new("x").option(spelled.as_str(), json!(1)).request(&Limits::new());
+        prop_assert!(refused.is_err(), "{spelled} was sent");
+    }
+}
