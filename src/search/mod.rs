@@ -43,6 +43,7 @@ pub use tree::Tree;
 
 // The tree names them from here.
 #[cfg(feature = "tree")]
+pub(crate) use source::{Resolved, Source};
+// The index plans its queries from the matcher's syntax tree.
 #[cfg(feature = "index")]
 pub(crate) use matcher::{literals_hir, parse};
-pub(crate) use source::{Resolved, Source};

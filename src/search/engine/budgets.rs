@@ -147,6 +147,8 @@ impl Budgets {
         self.stop.store(true, Ordering::Relaxed);
     }
 
+    /// Whether the query was stopped (the tree's threads ask it).
+    #[cfg_attr(not(feature = "tree"), allow(dead_code))]
     pub(crate) fn is_stopped(&self) -> bool {
         self.stop.load(Ordering::Relaxed)
     }
