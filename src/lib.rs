@@ -232,6 +232,8 @@ mod cursor;
 mod disclosure;
 mod envelope;
 mod error;
+#[cfg(feature = "index")]
+mod index;
 mod json_stream;
 mod limits;
 #[cfg(feature = "mcp")]
@@ -274,6 +276,8 @@ pub use wire::{LLM_GUIDE, envelope_schema};
 
 #[cfg(feature = "tree")]
 pub use search::Tree;
+#[cfg(feature = "index")]
+pub use index::Index;
 #[cfg(feature = "search")]
 pub use search::{
     Corpus, DocBytes, Documents, Excerpt, FileCount, Line, LineCut, Match, PatternKind, Query, Span,

@@ -43,3 +43,16 @@ pub use tree::Tree;
 // The tree names them from here.
 #[cfg(feature = "tree")]
 pub(crate) use source::{Resolved, Source};
+
+// What the index (feature `index`) builds on: the tree's walk, reader and
+// engine, used as the tree uses them.
+#[cfg(feature = "index")]
+pub(crate) use confine::{DirHandle, mtime_at, open_dir, open_file, stamp_at};
+#[cfg(feature = "index")]
+pub(crate) use engine::{FileOutcome, Plan, no_hits};
+#[cfg(feature = "index")]
+pub(crate) use path::{cmp_paths, is_within, parse_position};
+#[cfg(feature = "index")]
+pub(crate) use reader::{BINARY_PREFIX, MAX_LINE, Opened};
+#[cfg(feature = "index")]
+pub(crate) use walk::Job;

@@ -58,6 +58,7 @@ fn run_query<S: Source, T: Item>(
     };
     let limit = limits.applied_limit().limit();
     let plan = Plan {
+        query,
         matcher: &matcher,
         mode,
         cap: limit.map(|l| l.saturating_add(1)),

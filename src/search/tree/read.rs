@@ -19,7 +19,7 @@ use crate::{SkipReason, SkippedInput};
 
 impl Tree {
     /// The outcome of one job of the walk.
-    pub(super) fn outcome(
+    pub(crate) fn outcome(
         &self,
         plan: &Plan<'_>,
         matcher: &Matcher,

@@ -1,0 +1,138 @@
+//! What tells an index that something changed without reading it: a
+//! file's stamp (device, inode, size, modification and change times, as
+//! the tree's cursors use), a folder's (its own, which moves whenever an
+//! entry is added, removed or renamed, with its ignore files'), the
+//! ignore files above the root, and the clock tick within which a
+//! rewrite can keep a stamp ("racy", as git calls it).
+
+use std::ffi::OsStr;
+use std::path::Path;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use crate::search::{DirHandle, stamp_at};
+
+/// How coarse a file system's clock may be: FAT's is 2 s. A file or
+/// folder whose modification time lies within this of the build's start
+/// could be rewritten in the same tick, with the same size, and keep its
+/// stamp; it is read (or listed) again by every query until an update
+/// indexes it after the tick.
+pub(crate) const TICK_NS: u64 = 2_000_000_000;
+
+/// The ignore files a folder may hold, as bits of `FolderEntry::ignores`.
+const IGNORES: [(&str, u8); 3] = [(".gitignore", 1), (".ignore", 2), (".git/info/exclude", 4)];
+
+/// The folder holds `.git`: its `.git/info/exclude` is stamped whether or
+/// not it exists (creating it moves no stamp of the folder's).
+const HAS_GIT: u8 = 8;
+
+/// Nanoseconds since the epoch, now.
+pub(crate) fn now_ns() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX))
+}
+
+/// A modification time in nanoseconds since the epoch (0 if unknown).
+pub(crate) fn mtime_ns(meta: &std::fs::Metadata) -> u64 {
+    meta.modified()
+        .ok()
+        .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
+        .map_or(0, |d| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX))
+}
+
+/// Returns true when a change at `mtime_ns` may share its clock tick with
+/// a build that began at `built_ns`.
+pub(crate) fn is_racy(mtime_ns: u64, built_ns: u64) -> bool {
+    mtime_ns.saturating_add(TICK_NS) > built_ns
+}
+
+/// Which ignore files the folder `dir` holds, when ignore files are read.
+pub(crate) fn ignores_of(dir: &DirHandle, read: bool) -> u8 {
+    if !read {
+        return 0;
+    }
+    let mut bits = 0;
+    for (name, bit) in IGNORES {
+        if stamp_at(dir, OsStr::new(name)).is_ok() {
+            bits |= bit;
+        }
+    }
+    if stamp_at(dir, OsStr::new(".git")).is_ok() {
+        bits |= HAS_GIT;
+    }
+    bits
+}
+
+/// The stamp of the folder `dir` and of the ignore files `ignores` names
+/// (`.git/info/exclude` whenever the folder holds `.git`); `None` when
+/// the folder cannot be stamped.
+pub(crate) fn folder_stamp(dir: &DirHandle, ignores: u8) -> Option<u64> {
+    let mut parts = vec![stamp_at(dir, OsStr::new(".")).ok()?];
+    for (name, bit) in IGNORES {
+        let exclude = bit == 4 && ignores & HAS_GIT != 0;
+        if ignores & bit != 0 || exclude {
+            parts.push(stamp_at(dir, OsStr::new(name)).unwrap_or(0));
+        }
+    }
+    Some(mix(&parts))
+}
+
+/// The stamp of the ignore files above `root` that a walk reads: those of
+/// its parents up to the first that holds `.git` (see the walk's rules),
+/// and whether each exists. 0 when none is read.
+pub(crate) fn parents_stamp(root: &Path, gitignore: bool, parent_ignores: bool) -> u64 {
+    if !gitignore || !parent_ignores {
+        return 0;
+    }
+    // A repository's root reads nothing above itself.
+    if root.join(".git").symlink_metadata().is_ok() {
+        return 0;
+    }
+    let mut parts = Vec::new();
+    for dir in root.ancestors().skip(1) {
+        for name in [".gitignore", ".ignore", ".git", ".git/info/exclude"] {
+            parts.push(meta_stamp(&dir.join(name)));
+        }
+        if dir.join(".git").symlink_metadata().is_ok() {
+            break;
+        }
+    }
+    mix(&parts)
+}
+
+/// The stamp of `path` (not following a link), 0 when it cannot be read.
+fn meta_stamp(path: &Path) -> u64 {
+    let Ok(meta) = path.symlink_metadata() else {
+        return 0;
+    };
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt as _;
+        #[allow(clippy::cast_sign_loss)]
+        mix(&[
+            meta.dev(),
+            meta.ino(),
+            meta.size(),
+            meta.mtime() as u64,
+            meta.mtime_nsec() as u64,
+            meta.ctime() as u64,
+            meta.ctime_nsec() as u64,
+        ])
+    }
+    #[cfg(not(unix))]
+    {
+        mix(&[meta.len(), mtime_ns(&meta)])
+    }
+}
+
+/// FNV-1a over the parts' bytes, never 0.
+pub(crate) fn mix(parts: &[u64]) -> u64 {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for part in parts {
+        for b in part.to_le_bytes() {
+            hash ^= u64::from(b);
+            hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+    }
+    hash.max(1)
+}
