@@ -9,8 +9,8 @@
 use std::sync::Arc;
 
 use crate::index::grams::Grams;
-use crate::index::snapshot::{Entry, FileEntry, FolderEntry, Segment, SkipEntry, Snapshot};
-use crate::search::{cmp_paths, is_within, parse_position};
+use crate::index::snapshot::{Entry, FileEntry, FolderEntry, Segment, SkipEntry, Snapshot, walk_order};
+use crate::search::{is_within, parse_position};
 use crate::{SkipReason, SkippedInput};
 
 /// The first bytes of every index file.
@@ -234,7 +234,7 @@ fn check_walk(entries: &[Entry]) -> Result<(), String> {
             return Err(format!("{path:?} is not a path of a tree"));
         }
         if let Some(prev) = last {
-            let order = cmp_paths(prev.path(), path);
+            let order = walk_order(prev.path(), path);
             // A folder cut short is listed right after itself, as a skip.
             let cut = order.is_eq() && matches!((prev, entry), (Entry::Folder(_), Entry::Skip(_)));
             if !order.is_lt() && !cut {

@@ -104,7 +104,7 @@ impl Snapshot {
     /// The place of the first entry at or after `path`, in path order.
     pub(crate) fn first_from(&self, path: &str) -> usize {
         self.entries
-            .partition_point(|e| cmp_paths(e.path(), path) == Ordering::Less)
+            .partition_point(|e| walk_order(e.path(), path) == Ordering::Less)
     }
 
     /// The entry at `path`, if any.
@@ -136,6 +136,23 @@ impl Snapshot {
         }
         sizes
     }
+}
+
+/// The walk's order of two paths as a tree writes them: component by
+/// component, each name's bytes as the file system spells them (a name
+/// written with escapes, `\\` or `\xhh`, sorts by its bytes, not by
+/// its writing).
+pub(crate) fn walk_order(a: &str, b: &str) -> Ordering {
+    if !a.contains('\\') && !b.contains('\\') {
+        return cmp_paths(a, b);
+    }
+    let names = |p: &str| -> Vec<Vec<u8>> {
+        if p.is_empty() {
+            return Vec::new();
+        }
+        parse_position(p).unwrap_or_else(|| p.split('/').map(|n| n.as_bytes().to_vec()).collect())
+    };
+    names(a).cmp(&names(b))
 }
 
 /// The last name of `path`, as the file system spells it.

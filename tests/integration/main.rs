@@ -18,6 +18,8 @@ mod examples_mcp;
 mod examples_opensearch;
 mod fixture;
 mod fuzz_replay;
+#[cfg(feature = "index")]
+mod index_corpus;
 #[cfg(unix)]
 mod hostile;
 mod layers;
