@@ -133,6 +133,12 @@ struct Args {
     /// Print the result as one JSON object in candor's wire shape.
     #[arg(long)]
     json: bool,
+
+    /// Answer from the index in the folder INDEX (feature `index`): built
+    /// there when missing or unusable, brought up to date when the tree
+    /// changed, then asked. The output is the same as without it.
+    #[arg(long, value_name = "INDEX")]
+    index: Option<PathBuf>,
 }
 
 /// Parses `1234`, `50K`, `8M` or `1G` (powers of 1024).
@@ -399,6 +405,23 @@ fn build_tree(args: &Args, root: &Path) -> Result<Tree, Failure> {
     Ok(tree)
 }
 
+/// The corpus to ask: the tree, or its index (`--index`).
+fn corpus(args: &Args, tree: Tree) -> Result<Box<dyn Corpus>, Failure> {
+    match &args.index {
+        None => Ok(Box::new(tree)),
+        #[cfg(feature = "index")]
+        Some(path) => {
+            let index = candor::Index::open_or_build(tree, path)?;
+            index.update()?;
+            Ok(Box::new(index))
+        }
+        #[cfg(not(feature = "index"))]
+        Some(_) => Err(Failure(
+            "--index needs the `index` feature (cargo run --features index ...)".to_owned(),
+        )),
+    }
+}
+
 /// One `path:line:text` line; a cut line says where it was cut.
 ///
 /// Written piece by piece rather than with one `write!`: this runs once
@@ -512,6 +535,8 @@ fn run(args: &Args) -> Result<Outcome, Failure> {
         .map_err(|e| Failure(format!("--cursor: {}", chain(&e))))?;
     let target = target(&paths)?;
     let tree = build_tree(args, &target.root)?;
+    let corpus = corpus(args, tree)?;
+    let tree = corpus.as_ref();
     let query = build_query(args, patterns, target.filters);
     let limits = build_limits(args);
 
@@ -540,12 +565,12 @@ fn run(args: &Args) -> Result<Outcome, Failure> {
         let end = match tempfile::tempfile() {
             Ok(file) => {
                 let spill = BackgroundSpill::new(file);
-                json_stream(&tree, &query, &limits, cursor.as_ref(), spill, &mut out)?
+                json_stream(tree, &query, &limits, cursor.as_ref(), spill, &mut out)?
             }
             Err(e) => {
                 eprintln!("grep: note: no temporary file ({e}); the JSON is held in memory");
                 let memory = io::Cursor::new(Vec::new());
-                json_stream(&tree, &query, &limits, cursor.as_ref(), memory, &mut out)?
+                json_stream(tree, &query, &limits, cursor.as_ref(), memory, &mut out)?
             }
         };
         return Ok(Outcome {
@@ -593,7 +618,7 @@ fn run(args: &Args) -> Result<Outcome, Failure> {
 /// Streams the matches into a `JsonStream` that keeps them in `spill`,
 /// then writes the wire shape and a newline to `out`.
 fn json_stream<S: io::Read + Write + io::Seek>(
-    tree: &Tree,
+    tree: &dyn Corpus,
     query: &Query,
     limits: &Limits,
     cursor: Option<&Cursor>,

@@ -99,10 +99,13 @@ impl<'t> Builder<'t> {
                 stamp,
             } => {
                 self.leave_to(&path);
+                // Unchanged, and trusted: kept as it is, unless its
+                // posting lists are being written again.
                 let keep = recorded.filter(|f| {
                     stamp == Some(f.stamp)
-                        && !f.always
-                        && (f.segment == Segment::Base && self.segment == Segment::Delta)
+                        && !f.racy
+                        && (f.always
+                            || (f.segment == Segment::Base && self.segment == Segment::Delta))
                 });
                 if let Some(file) = keep {
                     self.entries.push(Entry::File(file.clone()));
@@ -120,6 +123,7 @@ impl<'t> Builder<'t> {
                         stamp: 0,
                         len: 0,
                         always: true,
+                        racy: false,
                         segment: self.segment,
                         id,
                     }));
@@ -192,7 +196,7 @@ impl<'t> Builder<'t> {
                             .iter()
                             .map(|p| {
                                 let read = read_one(&p.dir, &p.name, built_ns, limit, &mut bytes);
-                                if !read.always {
+                                if !read.always && !read.racy {
                                     grams.add(p.id, &bytes);
                                 }
                                 (p.at, read)
@@ -214,6 +218,7 @@ impl<'t> Builder<'t> {
                     f.stamp = r.stamp;
                     f.len = r.len;
                     f.always = r.always;
+                    f.racy = r.racy;
                 }
             }
         }
@@ -232,6 +237,8 @@ struct Read {
     len: u64,
     /// Not indexed as plain text: every query reads it.
     always: bool,
+    /// Changed within the build's clock tick.
+    racy: bool,
 }
 
 /// Reads the file `name` of `dir` into `bytes`, and tells whether it is
@@ -251,6 +258,7 @@ fn read_one(
         stamp,
         len: 0,
         always: true,
+        racy: false,
     };
     // Stamped before it is read: a change while it is read moves the
     // stamp, and is seen by the next query.
@@ -264,15 +272,18 @@ fn read_one(
         return not_indexed(stamp);
     };
     let len = meta.len();
-    if !meta.is_file()
-        || len > MAX_INDEXED
-        || limit.is_some_and(|max| len > max)
-        || is_racy(mtime_ns(&meta), built_ns)
-    {
-        return not_indexed(stamp);
+    let racy = is_racy(mtime_ns(&meta), built_ns);
+    if !meta.is_file() || len > MAX_INDEXED || limit.is_some_and(|max| len > max) {
+        return Read {
+            racy,
+            ..not_indexed(stamp)
+        };
     }
     if file.take(MAX_INDEXED + 1).read_to_end(bytes).is_err() || bytes.len() as u64 != len {
-        return not_indexed(stamp);
+        return Read {
+            racy: true,
+            ..not_indexed(stamp)
+        };
     }
     let plain = memchr::memchr(0, bytes).is_none()
         && !bytes.starts_with(b"\xEF\xBB\xBF")
@@ -281,6 +292,7 @@ fn read_one(
         stamp,
         len,
         always: !plain,
+        racy,
     }
 }
 

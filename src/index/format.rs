@@ -117,7 +117,7 @@ pub(crate) fn manifest(snap: &Snapshot) -> Vec<u8> {
                 put_str(&mut out, &f.path);
                 out.extend_from_slice(&f.stamp.to_le_bytes());
                 out.extend_from_slice(&f.len.to_le_bytes());
-                out.push(u8::from(f.always));
+                out.push(u8::from(f.always) | u8::from(f.racy) << 1);
                 out.push(match f.segment {
                     Segment::Base => 0,
                     Segment::Delta => 1,
@@ -177,18 +177,25 @@ pub(crate) fn read_manifest(body: &[u8]) -> Result<Manifest, String> {
                 ignores: r.u8()?,
                 always: r.flag()?,
             }),
-            1 => Entry::File(FileEntry {
-                path: r.str()?,
-                stamp: r.u64()?,
-                len: r.u64()?,
-                always: r.flag()?,
+            1 => {
+                let (path, stamp, len, flags) = (r.str()?, r.u64()?, r.u64()?, r.u8()?);
+                if flags > 3 {
+                    return Err(format!("bad file flags {flags}"));
+                }
+                Entry::File(FileEntry {
+                path,
+                stamp,
+                len,
+                always: flags & 1 != 0,
+                racy: flags & 2 != 0,
                 segment: match r.u8()? {
                     0 => Segment::Base,
                     1 => Segment::Delta,
                     s => return Err(format!("unknown posting lists {s}")),
                 },
                 id: r.u32()?,
-            }),
+            })
+            }
             2 => {
                 let path = r.str()?;
                 let reason = SkipReason::from_wire(&r.str()?);

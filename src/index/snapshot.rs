@@ -43,10 +43,12 @@ pub(crate) struct FileEntry {
     pub(crate) len: u64,
     /// Read by every query, whatever the posting lists say: it was not
     /// indexed as plain text (binary, a line too long, a byte-order mark,
-    /// too large, unreadable), or it changed within the build's clock
-    /// tick (a rewrite of the same size in that tick would keep its
-    /// stamp).
+    /// too large, unreadable).
     pub(crate) always: bool,
+    /// Read by every query until an update indexes it again: it changed
+    /// within the clock tick of the build that read it (a rewrite of the
+    /// same size in that tick would keep its stamp).
+    pub(crate) racy: bool,
     /// Its posting lists: the base's or the delta's, and its id there.
     pub(crate) segment: Segment,
     pub(crate) id: u32,

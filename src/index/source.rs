@@ -80,6 +80,7 @@ impl Source for Index {
                     let known = recorded.filter(|f| {
                         stamp == Some(f.stamp)
                             && !f.always
+                            && !f.racy
                             && !plan.reads_nothing
                             && start != Some(path.as_str())
                             && (f.len <= BINARY_PREFIX as u64 || whole_without_reading)

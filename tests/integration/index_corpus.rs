@@ -416,3 +416,187 @@ proptest! {
         check(&spec);
     }
 }
+
+/// A tree of `files`, aged, and its index.
+fn indexed(files: &[(&str, &str)]) -> (tempfile::TempDir, tempfile::TempDir, Tree, Index) {
+    let dir = tempfile::tempdir().unwrap();
+    let store = tempfile::tempdir().unwrap();
+    for (name, text) in files {
+        let path = dir.path().join(name);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+    age_all(dir.path());
+    let tree = Tree::new(dir.path()).unwrap().threads(1);
+    let index = Index::build(tree.clone(), store.path().join("idx")).unwrap();
+    (dir, store, tree, index)
+}
+
+#[test]
+fn a_cursor_of_a_generation_gone_is_stale() {
+    let (dir, _store, _tree, index) = indexed(&[("a.txt", "x\nx\nx\n"), ("b.txt", "x\n")]);
+    let query = Query::literal("x");
+    let limits = Limits::new().limit(1);
+    let first = index.search(&query, &limits, None).unwrap();
+    // The same generation resumes.
+    let second = index.search(&query, &limits, first.next_cursor()).unwrap();
+    assert_eq!(second.start(), 1);
+    std::fs::write(dir.path().join("c.txt"), "x\n").unwrap();
+    assert!(index.update().unwrap());
+    let err = index.search(&query, &limits, first.next_cursor()).unwrap_err();
+    assert!(
+        matches!(err.kind(), ErrorKind::StaleCursor { .. }),
+        "{err}"
+    );
+    // A process that opens the new generation refuses it too.
+    let reopened = Index::open(index.get_tree().clone(), _store.path().join("idx")).unwrap();
+    let err = reopened.search(&query, &limits, first.next_cursor()).unwrap_err();
+    assert!(matches!(err.kind(), ErrorKind::StaleCursor { .. }), "{err}");
+}
+
+/// The index's files, by name.
+fn index_files(store: &Path) -> Vec<std::path::PathBuf> {
+    let mut files: Vec<_> = std::fs::read_dir(store)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    files.sort();
+    files
+}
+
+#[test]
+fn a_damaged_index_is_refused_never_read() {
+    let (_dir, store, tree, _index) = indexed(&[("a.txt", "x\n"), ("b/c.txt", "y\n")]);
+    let idx = store.path().join("idx");
+    let files = index_files(&idx);
+    let manifest = files
+        .iter()
+        .find(|p| p.extension().is_some_and(|e| e == "manifest"))
+        .unwrap()
+        .clone();
+    let base = files
+        .iter()
+        .find(|p| p.extension().is_some_and(|e| e == "grams"))
+        .unwrap()
+        .clone();
+    let good_manifest = std::fs::read(&manifest).unwrap();
+    let good_base = std::fs::read(&base).unwrap();
+    let refused = |what: &str| {
+        let err = Index::open(tree.clone(), &idx).unwrap_err();
+        match err.kind() {
+            ErrorKind::UnusableIndex { reason, .. } => reason.clone(),
+            other => panic!("{what}: {other:?}"),
+        }
+    };
+    // A flipped byte in the body: the checksum.
+    let mut bytes = good_manifest.clone();
+    let last = bytes.len() - 1;
+    bytes[last] ^= 1;
+    std::fs::write(&manifest, &bytes).unwrap();
+    assert!(refused("flipped").contains("checksum"));
+    // Truncated.
+    std::fs::write(&manifest, &good_manifest[..good_manifest.len() - 3]).unwrap();
+    assert!(refused("truncated").contains("truncated"));
+    // Another format version.
+    let mut bytes = good_manifest.clone();
+    bytes[8] = 99;
+    std::fs::write(&manifest, &bytes).unwrap();
+    assert!(refused("version").contains("version"));
+    std::fs::write(&manifest, &good_manifest).unwrap();
+    // A damaged base.
+    std::fs::write(&base, &good_base[..10]).unwrap();
+    refused("base");
+    std::fs::write(&base, &good_base).unwrap();
+    // Other walk rules.
+    let other = Index::open(tree.clone().hidden(true), &idx).unwrap_err();
+    assert!(other.to_string().contains("other walk rules"), "{other}");
+    // Whole again: opened.
+    assert!(Index::open(tree.clone(), &idx).is_ok());
+    // Asked for, a rebuild replaces a damaged index.
+    std::fs::write(&manifest, b"junk").unwrap();
+    let rebuilt = Index::open_or_build(tree.clone(), &idx).unwrap();
+    assert_eq!(rebuilt.search(&Query::literal("y"), &Limits::new(), None).unwrap().len(), 1);
+}
+
+#[test]
+fn a_build_that_never_switched_leaves_the_previous_generation() {
+    let (dir, store, tree, index) = indexed(&[("a.txt", "x\n")]);
+    let idx = store.path().join("idx");
+    let before = index.generation();
+    // A crash mid-build leaves temporary files and a manifest that
+    // `CURRENT` does not name.
+    std::fs::write(idx.join("gen-99.manifest.tmp123"), b"half written").unwrap();
+    std::fs::write(idx.join("gen-99.manifest"), b"never switched to").unwrap();
+    let opened = Index::open(tree.clone(), &idx).unwrap();
+    assert_eq!(opened.generation(), before);
+    std::fs::write(dir.path().join("a.txt"), "x\nx\n").unwrap();
+    let found = opened.search(&Query::literal("x"), &Limits::new(), None).unwrap();
+    assert_eq!(found.len(), 2, "the tree as it is now");
+}
+
+#[test]
+fn a_same_size_rewrite_within_the_build_tick_is_seen() {
+    // Not aged: written within the clock tick of the build, so the build
+    // cannot trust its stamp, and every query reads it.
+    let dir = tempfile::tempdir().unwrap();
+    let store = tempfile::tempdir().unwrap();
+    let file = dir.path().join("a.txt");
+    std::fs::write(&file, "old text\n").unwrap();
+    let written = std::fs::metadata(&file).unwrap().modified().unwrap();
+    let tree = Tree::new(dir.path()).unwrap();
+    let index = Index::build(tree, store.path()).unwrap();
+    // The same size, and the same modification time put back: only the
+    // change time (which the stamp holds) and the tick rule tell.
+    std::fs::write(&file, "new text\n").unwrap();
+    std::fs::File::options()
+        .write(true)
+        .open(&file)
+        .unwrap()
+        .set_modified(written)
+        .unwrap();
+    let found = index.search(&Query::literal("new"), &Limits::new(), None).unwrap();
+    assert_eq!(found.len(), 1);
+    assert!(found.is_complete());
+}
+
+#[test]
+fn a_query_of_named_paths_answers_as_the_tree_does() {
+    let (dir, _store, tree, index) = indexed(&[
+        ("a/x.txt", "foo\n"),
+        ("a/.h/y.txt", "foo\n"),
+        ("b/z.log", "foo\n"),
+        (".gitignore", "*.log\n"),
+    ]);
+    std::fs::write(dir.path().join("a/new.txt"), "foo\n").unwrap();
+    for paths in [vec!["a"], vec!["a/.h"], vec!["b/z.log", "missing"], vec![""]] {
+        let query = Query::literal("foo").paths(paths);
+        compare_all(&tree, &index, &query, &Limits::new().limit(1));
+    }
+    let excerpt = candor::Excerpt::new("a/x.txt", 1..=1);
+    assert_eq!(
+        tree.excerpt(&excerpt, &Limits::new(), None).unwrap(),
+        index.excerpt(&excerpt, &Limits::new(), None).unwrap()
+    );
+    let q = Query::literal("foo");
+    same(
+        "find_in_file",
+        &tree.find_in_file("b/z.log", &q, &Limits::new(), None).unwrap(),
+        &index.find_in_file("b/z.log", &q, &Limits::new(), None).unwrap(),
+    );
+    let mut seen = (Vec::new(), Vec::new());
+    let t = tree
+        .search_each(&q, &Limits::new(), None, &mut |m| {
+            seen.0.push(m.clone());
+            std::ops::ControlFlow::Continue(())
+        })
+        .unwrap();
+    let i = index
+        .try_search_each(&q, &Limits::new(), None, |m| {
+            seen.1.push(m.clone());
+            Ok::<(), ()>(())
+        })
+        .unwrap();
+    assert_eq!(seen.0, seen.1);
+    assert_eq!((t.count(), t.total()), (i.count(), i.total()));
+}
