@@ -405,20 +405,52 @@ fn build_tree(args: &Args, root: &Path) -> Result<Tree, Failure> {
     Ok(tree)
 }
 
-/// The corpus to ask: the tree, or its index (`--index`).
-fn corpus(args: &Args, tree: Tree) -> Result<Box<dyn Corpus>, Failure> {
+/// The corpus to ask: the tree, or its index (`--index`), which the
+/// query checks against the tree as it goes; when it met changes, the
+/// index is brought up to date after the output is written.
+fn corpus(args: &Args, tree: Tree) -> Result<Searched, Failure> {
     match &args.index {
-        None => Ok(Box::new(tree)),
+        None => Ok(Searched::Tree(tree)),
         #[cfg(feature = "index")]
-        Some(path) => {
-            let index = candor::Index::open_or_build(tree, path)?;
-            index.update()?;
-            Ok(Box::new(index))
-        }
+        Some(path) => Ok(Searched::Index(candor::Index::open_or_build(tree, path)?)),
         #[cfg(not(feature = "index"))]
         Some(_) => Err(Failure(
             "--index needs the `index` feature (cargo run --features index ...)".to_owned(),
         )),
+    }
+}
+
+/// What a search asks: a tree, or its index.
+enum Searched {
+    Tree(Tree),
+    #[cfg(feature = "index")]
+    Index(candor::Index),
+}
+
+impl Searched {
+    fn as_ref(&self) -> &dyn Corpus {
+        match self {
+            Searched::Tree(tree) => tree,
+            #[cfg(feature = "index")]
+            Searched::Index(index) => index,
+        }
+    }
+}
+
+/// Once the answer is written (the search is dropped at the end of
+/// `run`), an index that the query found behind the tree is brought up
+/// to date, so the next process checks and reads less. A failure here
+/// changes no answer, and is only noted.
+impl Drop for Searched {
+    fn drop(&mut self) {
+        #[cfg(feature = "index")]
+        if let Searched::Index(index) = self {
+            if index.is_behind() {
+                if let Err(e) = index.update() {
+                    eprintln!("grep: note: the index was not updated: {}", chain(&e));
+                }
+            }
+        }
     }
 }
 

@@ -274,10 +274,10 @@ pub use streamed::Streamed;
 pub use total::Total;
 pub use wire::{LLM_GUIDE, envelope_schema};
 
-#[cfg(feature = "tree")]
-pub use search::Tree;
 #[cfg(feature = "index")]
 pub use index::Index;
+#[cfg(feature = "tree")]
+pub use search::Tree;
 #[cfg(feature = "search")]
 pub use search::{
     Corpus, DocBytes, Documents, Excerpt, FileCount, Line, LineCut, Match, PatternKind, Query, Span,

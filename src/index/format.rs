@@ -9,7 +9,9 @@
 use std::sync::Arc;
 
 use crate::index::grams::Grams;
-use crate::index::snapshot::{Entry, FileEntry, FolderEntry, Segment, SkipEntry, Snapshot, walk_order};
+use crate::index::snapshot::{
+    Entry, FileEntry, FolderEntry, Segment, SkipEntry, Snapshot, walk_order,
+};
 use crate::search::{is_within, parse_position};
 use crate::{SkipReason, SkippedInput};
 
@@ -72,11 +74,17 @@ pub(crate) fn body(bytes: &[u8], expect: Header) -> Result<&[u8], String> {
     }
     let kind = r.u32()?;
     if kind != expect.kind as u32 {
-        return Err(format!("a file of kind {kind} where kind {} was expected", expect.kind as u32));
+        return Err(format!(
+            "a file of kind {kind} where kind {} was expected",
+            expect.kind as u32
+        ));
     }
     let rules = r.u64()?;
     if rules != expect.rules {
-        return Err("built under other walk rules (root, hidden, ignore files, links, globs or size limit)".into());
+        return Err(
+            "built under other walk rules (root, hidden, ignore files, links, globs or size limit)"
+                .into(),
+        );
     }
     let generation = r.u64()?;
     if generation != expect.generation {
@@ -89,7 +97,10 @@ pub(crate) fn body(bytes: &[u8], expect: Header) -> Result<&[u8], String> {
     let crc = r.u32()?;
     let body = &bytes[HEADER.min(bytes.len())..];
     if body.len() as u64 != len {
-        return Err(format!("truncated or extended: a body of {} bytes where the header says {len}", body.len()));
+        return Err(format!(
+            "truncated or extended: a body of {} bytes where the header says {len}",
+            body.len()
+        ));
     }
     if crc32fast::hash(body) != crc {
         return Err("the checksum does not match: the file is corrupt".into());
@@ -183,18 +194,18 @@ pub(crate) fn read_manifest(body: &[u8]) -> Result<Manifest, String> {
                     return Err(format!("bad file flags {flags}"));
                 }
                 Entry::File(FileEntry {
-                path,
-                stamp,
-                len,
-                always: flags & 1 != 0,
-                racy: flags & 2 != 0,
-                segment: match r.u8()? {
-                    0 => Segment::Base,
-                    1 => Segment::Delta,
-                    s => return Err(format!("unknown posting lists {s}")),
-                },
-                id: r.u32()?,
-            })
+                    path,
+                    stamp,
+                    len,
+                    always: flags & 1 != 0,
+                    racy: flags & 2 != 0,
+                    segment: match r.u8()? {
+                        0 => Segment::Base,
+                        1 => Segment::Delta,
+                        s => return Err(format!("unknown posting lists {s}")),
+                    },
+                    id: r.u32()?,
+                })
             }
             2 => {
                 let path = r.str()?;

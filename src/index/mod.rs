@@ -10,7 +10,9 @@
 //! `format.rs`, the files on disk; `store.rs`, the folder and its atomic
 //! switch; `source.rs`, the index as the engine's source.
 
+use std::cell::Cell;
 use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 
 use crate::error::{Error, ErrorKind};
@@ -89,6 +91,8 @@ pub struct Index {
     current: RwLock<Arc<Snapshot>>,
     /// One update at a time.
     updating: Mutex<()>,
+    /// A query met a change this generation does not hold.
+    behind: AtomicBool,
 }
 
 impl Index {
@@ -198,6 +202,7 @@ impl Index {
             store,
             current: RwLock::new(Arc::new(snap)),
             updating: Mutex::new(()),
+            behind: AtomicBool::new(false),
         }
     }
 
@@ -226,6 +231,33 @@ impl Index {
     #[must_use]
     pub fn generation(&self) -> u64 {
         self.snapshot().generation
+    }
+
+    /// Returns true when a query since the last build or update met a
+    /// change in the tree that the index does not hold yet (a folder
+    /// listed again, a file new or changed): an [`update`](Index::update)
+    /// would make the next queries cheaper. The answers were right either
+    /// way.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use candor::{Corpus, Index, Limits, Query, Tree};
+    /// # let dir = tempfile::tempdir()?;
+    /// # let store = tempfile::tempdir()?;
+    /// let index = Index::build(Tree::new(dir.path())?, store.path())?;
+    /// std::fs::write(dir.path().join("new.txt"), "x\n")?;
+    /// let found = index.search(&Query::literal("x"), &Limits::new(), None)?;
+    /// assert_eq!(found.len(), 1);
+    /// assert!(index.is_behind());
+    /// index.update()?;
+    /// # std::thread::sleep(std::time::Duration::from_millis(10));
+    /// # let _ = index.search(&Query::literal("x"), &Limits::new(), None)?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[must_use]
+    pub fn is_behind(&self) -> bool {
+        self.behind.load(Ordering::Relaxed)
     }
 
     /// The tree this index is of.
@@ -285,9 +317,11 @@ impl Index {
             tree: &self.tree,
             start: None,
             filters: &[],
+            changed: Cell::new(false),
         }
         .run(&mut |event| builder.visit(event))?;
         let (entries, delta) = builder.finish();
+        self.behind.store(false, Ordering::Relaxed);
         if entries == old.entries && parents == old.parents {
             return Ok(false);
         }
@@ -333,6 +367,7 @@ fn full_build(tree: &Tree, previous: Option<u64>) -> Result<Snapshot, Error> {
         tree,
         start: None,
         filters: &[],
+        changed: Cell::new(false),
     }
     .run(&mut |event| builder.visit(event))?;
     let (entries, base) = builder.finish();

@@ -4,15 +4,17 @@
 //! that it holds no match: it is unchanged since it was indexed, plain
 //! text, and no candidate of the query's plan.
 
+use std::cell::Cell;
 use std::ops::ControlFlow;
+use std::sync::atomic::Ordering;
 
 use super::Index;
+use crate::Fingerprint;
 use crate::error::Error;
 use crate::index::grams::need;
 use crate::index::snapshot::Segment;
 use crate::index::traverse::{Event, Traversal};
 use crate::search::{BINARY_PREFIX, FileOutcome, Job, Opened, Plan, Resolved, Source, no_hits};
-use crate::Fingerprint;
 
 impl Source for Index {
     fn fingerprint(&self) -> u64 {
@@ -62,8 +64,9 @@ impl Source for Index {
             tree: &self.tree,
             start,
             filters: &plan.filters,
+            changed: Cell::new(false),
         };
-        traversal.run(&mut |event| {
+        let ran = traversal.run(&mut |event| {
             if plan.is_stopped() {
                 return ControlFlow::Break(());
             }
@@ -110,6 +113,10 @@ impl Source for Index {
                 }
             };
             take(outcome)
-        })
+        });
+        if traversal.changed.get() {
+            self.behind.store(true, Ordering::Relaxed);
+        }
+        ran
     }
 }

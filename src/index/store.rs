@@ -62,12 +62,18 @@ impl Store {
         let text = match fs::read_to_string(self.dir.join(CURRENT)) {
             Ok(text) => text,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err(LoadError::Missing),
-            Err(e) => return Err(LoadError::Unusable(self.unusable(format!("cannot read {CURRENT}: {e}")))),
+            Err(e) => {
+                return Err(LoadError::Unusable(
+                    self.unusable(format!("cannot read {CURRENT}: {e}")),
+                ));
+            }
         };
         text.strip_prefix("candor-index ")
             .and_then(|t| t.strip_suffix('\n'))
             .and_then(|g| g.parse().ok())
-            .ok_or_else(|| LoadError::Unusable(self.unusable(format!("{CURRENT} names no generation"))))
+            .ok_or_else(|| {
+                LoadError::Unusable(self.unusable(format!("{CURRENT} names no generation")))
+            })
     }
 
     /// Loads the current generation; `reuse` is a base already loaded,
@@ -86,16 +92,23 @@ impl Store {
         }
     }
 
-    fn load_generation(&self, generation: u64, reuse: Option<(u64, &Arc<Grams>)>) -> Result<Snapshot, Error> {
+    fn load_generation(
+        &self,
+        generation: u64,
+        reuse: Option<(u64, &Arc<Grams>)>,
+    ) -> Result<Snapshot, Error> {
         let path = self.manifest_path(generation);
-        let bytes = fs::read(&path).map_err(|e| self.unusable(format!("cannot read {}: {e}", path.display())))?;
+        let bytes = fs::read(&path)
+            .map_err(|e| self.unusable(format!("cannot read {}: {e}", path.display())))?;
         let header = Header {
             kind: Kind::Manifest,
             rules: self.rules,
             generation,
         };
-        let body = format::body(&bytes, header).map_err(|r| self.unusable(format!("manifest: {r}")))?;
-        let manifest = format::read_manifest(body).map_err(|r| self.unusable(format!("manifest: {r}")))?;
+        let body =
+            format::body(&bytes, header).map_err(|r| self.unusable(format!("manifest: {r}")))?;
+        let manifest =
+            format::read_manifest(body).map_err(|r| self.unusable(format!("manifest: {r}")))?;
         let base = match reuse {
             Some((g, base)) if g == manifest.base_generation => Arc::clone(base),
             _ => Arc::new(self.load_base(manifest.base_generation)?),
@@ -105,7 +118,8 @@ impl Store {
 
     fn load_base(&self, generation: u64) -> Result<Grams, Error> {
         let path = self.base_path(generation);
-        let bytes = fs::read(&path).map_err(|e| self.unusable(format!("cannot read {}: {e}", path.display())))?;
+        let bytes = fs::read(&path)
+            .map_err(|e| self.unusable(format!("cannot read {}: {e}", path.display())))?;
         let header = Header {
             kind: Kind::Base,
             rules: self.rules,
@@ -144,8 +158,11 @@ impl Store {
         let path = self.manifest_path(snap.generation);
         replace(&path, &format::file(header, &format::manifest(snap))).map_err(|e| io(&path, e))?;
         let pointer = self.dir.join(CURRENT);
-        replace(&pointer, format!("candor-index {}\n", snap.generation).as_bytes())
-            .map_err(|e| io(&pointer, e))?;
+        replace(
+            &pointer,
+            format!("candor-index {}\n", snap.generation).as_bytes(),
+        )
+        .map_err(|e| io(&pointer, e))?;
         if let Ok(dir) = fs::File::open(&self.dir) {
             let _ = dir.sync_all();
         }
@@ -196,7 +213,10 @@ impl Store {
 
 /// The number in a file name `prefix` + number + `suffix`.
 fn number(name: &str, prefix: &str, suffix: &str) -> Option<u64> {
-    name.strip_prefix(prefix)?.strip_suffix(suffix)?.parse().ok()
+    name.strip_prefix(prefix)?
+        .strip_suffix(suffix)?
+        .parse()
+        .ok()
 }
 
 /// Writes `bytes` to `path` through a temporary name: synced, then

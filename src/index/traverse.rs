@@ -57,6 +57,9 @@ pub(crate) struct Traversal<'s> {
     pub(crate) start: Option<&'s str>,
     /// The query's path filters (normalized); empty for the whole tree.
     pub(crate) filters: &'s [String],
+    /// Set when the traversal meets a change the snapshot does not hold
+    /// (a folder walked again, a file new or changed).
+    pub(crate) changed: std::cell::Cell<bool>,
 }
 
 type Visit<'v, 's> = dyn FnMut(Event<'_>) -> ControlFlow<()> + 'v;
@@ -69,11 +72,12 @@ impl Traversal<'_> {
     /// Those of the tree's walk (a bad glob).
     pub(crate) fn run(&self, visit: &mut Visit<'_, '_>) -> Result<(), Error> {
         let (gitignore, parent_ignores) = self.tree.reads_ignores();
-        let whole = !self.filters.is_empty()
-            || self.tree.follows_links()
-            || !matches!(self.snap.entries.first(), Some(Entry::Folder(f)) if f.path.is_empty())
+        let unknown = !matches!(self.snap.entries.first(), Some(Entry::Folder(f)) if f.path.is_empty())
             || parents_stamp(self.tree.get_root(), gitignore, parent_ignores) != self.snap.parents;
-        if whole {
+        if unknown {
+            self.changed.set(true);
+        }
+        if unknown || !self.filters.is_empty() || self.tree.follows_links() {
             let _ = self.walk("", self.filters, visit)?;
             return Ok(());
         }
@@ -124,6 +128,9 @@ impl Traversal<'_> {
                         _ => None,
                     };
                     let stamp = stamp_at(&dir, &name).ok();
+                    if recorded.is_none_or(|f| stamp != Some(f.stamp) || f.racy) {
+                        self.changed.set(true);
+                    }
                     Event::File {
                         path: rel,
                         dir,
@@ -161,7 +168,8 @@ impl Traversal<'_> {
             }
             for ancestor in &ancestors {
                 let found = self.snap.first_from(ancestor);
-                let is_folder = matches!(entries.get(found), Some(Entry::Folder(f)) if f.path == *ancestor);
+                let is_folder =
+                    matches!(entries.get(found), Some(Entry::Folder(f)) if f.path == *ancestor);
                 let checked = if is_folder {
                     self.enter(found, &mut stack, visit)?
                 } else {
@@ -173,6 +181,7 @@ impl Traversal<'_> {
                     Some(ControlFlow::Break(())) => return Ok(()),
                     Some(ControlFlow::Continue(())) => continue,
                     None => {
+                        self.changed.set(true);
                         let (folder_at, folder) = match (is_folder, stack.last()) {
                             (true, _) => (found, ancestor.clone()),
                             (false, Some((i, _))) => (*i, entries[*i].path().to_owned()),
@@ -198,6 +207,7 @@ impl Traversal<'_> {
                     Some(ControlFlow::Break(())) => return Ok(()),
                     Some(ControlFlow::Continue(())) => at += 1,
                     None => {
+                        self.changed.set(true);
                         if self.walk(entry.path(), &[], visit)?.is_break() {
                             return Ok(());
                         }
@@ -208,6 +218,9 @@ impl Traversal<'_> {
                     let dir = parent_of(entries, &mut stack, &file.path)?;
                     let name = last_name(&file.path).ok_or_else(|| unusable(&file.path))?;
                     let stamp = stamp_at(&dir, &name).ok();
+                    if stamp != Some(file.stamp) || file.racy {
+                        self.changed.set(true);
+                    }
                     let event = Event::File {
                         path: file.path.clone(),
                         dir,

@@ -152,7 +152,7 @@ mod imp {
 
     /// The modification time of `name` in `dir` (not following a link),
     /// in nanoseconds since the epoch.
-    #[cfg_attr(not(feature = "index"), allow(dead_code))]
+    #[cfg(feature = "index")]
     pub(crate) fn mtime_at(dir: &DirHandle, name: &OsStr) -> io::Result<u64> {
         let stat = rustix::fs::statat(&dir.0, name, AtFlags::SYMLINK_NOFOLLOW)?;
         #[allow(clippy::useless_conversion, clippy::unnecessary_cast)]
@@ -312,7 +312,7 @@ mod imp {
         Ok(super::mix(&[meta.len(), modified]))
     }
 
-    #[cfg_attr(not(feature = "index"), allow(dead_code))]
+    #[cfg(feature = "index")]
     pub(crate) fn mtime_at(dir: &DirHandle, name: &OsStr) -> io::Result<u64> {
         let meta = fs::symlink_metadata(dir.0.join(name))?;
         Ok(meta
@@ -344,9 +344,11 @@ mod imp {
 }
 
 pub(crate) use imp::{
-    DirHandle, identity, kind_at, list, mtime_at, open_dir, open_file, open_regular, open_root,
-    read_link, stamp_at,
+    DirHandle, identity, kind_at, list, open_dir, open_file, open_regular, open_root, read_link,
+    stamp_at,
 };
+#[cfg(feature = "index")]
+pub(crate) use imp::mtime_at;
 
 /// Mixes numbers into one stamp (FNV-1a over their bytes; never 0, which
 /// stands for "nothing there").

@@ -40,7 +40,11 @@ fn age_all(root: &Path) {
 /// (bound to its corpus), and whether there is one.
 fn same<T: PartialEq + std::fmt::Debug>(what: &str, tree: &Bounded<T>, index: &Bounded<T>) {
     assert_eq!(tree.items(), index.items(), "{what}: items");
-    assert_eq!(tree.completeness(), index.completeness(), "{what}: completeness");
+    assert_eq!(
+        tree.completeness(),
+        index.completeness(),
+        "{what}: completeness"
+    );
     assert_eq!(tree.total(), index.total(), "{what}: total");
     assert_eq!(tree.start(), index.start(), "{what}: start");
     assert_eq!(tree.skipped(), index.skipped(), "{what}: skipped");
@@ -67,7 +71,11 @@ fn compare_pages<T: PartialEq + std::fmt::Debug>(
                 assert_eq!(t.to_string(), i.to_string(), "{what}: page {page}: errors");
                 return;
             }
-            (t, i) => panic!("{what}: page {page}: tree {:?}, index {:?}", t.err(), i.err()),
+            (t, i) => panic!(
+                "{what}: page {page}: tree {:?}, index {:?}",
+                t.err(),
+                i.err()
+            ),
         };
         same(&format!("{what}: page {page}"), &t, &i);
         tc = t.next_cursor().cloned();
@@ -120,7 +128,11 @@ fn a_small_tree_answers_as_the_tree_does() {
     let tree = Tree::new(root).unwrap().threads(1);
     let index = Index::build(tree.clone(), store.path()).unwrap();
     for limit in [1, 2, 100] {
-        for q in [Query::literal("hello"), Query::literal("foo"), Query::regex("o+")] {
+        for q in [
+            Query::literal("hello"),
+            Query::literal("foo"),
+            Query::regex("o+"),
+        ] {
             compare_all(&tree, &index, &q, &Limits::new().limit(limit));
         }
     }
@@ -130,7 +142,12 @@ fn a_small_tree_answers_as_the_tree_does() {
     std::fs::remove_file(root.join("a.txt")).unwrap();
     std::fs::write(root.join(".gitignore"), "*.txt\n").unwrap();
     for limit in [1, 100] {
-        compare_all(&tree, &index, &Query::literal("hello"), &Limits::new().limit(limit));
+        compare_all(
+            &tree,
+            &index,
+            &Query::literal("hello"),
+            &Limits::new().limit(limit),
+        );
     }
     assert!(index.update().unwrap());
     compare_all(&tree, &index, &Query::literal("hello"), &Limits::new());
@@ -201,7 +218,8 @@ fn change() -> impl Strategy<Value = Change> {
         (any::<prop::sample::Index>(), text()).prop_map(|(i, t)| Change::Edit(i.index(64), t)),
         (rel_path(), text()).prop_map(|(p, t)| Change::Add(p, t)),
         any::<prop::sample::Index>().prop_map(|i| Change::Delete(i.index(64))),
-        (any::<prop::sample::Index>(), rel_path()).prop_map(|(i, p)| Change::Rename(i.index(64), p)),
+        (any::<prop::sample::Index>(), rel_path())
+            .prop_map(|(i, p)| Change::Rename(i.index(64), p)),
         any::<prop::sample::Index>().prop_map(|i| Change::ReplaceFolder(i.index(64))),
         ignore_text().prop_map(Change::Ignore),
     ]
@@ -232,7 +250,8 @@ fn query() -> impl Strategy<Value = Query> {
     prop_oneof![
         word.clone().prop_map(Query::literal),
         (word.clone(), word.clone()).prop_map(|(a, b)| Query::literals([a, b])),
-        word.clone().prop_map(|w| Query::literal(w).case_insensitive(true)),
+        word.clone()
+            .prop_map(|w| Query::literal(w).case_insensitive(true)),
         word.prop_map(|w| Query::literal(w).whole_word(true)),
         Just(Query::regex("fo+|ba")),
         Just(Query::regex("^$")),
@@ -240,13 +259,17 @@ fn query() -> impl Strategy<Value = Query> {
 }
 
 fn limits() -> impl Strategy<Value = Limits> {
-    (prop_oneof![Just(None), (1usize..4).prop_map(Some)], any::<bool>()).prop_map(|(l, count)| {
-        let limits = Limits::new().count_total(count);
-        match l {
-            Some(l) => limits.limit(l),
-            None => limits,
-        }
-    })
+    (
+        prop_oneof![Just(None), (1usize..4).prop_map(Some)],
+        any::<bool>(),
+    )
+        .prop_map(|(l, count)| {
+            let limits = Limits::new().count_total(count);
+            match l {
+                Some(l) => limits.limit(l),
+                None => limits,
+            }
+        })
 }
 
 fn spec() -> impl Strategy<Value = Spec> {
@@ -260,16 +283,18 @@ fn spec() -> impl Strategy<Value = Spec> {
         prop::collection::vec(change(), 0..4),
         prop::collection::vec((query(), limits()), 1..4),
     )
-        .prop_map(|(files, ignore, links, hidden, follow, threads, changes, queries)| Spec {
-            files,
-            ignore,
-            links,
-            hidden,
-            follow,
-            threads,
-            changes,
-            queries,
-        })
+        .prop_map(
+            |(files, ignore, links, hidden, follow, threads, changes, queries)| Spec {
+                files,
+                ignore,
+                links,
+                hidden,
+                follow,
+                threads,
+                changes,
+                queries,
+            },
+        )
 }
 
 #[cfg(unix)]
@@ -443,14 +468,15 @@ fn a_cursor_of_a_generation_gone_is_stale() {
     assert_eq!(second.start(), 1);
     std::fs::write(dir.path().join("c.txt"), "x\n").unwrap();
     assert!(index.update().unwrap());
-    let err = index.search(&query, &limits, first.next_cursor()).unwrap_err();
-    assert!(
-        matches!(err.kind(), ErrorKind::StaleCursor { .. }),
-        "{err}"
-    );
+    let err = index
+        .search(&query, &limits, first.next_cursor())
+        .unwrap_err();
+    assert!(matches!(err.kind(), ErrorKind::StaleCursor { .. }), "{err}");
     // A process that opens the new generation refuses it too.
     let reopened = Index::open(index.get_tree().clone(), _store.path().join("idx")).unwrap();
-    let err = reopened.search(&query, &limits, first.next_cursor()).unwrap_err();
+    let err = reopened
+        .search(&query, &limits, first.next_cursor())
+        .unwrap_err();
     assert!(matches!(err.kind(), ErrorKind::StaleCursor { .. }), "{err}");
 }
 
@@ -516,7 +542,13 @@ fn a_damaged_index_is_refused_never_read() {
     // Asked for, a rebuild replaces a damaged index.
     std::fs::write(&manifest, b"junk").unwrap();
     let rebuilt = Index::open_or_build(tree.clone(), &idx).unwrap();
-    assert_eq!(rebuilt.search(&Query::literal("y"), &Limits::new(), None).unwrap().len(), 1);
+    assert_eq!(
+        rebuilt
+            .search(&Query::literal("y"), &Limits::new(), None)
+            .unwrap()
+            .len(),
+        1
+    );
 }
 
 #[test]
@@ -531,7 +563,9 @@ fn a_build_that_never_switched_leaves_the_previous_generation() {
     let opened = Index::open(tree.clone(), &idx).unwrap();
     assert_eq!(opened.generation(), before);
     std::fs::write(dir.path().join("a.txt"), "x\nx\n").unwrap();
-    let found = opened.search(&Query::literal("x"), &Limits::new(), None).unwrap();
+    let found = opened
+        .search(&Query::literal("x"), &Limits::new(), None)
+        .unwrap();
     assert_eq!(found.len(), 2, "the tree as it is now");
 }
 
@@ -555,7 +589,9 @@ fn a_same_size_rewrite_within_the_build_tick_is_seen() {
         .unwrap()
         .set_modified(written)
         .unwrap();
-    let found = index.search(&Query::literal("new"), &Limits::new(), None).unwrap();
+    let found = index
+        .search(&Query::literal("new"), &Limits::new(), None)
+        .unwrap();
     assert_eq!(found.len(), 1);
     assert!(found.is_complete());
 }
@@ -569,7 +605,12 @@ fn a_query_of_named_paths_answers_as_the_tree_does() {
         (".gitignore", "*.log\n"),
     ]);
     std::fs::write(dir.path().join("a/new.txt"), "foo\n").unwrap();
-    for paths in [vec!["a"], vec!["a/.h"], vec!["b/z.log", "missing"], vec![""]] {
+    for paths in [
+        vec!["a"],
+        vec!["a/.h"],
+        vec!["b/z.log", "missing"],
+        vec![""],
+    ] {
         let query = Query::literal("foo").paths(paths);
         compare_all(&tree, &index, &query, &Limits::new().limit(1));
     }
@@ -581,8 +622,12 @@ fn a_query_of_named_paths_answers_as_the_tree_does() {
     let q = Query::literal("foo");
     same(
         "find_in_file",
-        &tree.find_in_file("b/z.log", &q, &Limits::new(), None).unwrap(),
-        &index.find_in_file("b/z.log", &q, &Limits::new(), None).unwrap(),
+        &tree
+            .find_in_file("b/z.log", &q, &Limits::new(), None)
+            .unwrap(),
+        &index
+            .find_in_file("b/z.log", &q, &Limits::new(), None)
+            .unwrap(),
     );
     let mut seen = (Vec::new(), Vec::new());
     let t = tree

@@ -20,6 +20,7 @@ const CORE: &[&[&str]] = &[
     &["count"],
     &["page", "schema", "cluster"],
     &["search", "mcp", "opensearch", "zoekt"],
+    &["index"],
 ];
 
 /// The search pipeline's modules, bottom to top: lines and paths, items

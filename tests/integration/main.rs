@@ -18,10 +18,10 @@ mod examples_mcp;
 mod examples_opensearch;
 mod fixture;
 mod fuzz_replay;
-#[cfg(feature = "index")]
-mod index_corpus;
 #[cfg(unix)]
 mod hostile;
+#[cfg(feature = "index")]
+mod index_corpus;
 mod layers;
 mod mcp_args;
 mod mcp_budget;

@@ -247,7 +247,12 @@ impl<'a> Walk<'a> {
             on_start_path,
         });
         if let Some(entered) = &mut self.entered {
-            if let Some(Frame { dir: Some(dir), rel, .. }) = self.stack.last() {
+            if let Some(Frame {
+                dir: Some(dir),
+                rel,
+                ..
+            }) = self.stack.last()
+            {
                 entered.push(Entered {
                     rel: rel.clone(),
                     dir: Arc::clone(dir),
@@ -282,7 +287,10 @@ impl<'a> Walk<'a> {
     /// the jobs within it.
     #[cfg_attr(not(feature = "index"), allow(dead_code))]
     pub(crate) fn take_entered(&mut self) -> Vec<Entered> {
-        self.entered.as_mut().map(std::mem::take).unwrap_or_default()
+        self.entered
+            .as_mut()
+            .map(std::mem::take)
+            .unwrap_or_default()
     }
 
     /// Checks one entry of the innermost folder: the job it makes, if any,
