@@ -343,12 +343,12 @@ mod imp {
     }
 }
 
+#[cfg(feature = "index")]
+pub(crate) use imp::mtime_at;
 pub(crate) use imp::{
     DirHandle, identity, kind_at, list, open_dir, open_file, open_regular, open_root, read_link,
     stamp_at,
 };
-#[cfg(feature = "index")]
-pub(crate) use imp::mtime_at;
 
 /// Mixes numbers into one stamp (FNV-1a over their bytes; never 0, which
 /// stands for "nothing there").

@@ -14,6 +14,9 @@ use crate::{oracle, pages};
 mod cursor;
 #[path = "../../fuzz/checks/excerpt.rs"]
 mod excerpt;
+#[cfg(feature = "index")]
+#[path = "../../fuzz/checks/index.rs"]
+mod index;
 #[path = "../../fuzz/checks/search.rs"]
 mod search;
 #[path = "../../fuzz/checks/wire.rs"]
@@ -65,6 +68,12 @@ fn excerpt_corpus_replays() {
     replay("excerpt", excerpt::check);
 }
 
+#[cfg(feature = "index")]
+#[test]
+fn index_corpus_replays() {
+    replay("index", index::check);
+}
+
 proptest! {
     #![proptest_config(Config { cases: 256, failure_persistence: None, ..Config::default() })]
 
@@ -75,5 +84,7 @@ proptest! {
         wire::check(&data);
         search::check(&data);
         excerpt::check(&data);
+        #[cfg(feature = "index")]
+        index::check(&data);
     }
 }
