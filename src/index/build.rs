@@ -84,9 +84,15 @@ impl<'t> Builder<'t> {
                 via_link,
             } => {
                 self.leave_to(path);
-                let entry = match recorded {
-                    Some(folder) => folder.clone(),
-                    None => self.folder(path, dir, via_link),
+                let entry = match (recorded, dir) {
+                    (Some(folder), _) => folder.clone(),
+                    (None, Some(dir)) => self.folder(path, dir, via_link),
+                    (None, None) => FolderEntry {
+                        path: path.to_owned(),
+                        stamp: 0,
+                        ignores: 0,
+                        always: true,
+                    },
                 };
                 self.folders.push(self.entries.len());
                 self.entries.push(Entry::Folder(entry));
@@ -112,6 +118,20 @@ impl<'t> Builder<'t> {
                 } else {
                     let id = self.next_id;
                     self.next_id += 1;
+                    let Some(dir) = dir.get(&path) else {
+                        // Its folder went away since it was stamped: read
+                        // by every query until an update finds it.
+                        self.entries.push(Entry::File(FileEntry {
+                            path,
+                            stamp: 0,
+                            len: 0,
+                            always: true,
+                            racy: true,
+                            segment: self.segment,
+                            id,
+                        }));
+                        return ControlFlow::Continue(());
+                    };
                     self.pending.push(Pending {
                         at: self.entries.len(),
                         dir,

@@ -19,6 +19,7 @@ use crate::error::{Error, ErrorKind};
 use crate::search::{Source, Tree};
 
 mod build;
+mod check;
 mod format;
 mod snapshot;
 mod source;

@@ -9,12 +9,12 @@ use std::ops::ControlFlow;
 use std::sync::atomic::Ordering;
 
 use super::Index;
-use crate::Fingerprint;
 use crate::error::Error;
 use crate::index::grams::need;
 use crate::index::snapshot::Segment;
 use crate::index::traverse::{Event, Traversal};
 use crate::search::{BINARY_PREFIX, FileOutcome, Job, Opened, Plan, Resolved, Source, no_hits};
+use crate::{Fingerprint, SkipReason, SkippedInput};
 
 impl Source for Index {
     fn fingerprint(&self) -> u64 {
@@ -99,16 +99,22 @@ impl Source for Index {
                         Some(f) if !candidate => {
                             no_hits(plan, plan.matcher, &path, f.len).into_owned()
                         }
-                        _ => self.tree.outcome(
-                            plan,
-                            plan.matcher,
-                            Job::File {
-                                rel: path,
-                                dir,
-                                name,
-                            },
-                            &mut buffer,
-                        ),
+                        _ => match dir.get(&path) {
+                            Some(dir) => self.tree.outcome(
+                                plan,
+                                plan.matcher,
+                                Job::File {
+                                    rel: path,
+                                    dir,
+                                    name,
+                                },
+                                &mut buffer,
+                            ),
+                            None => FileOutcome::Skipped(
+                                SkippedInput::new(path, SkipReason::Vanished)
+                                    .with_detail("its folder went away"),
+                            ),
+                        },
                     }
                 }
             };

@@ -5,11 +5,11 @@
 //! ignore files above the root, and the clock tick within which a
 //! rewrite can keep a stamp ("racy", as git calls it).
 
-use std::ffi::OsStr;
+use std::ffi::{OsStr, OsString};
 use std::path::Path;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use crate::search::{DirHandle, stamp_at};
+use crate::search::{DirHandle, parse_position, stamp_at};
 
 /// How coarse a file system's clock may be: FAT's is 2 s. A file or
 /// folder whose modification time lies within this of the build's start
@@ -75,6 +75,63 @@ pub(crate) fn folder_stamp(dir: &DirHandle, ignores: u8) -> Option<u64> {
         }
     }
     Some(mix(&parts))
+}
+
+/// `folder_stamp` of the folder at `rel` (a path as the tree writes it,
+/// `""` for the root), asked of the root's handle by path: no folder is
+/// opened.
+pub(crate) fn folder_stamp_at(root: &DirHandle, rel: &str, ignores: u8) -> Option<u64> {
+    let base = fs_path(rel)?;
+    let at = |name: &str| -> OsString {
+        if base.is_empty() {
+            OsString::from(name)
+        } else {
+            let mut p = base.clone();
+            p.push("/");
+            p.push(name);
+            p
+        }
+    };
+    let mut parts = vec![stamp_at(root, &at(".")).ok()?];
+    for (name, bit) in IGNORES {
+        let exclude = bit == 4 && ignores & HAS_GIT != 0;
+        if ignores & bit != 0 || exclude {
+            parts.push(stamp_at(root, &at(name)).unwrap_or(0));
+        }
+    }
+    Some(mix(&parts))
+}
+
+/// The stamp of the file at `rel`, asked of the root's handle by path.
+pub(crate) fn file_stamp_at(root: &DirHandle, rel: &str) -> Option<u64> {
+    stamp_at(root, &fs_path(rel)?).ok()
+}
+
+/// A tree's path (escapes read back) as the file system spells it,
+/// relative to the root.
+pub(crate) fn fs_path(rel: &str) -> Option<OsString> {
+    if !rel.contains('\\') {
+        return Some(OsString::from(rel));
+    }
+    let names = parse_position(rel)?;
+    let mut out = Vec::new();
+    for (i, name) in names.into_iter().enumerate() {
+        if i > 0 {
+            out.push(b'/');
+        }
+        out.extend(name);
+    }
+    Some(os_from(out))
+}
+
+#[cfg(unix)]
+fn os_from(bytes: Vec<u8>) -> OsString {
+    std::os::unix::ffi::OsStringExt::from_vec(bytes)
+}
+
+#[cfg(not(unix))]
+fn os_from(bytes: Vec<u8>) -> OsString {
+    OsString::from(String::from_utf8_lossy(&bytes).into_owned())
 }
 
 /// The stamp of the ignore files above `root` that a walk reads: those of

@@ -16,14 +16,16 @@
 //! whole query takes the tree's walk, and the index only tells which of
 //! the files it finds are unchanged.
 
+use std::cell::RefCell;
 use std::ffi::OsString;
 use std::ops::ControlFlow;
 use std::sync::Arc;
 
 use crate::SkippedInput;
 use crate::error::{Error, ErrorKind};
+use crate::index::check::Stamps;
 use crate::index::snapshot::{Entry, FileEntry, FolderEntry, Snapshot, last_name};
-use crate::index::stamp::{folder_stamp, parents_stamp};
+use crate::index::stamp::parents_stamp;
 use crate::search::{DirHandle, Job, Tree, is_within, open_dir, parse_position, stamp_at};
 
 /// What the traversal meets, in path order.
@@ -31,7 +33,9 @@ pub(crate) enum Event<'s> {
     /// A folder entered: as recorded (`recorded`), or walked again.
     Folder {
         path: &'s str,
-        dir: &'s Arc<DirHandle>,
+        /// Its handle, when walked again (a recorded folder is not
+        /// opened).
+        dir: Option<&'s Arc<DirHandle>>,
         recorded: Option<&'s FolderEntry>,
         via_link: bool,
     },
@@ -40,13 +44,75 @@ pub(crate) enum Event<'s> {
     /// cannot be stamped).
     File {
         path: String,
-        dir: Arc<DirHandle>,
+        dir: FileDir<'s>,
         name: OsString,
         recorded: Option<&'s FileEntry>,
         stamp: Option<u64>,
     },
     /// An input the walk leaves out.
     Skip(SkippedInput),
+}
+
+/// The folder of a file: its handle, or the way to open it when a
+/// visitor needs it (a recorded folder is opened only to read a file in
+/// it).
+pub(crate) enum FileDir<'s> {
+    Open(Arc<DirHandle>),
+    Lazy(&'s Dirs<'s>),
+}
+
+impl FileDir<'_> {
+    /// The handle of the folder of the file at `path`, opened name by
+    /// name from the root's handle (no link followed) if need be.
+    pub(crate) fn get(&self, path: &str) -> Option<Arc<DirHandle>> {
+        match self {
+            FileDir::Open(dir) => Some(Arc::clone(dir)),
+            FileDir::Lazy(dirs) => dirs.open(path.rfind('/').map_or("", |i| &path[..i])),
+        }
+    }
+}
+
+/// The folders opened for the files read, innermost last: a file's
+/// folder is opened from the deepest one held on its way.
+pub(crate) struct Dirs<'s> {
+    root: &'s Arc<DirHandle>,
+    held: RefCell<Vec<(String, Arc<DirHandle>)>>,
+}
+
+impl Dirs<'_> {
+    fn open(&self, folder: &str) -> Option<Arc<DirHandle>> {
+        if folder.is_empty() {
+            return Some(Arc::clone(self.root));
+        }
+        let mut held = self.held.borrow_mut();
+        while held.last().is_some_and(|(p, _)| !is_within(folder, p)) {
+            held.pop();
+        }
+        if let Some((p, dir)) = held.last() {
+            if p == folder {
+                return Some(Arc::clone(dir));
+            }
+        }
+        let mut path = held.last().map_or(String::new(), |(p, _)| p.clone());
+        let mut dir = held
+            .last()
+            .map_or(Arc::clone(self.root), |(_, d)| Arc::clone(d));
+        let rest = if path.is_empty() {
+            folder
+        } else {
+            &folder[path.len() + 1..]
+        };
+        for part in rest.split('/') {
+            let name = last_name(part)?;
+            dir = Arc::new(open_dir(&dir, &name).ok()?);
+            if !path.is_empty() {
+                path.push('/');
+            }
+            path.push_str(part);
+            held.push((path.clone(), Arc::clone(&dir)));
+        }
+        Some(dir)
+    }
 }
 
 /// Where a traversal stands: the snapshot, the tree, where to resume.
@@ -111,7 +177,7 @@ impl Traversal<'_> {
                 }
                 let event = Event::Folder {
                     path: &entered.rel,
-                    dir: &entered.dir,
+                    dir: Some(&entered.dir),
                     recorded: None,
                     via_link: entered.via_link,
                 };
@@ -133,7 +199,7 @@ impl Traversal<'_> {
                     }
                     Event::File {
                         path: rel,
-                        dir,
+                        dir: FileDir::Open(dir),
                         name,
                         recorded,
                         stamp,
@@ -146,16 +212,39 @@ impl Traversal<'_> {
         }
     }
 
-    /// The recorded entries, checked folder by folder.
+    /// The recorded entries, checked folder by folder, their stamps
+    /// taken ahead on a second thread when the tree has one.
     fn recorded(&self, visit: &mut Visit<'_, '_>) -> Result<(), Error> {
+        let first = self.start.map_or(0, |s| self.snap.first_from(s));
+        let stamps = Stamps::new(self.snap, self.tree.root_handle(), first);
+        let dirs = Dirs {
+            root: self.tree.root_handle(),
+            held: RefCell::new(Vec::new()),
+        };
+        let helps = self.tree.get_threads() > 1 && self.snap.entries.len() - first > HELP_AFTER;
+        std::thread::scope(|scope| {
+            if helps {
+                scope.spawn(|| stamps.help());
+            }
+            let ran = self.recorded_with(&stamps, &dirs, visit);
+            stamps.stop();
+            ran
+        })
+    }
+
+    fn recorded_with(
+        &self,
+        stamps: &Stamps<'_>,
+        dirs: &Dirs<'_>,
+        visit: &mut Visit<'_, '_>,
+    ) -> Result<(), Error> {
         let entries = &self.snap.entries;
-        // The folders the entries being visited are in, innermost last.
-        let mut stack: Vec<(usize, Arc<DirHandle>)> = Vec::new();
         let mut at = 0;
         if let Some(start) = self.start {
             // The folders on the way to the resume point come before it
             // in path order; each is checked, and the first that changed
-            // is walked again from the resume point.
+            // (or is not a folder the index knows) is walked again from
+            // the resume point.
             let mut ancestors = vec![String::new()];
             let mut path = String::new();
             let parts: Vec<&str> = start.split('/').collect();
@@ -166,35 +255,30 @@ impl Traversal<'_> {
                 path.push_str(part);
                 ancestors.push(path.clone());
             }
+            let mut known = None;
             for ancestor in &ancestors {
                 let found = self.snap.first_from(ancestor);
                 let is_folder =
                     matches!(entries.get(found), Some(Entry::Folder(f)) if f.path == *ancestor);
                 let checked = if is_folder {
-                    self.enter(found, &mut stack, visit)?
+                    self.enter(found, stamps, visit)
                 } else {
-                    // Not a folder the index knows: the innermost one it
-                    // knows is walked again from the resume point.
                     None
                 };
                 match checked {
                     Some(ControlFlow::Break(())) => return Ok(()),
-                    Some(ControlFlow::Continue(())) => continue,
+                    Some(ControlFlow::Continue(())) => known = Some(found),
                     None => {
+                        let folder_at = if is_folder { Some(found) } else { known };
                         self.changed.set(true);
-                        let (folder_at, folder) = match (is_folder, stack.last()) {
-                            (true, _) => (found, ancestor.clone()),
-                            (false, Some((i, _))) => (*i, entries[*i].path().to_owned()),
-                            (false, None) => (0, String::new()),
-                        };
-                        if self.walk(&folder, &[], visit)?.is_break() {
+                        let folder = folder_at.map_or("", |i| entries[i].path());
+                        if self.walk(folder, &[], visit)?.is_break() {
                             return Ok(());
                         }
-                        if folder.is_empty() {
-                            return Ok(());
+                        match folder_at {
+                            Some(i) if !folder.is_empty() => at = self.snap.end_of(i),
+                            _ => return Ok(()),
                         }
-                        stack.retain(|(i, _)| *i != folder_at);
-                        at = self.snap.end_of(folder_at);
                         break;
                     }
                 }
@@ -203,7 +287,7 @@ impl Traversal<'_> {
         }
         while let Some(entry) = entries.get(at) {
             match entry {
-                Entry::Folder(_) => match self.enter(at, &mut stack, visit)? {
+                Entry::Folder(_) => match self.enter(at, stamps, visit) {
                     Some(ControlFlow::Break(())) => return Ok(()),
                     Some(ControlFlow::Continue(())) => at += 1,
                     None => {
@@ -215,15 +299,14 @@ impl Traversal<'_> {
                     }
                 },
                 Entry::File(file) => {
-                    let dir = parent_of(entries, &mut stack, &file.path)?;
                     let name = last_name(&file.path).ok_or_else(|| unusable(&file.path))?;
-                    let stamp = stamp_at(&dir, &name).ok();
+                    let stamp = stamps.of(at);
                     if stamp != Some(file.stamp) || file.racy {
                         self.changed.set(true);
                     }
                     let event = Event::File {
                         path: file.path.clone(),
-                        dir,
+                        dir: FileDir::Lazy(dirs),
                         name,
                         recorded: Some(file),
                         stamp,
@@ -244,67 +327,32 @@ impl Traversal<'_> {
         Ok(())
     }
 
-    /// Checks the recorded folder at `at`: unchanged, it is entered (its
-    /// handle pushed on `stack`) and visited: `Some(flow)`; changed (or
-    /// unopened), `None`, and the caller walks it again.
+    /// Checks the recorded folder at `at`: unchanged, it is visited
+    /// (`Some(flow)`); changed or gone, `None`, and the caller walks it
+    /// again.
     fn enter(
         &self,
         at: usize,
-        stack: &mut Vec<(usize, Arc<DirHandle>)>,
+        stamps: &Stamps<'_>,
         visit: &mut Visit<'_, '_>,
-    ) -> Result<Option<ControlFlow<()>>, Error> {
-        let entries = &self.snap.entries;
-        let Entry::Folder(folder) = &entries[at] else {
-            return Ok(None);
+    ) -> Option<ControlFlow<()>> {
+        let Entry::Folder(folder) = &self.snap.entries[at] else {
+            return None;
         };
-        if folder.always {
-            return Ok(None);
+        if folder.always || stamps.of(at) != Some(folder.stamp) {
+            return None;
         }
-        let dir = if folder.path.is_empty() {
-            stack.clear();
-            Arc::clone(self.tree.root_handle())
-        } else {
-            let parent = parent_of(entries, stack, &folder.path)?;
-            let name = last_name(&folder.path).ok_or_else(|| unusable(&folder.path))?;
-            match open_dir(&parent, &name) {
-                Ok(dir) => Arc::new(dir),
-                Err(_) => return Ok(None),
-            }
-        };
-        if folder_stamp(&dir, folder.ignores) != Some(folder.stamp) {
-            return Ok(None);
-        }
-        stack.push((at, Arc::clone(&dir)));
-        let flow = visit(Event::Folder {
+        Some(visit(Event::Folder {
             path: &folder.path,
-            dir: &dir,
+            dir: None,
             recorded: Some(folder),
             via_link: false,
-        });
-        Ok(Some(flow))
+        }))
     }
 }
 
-/// The handle of the folder that holds `path`: the innermost folder on
-/// `stack` that is its parent (the folders left are popped).
-fn parent_of(
-    entries: &[Entry],
-    stack: &mut Vec<(usize, Arc<DirHandle>)>,
-    path: &str,
-) -> Result<Arc<DirHandle>, Error> {
-    let parent = path.rfind('/').map_or("", |i| &path[..i]);
-    while let Some((i, dir)) = stack.last() {
-        let folder = entries[*i].path();
-        if folder == parent {
-            return Ok(Arc::clone(dir));
-        }
-        if is_within(parent, folder) {
-            break;
-        }
-        stack.pop();
-    }
-    Err(unusable(path))
-}
+/// Below this many entries to check, no helper thread is started.
+const HELP_AFTER: usize = 2048;
 
 /// The error of an index whose entries are not a walk's.
 fn unusable(path: &str) -> Error {

@@ -645,3 +645,41 @@ fn a_query_of_named_paths_answers_as_the_tree_does() {
     assert_eq!(seen.0, seen.1);
     assert_eq!((t.count(), t.total()), (i.count(), i.total()));
 }
+
+#[test]
+fn a_large_tree_is_checked_on_two_threads_as_on_one() {
+    // Enough entries for the stamps to be taken ahead on a second thread.
+    let files: Vec<(String, String)> = (0..3000)
+        .map(|i| {
+            let text = if i % 97 == 0 { "needle\n" } else { "hay\n" };
+            (format!("d{:02}/f{i:04}.txt", i % 60), text.to_owned())
+        })
+        .collect();
+    let refs: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(a, b)| (a.as_str(), b.as_str()))
+        .collect();
+    let (dir, _store, tree, _) = indexed(&refs);
+    let store = tempfile::tempdir().unwrap();
+    for threads in [1, 2, 4] {
+        let tree = tree.clone().threads(threads);
+        let index = Index::build(tree.clone(), store.path().join(format!("t{threads}"))).unwrap();
+        compare_all(
+            &tree,
+            &index,
+            &Query::literal("needle"),
+            &Limits::new().limit(7),
+        );
+        // Changes deep in the order, and early.
+        std::fs::write(dir.path().join("d59/f2999.txt"), "needle too\n").unwrap();
+        std::fs::write(dir.path().join("d00/new.txt"), "needle new\n").unwrap();
+        std::fs::remove_file(dir.path().join("d30/f0030.txt")).unwrap_or(());
+        compare_all(&tree, &index, &Query::literal("needle"), &Limits::new());
+        compare_all(
+            &tree,
+            &index,
+            &Query::literal("needle"),
+            &Limits::new().limit(3),
+        );
+    }
+}
