@@ -11,6 +11,7 @@
 //! switch; `source.rs`, the index as the engine's source.
 
 use std::cell::Cell;
+use std::collections::HashSet;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
@@ -27,6 +28,7 @@ mod stamp;
 mod stand_in;
 mod store;
 mod traverse;
+mod watch;
 
 // The query planner and the posting lists, until they land.
 use stand_in as grams;
@@ -35,6 +37,7 @@ use build::Builder;
 use snapshot::{Segment, Snapshot};
 use store::{LoadError, Store};
 use traverse::Traversal;
+use watch::Watching;
 
 /// A [`Tree`] with an index on disk: every [`Corpus`](crate::Corpus)
 /// query gives the same items, order, totals and `skipped` as the tree
@@ -92,8 +95,11 @@ pub struct Index {
     current: RwLock<Arc<Snapshot>>,
     /// One update at a time.
     updating: Mutex<()>,
-    /// A query met a change this generation does not hold.
-    behind: AtomicBool,
+    /// A query (or the watcher) met a change this generation does not
+    /// hold.
+    behind: Arc<AtomicBool>,
+    /// The watcher, in the watched mode.
+    watching: Mutex<Option<Watching>>,
 }
 
 impl Index {
@@ -203,13 +209,93 @@ impl Index {
             store,
             current: RwLock::new(Arc::new(snap)),
             updating: Mutex::new(()),
-            behind: AtomicBool::new(false),
+            behind: Arc::new(AtomicBool::new(false)),
+            watching: Mutex::new(None),
         }
     }
 
     /// The generation queries run on now.
     fn snapshot(&self) -> Arc<Snapshot> {
         Arc::clone(&self.current.read().unwrap_or_else(|p| p.into_inner()))
+    }
+
+    /// The generation a query runs on and, in the watched mode, the
+    /// paths the watcher reported since it was read from the tree (both
+    /// read under the generation's lock, which an update holds while it
+    /// switches them); `None` when every entry must be checked.
+    fn snapshot_to_query(&self) -> (Arc<Snapshot>, Option<HashSet<String>>) {
+        let current = self.current.read().unwrap_or_else(|p| p.into_inner());
+        let watching = self.watching.lock().unwrap_or_else(|p| p.into_inner());
+        let trust = watching
+            .as_ref()
+            .and_then(|w| w.seen.lock().unwrap_or_else(|p| p.into_inner()).to_check());
+        (Arc::clone(&current), trust)
+    }
+
+    /// The number of the watcher's last event, if watched.
+    fn watched_now(&self) -> Option<u64> {
+        let watching = self.watching.lock().unwrap_or_else(|p| p.into_inner());
+        watching
+            .as_ref()
+            .map(|w| w.seen.lock().unwrap_or_else(|p| p.into_inner()).now())
+    }
+
+    /// Installs `snap` as the current generation; the watcher's reports
+    /// up to `upto` are forgotten with the same lock held.
+    fn install(&self, snap: Snapshot, upto: Option<u64>) {
+        let mut current = self.current.write().unwrap_or_else(|p| p.into_inner());
+        if let Some(upto) = upto {
+            let watching = self.watching.lock().unwrap_or_else(|p| p.into_inner());
+            if let Some(w) = watching.as_ref() {
+                w.seen
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .forget(upto);
+            }
+        }
+        *current = Arc::new(snap);
+    }
+
+    /// Watches the tree: from now on, queries trust every file and folder
+    /// the watcher did not report changed, without a stat (the watched
+    /// mode), and check only the others. The index is brought up to date
+    /// once the watcher runs, so nothing changed before it is missed.
+    ///
+    /// Returns false, and stays in the checked mode, when the tree cannot
+    /// be watched (on Linux, more folders than the user's inotify watch
+    /// limit). When the watcher may have lost events (a queue overflow),
+    /// queries check everything until the next [`update`](Index::update):
+    /// the fallback is exact. Call `update` now and then (when
+    /// [`is_behind`](Index::is_behind)) so that the changes the watcher
+    /// reports are indexed.
+    ///
+    /// # Errors
+    ///
+    /// Those of [`update`](Index::update).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use candor::{Corpus, Index, Limits, Query, Tree};
+    /// # let dir = tempfile::tempdir()?;
+    /// # let store = tempfile::tempdir()?;
+    /// let index = Index::build(Tree::new(dir.path())?, store.path())?;
+    /// let watched = index.watch()?;
+    /// std::fs::write(dir.path().join("a.txt"), "needle\n")?;
+    /// # std::thread::sleep(std::time::Duration::from_millis(200));
+    /// let found = index.search(&Query::literal("needle"), &Limits::new(), None)?;
+    /// assert_eq!(found.len(), 1, "watched: {watched}");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn watch(&self) -> Result<bool, Error> {
+        let started = Watching::start(self.tree.get_root(), Arc::clone(&self.behind));
+        let Ok(watching) = started else {
+            return Ok(false);
+        };
+        *self.watching.lock().unwrap_or_else(|p| p.into_inner()) = Some(watching);
+        // Whatever changed before the watcher ran is read now.
+        self.update()?;
+        Ok(true)
     }
 
     /// The current generation's number. Every build and update that
@@ -308,6 +394,9 @@ impl Index {
     /// ```
     pub fn update(&self) -> Result<bool, Error> {
         let _one = self.updating.lock().unwrap_or_else(|p| p.into_inner());
+        // The watcher's reports up to now are read from the tree below.
+        let upto = self.watched_now();
+        self.behind.store(false, Ordering::Relaxed);
         let old = self.snapshot();
         let built_ns = stamp::now_ns();
         let (gitignore, parent_ignores) = self.tree.reads_ignores();
@@ -319,11 +408,13 @@ impl Index {
             start: None,
             filters: &[],
             changed: Cell::new(false),
+            trust: None,
         }
         .run(&mut |event| builder.visit(event))?;
         let (entries, delta) = builder.finish();
-        self.behind.store(false, Ordering::Relaxed);
         if entries == old.entries && parents == old.parents {
+            let same = Snapshot::clone(&old);
+            self.install(same, upto);
             return Ok(false);
         }
         let mut snap = Snapshot {
@@ -340,7 +431,7 @@ impl Index {
             snap = full_build(&self.tree, Some(old.generation))?;
         }
         self.store.write(&snap, new_base)?;
-        *self.current.write().unwrap_or_else(|p| p.into_inner()) = Arc::new(snap);
+        self.install(snap, upto);
         Ok(true)
     }
 }
@@ -369,6 +460,7 @@ fn full_build(tree: &Tree, previous: Option<u64>) -> Result<Snapshot, Error> {
         start: None,
         filters: &[],
         changed: Cell::new(false),
+        trust: None,
     }
     .run(&mut |event| builder.visit(event))?;
     let (entries, base) = builder.finish();

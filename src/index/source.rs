@@ -50,7 +50,7 @@ impl Source for Index {
         plan: &Plan<'_>,
         take: &mut dyn FnMut(FileOutcome<'_>) -> ControlFlow<()>,
     ) -> Result<(), Error> {
-        let snap = self.snapshot();
+        let (snap, trust) = self.snapshot_to_query();
         let need = need(plan.query);
         let mut base = snap.base.candidates(&need);
         let mut delta = snap.delta.candidates(&need);
@@ -65,6 +65,7 @@ impl Source for Index {
             start,
             filters: &plan.filters,
             changed: Cell::new(false),
+            trust: trust.as_ref(),
         };
         let ran = traversal.run(&mut |event| {
             if plan.is_stopped() {

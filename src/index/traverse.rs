@@ -17,6 +17,7 @@
 //! the files it finds are unchanged.
 
 use std::cell::RefCell;
+use std::collections::HashSet;
 use std::ffi::OsString;
 use std::ops::ControlFlow;
 use std::sync::Arc;
@@ -126,6 +127,9 @@ pub(crate) struct Traversal<'s> {
     /// Set when the traversal meets a change the snapshot does not hold
     /// (a folder walked again, a file new or changed).
     pub(crate) changed: std::cell::Cell<bool>,
+    /// With a watcher: the paths it reported; every other recorded entry
+    /// is trusted without a stat.
+    pub(crate) trust: Option<&'s HashSet<String>>,
 }
 
 type Visit<'v, 's> = dyn FnMut(Event<'_>) -> ControlFlow<()> + 'v;
@@ -221,7 +225,9 @@ impl Traversal<'_> {
             root: self.tree.root_handle(),
             held: RefCell::new(Vec::new()),
         };
-        let helps = self.tree.get_threads() > 1 && self.snap.entries.len() - first > HELP_AFTER;
+        let helps = self.trust.is_none()
+            && self.tree.get_threads() > 1
+            && self.snap.entries.len() - first > HELP_AFTER;
         std::thread::scope(|scope| {
             if helps {
                 scope.spawn(|| stamps.help());
@@ -300,7 +306,10 @@ impl Traversal<'_> {
                 },
                 Entry::File(file) => {
                     let name = last_name(&file.path).ok_or_else(|| unusable(&file.path))?;
-                    let stamp = stamps.of(at);
+                    let stamp = match self.trust {
+                        Some(seen) if !seen.contains(&file.path) => Some(file.stamp),
+                        _ => stamps.of(at),
+                    };
                     if stamp != Some(file.stamp) || file.racy {
                         self.changed.set(true);
                     }
@@ -339,7 +348,11 @@ impl Traversal<'_> {
         let Entry::Folder(folder) = &self.snap.entries[at] else {
             return None;
         };
-        if folder.always || stamps.of(at) != Some(folder.stamp) {
+        let unchanged = match self.trust {
+            Some(seen) if !seen.contains(&folder.path) => true,
+            _ => stamps.of(at) == Some(folder.stamp),
+        };
+        if folder.always || !unchanged {
             return None;
         }
         Some(visit(Event::Folder {

@@ -51,7 +51,7 @@ pub(crate) use confine::{DirHandle, mtime_at, open_dir, open_file, stamp_at};
 #[cfg(feature = "index")]
 pub(crate) use engine::{FileOutcome, Plan, no_hits};
 #[cfg(feature = "index")]
-pub(crate) use path::{cmp_paths, is_within, parse_position};
+pub(crate) use path::{cmp_paths, is_within, parse_position, push_name};
 #[cfg(feature = "index")]
 pub(crate) use reader::{BINARY_PREFIX, MAX_LINE, Opened};
 #[cfg(feature = "index")]

@@ -683,3 +683,46 @@ fn a_large_tree_is_checked_on_two_threads_as_on_one() {
         );
     }
 }
+
+/// Asks until the index's answer is the tree's (a watcher's events come
+/// a moment after the change), for at most a minute.
+fn converges(tree: &Tree, index: &Index, query: &Query) {
+    let limits = Limits::new();
+    for _ in 0..600 {
+        let t = tree.search(query, &limits, None).unwrap();
+        let i = index.search(query, &limits, None).unwrap();
+        if t.items() == i.items() && t.skipped() == i.skipped() && t.total() == i.total() {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    panic!("the watched index never caught up with the tree");
+}
+
+#[test]
+fn a_watched_index_sees_changes_without_stats() {
+    let (dir, _store, tree, index) = indexed(&[
+        ("a/x.txt", "foo\n"),
+        ("a/y.txt", "bar\n"),
+        ("b/z.txt", "foo\n"),
+    ]);
+    if !index.watch().unwrap() {
+        // The tree cannot be watched here: the checked mode answers.
+        compare_all(&tree, &index, &Query::literal("foo"), &Limits::new());
+        return;
+    }
+    let query = Query::literal("foo");
+    compare_all(&tree, &index, &query, &Limits::new().limit(1));
+    std::fs::write(dir.path().join("a/y.txt"), "foo now\n").unwrap();
+    std::fs::write(dir.path().join("b/new.txt"), "foo new\n").unwrap();
+    std::fs::remove_file(dir.path().join("a/x.txt")).unwrap();
+    std::fs::create_dir(dir.path().join("c")).unwrap();
+    std::fs::write(dir.path().join("c/deep.txt"), "foo deep\n").unwrap();
+    converges(&tree, &index, &query);
+    assert!(index.is_behind());
+    assert!(index.update().unwrap());
+    compare_all(&tree, &index, &query, &Limits::new().limit(2));
+    // After the update, a change is still seen.
+    std::fs::write(dir.path().join("c/deep.txt"), "no more\n").unwrap();
+    converges(&tree, &index, &query);
+}
