@@ -15,6 +15,8 @@ use crate::error::{Error, ErrorKind};
 use codec::{Fnv64, base64url_decode, base64url_encode, read_u64, read_varint, write_varint};
 
 pub use key::CursorKey;
+#[cfg(feature = "opensearch")]
+pub(crate) use key::MAX_JSON_DEPTH;
 pub use scope::{Fingerprint, Scope};
 
 /// The longest token [`Cursor::parse`] accepts, in characters.
@@ -209,20 +211,6 @@ impl Cursor {
     #[must_use]
     pub fn as_str(&self) -> &str {
         &self.token
-    }
-
-    /// The fingerprint of the query that issued the cursor.
-    ///
-    /// # Example
-    ///
-    /// ```
-    /// use candor::{Fingerprint, Scope};
-    /// let f = Fingerprint::of("q");
-    /// assert_eq!(Scope::new(f).cursor(&1u64, 0).fingerprint(), f);
-    /// ```
-    #[must_use]
-    pub fn fingerprint(&self) -> Fingerprint {
-        Fingerprint::from_u64(self.fingerprint)
     }
 
     /// How many items of the full answer came before this cursor: the

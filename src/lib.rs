@@ -263,6 +263,10 @@ pub use completeness::{Budget, BudgetKind, Clamp, Completeness, UnknownBudgetKin
 pub use cursor::{Cursor, CursorKey, Fingerprint, Scope};
 pub use disclosure::Disclosure;
 pub use error::{Error, ErrorKind};
+// The index's entry points for the fuzz target and the benchmark.
+#[cfg(feature = "index")]
+#[doc(hidden)]
+pub use index::grams::hooks as __index_hooks;
 pub use json_stream::JsonStream;
 pub use limits::{AppliedLimit, Limits};
 pub use page::{

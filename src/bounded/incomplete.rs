@@ -23,6 +23,34 @@ use crate::summary::incomplete_summary;
 #[derive(Debug, Clone, PartialEq)]
 pub struct Incomplete<T>(Box<Bounded<T>>);
 
+impl<T> Bounded<T> {
+    /// The items, only if they are the complete answer.
+    ///
+    /// # Errors
+    ///
+    /// An [`Incomplete`] that still holds the whole result when
+    /// [`is_complete`](Self::is_complete) is false. It converts into
+    /// [`Error`](crate::Error) with `?`.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let all = candor::Bounded::collect(0..3u8, &candor::Limits::new())?.into_exact()?;
+    /// assert_eq!(all, vec![0, 1, 2]);
+    ///
+    /// let cut = candor::Bounded::collect(0..3u8, &candor::Limits::new().limit(1))?;
+    /// assert!(cut.into_exact().is_err());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn into_exact(self) -> Result<Vec<T>, Incomplete<T>> {
+        if self.is_complete() {
+            Ok(self.into_parts().0)
+        } else {
+            Err(Incomplete::new(self))
+        }
+    }
+}
+
 impl<T> Incomplete<T> {
     pub(crate) fn new(bounded: Bounded<T>) -> Self {
         Incomplete(Box::new(bounded))

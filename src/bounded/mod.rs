@@ -358,32 +358,6 @@ impl<T> Bounded<T> {
         (self.items, self.disclosure)
     }
 
-    /// The items, only if they are the complete answer.
-    ///
-    /// # Errors
-    ///
-    /// An [`Incomplete`] that still holds the whole result when
-    /// [`is_complete`](Self::is_complete) is false. It converts into
-    /// [`Error`] with `?`.
-    ///
-    /// # Example
-    ///
-    /// ```
-    /// let all = candor::Bounded::collect(0..3u8, &candor::Limits::new())?.into_exact()?;
-    /// assert_eq!(all, vec![0, 1, 2]);
-    ///
-    /// let cut = candor::Bounded::collect(0..3u8, &candor::Limits::new().limit(1))?;
-    /// assert!(cut.into_exact().is_err());
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    pub fn into_exact(self) -> Result<Vec<T>, Incomplete<T>> {
-        if self.is_complete() {
-            Ok(self.items)
-        } else {
-            Err(Incomplete::new(self))
-        }
-    }
-
     /// Transforms every item, keeping the disclosure true of the new items.
     ///
     /// A page fitted to an output-bytes budget

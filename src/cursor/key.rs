@@ -150,7 +150,7 @@ mod tag {
 
 /// How deep arrays and objects may nest in a JSON key: a token is at most
 /// a few kilobytes, and decoding one must not recurse without bound.
-const MAX_JSON_DEPTH: usize = 32;
+pub(crate) const MAX_JSON_DEPTH: usize = 32;
 
 /// Any JSON value, kept exactly: an integer stays an integer (`u64` or
 /// `i64`, as serde_json holds it) and a float keeps its bits, so that sort

@@ -239,3 +239,19 @@ impl Scope {
         Ok(key)
     }
 }
+
+impl Cursor {
+    /// The fingerprint of the query that issued the cursor.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use candor::{Fingerprint, Scope};
+    /// let f = Fingerprint::of("q");
+    /// assert_eq!(Scope::new(f).cursor(&1u64, 0).fingerprint(), f);
+    /// ```
+    #[must_use]
+    pub fn fingerprint(&self) -> Fingerprint {
+        Fingerprint::from_u64(self.fingerprint)
+    }
+}

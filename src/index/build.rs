@@ -232,7 +232,8 @@ impl<'t> Builder<'t> {
                 .collect()
         });
         for (grams, read) in results {
-            self.grams.merge(grams);
+            let mine = std::mem::replace(&mut self.grams, GramsBuilder::new());
+            self.grams = mine.merge(grams);
             for (at, r) in read {
                 if let Entry::File(f) = &mut self.entries[at] {
                     f.stamp = r.stamp;

@@ -149,7 +149,8 @@ pub(crate) fn manifest(snap: &Snapshot) -> Vec<u8> {
             }
         }
     }
-    let delta = snap.delta.encode();
+    let mut delta = Vec::new();
+    snap.delta.encode(&mut delta);
     out.extend_from_slice(&(delta.len() as u64).to_le_bytes());
     out.extend_from_slice(&delta);
     out
@@ -230,7 +231,7 @@ pub(crate) fn read_manifest(body: &[u8]) -> Result<Manifest, String> {
     if r.at != body.len() {
         return Err("bytes past the manifest's end".into());
     }
-    let delta = Grams::decode(delta_bytes)?;
+    let delta = Grams::decode(delta_bytes).map_err(|e| e.to_string())?;
     check_walk(&entries)?;
     Ok(Manifest {
         base_generation,

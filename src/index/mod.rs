@@ -2,7 +2,9 @@
 //! read only the files that may match, and that is never wrong about the
 //! tree as it is when asked.
 //!
-//! One concept per file: `snapshot.rs`, one generation in memory (the
+//! One concept per file: `plan/`, what a file must contain for a query
+//! to match in it (planned from the matcher's syntax tree); `grams/`, the
+//! trigram posting lists of the files; `snapshot.rs`, one generation in memory (the
 //! walk's entries in path order, the posting lists); `stamp.rs`, what
 //! tells a change without a read; `traverse.rs`, the tree as it is now,
 //! from the entries where they still hold and the tree's walk where
@@ -22,16 +24,14 @@ use crate::search::{Source, Tree};
 mod build;
 mod check;
 mod format;
+pub(crate) mod grams;
+pub(crate) mod plan;
 mod snapshot;
 mod source;
 mod stamp;
-mod stand_in;
 mod store;
 mod traverse;
 mod watch;
-
-// The query planner and the posting lists, until they land.
-use stand_in as grams;
 
 use build::Builder;
 use snapshot::{Segment, Snapshot};

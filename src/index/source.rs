@@ -2,7 +2,8 @@
 //! (see `traverse.rs`), each file read and searched by the tree's own
 //! reader and matcher unless the index can tell, without reading it,
 //! that it holds no match: it is unchanged since it was indexed, plain
-//! text, and no candidate of the query's plan.
+//! text, within one read block (so no budget checked between blocks
+//! could stop inside it), and no candidate of the query's plan.
 
 use std::cell::Cell;
 use std::ops::ControlFlow;
@@ -10,11 +11,35 @@ use std::sync::atomic::Ordering;
 
 use super::Index;
 use crate::error::Error;
-use crate::index::grams::need;
+use crate::index::grams::Candidates;
+use crate::index::plan::need;
 use crate::index::snapshot::Segment;
 use crate::index::traverse::{Event, Traversal};
-use crate::search::{BINARY_PREFIX, FileOutcome, Job, Opened, Plan, Resolved, Source, no_hits};
+use crate::search::{BINARY_PREFIX, Entry, Opened, Plan, Resolved, Source};
 use crate::{Fingerprint, SkipReason, SkippedInput};
+
+/// Asks whether ids are candidates, in ascending order mostly: the next
+/// candidate found is kept, so that the ids before it are answered
+/// without a seek.
+struct Member<'g> {
+    ids: Candidates<'g>,
+    /// The last id sought, and the first candidate at or after it.
+    last: Option<(u32, Option<u32>)>,
+}
+
+impl Member<'_> {
+    fn contains(&mut self, id: u32) -> bool {
+        if let Some((asked, found)) = self.last {
+            if asked <= id && found.is_none_or(|f| f >= id) {
+                return found == Some(id);
+            }
+        }
+        self.ids.seek(id);
+        let found = self.ids.next();
+        self.last = Some((id, found));
+        found == Some(id)
+    }
+}
 
 impl Source for Index {
     fn fingerprint(&self) -> u64 {
@@ -37,7 +62,7 @@ impl Source for Index {
         self.tree.check_position(path)
     }
 
-    fn stamp(&self, path: &str) -> u64 {
+    fn stamp(&self, path: &str) -> Option<u64> {
         self.tree.stamp(path)
     }
 
@@ -45,20 +70,22 @@ impl Source for Index {
         self.tree.open(path)
     }
 
-    fn run(
+    fn files(
         &self,
         plan: &Plan<'_>,
-        take: &mut dyn FnMut(FileOutcome<'_>) -> ControlFlow<()>,
+        each: &mut dyn FnMut(Entry<'_>) -> ControlFlow<()>,
     ) -> Result<(), Error> {
         let (snap, trust) = self.snapshot_to_query();
         let need = need(plan.query);
-        let mut base = snap.base.candidates(&need);
-        let mut delta = snap.delta.candidates(&need);
-        let start = plan.start.as_ref().map(|(path, _)| path.as_str());
-        // Within one block, a file's outcome cannot depend on the budgets
-        // checked between blocks (scanned bytes, the deadline).
-        let whole_without_reading = plan.max_scanned_bytes.is_none() && plan.deadline.is_none();
-        let mut buffer = Vec::new();
+        let mut base = Member {
+            ids: snap.base.candidates(&need),
+            last: None,
+        };
+        let mut delta = Member {
+            ids: snap.delta.candidates(&need),
+            last: None,
+        };
+        let start = plan.start.as_ref().map(|p| p.path.as_str());
         let traversal = Traversal {
             snap: &snap,
             tree: &self.tree,
@@ -67,59 +94,47 @@ impl Source for Index {
             changed: Cell::new(false),
             trust: trust.as_ref(),
         };
-        let ran = traversal.run(&mut |event| {
-            if plan.is_stopped() {
-                return ControlFlow::Break(());
-            }
-            let outcome = match event {
-                Event::Folder { .. } => return ControlFlow::Continue(()),
-                Event::Skip(input) => FileOutcome::Skipped(input),
-                Event::File {
-                    path,
-                    dir,
-                    name,
-                    recorded,
-                    stamp,
-                } => {
-                    let known = recorded.filter(|f| {
-                        stamp == Some(f.stamp)
-                            && !f.always
-                            && !f.racy
-                            && !plan.reads_nothing
-                            && start != Some(path.as_str())
-                            && (f.len <= BINARY_PREFIX as u64 || whole_without_reading)
-                    });
-                    let candidate = known.is_none_or(|f| {
-                        let ids = match f.segment {
-                            Segment::Base => &mut base,
-                            Segment::Delta => &mut delta,
-                        };
-                        ids.seek(f.id) == Some(f.id)
-                    });
-                    match known {
-                        Some(f) if !candidate => {
-                            no_hits(plan, plan.matcher, &path, f.len).into_owned()
-                        }
-                        _ => match dir.get(&path) {
-                            Some(dir) => self.tree.outcome(
-                                plan,
-                                plan.matcher,
-                                Job::File {
-                                    rel: path,
-                                    dir,
-                                    name,
-                                },
-                                &mut buffer,
-                            ),
-                            None => FileOutcome::Skipped(
-                                SkippedInput::new(path, SkipReason::Vanished)
-                                    .with_detail("its folder went away"),
-                            ),
-                        },
+        let ran = traversal.run(&mut |event| match event {
+            Event::Folder { .. } => ControlFlow::Continue(()),
+            Event::Skip(input) => each(Entry::Skip(input)),
+            Event::File {
+                path,
+                dir,
+                name,
+                recorded,
+                stamp,
+            } => {
+                let known = recorded.filter(|f| {
+                    stamp == Some(f.stamp)
+                        && !f.always
+                        && !f.racy
+                        && start != Some(path.as_str())
+                        && f.len <= BINARY_PREFIX as u64
+                });
+                if let Some(f) = known {
+                    let candidate = match f.segment {
+                        Segment::Base => base.contains(f.id),
+                        Segment::Delta => delta.contains(f.id),
+                    };
+                    if !candidate {
+                        return each(Entry::NoMatch {
+                            path: &path,
+                            len: f.len,
+                        });
                     }
                 }
-            };
-            take(outcome)
+                let open = || match dir.get(&path) {
+                    Some(dir) => self.tree.open_at(&path, &dir, &name),
+                    None => Opened::Skip(
+                        SkippedInput::new(path.as_str(), SkipReason::Vanished)
+                            .with_detail("its folder went away"),
+                    ),
+                };
+                each(Entry::File {
+                    path: &path,
+                    open: &open,
+                })
+            }
         });
         if traversal.changed.get() {
             self.behind.store(true, Ordering::Relaxed);

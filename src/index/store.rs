@@ -148,7 +148,9 @@ impl Store {
                 generation: snap.base_generation,
             };
             let path = self.base_path(snap.base_generation);
-            replace(&path, &format::file(header, &snap.base.encode())).map_err(|e| io(&path, e))?;
+            let mut body = Vec::new();
+            snap.base.encode(&mut body);
+            replace(&path, &format::file(header, &body)).map_err(|e| io(&path, e))?;
         }
         let header = Header {
             kind: Kind::Manifest,

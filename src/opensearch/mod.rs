@@ -12,6 +12,7 @@
 //! | `timed_out: true`                         | a subset stopped by the deadline, no cursor                 |
 //! | `timed_out` and `limit + 1` hits          | both stops: the deadline, and the limit reached as well     |
 //! | `terminated_early: true`                  | a subset stopped by the document budget (`files`)           |
+//! | fewer hits than `size`, `hits.total` more | a subset (the count says hits are missing), no cursor       |
 //! | `_shards.failed`, `_shards.failures[]`    | error skips, `index/shard N`, reason = the failure's `type` |
 //! | `_shards.skipped`                         | policy skips (`shard_prefiltered`)                          |
 //! | `search_context_missing_exception`        | [`ErrorKind::StaleCursor`](crate::ErrorKind::StaleCursor)   |
@@ -82,6 +83,7 @@
 //! ```
 
 mod fanout;
+mod missing;
 mod page;
 mod reply;
 mod request;

@@ -17,6 +17,7 @@ use std::sync::Arc;
 use serde::{Serialize, Serializer};
 use serde_json::Value;
 
+use super::missing::missing_hits;
 use super::reply::{self, Outcome, Reply};
 use super::search::{Paging, Search};
 use super::sort::{Order, compare_sort_values};
@@ -305,7 +306,7 @@ impl Plan {
                             if let Some(pit) = &reply.pit_id {
                                 positions[c].pit = Some(pit.clone());
                             }
-                            part = self.part(name, reply, &mut map)?;
+                            part = self.part(c, reply, &mut map)?;
                         }
                         Ok(Outcome::Expired(detail)) => {
                             return Err(self.expired(c, &detail));
@@ -429,17 +430,29 @@ impl Plan {
                     ),
                 )
             })?;
+            // And one it reads back as the positions it holds: a sort
+            // value is refused at read time when it nests too deep for
+            // the key, so this is a last guard, never a page's usual end.
+            self.scope
+                .resume::<Value>(cursor)
+                .and_then(|key| positions_of(&key, self.names.len()))
+                .map_err(|e| {
+                    response_error(format!(
+                        "the next page's cursor would not read back ({e}): the sort values cannot be carried in a cursor"
+                    ))
+                })?;
         }
         let (items, disclosure) = merged.into_parts();
         Bounded::from_parts(items.into_iter().map(|t| t.item).collect(), disclosure)
     }
 
-    /// A cluster's share of the page, from its search response.
-    fn part<T, E, F>(&self, name: &str, reply: Reply<'_>, map: &mut F) -> Result<Part<T>, Error>
+    /// Cluster `c`'s share of the page, from its search response.
+    fn part<T, E, F>(&self, c: usize, reply: Reply<'_>, map: &mut F) -> Result<Part<T>, Error>
     where
         E: Display,
         F: FnMut(&Value) -> Result<T, E>,
     {
+        let name = self.names[c].as_str();
         let limit = self.paging.limit;
         let mut skipped = Skipped::new();
         let prefix = if name.is_empty() {
@@ -520,7 +533,15 @@ impl Plan {
                 ),
             ))
         } else {
-            None
+            // Fewer hits than asked for, yet the cluster's count (of its
+            // whole answer) is past its own position plus these hits.
+            missing_hits(
+                self.positions[c].start,
+                items.len(),
+                over_limit,
+                reply.total,
+            )
+            .map(|missing| missing.stop(&whose, limit))
         };
         Ok(Part {
             items,

@@ -11,6 +11,7 @@ use serde_json::Value;
 
 use crate::Total;
 use crate::cluster::{clip, count_at, response_error};
+use crate::cursor::MAX_JSON_DEPTH;
 use crate::error::Error;
 
 /// The error `type` of a point in time (or scroll) the cluster no longer
@@ -19,6 +20,13 @@ const CONTEXT_MISSING: &str = "search_context_missing_exception";
 
 /// The longest engine message kept in a skip's detail or an error.
 const MAX_MESSAGE: usize = 300;
+
+/// How deep arrays and objects may nest in a sort value: a cursor key
+/// holds each sort value three levels down (the list of clusters, a
+/// cluster's position, its `after` list), and a key nests at most
+/// [`MAX_JSON_DEPTH`] levels, so that a cursor issued after a deeper one
+/// could not be read back.
+pub(crate) const MAX_SORT_DEPTH: usize = MAX_JSON_DEPTH - 3;
 
 /// What a cluster answered.
 #[derive(Debug)]
@@ -130,7 +138,9 @@ pub(crate) fn read(response: &Value, sort_len: usize) -> Result<Outcome<'_>, Err
         _ => return Err(not_search("no boolean timed_out")),
     };
     let terminated_early = match response.get("terminated_early") {
-        None | Some(Value::Null) => false,
+        // Written only when `terminate_after` was asked for, and then as a
+        // boolean: a null says neither.
+        None => false,
         Some(Value::Bool(b)) => *b,
         Some(_) => return Err(not_search("terminated_early is not a boolean")),
     };
@@ -143,20 +153,41 @@ pub(crate) fn read(response: &Value, sort_len: usize) -> Result<Outcome<'_>, Err
     else {
         return Err(not_search("_shards lacks total or successful"));
     };
-    let failed = count_at(shards, "failed").unwrap_or(0);
+    // A count that is absent says nothing went that way; one that is
+    // present but not a count cannot rule it out.
+    let optional = |object: &Value, key: &str| match object.get(key) {
+        None | Some(Value::Null) => Ok(0),
+        Some(_) => {
+            count_at(object, key).ok_or_else(|| not_search(&format!("{key} is not a count")))
+        }
+    };
+    // Elasticsearch and OpenSearch write `failed` on every response: one
+    // without it cannot rule out shards that failed.
+    if shards.get("failed").is_none_or(Value::is_null) {
+        return Err(not_search("_shards lacks failed"));
+    }
+    if successful > total_shards {
+        return Err(not_search(
+            "_shards counts more successful shards than shards in all",
+        ));
+    }
+    let failed = optional(shards, "failed")?;
     // A shard neither successful nor failed did not answer: counted as
     // failed, since its hits are missing.
     let failed_shards = failed.max(total_shards.saturating_sub(successful));
-    let skipped_shards = count_at(shards, "skipped").unwrap_or(0);
+    let skipped_shards = optional(shards, "skipped")?;
     // A cross-cluster search counts the remote clusters apart
     // (`_clusters`); one skipped (`skip_unavailable`), failed or partial
     // answered with some of its shards or none, which `_shards` omits.
     let unsearched_clusters = match response.get("_clusters") {
         None | Some(Value::Null) => 0,
-        Some(clusters) if clusters.is_object() => ["skipped", "failed", "partial"]
-            .iter()
-            .map(|k| count_at(clusters, k).unwrap_or(0))
-            .fold(0u64, u64::saturating_add),
+        Some(clusters) if clusters.is_object() => {
+            let mut sum = 0u64;
+            for key in ["skipped", "failed", "partial"] {
+                sum = sum.saturating_add(optional(clusters, key)?);
+            }
+            sum
+        }
         Some(_) => return Err(not_search("_clusters is not an object")),
     };
     let failures: Vec<ShardFailure> = match shards.get("failures") {
@@ -212,6 +243,11 @@ pub(crate) fn read(response: &Value, sort_len: usize) -> Result<Outcome<'_>, Err
                 )));
             }
         };
+        if sort.iter().any(|v| nests_deeper(v, MAX_SORT_DEPTH)) {
+            return Err(response_error(format!(
+                "hit {i} has a sort value whose arrays and objects nest more than {MAX_SORT_DEPTH} levels deep, more than a cursor can carry back as search_after"
+            )));
+        }
         hits.push(Hit { hit, sort });
     }
     Ok(Outcome::Reply(Reply {
@@ -229,6 +265,18 @@ pub(crate) fn read(response: &Value, sort_len: usize) -> Result<Outcome<'_>, Err
         unsearched_clusters,
         hits,
     }))
+}
+
+/// Whether `value`'s arrays and objects nest more than `max` levels
+/// (a scalar nests 0, `[1]` 1, `[[1]]` 2); it looks no deeper than
+/// `max + 1` levels, however deep the value.
+fn nests_deeper(value: &Value, max: usize) -> bool {
+    let children: Box<dyn Iterator<Item = &Value>> = match value {
+        Value::Array(items) => Box::new(items.iter()),
+        Value::Object(map) => Box::new(map.values()),
+        _ => return false,
+    };
+    max == 0 || children.into_iter().any(|v| nests_deeper(v, max - 1))
 }
 
 /// An error response: an expired point in time, every shard failed
@@ -312,14 +360,59 @@ mod tests {
             ("_shards", json!(null)),
             ("hits", json!([])),
             ("terminated_early", json!(1)),
+            // Written only as a boolean, when terminate_after was asked.
+            ("terminated_early", json!(null)),
         ] {
             let mut r = ok.clone();
             r[path] = bad;
             assert!(read(&r, 2).is_err(), "{path}");
         }
+        for (path, bad) in [
+            ("failed", json!("1")),
+            ("skipped", json!(-1)),
+            ("failed", json!(0.5)),
+        ] {
+            let mut r = ok.clone();
+            r["_shards"][path] = bad;
+            assert!(read(&r, 2).is_err(), "_shards.{path}");
+        }
+        // Both engines write `failed` on every response: one without it
+        // cannot rule out a failed shard; more successful shards than
+        // shards contradicts itself.
+        for shards in [
+            json!({ "total": 2, "successful": 2, "skipped": 0 }),
+            json!({ "total": 2, "successful": 2, "skipped": 0, "failed": null }),
+            json!({ "total": 2, "successful": 9, "skipped": 0, "failed": 0 }),
+        ] {
+            let mut r = ok.clone();
+            r["_shards"] = shards.clone();
+            assert!(read(&r, 2).is_err(), "{shards}");
+        }
+        let mut r = ok.clone();
+        r["_clusters"] = json!({ "total": 2, "successful": 1, "skipped": "1" });
+        assert!(read(&r, 2).is_err(), "_clusters.skipped");
+        // Absent or null: nothing went that way.
+        r["_clusters"]["skipped"] = json!(null);
+        assert!(read(&r, 2).is_ok());
         let mut r = ok.clone();
         r["hits"]["total"]["relation"] = json!("about");
         assert!(read(&r, 2).is_err());
+    }
+
+    #[test]
+    fn nesting_is_measured_to_the_bound() {
+        // The read_with docs name the bound.
+        assert_eq!(MAX_SORT_DEPTH, 29);
+        assert!(!nests_deeper(&json!(1), 0));
+        assert!(nests_deeper(&json!([]), 0));
+        assert!(!nests_deeper(&json!([1, {"a": 2}]), 2));
+        assert!(nests_deeper(&json!([1, {"a": [2]}]), 2));
+        let mut deep = json!(null);
+        for _ in 0..MAX_SORT_DEPTH {
+            deep = json!([deep]);
+        }
+        assert!(!nests_deeper(&deep, MAX_SORT_DEPTH));
+        assert!(nests_deeper(&json!({ "k": deep }), MAX_SORT_DEPTH));
     }
 
     #[test]

@@ -38,6 +38,10 @@ use crate::{Bounded, Cursor, Limits};
 /// complete search (no time-out, no failed shard) and a count above the
 /// page; a lower bound otherwise, and never below the page's end, however
 /// deep the page (the 10,000 cap of `track_total_hits` is a lower bound).
+/// A page that holds the rest of the answer over the shards that
+/// answered has the exact total `start + count` (DESIGN rule 1, as for a
+/// tree with an unreadable file), and `complete` is false when a shard
+/// failed: its error skip names what is missing.
 ///
 /// # Example
 ///
@@ -191,7 +195,10 @@ impl Request {
     ///   `pit` when the first page's point in time has expired;
     /// - `InvalidArgument` named `response` for any other error response
     ///   (its `type` and `reason` quoted), a JSON that is not a search
-    ///   response, a hit without its sort values, or an error from `map`;
+    ///   response (a shard count present but not a count included), a
+    ///   hit without its sort values, a sort value whose arrays and
+    ///   objects nest more than 29 levels (a cursor could not carry it
+    ///   back), or an error from `map`;
     /// - the errors of the byte budget, as in
     ///   [`Bounded::collect`](crate::Bounded::collect).
     ///
@@ -321,7 +328,8 @@ impl FanoutRequest {
     ///   `replies` for a reply of a cluster not in the fan-out, or two of
     ///   one cluster;
     /// - `InvalidArgument` named `response` for a response that is not a
-    ///   search response, a hit without its sort values, hits of a
+    ///   search response, a hit without its sort values or with one
+    ///   nested more than 29 levels, hits of a
     ///   cluster whose sort values are not in the search's order (clusters
     ///   that map a sort field differently cannot be merged), or an error
     ///   from `map`;

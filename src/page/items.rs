@@ -3,8 +3,7 @@
 
 use std::convert::Infallible;
 
-use super::source::into_query_error;
-use super::try_error::TryError;
+use super::try_error::{TryError, into_query_error};
 use crate::error::Error;
 
 pub(crate) mod sealed {

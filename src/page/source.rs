@@ -2,8 +2,6 @@
 //! of order), and the [`Collector`] driven over it: the items it takes,
 //! the count past the limit, and the result or error it ends with.
 
-use std::convert::Infallible;
-
 use serde::Serialize;
 
 use super::items::Items;
@@ -182,12 +180,4 @@ pub(super) fn finish<T: Serialize, E>(
     counted: Option<Total>,
 ) -> Result<Bounded<T>, TryError<T, E>> {
     Ok(collector.finish(cursor_for, counted)?)
-}
-
-/// The error of a query over items that cannot fail.
-pub(super) fn into_query_error<T>(error: TryError<T, Infallible>) -> Error {
-    match error {
-        TryError::Query(e) => e,
-        TryError::Source(i) => match i.error {},
-    }
 }

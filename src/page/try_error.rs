@@ -2,6 +2,7 @@
 //! query's error or the source's) and [`Interrupted`], what a source's
 //! error left: the items read and where to resume.
 
+use std::convert::Infallible;
 use std::fmt;
 
 use crate::Cursor;
@@ -222,5 +223,13 @@ impl<T, E: fmt::Display> fmt::Display for Interrupted<T, E> {
 impl<T: fmt::Debug, E: std::error::Error + 'static> std::error::Error for Interrupted<T, E> {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         Some(&self.error)
+    }
+}
+
+/// The error of a query over items that cannot fail.
+pub(super) fn into_query_error<T>(error: TryError<T, Infallible>) -> Error {
+    match error {
+        TryError::Query(e) => e,
+        TryError::Source(i) => match i.error {},
     }
 }

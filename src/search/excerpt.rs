@@ -7,12 +7,12 @@ use std::ops::RangeInclusive;
 
 use crate::collect::Collector;
 use crate::error::Error;
-use crate::search::engine::{Deadline, show};
+use crate::search::engine::{Budgets, Tally, show};
 use crate::search::reader::{self, BLOCK, Ended, Opened};
 use crate::search::run;
 use crate::search::source::Source;
 use crate::search::{Line, lines};
-use crate::{Bounded, Budget, BudgetKind, Completeness, Cursor, Fingerprint, Limits, Total};
+use crate::{Bounded, BudgetKind, Completeness, Cursor, Fingerprint, Limits, Total};
 
 /// Which lines of which file an [`excerpt`](crate::Corpus::excerpt) returns.
 ///
@@ -117,6 +117,7 @@ fn read_excerpt(
     excerpt: &Excerpt,
     begin: u64,
     limits: &Limits,
+    budgets: &Budgets,
     collector: &mut Collector<Line>,
 ) -> Option<Total> {
     // The lines wanted: up to `last`, and no more than the limit's probe;
@@ -129,7 +130,6 @@ fn read_excerpt(
     let counting = limits.count_total;
     let count_budget = limits.max_counted.unwrap_or(u64::MAX);
     let last = if counting { excerpt.last } else { held_last };
-    let deadline = Deadline::of(limits);
     let mut held: Vec<Line> = Vec::new();
     let mut line_number = 0u64;
     let mut stopped_by = None;
@@ -181,15 +181,14 @@ fn read_excerpt(
         let read = held
             .first()
             .map_or(0, |l| base + chunk.len() as u64 - l.byte_offset);
-        if let Some(max) = limits.max_scanned_bytes.filter(|&max| read >= max) {
-            stopped_by = Some(Budget::new(BudgetKind::ScannedBytes, max, read));
-            return ControlFlow::Break(());
+        match budgets.spent_inside_file(read) {
+            // The deadline stops a page only once it holds a line.
+            Some(budget) if budget.kind() == BudgetKind::ScannedBytes || !held.is_empty() => {
+                stopped_by = Some(budget);
+                ControlFlow::Break(())
+            }
+            _ => ControlFlow::Continue(()),
         }
-        if !held.is_empty() && deadline.as_ref().is_some_and(Deadline::passed) {
-            stopped_by = Some(Deadline::spent(limits));
-            return ControlFlow::Break(());
-        }
-        ControlFlow::Continue(())
     };
     let ended = match source.open(path) {
         // The caller named this file: any skip of it, policy or error,
@@ -199,9 +198,7 @@ fn read_excerpt(
             return None;
         }
         Opened::Memory(bytes, known) => reader::visit_memory(bytes, known, BLOCK, 0, &mut visit),
-        Opened::File(file, rules) => {
-            reader::visit_file(file, rules, &mut Vec::new(), None, &mut visit)
-        }
+        Opened::File(file, rules) => reader::visit_file(file, rules, &mut Vec::new(), &mut visit),
     };
     let whole = matches!(ended, Ended::Whole(_)) || line_number >= last;
     let tail = match ended {
@@ -282,22 +279,27 @@ pub(crate) fn excerpt(
     };
     let mut collector: Collector<Line> = Collector::resuming(limits, cursor);
     let begin = after.map_or(first, |a| a + 1);
-    let counted = if limits.max_files == Some(0) {
-        // Nothing is read.
-        collector.stop_with(Completeness::TruncatedByBudget {
-            budget: Budget::new(BudgetKind::Files, 0, 0),
-            clamp: None,
-        });
-        None
-    } else {
-        read_excerpt(
+    let budgets = Budgets::new(limits);
+    // The excerpt reads one file, under the same budgets as a search: the
+    // one refusal before it is `max_files(0)`.
+    let refused = budgets.spent_before_file(&Tally::default(), true, || None);
+    let counted = match refused {
+        Some(budget) => {
+            collector.stop_with(Completeness::TruncatedByBudget {
+                budget,
+                clamp: None,
+            });
+            None
+        }
+        None => read_excerpt(
             source,
             &resolved.path,
             excerpt,
             begin,
             limits,
+            &budgets,
             &mut collector,
-        )
+        ),
     };
     collector.finish(
         |kept| kept.last().map(|l| scope.unplaced(&l.line_number)),

@@ -3,6 +3,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::search::position::Place;
+
 /// One matching line of a text search.
 ///
 /// Wire shape:
@@ -300,15 +302,9 @@ impl TryFrom<LineFields> for Line {
 pub(crate) trait Item: Serialize + Send + Sync + 'static {
     fn path(&self) -> &str;
 
-    /// The number of the line after this item's, where a cursor after it
-    /// resumes, if the item is a line.
-    fn next_line(&self) -> Option<u64> {
-        None
-    }
-
     /// Where this item's line starts and its number, where a cursor at
     /// the item (not after it) resumes, if the item is a line.
-    fn line_start(&self) -> Option<(u64, u64)> {
+    fn line_start(&self) -> Option<Place> {
         None
     }
 }
@@ -318,12 +314,8 @@ impl Item for Match {
         &self.path
     }
 
-    fn next_line(&self) -> Option<u64> {
-        self.line_number.checked_add(1)
-    }
-
-    fn line_start(&self) -> Option<(u64, u64)> {
-        Some((self.byte_offset, self.line_number))
+    fn line_start(&self) -> Option<Place> {
+        Some(Place::line(self.byte_offset, self.line_number))
     }
 }
 

@@ -22,6 +22,7 @@ mod lines;
 mod matcher;
 mod operation;
 mod path;
+mod position;
 mod query;
 mod reader;
 mod run;
@@ -42,6 +43,8 @@ pub use tree::Tree;
 
 // The tree names them from here.
 #[cfg(feature = "tree")]
+#[cfg(feature = "index")]
+pub(crate) use matcher::{literals_hir, parse};
 pub(crate) use source::{Resolved, Source};
 
 // What the index (feature `index`) builds on: the tree's walk, reader and
@@ -49,10 +52,12 @@ pub(crate) use source::{Resolved, Source};
 #[cfg(feature = "index")]
 pub(crate) use confine::{DirHandle, mtime_at, open_dir, open_file, stamp_at};
 #[cfg(feature = "index")]
-pub(crate) use engine::{FileOutcome, Plan, no_hits};
+pub(crate) use engine::Plan;
 #[cfg(feature = "index")]
 pub(crate) use path::{cmp_paths, is_within, parse_position, push_name};
 #[cfg(feature = "index")]
 pub(crate) use reader::{BINARY_PREFIX, MAX_LINE, Opened};
+#[cfg(feature = "index")]
+pub(crate) use source::Entry;
 #[cfg(feature = "index")]
 pub(crate) use walk::Job;

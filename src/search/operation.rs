@@ -1,62 +1,75 @@
-//! The four kinds of query (search, find in one file, count, files with
-//! matches): each one's name (part of its cursors' fingerprint), what it
-//! asks of each file, and how a file's hits become its items.
+//! The four kinds of query (search, find in one file, count per file,
+//! files with matches), each one small type: its name (part of its
+//! cursors' fingerprint), what it asks of each file, and how a file's hits
+//! become its items.
 
 use std::ops::ControlFlow;
 
-use crate::search::engine::{Each, Hits, Mode, ToItems};
+use crate::search::engine::{Hits, ItemSink, Mode, QueryKind};
+use crate::search::position::Place;
 use crate::search::{FileCount, Match};
 
-/// One kind of query: its name (part of its cursors' fingerprint), what it
-/// asks of each file, and how a file's hits become items.
-pub(crate) struct Operation<T> {
-    pub(crate) name: &'static str,
-    pub(crate) mode: Mode,
-    pub(crate) to_items: ToItems<T>,
-}
+/// Every matching line of the corpus.
+pub(crate) struct Search;
 
-pub(crate) const SEARCH: Operation<Match> = Operation {
-    name: "search",
-    mode: Mode::Lines,
-    to_items: lines_items,
-};
-pub(crate) const FIND_IN_FILE: Operation<Match> = Operation {
-    name: "find_in_file",
-    mode: Mode::Lines,
-    to_items: lines_items,
-};
-pub(crate) const COUNT: Operation<FileCount> = Operation {
-    name: "count",
-    mode: Mode::Count,
-    to_items: count_items,
-};
-pub(crate) const FILES: Operation<String> = Operation {
-    name: "files",
-    mode: Mode::Any,
-    to_items: file_items,
-};
+/// Every matching line of one file.
+pub(crate) struct FindInFile;
 
-fn lines_items(path: &str, hits: &Hits, each: &mut Each<'_, Match>) -> ControlFlow<()> {
-    match hits {
-        Hits::Lines { items, .. } => items.each_match(path, each),
-        Hits::Count(_) => ControlFlow::Continue(()),
+/// The number of matching lines of each file with any.
+pub(crate) struct CountPerFile;
+
+/// The files with a matching line.
+pub(crate) struct FilesWithMatches;
+
+impl QueryKind for Search {
+    type Item = Match;
+    const NAME: &'static str = "search";
+    const MODE: Mode = Mode::Lines;
+
+    fn offer_items(path: &str, hits: &Hits, sink: &mut dyn ItemSink<Match>) -> ControlFlow<()> {
+        match hits {
+            Hits::Lines { items, .. } => items.offer_matches(path, sink),
+            Hits::Count(_) => ControlFlow::Continue(()),
+        }
     }
 }
 
-fn count_items(path: &str, hits: &Hits, each: &mut Each<'_, FileCount>) -> ControlFlow<()> {
-    let count = hits.matching_lines();
-    if count == 0 {
-        return ControlFlow::Continue(());
+impl QueryKind for FindInFile {
+    type Item = Match;
+    const NAME: &'static str = "find_in_file";
+    const MODE: Mode = Mode::Lines;
+
+    fn offer_items(path: &str, hits: &Hits, sink: &mut dyn ItemSink<Match>) -> ControlFlow<()> {
+        Search::offer_items(path, hits, sink)
     }
-    each(u64::MAX, &|_| FileCount {
-        path: path.to_owned(),
-        count,
-    })
 }
 
-fn file_items(path: &str, hits: &Hits, each: &mut Each<'_, String>) -> ControlFlow<()> {
-    if hits.matching_lines() == 0 {
-        return ControlFlow::Continue(());
+impl QueryKind for CountPerFile {
+    type Item = FileCount;
+    const NAME: &'static str = "count";
+    const MODE: Mode = Mode::Count;
+
+    fn offer_items(path: &str, hits: &Hits, sink: &mut dyn ItemSink<FileCount>) -> ControlFlow<()> {
+        let count = hits.matching_lines();
+        if count == 0 {
+            return ControlFlow::Continue(());
+        }
+        sink.offer(Place::End, &|_| FileCount {
+            path: path.to_owned(),
+            count,
+        })
     }
-    each(u64::MAX, &|_| path.to_owned())
+}
+
+impl QueryKind for FilesWithMatches {
+    type Item = String;
+    const NAME: &'static str = "files";
+    const MODE: Mode = Mode::Any;
+
+    fn offer_items(path: &str, hits: &Hits, sink: &mut dyn ItemSink<String>) -> ControlFlow<()> {
+        if hits.matching_lines() == 0 {
+            return ControlFlow::Continue(());
+        }
+        sink.offer(Place::End, &|_| path.to_owned())
+    }
 }

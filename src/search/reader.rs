@@ -38,17 +38,20 @@
 //! line's offset is 3, the true offset of its first byte in the file. A
 //! mark anywhere else is an ordinary character.
 
-use std::fs::File;
-use std::io::{self, Read as _, Seek as _, SeekFrom};
+use std::io;
 use std::ops::ControlFlow;
 use std::time::SystemTime;
 
 use crate::search::lines;
 use crate::{SkipReason, SkippedInput};
 
+mod input;
 mod memory;
 mod place;
 
+#[cfg(test)]
+pub(crate) use input::Stat;
+pub(crate) use input::{Input, InputKind};
 pub(crate) use memory::visit_memory;
 
 /// The size of the read buffer: a small file is read in one call, a large
@@ -119,9 +122,9 @@ impl Known {
 pub(crate) enum Opened<'a> {
     /// A document already in memory, and what is known of it.
     Memory(&'a [u8], Known),
-    /// A file on disk, read under these rules.
+    /// A file (on disk, or any input), read under these rules.
     #[cfg_attr(not(feature = "tree"), allow(dead_code))]
-    File(File, ReadRules),
+    File(Box<dyn Input>, ReadRules),
     /// Not read, and why.
     Skip(SkippedInput),
 }
@@ -218,14 +221,11 @@ pub(crate) fn skipped(path: &str, reason: SkipReason, detail: Option<String>) ->
 /// reported).
 pub(crate) type Visit<'v> = dyn FnMut(&[u8], u64, bool) -> ControlFlow<()> + 'v;
 
-/// A test hook, run after each read of a file.
-pub(crate) type AfterRead<'h> = Option<&'h (dyn Fn() + Sync)>;
-
 /// A file being read: opened and checked, and read chunk by chunk from a
 /// line start. The read can stop after any chunk and go on later from
 /// any line start (`resume_at`).
 pub(crate) struct FileRead {
-    file: File,
+    file: Box<dyn Input>,
     rules: ReadRules,
     /// Its size when it was opened; `0` for a size the system does not
     /// know (as in /proc): such a file is read to its end.
@@ -243,30 +243,31 @@ impl FileRead {
     /// Checks what `file` is, and gets it ready to read; or gives how its
     /// read ended at once (not a regular file, too large, unreadable).
     pub(crate) fn open(
-        file: File,
+        file: Box<dyn Input>,
         rules: ReadRules,
     ) -> Result<FileRead, (SkipReason, Option<String>)> {
         let meta = file
-            .metadata()
+            .stat()
             .map_err(|e| (SkipReason::Unreadable, Some(e.to_string())))?;
-        if meta.is_dir() {
+        match meta.kind {
             // A folder where the walk saw a file: it cannot be read as one.
-            return Err((
-                SkipReason::Unreadable,
-                Some("it is a folder, not a file".to_owned()),
-            ));
+            InputKind::Folder => {
+                return Err((
+                    SkipReason::Unreadable,
+                    Some("it is a folder, not a file".to_owned()),
+                ));
+            }
+            InputKind::Special => return Err((SkipReason::Special, None)),
+            InputKind::File => {}
         }
-        if !meta.is_file() {
-            return Err((SkipReason::Special, None));
-        }
-        if rules.max_file_size.is_some_and(|max| meta.len() > max) {
+        if rules.max_file_size.is_some_and(|max| meta.len > max) {
             return Err((SkipReason::TooLarge, None));
         }
         Ok(FileRead {
             file,
             rules,
-            expected: meta.len(),
-            modified: meta.modified().ok(),
+            expected: meta.len,
+            modified: meta.modified,
             base: 0,
             position: 0,
             reads: 0,
@@ -284,12 +285,7 @@ impl FileRead {
     ///
     /// `buffer` is reused from file to file and kept initialized; it grows
     /// only for a line longer than it, and the caller may shrink it back.
-    pub(crate) fn visit(
-        &mut self,
-        buffer: &mut Vec<u8>,
-        after_read: AfterRead<'_>,
-        visit: &mut Visit<'_>,
-    ) -> Ended {
+    pub(crate) fn visit(&mut self, buffer: &mut Vec<u8>, visit: &mut Visit<'_>) -> Ended {
         let mut visit = without_bom(visit);
         let rules = self.rules;
         let block = rules.block.max(1);
@@ -298,7 +294,7 @@ impl FileRead {
             buffer.resize(rules.buffer_len(), 0);
         }
         if self.position != self.base {
-            if let Err(e) = self.file.seek(SeekFrom::Start(self.base)) {
+            if let Err(e) = self.file.seek_to(self.base) {
                 return Ended::early(self.base, SkipReason::Unreadable, e.to_string());
             }
             self.position = self.base;
@@ -332,9 +328,6 @@ impl FileRead {
                 }
             };
             self.reads += 1;
-            if let Some(hook) = after_read {
-                hook();
-            }
             if let Some(i) = memchr::memchr(0, &buffer[front + keep..front + keep + n]) {
                 let nul = self.position + i as u64;
                 // The carried part starts at a line start (`base`).
@@ -453,10 +446,8 @@ impl FileRead {
                 // whose size was taken, or its parts may be of two
                 // versions.
                 if self.reads > 1 && known {
-                    match self.file.metadata() {
-                        Ok(now)
-                            if now.len() == self.expected
-                                && now.modified().ok() == self.modified => {}
+                    match self.file.stat() {
+                        Ok(now) if now.len == self.expected && now.modified == self.modified => {}
                         Ok(_) => {
                             return Ended::early(
                                 self.base,
@@ -482,14 +473,13 @@ impl FileRead {
 /// Reads `file` whole through `buffer` and hands it to `visit` in chunks
 /// of whole lines (see `FileRead::visit`).
 pub(crate) fn visit_file(
-    file: File,
+    file: Box<dyn Input>,
     rules: ReadRules,
     buffer: &mut Vec<u8>,
-    after_read: AfterRead<'_>,
     visit: &mut Visit<'_>,
 ) -> Ended {
     match FileRead::open(file, rules) {
-        Ok(mut read) => read.visit(buffer, after_read, visit),
+        Ok(mut read) => read.visit(buffer, visit),
         Err((reason, detail)) => Ended::Skip(reason, detail),
     }
 }

@@ -1,38 +1,52 @@
-//! The query runner: compiles a query, resolves its path filters and
-//! cursor, plans the per-file work, asks the corpus for its files'
-//! outcomes in path order and hands each to the result stage. Every query
-//! of the `Corpus` trait but `excerpt` runs here.
+//! The query runner, in two steps: preparing a query (the matcher, the
+//! path filters, the cursor's resume point: the plan) and driving it
+//! (the corpus's outcomes in path order into the result stage), with two
+//! entry points, `collect` and `stream`. Every query of the `Corpus`
+//! trait but `excerpt` runs here.
 
-use std::sync::atomic::{AtomicBool, Ordering};
-
-use crate::error::Error;
 use std::ops::ControlFlow;
 
-use crate::search::engine::{self, Deadline, FileOutcome, Plan, Refusal, ResultStage, Sink};
-use crate::search::item::Item;
+use crate::error::Error;
+use crate::search::engine::{
+    Budgets, FileOutcome, Plan, QueryKind, Receiver, Refusal, ResultStage, Search, Spares, Stamps,
+    search_file, search_more,
+};
 use crate::search::matcher::Matcher;
-use crate::search::operation::{COUNT, FILES, FIND_IN_FILE, Operation, SEARCH};
+use crate::search::operation::{CountPerFile, FilesWithMatches, FindInFile, Search as Lines};
+use crate::search::position::Position;
 use crate::search::source::Source;
 use crate::search::{FileCount, Match, Query, path};
 use crate::{Bounded, Cursor, Limits, Scope, StreamError, Streamed};
 
-/// Runs one query over `source`.
-/// With `only`, searches that one file (a resolved path) and nothing
-/// else, whatever the walk's rules would say of it.
-fn run_query<S: Source, T: Item>(
-    source: &S,
-    operation: Operation<T>,
+/// Which files a query searches.
+#[derive(Clone, Copy)]
+enum Files<'a> {
+    /// The corpus's, in path order.
+    All,
+    /// One file (a resolved path) and nothing else, whatever the walk's
+    /// rules would say of it.
+    One(&'a str),
+}
+
+/// A query prepared to run over a source: its matcher, its path filters
+/// and where it resumes, and the scope of its cursors.
+struct Prepared<'s, S> {
+    source: &'s S,
+    /// The query, for a corpus that plans from its syntax (an index).
+    query: Query,
+    matcher: Matcher,
+    max_columns: Option<usize>,
+    filters: Vec<String>,
+    start: Option<Position>,
+    scope: Scope,
+}
+
+/// Prepares `query` of kind `K` over `source`, resuming at `cursor`.
+fn prepare<'s, S: Source, K: QueryKind>(
+    source: &'s S,
     query: &Query,
-    limits: &Limits,
     cursor: Option<&Cursor>,
-    stream: Option<&mut Sink<'_, T>>,
-    only: Option<&str>,
-) -> Result<Outcome<T>, Error> {
-    let Operation {
-        name: operation,
-        mode,
-        to_items,
-    } = operation;
+) -> Result<Prepared<'s, S>, Error> {
     no_empty_window(query.get_max_columns())?;
     let matcher = Matcher::new(query)?;
     // A named path that cannot be searched (missing, say) is no error: the
@@ -48,125 +62,87 @@ fn run_query<S: Source, T: Item>(
     if filters.iter().any(String::is_empty) {
         filters.clear();
     }
-    let scope = source.scope(query.scoped_fingerprint(operation, source.fingerprint()));
-    let (start, start_line) = match cursor {
-        Some(c) => {
-            let (path, offset, line) = resume_point(source, &scope, c)?;
-            (Some((path, offset)), line)
-        }
-        None => (None, None),
+    let scope = source.scope(query.scoped_fingerprint(K::NAME, source.fingerprint()));
+    let start = match cursor {
+        Some(c) => Some(resume_point(source, &scope, c)?),
+        None => None,
     };
-    let limit = limits.applied_limit().limit();
-    let plan = Plan {
-        query,
-        matcher: &matcher,
-        mode,
-        cap: limit.map(|l| l.saturating_add(1)),
-        count_rest: limits.count_total,
+    Ok(Prepared {
+        source,
+        query: query.clone(),
+        matcher,
         max_columns: query.get_max_columns(),
-        start: start.clone(),
-        start_line,
         filters,
-        counting_only: AtomicBool::new(false),
-        stop: AtomicBool::new(false),
-        deadline: Deadline::of(limits),
-        max_scanned_bytes: limits.max_scanned_bytes,
-        reads_nothing: limits.max_files == Some(0),
-        spares: engine::Spares::default(),
-    };
-    let streaming = stream.is_some();
-    let mut stage = match stream {
-        Some(sink) => {
-            if limits.max_bytes.is_some() {
-                return Err(Error::invalid_argument(
-                    "max_bytes",
-                    "a stream writes no response to bound; use search for a byte budget",
-                ));
-            }
-            ResultStage::streaming(limits, mode, cursor, start, sink)
-        }
-        None => ResultStage::new(limits, mode, cursor, start),
-    };
-    // The buffer of the files this thread goes on with.
-    let mut buffer = Vec::new();
-    let mut take = |mut outcome: FileOutcome<'_>| {
-        // A file with many matching lines comes in parts: each is taken
-        // before the next is searched, here, so that one file's lines are
-        // never held whole.
-        loop {
-            let more = outcome.take_more();
-            let flow = stage.take(&plan, outcome, to_items);
-            if flow.is_break() {
-                plan.stop.store(true, Ordering::Relaxed);
-                return flow;
-            }
-            match more {
-                Some(more) => {
-                    let (path, at, line) = more.goes_on_at();
-                    let flow = stage.between_parts(path, at, line);
-                    if flow.is_break() {
-                        plan.stop.store(true, Ordering::Relaxed);
-                        return flow;
-                    }
-                    let open = |path: &str| source.open(path);
-                    outcome = engine::search_more(&plan, plan.matcher, *more, open, &mut buffer);
-                }
-                None => return flow,
-            }
-        }
-    };
-    match only {
-        // `max_files(0)`: nothing is read.
-        Some(path) if plan.reads_nothing => {
-            let _ = take(engine::unread(path));
-        }
-        Some(path) => {
-            let outcome = engine::search_opened(
-                &plan,
-                plan.matcher,
-                path,
-                source.open(path),
-                &mut Vec::new(),
-                None,
-            );
-            let _ = take(outcome);
-        }
-        None => source.run(&plan, &mut take)?,
-    }
-    if streaming {
-        stage
-            .finish_stream(&scope, &|path| source.stamp(path))
-            .map(Outcome::Streamed)
-    } else {
-        stage
-            .finish(&scope, &|path| source.stamp(path))
-            .map(Outcome::Collected)
+        start,
+        scope,
+    })
+}
+
+/// The stamps a source records in its cursors.
+struct SourceStamps<'s, S>(&'s S);
+
+impl<S: Source> Stamps for SourceStamps<'_, S> {
+    fn stamp(&self, path: &str) -> Option<u64> {
+        self.0.stamp(path)
     }
 }
 
-enum Outcome<T> {
-    Collected(Bounded<T>),
-    Streamed(Streamed),
-}
-
-impl<T> Outcome<T> {
-    fn collected(self) -> Bounded<T> {
-        match self {
-            Outcome::Collected(b) => b,
-            Outcome::Streamed(_) => unreachable!("a collected run yields a collected outcome"),
+impl<S: Source> Prepared<'_, S> {
+    /// The search of this query of kind `K` under `limits`: its plan, and
+    /// its budgets from now on.
+    fn search<K: QueryKind>(&self, limits: &Limits) -> Search<'_> {
+        let limit = limits.applied_limit().limit();
+        Search {
+            plan: Plan {
+                query: &self.query,
+                matcher: &self.matcher,
+                mode: K::MODE,
+                cap: limit.map(|l| l.saturating_add(1)),
+                count_rest: limits.count_total,
+                max_columns: self.max_columns,
+                start: self.start.clone(),
+                filters: self.filters.clone(),
+            },
+            budgets: Budgets::new(limits),
+            spares: Spares::default(),
         }
     }
 
-    fn streamed(self) -> Streamed {
-        match self {
-            Outcome::Streamed(s) => s,
-            Outcome::Collected(_) => unreachable!("a streamed run yields a streamed outcome"),
+    /// Collects the items of a query of kind `K` over `files`.
+    fn collect<K: QueryKind>(
+        &self,
+        limits: &Limits,
+        cursor: Option<&Cursor>,
+        files: Files<'_>,
+    ) -> Result<Bounded<K::Item>, Error> {
+        let search = self.search::<K>(limits);
+        let mut stage = ResultStage::<K>::new(&search, limits, cursor);
+        drive(self.source, &search, &mut stage, files)?;
+        stage.finish(&self.scope, &SourceStamps(self.source))
+    }
+
+    /// Streams the items of a query of kind `K` to `receiver`.
+    fn stream<K: QueryKind>(
+        &self,
+        limits: &Limits,
+        cursor: Option<&Cursor>,
+        receiver: &mut Receiver<'_, K::Item>,
+    ) -> Result<Streamed, Error> {
+        if limits.max_bytes.is_some() {
+            return Err(Error::invalid_argument(
+                "max_bytes",
+                "a stream writes no response to bound; use search for a byte budget",
+            ));
         }
+        let search = self.search::<K>(limits);
+        let mut stage = ResultStage::<K>::streaming(&search, limits, cursor, receiver);
+        drive(self.source, &search, &mut stage, Files::All)?;
+        stage.finish_stream(&self.scope, &SourceStamps(self.source))
     }
 }
 
 /// Checks a search cursor and gives its position: an input of the corpus,
-/// as the corpus writes its path, and an offset in it.
+/// as the corpus writes its path, and a place in it.
 ///
 /// The position is not resolved as a caller's path would be: the corpus
 /// resumes at it in its own order, whether or not that input still
@@ -175,31 +151,77 @@ impl<T> Outcome<T> {
 /// edit since the cursor was issued would shift its offset, so it is
 /// refused as stale. The line number at the offset, when the cursor
 /// knows it, lets the search start reading there.
-fn resume_point(
-    source: &impl Source,
-    scope: &Scope,
-    cursor: &Cursor,
-) -> Result<(String, u64, Option<u64>), Error> {
-    let position = engine::read_position(scope, cursor)?;
+fn resume_point(source: &impl Source, scope: &Scope, cursor: &Cursor) -> Result<Position, Error> {
+    let position = Position::of_cursor(scope, cursor)?;
     source.check_position(&position.path)?;
     let now = source.stamp(&position.path);
     if now != position.stamp {
         return Err(crate::ErrorKind::StaleCursor {
-            cursor_generation: position.stamp,
-            current_generation: now,
+            cursor_generation: position.stamp.unwrap_or(0),
+            current_generation: now.unwrap_or(0),
         }
         .into());
     }
-    Ok((position.path, position.offset, position.line))
+    Ok(position)
 }
 
+/// Drives a prepared query: the files' outcomes, in path order, into
+/// `stage`. A file with many matching lines comes in parts: each is taken
+/// before the next is searched, here, so that one file's lines are never
+/// held whole.
+fn drive<S: Source, K: QueryKind>(
+    source: &S,
+    search: &Search<'_>,
+    stage: &mut ResultStage<'_, K>,
+    files: Files<'_>,
+) -> Result<(), Error> {
+    // The buffer of the files this thread goes on with.
+    let mut buffer = Vec::new();
+    let mut take = |mut outcome: FileOutcome<'_>| {
+        loop {
+            let more = outcome.take_more();
+            let flow = stage.take(outcome);
+            if flow.is_break() {
+                search.budgets.stop();
+                return flow;
+            }
+            match more {
+                Some(more) => {
+                    let (path, at) = more.goes_on_at();
+                    let flow = stage.between_parts(path, at);
+                    if flow.is_break() {
+                        search.budgets.stop();
+                        return flow;
+                    }
+                    let open = |path: &str| source.open(path);
+                    outcome = search_more(search, search.plan.matcher, *more, open, &mut buffer);
+                }
+                None => return flow,
+            }
+        }
+    };
+    match files {
+        Files::One(path) => {
+            let outcome = search_file(
+                search,
+                search.plan.matcher,
+                path,
+                || source.open(path),
+                &mut Vec::new(),
+            );
+            let _ = take(outcome);
+            Ok(())
+        }
+        Files::All => source.run(search, &mut take),
+    }
+}
 pub(crate) fn search(
     source: &impl Source,
     query: &Query,
     limits: &Limits,
     cursor: Option<&Cursor>,
 ) -> Result<Bounded<Match>, Error> {
-    run_query(source, SEARCH, query, limits, cursor, None, None).map(Outcome::collected)
+    prepare::<_, Lines>(source, query, cursor)?.collect::<Lines>(limits, cursor, Files::All)
 }
 
 pub(crate) fn search_each(
@@ -210,8 +232,8 @@ pub(crate) fn search_each(
     on_match: &mut dyn FnMut(&Match) -> ControlFlow<()>,
 ) -> Result<Streamed, Error> {
     // A stream resumes with the same cursors as the collected form.
-    let mut sink = |m: &Match| on_match(m).map_break(|()| Refusal::After);
-    run_query(source, SEARCH, query, limits, cursor, Some(&mut sink), None).map(Outcome::streamed)
+    let mut receiver = |m: &Match| on_match(m).map_break(|()| Refusal::After);
+    prepare::<_, Lines>(source, query, cursor)?.stream::<Lines>(limits, cursor, &mut receiver)
 }
 
 pub(crate) fn try_search_each<E>(
@@ -222,15 +244,18 @@ pub(crate) fn try_search_each<E>(
     mut on_match: impl FnMut(&Match) -> Result<(), E>,
 ) -> Result<Streamed, StreamError<E>> {
     let mut failed = None;
-    let mut sink = |m: &Match| match on_match(m) {
+    let mut receiver = |m: &Match| match on_match(m) {
         Ok(()) => ControlFlow::Continue(()),
         Err(error) => {
             failed = Some(error);
             ControlFlow::Break(Refusal::Before)
         }
     };
-    let end = run_query(source, SEARCH, query, limits, cursor, Some(&mut sink), None)
-        .map(Outcome::streamed)?;
+    let end = prepare::<_, Lines>(source, query, cursor)?.stream::<Lines>(
+        limits,
+        cursor,
+        &mut receiver,
+    )?;
     match failed {
         Some(error) => Err(StreamError::Callback {
             end: Box::new(end),
@@ -246,7 +271,11 @@ pub(crate) fn count_per_file(
     limits: &Limits,
     cursor: Option<&Cursor>,
 ) -> Result<Bounded<FileCount>, Error> {
-    run_query(source, COUNT, query, limits, cursor, None, None).map(Outcome::collected)
+    prepare::<_, CountPerFile>(source, query, cursor)?.collect::<CountPerFile>(
+        limits,
+        cursor,
+        Files::All,
+    )
 }
 
 pub(crate) fn files(
@@ -255,7 +284,11 @@ pub(crate) fn files(
     limits: &Limits,
     cursor: Option<&Cursor>,
 ) -> Result<Bounded<String>, Error> {
-    run_query(source, FILES, query, limits, cursor, None, None).map(Outcome::collected)
+    prepare::<_, FilesWithMatches>(source, query, cursor)?.collect::<FilesWithMatches>(
+        limits,
+        cursor,
+        Files::All,
+    )
 }
 
 pub(crate) fn find_in_file(
@@ -269,16 +302,11 @@ pub(crate) fn find_in_file(
     // The path is part of the query's fingerprint, so a cursor of another
     // file is refused; the file is searched alone, not through the walk.
     let query = query.clone().paths([resolved.path.clone()]);
-    run_query(
-        source,
-        FIND_IN_FILE,
-        &query,
+    prepare::<_, FindInFile>(source, &query, cursor)?.collect::<FindInFile>(
         limits,
         cursor,
-        None,
-        Some(&resolved.path),
+        Files::One(&resolved.path),
     )
-    .map(Outcome::collected)
 }
 
 /// Refuses a column limit of 0: its window shows nothing of a line.

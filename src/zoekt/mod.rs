@@ -11,7 +11,7 @@
 //! | `FilesSkipped > 0`                              | yes: a shard stopped at `ShardMaxMatchCount` (or the time ran out) |
 //! | `ShardsSkipped > 0`                             | yes: shards not searched once the query was cancelled (time-out)   |
 //! | `MatchCount >= ShardMaxMatchCount` or `>= TotalMaxMatchCount` | yes: a tripped `TotalMaxMatchCount` simply stops sending shards, and is seen only in the count |
-//! | `FlushReason` `timer_expired` (1), `max_size_reached` (4), or unknown | yes: results were flushed before the search ended  |
+//! | `FlushReason` `timer_expired` (1), `max_size_reached` (4), unknown, or absent | yes: results were flushed before the search ended, or may have been |
 //! | fewer `Files` than `FileCount`, below the display limit | yes: files were dropped after the count              |
 //! | `Crashes > 0`                                   | shards failed (or were still loading): an error skip             |
 //!
@@ -25,7 +25,18 @@
 //! `FileCount` as its exact total. Zoekt cannot resume a search, so no
 //! page has a cursor. `FlushReason` 0 (none, what `/api/search` answers:
 //! it collects every shard's result before answering) and 2
-//! (`final_flush`) say nothing of a cut.
+//! (`final_flush`) say nothing of a cut. An answer without `FlushReason`
+//! cannot rule one out: `Stats.FlushReason` has no `omitempty` in
+//! `api.go`, so Zoekt writes it on every answer since it was added
+//! (sourcegraph/zoekt#476), while results could be flushed early on
+//! `FlushWallTime` since before then (#438); an answer that lacks it
+//! comes from a Zoekt that could flush early without saying so, or from
+//! something that is not Zoekt's encoder.
+//!
+//! The per-shard budget's figures are those the response proves: the
+//! files searched are at least `FilesConsidered`, `FileCount` and the
+//! files returned (a file that matched was searched), of those and the
+//! `FilesSkipped` left unsearched.
 //!
 //! # Which settings make an answer provably whole
 //!
@@ -33,8 +44,9 @@
 //! (Zoekt's defaults, 100,000 and 1,000,000, unless set), so the JSON
 //! handler's own estimate does not replace them unseen. An answer is
 //! whole, and the page exact, when the response shows `MatchCount` below
-//! both, `FilesSkipped` and `ShardsSkipped` at 0, `Crashes` at 0, no
-//! early flush, and at most `limit` files: raise the two match counts
+//! both, `FilesSkipped` and `ShardsSkipped` at 0, `Crashes` at 0,
+//! `FlushReason` 0 or 2, every file it counts returned, and at most
+//! `limit` files: raise the two match counts
 //! above the query's number of matches, give `MaxWallTime` (the
 //! [`deadline`](crate::Limits::deadline); without one the handler stops
 //! after 20 seconds) time enough, and leave `MaxMatchDisplayCount`,

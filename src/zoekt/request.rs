@@ -122,7 +122,8 @@ impl Search {
     /// `NumContextLines`, `ChunkMatches` or `ShardRepoMaxMatchCount`.
     /// The display and match limits, `MaxWallTime`, `FlushWallTime` and
     /// `EstimateDocCount` are the adapter's, and
-    /// [`request`](Self::request) refuses them here. Default: none.
+    /// [`request`](Self::request) refuses them here, in any letter case
+    /// (Zoekt reads field names without regard to case). Default: none.
     ///
     /// # Example
     ///
@@ -213,7 +214,14 @@ impl Search {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn request(&self, limits: &Limits) -> Result<Request, Error> {
-        if let Some(name) = self.options.keys().find(|k| RESERVED.contains(&k.as_str())) {
+        // Zoekt decodes its request with Go's `encoding/json`, which
+        // matches field names without regard to case: `estimateDocCount`
+        // sets `EstimateDocCount`.
+        if let Some(name) = self
+            .options
+            .keys()
+            .find(|k| RESERVED.iter().any(|r| r.eq_ignore_ascii_case(k)))
+        {
             return Err(Error::invalid_argument(
                 "option",
                 format!("{name} is set by the adapter or would hide a cut of the answer"),

@@ -30,6 +30,18 @@ const FINAL_FLUSH: u64 = 2;
 const TIMER_EXPIRED: u64 = 1;
 const MAX_SIZE_REACHED: u64 = 4;
 
+/// The per-shard budget of a cut the clock did not make, in files: those
+/// searched (`used`: at least the files `FilesConsidered` says were
+/// evaluated, the `FileCount` files that matched and the `shown` files
+/// returned, whichever is the most, since a file that matched was
+/// evaluated) of the candidates (`max`: those searched and the
+/// `FilesSkipped` left unsearched). Each figure is one the response
+/// proves, never a 0 it does not state.
+fn files_budget(considered: Option<u64>, file_count: u64, shown: u64, skipped: u64) -> Budget {
+    let used = considered.unwrap_or(0).max(file_count).max(shown);
+    Budget::new(BudgetKind::Files, used.saturating_add(skipped), used)
+}
+
 impl Request {
     /// Reads the response into a page whose items are the file matches
     /// (`Files`), each decoded as a `T`.
@@ -136,10 +148,13 @@ impl Request {
         let files_skipped = stat("FilesSkipped")?;
         let shards_skipped = stat("ShardsSkipped")?;
         let crashes = stat("Crashes")?;
-        // Zoekt versions before FlushReason never flushed early.
+        // Zoekt writes FlushReason on every answer (a field of `Stats`
+        // with no `omitempty`, since sourcegraph/zoekt#476), and could
+        // flush early on FlushWallTime before it said so (#438): an answer
+        // without it cannot rule out an early flush.
         let flush = match result.get("FlushReason") {
-            None => NO_FLUSH,
-            Some(_) => stat("FlushReason")?,
+            None => None,
+            Some(_) => Some(stat("FlushReason")?),
         };
         let files: &[Value] = match result.get("Files") {
             None | Some(Value::Null) => &[],
@@ -161,17 +176,20 @@ impl Request {
             ));
         }
         match flush {
-            NO_FLUSH | FINAL_FLUSH => {}
-            TIMER_EXPIRED => {
+            None => causes.push(
+                "the response does not say why results were flushed (no FlushReason), so an early flush cannot be ruled out".into(),
+            ),
+            Some(NO_FLUSH | FINAL_FLUSH) => {}
+            Some(TIMER_EXPIRED) => {
                 timed = true;
                 causes.push(
                     "results were flushed when FlushWallTime expired (FlushReason timer_expired)"
                         .into(),
                 );
             }
-            MAX_SIZE_REACHED => causes
+            Some(MAX_SIZE_REACHED) => causes
                 .push("results were flushed at a size limit (FlushReason max_size_reached)".into()),
-            other => causes.push(format!(
+            Some(other) => causes.push(format!(
                 "results were flushed for a reason not known here (FlushReason {other})"
             )),
         }
@@ -242,11 +260,11 @@ impl Request {
             let used = count_at(result, "Duration").map_or(max, |ns| ns / 1_000_000);
             Budget::new(BudgetKind::Deadline, max, used)
         } else {
-            let considered = count_at(result, "FilesConsidered").unwrap_or(0);
-            Budget::new(
-                BudgetKind::Files,
-                considered.saturating_add(files_skipped),
-                considered,
+            files_budget(
+                count_at(result, "FilesConsidered"),
+                file_count,
+                shown,
+                files_skipped,
             )
         };
         let mut note = format!(
@@ -268,5 +286,28 @@ impl Request {
             note,
         }
         .finish(&self.limits)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_files_budget_states_what_the_response_proves() {
+        // No FilesConsidered, 11 counted, 3 shown, none skipped: 11 searched.
+        assert_eq!(
+            files_budget(None, 11, 3, 0),
+            Budget::new(BudgetKind::Files, 11, 11)
+        );
+        assert_eq!(
+            files_budget(Some(30), 4, 2, 70),
+            Budget::new(BudgetKind::Files, 100, 30)
+        );
+        // More shown than either count says: the files shown were searched.
+        assert_eq!(
+            files_budget(Some(1), 0, 5, 2),
+            Budget::new(BudgetKind::Files, 7, 5)
+        );
     }
 }

@@ -1,6 +1,5 @@
-//! The OpenSearch / Elasticsearch adapter on recorded responses, and the
-//! property that no response can produce a page that reads as whole while
-//! the cluster said, or could not rule out, that it was not.
+//! The OpenSearch / Elasticsearch adapter on recorded responses (the
+//! property over generated responses is in `cluster_opensearch_props`).
 //!
 //! The recordings in `tests/data/opensearch/` are shaped as the engines
 //! document their search response:
@@ -31,10 +30,9 @@ use std::time::Duration;
 
 use candor::opensearch::{Fanout, Order, Search, SortField, TieBreaker};
 use candor::{Bounded, BudgetKind, Completeness, ErrorKind, Limits, Total, envelope_schema};
-use proptest::prelude::*;
 use serde_json::{Value, json};
 
-use crate::core_support::{config, validate};
+use crate::core_support::validate;
 
 fn recorded(name: &str) -> Value {
     let path = format!(
@@ -52,6 +50,15 @@ fn walk_search() -> Search {
         .sort(SortField::new("service", Order::Asc))
         .sort(SortField::new("latency", Order::Desc))
         .pit("pit-a")
+}
+
+/// The note the page's wire shape carries.
+fn note_of(page: &Bounded<String>) -> String {
+    let wire: Value = serde_json::from_str(&page.to_json().unwrap()).unwrap();
+    wire["truncation"]["note"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned()
 }
 
 fn id(hit: &Value) -> Result<String, &'static str> {
@@ -163,6 +170,89 @@ fn a_time_out_on_page_two_is_a_subset_with_both_stops_and_no_cursor() {
          A subset: some of the hits after the first 2, not the next ones in order. \
          Allow more time or narrow the query to see the rest."
     );
+}
+
+#[test]
+fn fewer_hits_than_asked_while_the_count_says_more_is_a_subset() {
+    // Page 2 of the walk (d1 and d2 came before) returns d3 alone, a
+    // page of 3 asked for, yet counts 5 hits (`eq`): two hits after d3
+    // are missing by the cluster's own figures, so the page is not whole
+    // and d3 may not be the third hit.
+    let search = walk_search();
+    let limits = Limits::new().limit(2);
+    let first = search.request(&limits, None).unwrap();
+    let page1 = first.read_with(&recorded("walk-1.json"), id).unwrap();
+    let request = search.request(&limits, page1.next_cursor()).unwrap();
+    let mut short = recorded("walk-2.json");
+    short["hits"]["hits"].as_array_mut().unwrap().truncate(1);
+    let page = request.read_with(&short, id).expect("a page");
+    check_wire(&page);
+    assert_eq!(page.items(), ["d3"]);
+    assert_eq!(page.start(), 2);
+    assert!(!page.is_complete());
+    assert!(page.disclosure().is_subset());
+    assert!(page.next_cursor().is_none());
+    assert_eq!(page.total(), Total::AtLeast(5));
+    let note = note_of(&page);
+    assert!(note.contains("counts 5 (eq)"), "{note}");
+    // The same with a capped count (`gte`): at least 10,000 exist.
+    short["hits"]["total"] = json!({ "value": 10_000, "relation": "gte" });
+    let page = request.read_with(&short, id).expect("a page");
+    assert!(!page.is_complete() && page.disclosure().is_subset());
+    assert_eq!(page.total(), Total::AtLeast(10_000));
+    // The count within the hits before and on the page: whole.
+    short["hits"]["total"] = json!({ "value": 3, "relation": "eq" });
+    let page = request.read_with(&short, id).expect("a page");
+    assert!(page.is_complete());
+    assert_eq!(page.total(), Total::Exact(3));
+}
+
+#[test]
+fn a_sort_value_too_deep_for_a_cursor_is_refused_and_one_that_fits_resumes() {
+    // A cursor key holds a sort value three levels down, and a key nests
+    // at most 32 levels: 29 levels of a sort value fit, 30 do not.
+    let search = Search::new(json!({ "match_all": {} }))
+        .sort(SortField::new("shape", Order::Asc))
+        .tie_breaker(TieBreaker::Field("key".into()));
+    let limits = Limits::new().limit(1);
+    let nested = |levels: usize| {
+        let mut value = json!("leaf");
+        for _ in 0..levels {
+            value = json!([value]);
+        }
+        value
+    };
+    let response = |levels: usize| {
+        json!({ "took": 1, "timed_out": false,
+            "_shards": { "total": 1, "successful": 1, "skipped": 0, "failed": 0 },
+            "hits": { "hits": [
+                { "_id": "a", "sort": [nested(levels), "a"] },
+                { "_id": "b", "sort": [nested(levels), "b"] } ] } })
+    };
+    let request = search.request(&limits, None).unwrap();
+    let err = request
+        .read_with(&response(30), id)
+        .expect_err("too deep for a cursor");
+    assert!(
+        matches!(
+            err.kind(),
+            ErrorKind::InvalidArgument {
+                name: "response",
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+    assert!(
+        err.to_string().contains("nest more than 29 levels"),
+        "{err}"
+    );
+    let page = request.read_with(&response(29), id).expect("a page");
+    let cursor = page.next_cursor().expect("cut by the limit");
+    let next = search
+        .request(&limits, Some(cursor))
+        .expect("the cursor resumes");
+    assert_eq!(next.body()["search_after"], json!([nested(29), "a"]));
 }
 
 #[test]
@@ -510,6 +600,61 @@ fn a_fanout_walk_merges_two_clusters_under_one_limit() {
 }
 
 #[test]
+fn in_a_fanout_each_cluster_s_count_is_measured_at_its_own_position() {
+    // After page 1, eu stands at its hit 2 and us at its hit 1 (the page's
+    // start is 3). On page 2 eu returns two hits of a page of 4 asked for
+    // and counts 5: 2 + 2 = 4 of them are accounted for, so one is
+    // missing; measured from the page's start (3 + 2 = 5) it would not
+    // seem so.
+    let fanout = fanout();
+    let limits = Limits::new().limit(3);
+    let first = fanout.request(&limits, None).unwrap();
+    let page1 = first
+        .read_with(
+            [
+                ("eu", Ok::<_, String>(recorded("fanout-eu-1.json"))),
+                ("us", Ok(recorded("fanout-us-1.json"))),
+            ],
+            id,
+        )
+        .unwrap();
+    let request = fanout.request(&limits, page1.next_cursor()).unwrap();
+    let mut eu = recorded("fanout-eu-2.json");
+    eu["hits"]["hits"].as_array_mut().unwrap().truncate(2);
+    let page = request
+        .read_with(
+            [
+                ("eu", Ok::<_, String>(eu)),
+                ("us", Ok(recorded("fanout-us-2.json"))),
+            ],
+            id,
+        )
+        .expect("a page");
+    check_wire(&page);
+    assert_eq!(page.start(), 3);
+    assert!(!page.is_complete());
+    assert!(page.disclosure().is_subset());
+    assert!(page.next_cursor().is_none());
+    assert!(page.total().value() >= 7, "{:?}", page.total());
+    let note = note_of(&page);
+    assert!(note.contains("Cluster eu returned 2 hits"), "{note}");
+    assert!(note.contains("2 of them before this page"), "{note}");
+    // As recorded, every cluster's count is within its own position plus
+    // its hits: a prefix cut by the limit, with a cursor.
+    let page = request
+        .read_with(
+            [
+                ("eu", Ok::<_, String>(recorded("fanout-eu-2.json"))),
+                ("us", Ok(recorded("fanout-us-2.json"))),
+            ],
+            id,
+        )
+        .expect("a page");
+    assert!(page.completeness().is_truncated_by_limit());
+    assert!(page.next_cursor().is_some());
+}
+
+#[test]
 fn a_clamped_limit_is_disclosed_whichever_cluster_stops_the_page() {
     // eu is cut after its third hit; us's one hit sorts after it. Exactly
     // the limit's three hits are certain, so eu's cut stops the page, and
@@ -521,6 +666,8 @@ fn a_clamped_limit_is_disclosed_whichever_cluster_stops_the_page() {
     let mut us = recorded("fanout-us-1.json");
     us["hits"]["hits"] =
         json!([{ "_index": "logs-us", "_id": "us9", "_source": {}, "sort": ["zeta", 1.0, 1] }]);
+    // Its count says so too: one hit, not a part of its answer missing.
+    us["hits"]["total"]["value"] = json!(1);
     let page = request
         .read_with([("eu", Ok::<_, String>(eu)), ("us", Ok(us))], id)
         .expect("a page");
@@ -632,223 +779,6 @@ fn a_cluster_that_times_out_makes_the_merged_page_a_subset() {
             ..
         }
     ));
-}
-
-// ---------------------------------------------------------------------------
-// The property: whole only when the response rules out every cut.
-
-/// A generated search response, and what it says.
-#[derive(Debug, Clone)]
-struct Answer {
-    timed_out: bool,
-    terminated_early: bool,
-    shards: u64,
-    successful: u64,
-    skipped: u64,
-    failed: u64,
-    failures: usize,
-    /// `hits.total`: absent, or a value with `eq` (true) or `gte`.
-    total: Option<(u64, bool)>,
-    hits: usize,
-}
-
-impl Answer {
-    /// Whether the response rules out every cut of a page of `limit`.
-    fn rules_out_every_cut(&self, limit: usize) -> bool {
-        !self.timed_out
-            && !self.terminated_early
-            && self.failed == 0
-            && self.failures == 0
-            && self.successful >= self.shards
-            && self.hits <= limit
-    }
-
-    /// The response's JSON, hits sorted by `n` after `from`.
-    fn to_json(&self, from: u64) -> Value {
-        let hits: Vec<Value> = (0..self.hits)
-            .map(|i| {
-                let n = from + i as u64 + 1;
-                json!({ "_index": "i", "_id": format!("h{n}"), "_source": { "n": n }, "sort": [n, format!("h{n:09}")] })
-            })
-            .collect();
-        let failures: Vec<Value> = (0..self.failures)
-            .map(|i| json!({ "shard": i, "index": "i", "reason": { "type": "es_rejected_execution_exception", "reason": "rejected" } }))
-            .collect();
-        let mut response = json!({
-            "took": 7,
-            "timed_out": self.timed_out,
-            "_shards": { "total": self.shards, "successful": self.successful,
-                         "skipped": self.skipped, "failed": self.failed, "failures": failures },
-            "hits": { "hits": hits },
-        });
-        if self.terminated_early {
-            response["terminated_early"] = json!(true);
-        }
-        if let Some((value, eq)) = self.total {
-            response["hits"]["total"] =
-                json!({ "value": value, "relation": if eq { "eq" } else { "gte" } });
-        }
-        response
-    }
-}
-
-fn answer(limit: usize) -> impl Strategy<Value = Answer> {
-    (
-        (prop::bool::weighted(0.2), prop::bool::weighted(0.1)),
-        (1u64..6, 0u64..3, 0u64..3, 0u64..3),
-        0usize..3,
-        prop::option::weighted(0.8, (0u64..30_000, prop::bool::weighted(0.7))),
-        0usize..=limit + 2,
-    )
-        .prop_map(
-            |(
-                (timed_out, terminated_early),
-                (shards, missing, skipped, failed),
-                failures,
-                total,
-                hits,
-            )| {
-                Answer {
-                    timed_out,
-                    terminated_early,
-                    shards,
-                    successful: shards.saturating_sub(missing),
-                    skipped: skipped.min(shards),
-                    failed,
-                    failures,
-                    total,
-                    hits,
-                }
-            },
-        )
-}
-
-fn property_search() -> Search {
-    Search::new(json!({ "match_all": {} }))
-        .sort(SortField::new("n", Order::Asc))
-        .tie_breaker(TieBreaker::Field("key".into()))
-}
-
-/// The rules every page obeys, whatever the response said.
-fn check_page(page: &Bounded<String>, start: u64, limit: usize, hits: usize) {
-    assert_eq!(page.start(), start);
-    assert!(page.len() <= limit);
-    assert!(page.total().value() >= start + page.len() as u64);
-    if hits > limit {
-        assert!(
-            page.completeness().is_truncated(),
-            "{hits} hits for {limit}"
-        );
-        assert!(page.total().value() > start + limit as u64);
-    }
-    if page.disclosure().is_subset() {
-        assert!(page.next_cursor().is_none());
-    }
-    let text = page.to_json().unwrap();
-    let back: Bounded<String> = serde_json::from_str(&text).expect("the decoder's rules hold");
-    assert_eq!(&back, page);
-}
-
-proptest! {
-    #![proptest_config(config(256))]
-
-    /// No response makes a page that reads as whole while the cluster
-    /// said, or could not rule out, that it was not: `is_complete()` only
-    /// when nothing timed out, nothing terminated early, every shard
-    /// answered, and the hits fit the limit.
-    #[test]
-    fn a_page_is_complete_only_when_the_response_rules_out_every_cut(
-        (limit, answer) in (0usize..4).prop_flat_map(|limit| (Just(limit), answer(limit))),
-        start in prop_oneof![Just(0u64), 1u64..20, 9_990u64..10_020],
-        max_bytes in prop::option::weighted(0.3, 150usize..900),
-    ) {
-        let search = property_search();
-        let mut limits = Limits::new().limit(limit);
-        if let Some(max) = max_bytes {
-            limits = limits.max_bytes(max);
-        }
-        let cursor = (start > 0).then(|| {
-            let key = json!([{ "after": [start, format!("h{start:09}")], "start": start }]);
-            search.scope().cursor(&key, start)
-        });
-        let request = search.request(&limits, cursor.as_ref()).expect("a request");
-        let page = match request.read_with(&answer.to_json(start), |hit| {
-            hit["_id"].as_str().map(String::from).ok_or("no _id")
-        }) {
-            Ok(page) => page,
-            Err(e) => {
-                prop_assert!(matches!(e.kind(), ErrorKind::BudgetTooSmall { .. }), "{e:?}");
-                return Ok(());
-            }
-        };
-        if page.is_complete() {
-            prop_assert!(answer.rules_out_every_cut(limit), "{answer:?} read as whole: {}", page.to_json().unwrap());
-        }
-        if let Some(max) = max_bytes {
-            let text = page.to_json().unwrap();
-            prop_assert!(text.len() <= max);
-            let back: Bounded<String> = serde_json::from_str(&text).expect("the decoder's rules hold");
-            prop_assert_eq!(&back, &page);
-        } else {
-            check_page(&page, start, limit, answer.hits);
-            // Without a byte budget the converse holds too: a response
-            // that rules out every cut gives a whole page.
-            if answer.rules_out_every_cut(limit) {
-                prop_assert!(page.is_complete());
-                prop_assert_eq!(page.len(), answer.hits);
-            }
-        }
-        if page.completeness().is_truncated() && matches!(page.total(), Total::Exact(_)) {
-            // An exact total of a cut page comes only from an "eq" count
-            // of a search that every shard answered in time.
-            prop_assert!(matches!(answer.total, Some((_, true))));
-            prop_assert!(!answer.timed_out && !answer.terminated_early);
-            prop_assert!(answer.failed == 0 && answer.failures == 0 && answer.successful >= answer.shards);
-        }
-    }
-
-    /// Across clusters: the merged page is complete only when every
-    /// cluster answered, and each answer rules out every cut.
-    #[test]
-    fn a_fanout_page_is_complete_only_when_every_cluster_is(
-        (limit, answers) in (0usize..4).prop_flat_map(|limit| {
-            (Just(limit), prop::collection::vec(prop::option::weighted(0.85, answer(limit)), 1..4))
-        }),
-    ) {
-        let names: Vec<String> = (0..answers.len()).map(|i| format!("c{i}")).collect();
-        let mut fanout = Fanout::new(property_search());
-        for name in &names {
-            fanout = fanout.cluster(name.clone());
-        }
-        let limits = Limits::new().limit(limit);
-        let request = fanout.request(&limits, None).expect("requests");
-        let replies: Vec<(String, Result<Value, String>)> = names
-            .iter()
-            .zip(&answers)
-            .map(|(name, answer)| match answer {
-                // Each cluster holds hits of its own numbers.
-                Some(answer) => (name.clone(), Ok(answer.to_json(0))),
-                None => (name.clone(), Err("timed out connecting".to_owned())),
-            })
-            .collect();
-        let page = request
-            .read_with(replies, |hit| hit["_id"].as_str().map(String::from).ok_or("no _id"))
-            .expect("a page");
-        let all_whole = answers
-            .iter()
-            .all(|a| a.as_ref().is_some_and(|a| a.rules_out_every_cut(limit)));
-        let total_hits: usize = answers.iter().flatten().map(|a| a.hits).sum();
-        if page.is_complete() {
-            prop_assert!(all_whole && total_hits <= limit, "{answers:?}");
-        }
-        if all_whole && total_hits <= limit {
-            prop_assert!(page.is_complete());
-        }
-        prop_assert!(page.total().value() >= page.len() as u64);
-        let text = page.to_json().unwrap();
-        let back: Bounded<String> = serde_json::from_str(&text).expect("the decoder's rules hold");
-        prop_assert_eq!(&back, &page);
-    }
 }
 
 #[test]

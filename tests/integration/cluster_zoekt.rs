@@ -185,6 +185,52 @@ fn a_crash_is_an_error_skip() {
 }
 
 #[test]
+fn an_answer_without_flush_reason_cannot_rule_out_an_early_flush() {
+    // `Stats.FlushReason` has no `omitempty` (api.go): Zoekt writes it on
+    // every answer since sourcegraph/zoekt#476, and could flush early on
+    // FlushWallTime since #438, before it said so. Without it, a flush
+    // cannot be ruled out: not whole, and the total a lower bound.
+    let request = Search::new("flush")
+        .request(&Limits::new().limit(10))
+        .unwrap();
+    let mut answer = recorded("whole.json");
+    assert!(request.read_with(&answer, name).unwrap().is_complete());
+    answer["Result"]
+        .as_object_mut()
+        .unwrap()
+        .remove("FlushReason");
+    let page = request.read_with(&answer, name).expect("a page");
+    assert!(!page.is_complete());
+    assert!(page.disclosure().is_subset());
+    let files = answer["Result"]["FileCount"].as_u64().unwrap();
+    assert_eq!(page.total(), Total::AtLeast(files));
+    let wire: Value = serde_json::from_str(&page.to_json().unwrap()).unwrap();
+    let note = wire["truncation"]["note"].as_str().unwrap();
+    assert!(note.contains("no FlushReason"), "{note}");
+}
+
+#[test]
+fn files_dropped_after_the_count_state_the_files_searched() {
+    // 5 files counted, 2 returned under a limit of 10, no FilesConsidered:
+    // at least the 5 that matched were searched, none left unsearched.
+    let request = Search::new("flush")
+        .request(&Limits::new().limit(10))
+        .unwrap();
+    let answer = json!({ "Result": {
+        "MatchCount": 7, "FileCount": 5, "FilesSkipped": 0, "ShardsSkipped": 0,
+        "Crashes": 0, "FlushReason": 0,
+        "Files": [ { "FileName": "a.go" }, { "FileName": "b.go" } ] } });
+    let page = request.read_with(&answer, name).expect("a page");
+    assert!(page.disclosure().is_subset());
+    assert_eq!(page.total(), Total::AtLeast(5));
+    let budget = page.completeness().budget().expect("a budget stop");
+    assert_eq!(
+        (budget.kind(), budget.max(), budget.used()),
+        (BudgetKind::Files, 5, 5)
+    );
+}
+
+#[test]
 fn the_error_response_and_other_shapes_are_errors() {
     let err = read(&Search::new("flush"), &Limits::new(), "error.json").expect_err("an error");
     assert!(err.to_string().contains("missing query"), "{err}");
@@ -210,6 +256,12 @@ fn the_error_response_and_other_shapes_are_errors() {
         Search::new("x").option("MaxMatchDisplayCount", json!(5)),
         Search::new("x").option("FlushWallTime", json!(1)),
         Search::new("x").shard_max_match_count(0),
+        // Go's encoding/json matches field names without regard to case:
+        // these set the same options.
+        Search::new("x").option("estimateDocCount", json!(true)),
+        Search::new("x").option("maxdocdisplaycount", json!(1)),
+        Search::new("x").option("TOTALMAXMATCHCOUNT", json!(1)),
+        Search::new("x").option("flushWallTime", json!(1)),
     ] {
         assert!(search.request(&Limits::new()).is_err());
     }
@@ -241,7 +293,10 @@ struct Answer {
     files_skipped: u64,
     shards_skipped: u64,
     crashes: u64,
-    flush: u64,
+    /// `FlushReason`, or `None` when the response leaves it out.
+    flush: Option<u64>,
+    /// `FilesConsidered`, or `None` when the response leaves it out.
+    considered: Option<u64>,
 }
 
 impl Answer {
@@ -251,7 +306,7 @@ impl Answer {
             && self.files_skipped == 0
             && self.shards_skipped == 0
             && self.crashes == 0
-            && matches!(self.flush, 0 | 2)
+            && matches!(self.flush, Some(0 | 2))
             && self.files <= limit
             && self.file_count <= self.files as u64
     }
@@ -260,14 +315,21 @@ impl Answer {
         let files: Vec<Value> = (0..self.files)
             .map(|i| json!({ "FileName": format!("f{i}.go"), "Repository": "r", "Language": "Go", "Checksum": "AA==" }))
             .collect();
-        json!({ "Result": {
+        let mut response = json!({ "Result": {
             "Crashes": self.crashes, "Duration": 1_000_000, "FileCount": self.file_count,
-            "FilesConsidered": self.files, "FilesSkipped": self.files_skipped,
+            "FilesSkipped": self.files_skipped,
             "ShardsScanned": 4, "ShardsSkipped": self.shards_skipped, "ShardsSkippedFilter": 0,
-            "MatchCount": self.match_count, "FlushReason": self.flush,
+            "MatchCount": self.match_count,
             "Files": if files.is_empty() { Value::Null } else { Value::Array(files) },
             "RepoURLs": {}, "LineFragments": {}
-        } })
+        } });
+        if let Some(flush) = self.flush {
+            response["Result"]["FlushReason"] = json!(flush);
+        }
+        if let Some(considered) = self.considered {
+            response["Result"]["FilesConsidered"] = json!(considered);
+        }
+        response
     }
 }
 
@@ -275,9 +337,12 @@ proptest! {
     #![proptest_config(config(256))]
 
     /// A page is whole only when the response rules out every cut:
-    /// matches under both limits, no file or shard skipped, no crash, no
-    /// early flush, the files within the limit, and every file counted
-    /// returned.
+    /// matches under both limits, no file or shard skipped, no crash, a
+    /// `FlushReason` that says no early flush (an absent one cannot), the
+    /// files within the limit, and every file counted returned. A cut the
+    /// clock did not make states the files searched as the response
+    /// proves them: at least those it says were considered, counted and
+    /// returned, of those and the ones left unsearched.
     #[test]
     fn a_page_is_complete_only_when_no_zoekt_limit_could_have_cut_it(
         limit in 0usize..5,
@@ -288,7 +353,8 @@ proptest! {
         files_skipped in prop_oneof![3 => Just(0u64), 1 => 1u64..100],
         shards_skipped in prop_oneof![3 => Just(0u64), 1 => 1u64..5],
         crashes in prop_oneof![4 => Just(0u64), 1 => 1u64..3],
-        flush in prop_oneof![3 => Just(0u64), 2 => Just(2u64), 1 => Just(1u64), 1 => Just(4u64), 1 => 5u64..9],
+        flush in prop_oneof![3 => Just(Some(0u64)), 2 => Just(Some(2u64)), 1 => Just(Some(1u64)), 1 => Just(Some(4u64)), 1 => (5u64..9).prop_map(Some), 1 => Just(None)],
+        considered in prop::option::weighted(0.6, 0u64..12),
         max_bytes in prop::option::weighted(0.3, 100usize..700),
     ) {
         let answer = Answer {
@@ -299,6 +365,7 @@ proptest! {
             shards_skipped,
             crashes,
             flush,
+            considered,
         };
         let search = Search::new("q").shard_max_match_count(shard_max).total_max_match_count(total_max);
         let mut limits = Limits::new().limit(limit);
@@ -325,6 +392,11 @@ proptest! {
         prop_assert!(page.total().value() >= page.len() as u64);
         prop_assert!(page.len() <= limit);
         prop_assert!(page.next_cursor().is_none());
+        if let Some(budget) = page.completeness().budget().filter(|b| b.kind() == BudgetKind::Files) {
+            let proven = answer.considered.unwrap_or(0).max(answer.file_count).max(answer.files as u64);
+            prop_assert!(budget.used() >= proven, "{budget:?} for {answer:?}");
+            prop_assert_eq!(budget.max() - budget.used(), answer.files_skipped);
+        }
         let text = page.to_json().unwrap();
         let back: Bounded<String> = serde_json::from_str(&text).expect("the decoder's rules hold");
         prop_assert_eq!(&back, &page);

@@ -17,6 +17,9 @@ mod excerpt;
 #[cfg(feature = "index")]
 #[path = "../../fuzz/checks/index.rs"]
 mod index;
+#[cfg(feature = "opensearch")]
+#[path = "../../fuzz/checks/opensearch.rs"]
+mod opensearch;
 #[path = "../../fuzz/checks/search.rs"]
 mod search;
 #[path = "../../fuzz/checks/wire.rs"]
@@ -74,6 +77,12 @@ fn index_corpus_replays() {
     replay("index", index::check);
 }
 
+#[cfg(feature = "opensearch")]
+#[test]
+fn opensearch_corpus_replays() {
+    replay("opensearch", opensearch::check);
+}
+
 proptest! {
     #![proptest_config(Config { cases: 256, failure_persistence: None, ..Config::default() })]
 
@@ -86,5 +95,30 @@ proptest! {
         excerpt::check(&data);
         #[cfg(feature = "index")]
         index::check(&data);
+    }
+}
+
+#[cfg(feature = "opensearch")]
+proptest! {
+    #![proptest_config(Config { cases: 256, failure_persistence: None, ..Config::default() })]
+
+    /// The corpus's responses, mutated a byte at a time, pass the
+    /// `opensearch` check too.
+    #[test]
+    fn mutated_responses_pass_the_opensearch_check(
+        pick in any::<prop::sample::Index>(),
+        at in any::<prop::sample::Index>(),
+        byte in any::<u8>(),
+    ) {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/corpus/opensearch");
+        let mut files: Vec<_> = std::fs::read_dir(&dir)
+            .expect("the corpus")
+            .map(|entry| entry.expect("a corpus entry").path())
+            .collect();
+        files.sort();
+        let mut data = std::fs::read(pick.get(&files)).expect("a corpus file");
+        let i = at.index(data.len());
+        data[i] = byte;
+        opensearch::check(&data);
     }
 }

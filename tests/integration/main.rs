@@ -3,6 +3,7 @@
 
 mod adopters;
 mod cluster_opensearch;
+mod cluster_opensearch_props;
 mod cluster_zoekt;
 mod code_index;
 mod core_disclosure;

@@ -7,10 +7,10 @@ use std::ops::ControlFlow;
 
 use super::{Documents, Name};
 use crate::error::{Error, ErrorKind};
-use crate::search::engine::{FileOutcome, Plan, no_hits, search_opened, unread};
+use crate::search::engine::Plan;
 use crate::search::path::{cmp_paths, is_within, normalize};
-use crate::search::reader::{BLOCK, Opened, bom_len};
-use crate::search::source::{Resolved, Source};
+use crate::search::reader::Opened;
+use crate::search::source::{Entry, Resolved, Source};
 use crate::{Fingerprint, SkipReason, SkippedInput};
 
 impl Source for Documents<'_> {
@@ -49,10 +49,10 @@ impl Source for Documents<'_> {
         }
     }
 
-    fn stamp(&self, _path: &str) -> u64 {
+    fn stamp(&self, _path: &str) -> Option<u64> {
         // The fingerprint covers the names and sizes, the generation the
         // rest.
-        0
+        None
     }
 
     fn open(&self, path: &str) -> Opened<'_> {
@@ -63,12 +63,12 @@ impl Source for Documents<'_> {
         }
     }
 
-    fn run(
+    fn files(
         &self,
         plan: &Plan<'_>,
-        take: &mut dyn FnMut(FileOutcome) -> ControlFlow<()>,
+        each: &mut dyn FnMut(Entry<'_>) -> ControlFlow<()>,
     ) -> Result<(), Error> {
-        let from = plan.start.as_ref().map(|(p, _)| Name(p.clone()));
+        let from = plan.start.as_ref().map(|p| Name(p.path.clone()));
         let range = match &from {
             Some(from) => self.docs.range(from..),
             None => self.docs.range::<Name, _>(..),
@@ -85,60 +85,28 @@ impl Source for Documents<'_> {
             .filter(|f| !self.holds(f))
             .peekable();
         let missing_skip = |path: &str| {
-            FileOutcome::Skipped(
-                SkippedInput::new(path, SkipReason::Vanished).with_detail("not found"),
-            )
+            Entry::Skip(SkippedInput::new(path, SkipReason::Vanished).with_detail("not found"))
         };
         for (name, doc) in range {
-            if plan.is_stopped() {
-                return Ok(());
-            }
             if !plan.filters.is_empty() && !plan.filters.iter().any(|f| is_within(&name.0, f)) {
                 continue;
             }
             while let Some(path) = missing.next_if(|f| cmp_paths(f, &name.0).is_lt()) {
-                if take(missing_skip(path)).is_break() {
+                if each(missing_skip(path)).is_break() {
                     return Ok(());
                 }
             }
-            if plan.reads_nothing {
-                // `max_files(0)`: nothing is read.
-                let _ = take(unread(&name.0));
-                return Ok(());
-            }
-            let bytes = doc.bytes.as_bytes();
-            // Most documents of a selective query hold no match: one scan
-            // for a matching line tells, and such a document's outcome is
-            // then known without the line-by-line machinery. Only for a
-            // text document searched whole in one block, where nothing
-            // else (the binary rule, a resume point, a budget checked
-            // between blocks) could change that outcome.
-            let outcome = if doc.known.first_nul.is_none()
-                && doc.known.utf8
-                && bytes.len() <= BLOCK
-                && plan.offset_in(&name.0) == 0
-                && plan
-                    .matcher
-                    .next_line(&bytes[bom_len(bytes, 0)..], 0)
-                    .is_none()
-            {
-                no_hits(plan, plan.matcher, &name.0, bytes.len() as u64)
-            } else {
-                search_opened(
-                    plan,
-                    plan.matcher,
-                    &name.0,
-                    Opened::Memory(bytes, doc.known),
-                    &mut Vec::new(),
-                    None,
-                )
+            let open = || Opened::Memory(doc.bytes.as_bytes(), doc.known);
+            let entry = Entry::File {
+                path: &name.0,
+                open: &open,
             };
-            if take(outcome).is_break() {
+            if each(entry).is_break() {
                 return Ok(());
             }
         }
         for path in missing {
-            if plan.is_stopped() || take(missing_skip(path)).is_break() {
+            if each(missing_skip(path)).is_break() {
                 break;
             }
         }

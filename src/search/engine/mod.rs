@@ -1,30 +1,48 @@
-//! The search engine: the per-file search (`file.rs`, its chunks searched
-//! by `scan.rs` under the query's `plan.rs`, its matching lines packed by
-//! `packed.rs` and shown by `show.rs`; `recycle.rs` gives emptied
-//! buffers back to the thread that filled them) and the result stage (`result_stage.rs`) that turns the
-//! files' outcomes, in path order, into a `Bounded` result, with the
-//! search cursor's key (`position.rs`).
+//! The search engine, after ripgrep's grep-searcher: the per-file
+//! searcher (`searcher.rs`, its chunks searched by `scan.rs`, its matching
+//! lines packed by `packed.rs` and shown by `show.rs`) reads a file under
+//! the query's fixed plan (`plan.rs`) and budgets (`budgets.rs`, the one
+//! control of stopping), and yields its outcome (`outcome.rs`, `hits.rs`);
+//! the result stage (`result_stage.rs`) takes the outcomes in path order
+//! and offers each file's items through the sink (`sink.rs`) to the
+//! collector, each kind of query (`kind.rs`) saying how its items are
+//! made; `resume.rs` writes where the next page starts. `spares.rs` and
+//! `recycle.rs` give emptied buffers back to the thread that filled them.
 //!
-//! A corpus (in memory or on disk) hands the files to the per-file search
-//! and its outcomes to the result stage in path order (a tree does the
-//! per-file work in parallel and reorders).
+//! A corpus (in memory or on disk) yields the files in path order; it
+//! hands them to the per-file searcher and its outcomes to the result
+//! stage in that order (a tree does the per-file work in parallel and
+//! reorders).
 
-mod file;
+mod budgets;
+mod hits;
+mod kind;
+mod outcome;
 mod packed;
 mod plan;
-mod position;
 mod recycle;
 mod result_stage;
+mod resume;
 mod scan;
+mod search;
+mod searcher;
 mod show;
+mod sink;
+mod spares;
 
-pub(crate) use file::{FileOutcome, Hits, no_hits, search_more, search_opened, unread};
+pub(crate) use budgets::{Budgets, Tally};
+pub(crate) use hits::Hits;
 #[cfg(feature = "tree")]
-pub(crate) use file::{PART_BYTES, PART_LINES};
-pub(crate) use packed::Spares;
-pub(crate) use plan::{Deadline, Mode, Plan};
-pub(crate) use position::read as read_position;
+pub(crate) use hits::{PART_BYTES, PART_LINES};
+pub(crate) use kind::QueryKind;
+pub(crate) use outcome::FileOutcome;
+pub(crate) use plan::{Mode, Plan};
 #[cfg(feature = "tree")]
 pub(crate) use recycle::Returns;
-pub(crate) use result_stage::{Each, Refusal, ResultStage, Sink, ToItems};
+pub(crate) use result_stage::{Receiver, Refusal, ResultStage};
+pub(crate) use resume::Stamps;
+pub(crate) use search::Search;
+pub(crate) use searcher::{no_match, search_file, search_more};
 pub(crate) use show::show;
+pub(crate) use sink::ItemSink;
+pub(crate) use spares::Spares;

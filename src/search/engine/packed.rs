@@ -5,9 +5,9 @@ use std::cell::Cell;
 use std::ops::ControlFlow;
 use std::thread::ThreadId;
 
-use crate::search::engine::recycle::Returns;
-use crate::search::engine::result_stage::Each;
 use crate::search::engine::show::show;
+use crate::search::engine::sink::ItemSink;
+use crate::search::position::Place;
 use crate::search::{LineCut, Match, Span};
 
 /// The matching lines of one file, packed: one text buffer and one span
@@ -26,7 +26,7 @@ pub(crate) struct PackedLines {
     /// a cut kept beside each line would make every line larger.
     cuts: Vec<LineCut>,
     /// The thread that filled them, once taken from `Spares`.
-    owner: Option<ThreadId>,
+    pub(crate) owner: Option<ThreadId>,
 }
 
 struct PackedLine {
@@ -37,7 +37,7 @@ struct PackedLine {
     text_end: usize,
     /// Where the line's spans end in `spans`.
     spans_end: usize,
-    /// The offset to resume after this line.
+    /// Where to resume after this line: the next line's start.
     resume: u64,
     /// The line was cut: its cut is the next in `cuts`.
     cut: bool,
@@ -89,7 +89,7 @@ impl PackedLines {
     }
 
     /// The bytes the buffers hold room for.
-    fn capacity_bytes(&self) -> usize {
+    pub(crate) fn capacity_bytes(&self) -> usize {
         self.text.capacity()
             + self.spans.capacity() * std::mem::size_of::<Span>()
             + self.lines.capacity() * std::mem::size_of::<PackedLine>()
@@ -101,12 +101,16 @@ impl PackedLines {
         self.lines.capacity() == 0
     }
 
-    /// Hands each line to `each` as a `Match` built by the closure it is
+    /// Offers each line to `sink` as a `Match` built by the closure it is
     /// given (from an old item, whose strings and span list keep their
-    /// memory, or anew), with the offset to resume after it, until `each`
+    /// memory, or anew), with the place to resume after it, until `sink`
     /// breaks. So a stream allocates next to nothing per line, and no
     /// list of items is built.
-    pub(crate) fn each_match(&self, path: &str, each: &mut Each<'_, Match>) -> ControlFlow<()> {
+    pub(crate) fn offer_matches(
+        &self,
+        path: &str,
+        sink: &mut dyn ItemSink<Match>,
+    ) -> ControlFlow<()> {
         let mut text_at = 0;
         let mut spans_at = 0;
         let mut cuts = self.cuts.iter();
@@ -147,58 +151,22 @@ impl PackedLines {
                     }
                 }
             };
-            each(line.resume, &build)?;
+            let after = Place::Line {
+                offset: line.resume,
+                number: line.line_number.checked_add(1),
+            };
+            sink.offer(after, &build)?;
             text_at = line.text_end;
             spans_at = line.spans_end;
         }
         ControlFlow::Continue(())
     }
-}
 
-/// Emptied `PackedLines`, kept for their memory and given back to the
-/// thread that filled them (see `recycle.rs`): the thread that takes a
-/// file's lines gives the buffers back, and the searching thread that
-/// filled them takes them for its next file with matching lines. A search
-/// then allocates for its matching lines about once per thread, not once
-/// per file.
-pub(crate) struct Spares(Returns<PackedLines>);
-
-/// The most bytes one thread's kept buffers may hold, and the most one
-/// buffer may hold to be kept: emptied buffers stay within a fixed bound
-/// per searching thread, whatever the files. One buffer may take it all:
-/// a full part of short lines (about 250 KiB) is kept, not freed and
-/// grown again for the next (freed, its memory went back to the system,
-/// and the next part's took a page fault per 4 KiB).
-const SPARE_BYTES: usize = 512 * 1024;
-const SPARE_BUFFER: usize = SPARE_BYTES;
-
-impl Default for Spares {
-    fn default() -> Spares {
-        Spares(Returns::new(
-            SPARE_BYTES,
-            SPARE_BUFFER,
-            PackedLines::capacity_bytes,
-        ))
-    }
-}
-
-impl Spares {
-    /// An empty `PackedLines`, with room from an earlier file this thread
-    /// filled if there is one.
-    pub(crate) fn take(&self) -> PackedLines {
-        let mut lines = self.0.take().unwrap_or_default();
-        lines.owner = Some(std::thread::current().id());
-        lines
-    }
-
-    /// Gives back `lines` once taken, emptied, to the thread that filled
-    /// them.
-    pub(crate) fn give(&self, mut lines: PackedLines) {
-        let Some(owner) = lines.owner else { return };
-        lines.text.clear();
-        lines.spans.clear();
-        lines.lines.clear();
-        lines.cuts.clear();
-        self.0.give(owner, lines);
+    /// Empties the lines, keeping their memory.
+    pub(crate) fn clear(&mut self) {
+        self.text.clear();
+        self.spans.clear();
+        self.lines.clear();
+        self.cuts.clear();
     }
 }

@@ -6,25 +6,20 @@
 //! that builds no items.
 
 use std::ops::ControlFlow;
-use std::sync::atomic::Ordering;
 
 use crate::collect::{Collector, Finished};
 use crate::count::Count;
 use crate::error::Error;
-use crate::search::engine::file::{FileOutcome, Hits};
-use crate::search::engine::plan::{Deadline, Mode, Plan};
-use crate::search::engine::position::{CursorFor, Stamp};
-use crate::search::item::Item;
+use crate::search::engine::budgets::Tally;
+use crate::search::engine::hits::Hits;
+use crate::search::engine::kind::QueryKind;
+use crate::search::engine::outcome::FileOutcome;
+use crate::search::engine::resume::{ResumeAfter, Stamps};
+use crate::search::engine::search::Search;
+use crate::search::engine::sink::ItemSink;
 use crate::search::path;
+use crate::search::position::Place;
 use crate::{Budget, BudgetKind, Completeness, Cursor, Limits, Scope, SkippedInput, Total};
-
-/// Hands one file's hits, as items, to an `Each`, until it breaks.
-pub(crate) type ToItems<T> = fn(&str, &Hits, &mut Each<'_, T>) -> ControlFlow<()>;
-
-/// Takes the items of a file one by one: the offset to resume after the
-/// item, and how to build it (from an old item, whose memory it may reuse,
-/// or anew). `Break` when no more are wanted.
-pub(crate) type Each<'e, T> = dyn FnMut(u64, &dyn Fn(Option<T>) -> T) -> ControlFlow<()> + 'e;
 
 /// Why a stream's receiver stopped it, on the item it was handed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -37,19 +32,19 @@ pub(crate) enum Refusal {
 }
 
 /// A stream's receiver: each item kept, as it is kept.
-pub(crate) type Sink<'s, T> = dyn FnMut(&T) -> ControlFlow<Refusal> + 's;
+pub(crate) type Receiver<'s, T> = dyn FnMut(&T) -> ControlFlow<Refusal> + 's;
 
 /// The result stage of one query. Named for its place in the pipeline:
 /// it receives outcomes already in order (ordering them is the corpus's
 /// work) and turns them into the result.
-pub(crate) struct ResultStage<'l, T: Item> {
-    collector: Collector<T>,
+pub(crate) struct ResultStage<'l, K: QueryKind> {
+    search: &'l Search<'l>,
+    collector: Collector<K::Item>,
     limits: &'l Limits,
-    mode: Mode,
-    /// For each kept item, the offset to resume after it in its file.
-    resume_offsets: Vec<u64>,
-    files: u64,
-    scanned: u64,
+    /// For each kept item, where to resume after it in its file.
+    after_items: Vec<Place>,
+    /// The work charged so far.
+    tally: Tally,
     /// Items in the full answer seen so far (kept and probed) before a
     /// count past the collection began.
     answer: u64,
@@ -57,72 +52,53 @@ pub(crate) struct ResultStage<'l, T: Item> {
     counting: Option<Count>,
     /// Set once the count past the collection gave up.
     count_end: Option<Total>,
-    /// Where the first unsearched file starts, after a work-budget stop,
-    /// and the number of the line there (0: not known).
-    scan_resume: Option<(String, u64)>,
-    scan_resume_line: u64,
-    /// Where this run began (the cursor's position), to tell whether a
-    /// cursor would advance.
-    began_at: Option<(String, u64)>,
+    /// Where the first unsearched file starts, after a work-budget stop.
+    scan_resume: Option<(String, Place)>,
     error: Option<Error>,
-    stream: Option<&'l mut Sink<'l, T>>,
+    stream: Option<&'l mut Receiver<'l, K::Item>>,
     /// The stream's receiver refused the last item kept.
     refused: bool,
 }
 
-impl<'l, T: Item> ResultStage<'l, T> {
+impl<'l, K: QueryKind> ResultStage<'l, K> {
     /// The stage of a collected query, resuming after `cursor` (which
-    /// resumes at `began_at`) if given.
-    pub(crate) fn new(
-        limits: &'l Limits,
-        mode: Mode,
-        cursor: Option<&Cursor>,
-        began_at: Option<(String, u64)>,
-    ) -> Self {
+    /// resumes at the plan's start) if given.
+    pub(crate) fn new(search: &'l Search<'l>, limits: &'l Limits, cursor: Option<&Cursor>) -> Self {
         ResultStage {
+            search,
             collector: Collector::resuming(limits, cursor),
             limits,
-            mode,
-            resume_offsets: Vec::new(),
-            files: 0,
-            scanned: 0,
+            after_items: Vec::new(),
+            tally: Tally::default(),
             answer: 0,
             counting: None,
             count_end: None,
             scan_resume: None,
-            scan_resume_line: 0,
-            began_at,
             error: None,
             stream: None,
             refused: false,
         }
     }
 
-    /// The stage of a stream, which hands each item kept to `sink`.
+    /// The stage of a stream, which hands each item kept to `receiver`.
     pub(crate) fn streaming(
+        search: &'l Search<'l>,
         limits: &'l Limits,
-        mode: Mode,
         cursor: Option<&Cursor>,
-        began_at: Option<(String, u64)>,
-        sink: &'l mut Sink<'l, T>,
+        receiver: &'l mut Receiver<'l, K::Item>,
     ) -> Self {
-        let mut stage = ResultStage::new(limits, mode, cursor, began_at);
+        let mut stage = ResultStage::new(search, limits, cursor);
         stage.collector = Collector::streaming(limits);
         stage.collector.set_start(cursor.map_or(0, Cursor::start));
-        stage.stream = Some(sink);
+        stage.stream = Some(receiver);
         stage
     }
 
     /// Takes the next outcome in path order. `Break` when no more outcomes
     /// are wanted.
-    pub(crate) fn take(
-        &mut self,
-        plan: &Plan<'_>,
-        outcome: FileOutcome<'_>,
-        to_items: ToItems<T>,
-    ) -> ControlFlow<()> {
+    pub(crate) fn take(&mut self, outcome: FileOutcome<'_>) -> ControlFlow<()> {
         if self.collector.is_stopped() {
-            return self.count(plan, outcome);
+            return self.count(outcome);
         }
         let path = match &outcome {
             // The budgets apply between files here, and between the parts
@@ -134,19 +110,22 @@ impl<'l, T: Item> ResultStage<'l, T> {
             FileOutcome::Skipped(s) => Some(s.path()),
             FileOutcome::Failed(_) => None,
         };
-        // `max_files(0)` searches nothing: the first file stops it (the
-        // walk's skips before it are recorded, and a cursor names a file).
-        let no_files =
-            self.limits.max_files == Some(0) && matches!(outcome, FileOutcome::Searched { .. });
-        if let (Some(path), true) = (path, self.files > 0 || no_files) {
-            if let Some(budget) = self.work_budget_spent() {
-                let offset = plan.offset_in(path);
-                let line = if offset > 0 {
-                    plan.start_line.unwrap_or(0)
-                } else {
-                    0
+        if let Some(path) = path {
+            let is_file = matches!(outcome, FileOutcome::Searched { .. });
+            let collector = &self.collector;
+            let spent = self
+                .search
+                .budgets
+                .spent_before_file(&self.tally, is_file, || collector.deadline_passed());
+            if let Some(budget) = spent {
+                // The next page starts at this file: where the run began
+                // in it, if it began there (the line known only past the
+                // file's start), else at its start.
+                let place = match self.search.plan.start_in(path) {
+                    Place::Line { offset: 0, .. } => Place::START,
+                    place => place,
                 };
-                return self.stop_by_budget((path.to_owned(), offset), line, budget);
+                return self.stop_by_budget(path.to_owned(), place, budget);
             }
         }
         match outcome {
@@ -155,7 +134,7 @@ impl<'l, T: Item> ResultStage<'l, T> {
                 ControlFlow::Break(())
             }
             FileOutcome::Skipped(input) => {
-                self.skip(plan, input);
+                self.skip(input);
                 ControlFlow::Continue(())
             }
             FileOutcome::Searched {
@@ -167,48 +146,24 @@ impl<'l, T: Item> ResultStage<'l, T> {
                 more: _,
                 continued,
             } => {
-                self.files += u64::from(!continued);
-                self.scanned += scanned;
-                self.answer += contribution(self.mode, &hits);
+                self.tally.charge(scanned, continued);
+                self.answer += K::answer_items(&hits);
                 // The deadline stopped the search inside this file: its
                 // items before the stop stand, and the next page resumes
                 // at the stop (or after the last item kept).
-                let stop = stopped_at
-                    .map(|(at, line)| ((path.to_string(), at), line, self.budget_inside_file()));
-                let (collector, stream, resume_offsets, refused) = (
-                    &mut self.collector,
-                    &mut self.stream,
-                    &mut self.resume_offsets,
-                    &mut self.refused,
-                );
-                let flow = to_items(&path, &hits, &mut |resume, build| {
-                    collector.offer_with(build)?;
-                    let mut answer = ControlFlow::Continue(());
-                    if let (Some(sink), Some(last)) = (stream.as_mut(), collector.last()) {
-                        answer = sink(last);
-                        resume_offsets.clear();
-                    }
-                    resume_offsets.push(resume);
-                    if let ControlFlow::Break(refusal) = answer {
-                        // The receiver ended the stream, as a cancellation
-                        // would: more items may exist.
-                        if refusal == Refusal::Before {
-                            collector.refuse_last();
-                            *refused = true;
-                        }
-                        collector.stop_with(Completeness::TruncatedByBudget {
-                            budget: Budget::new(BudgetKind::Cancelled, 0, 0),
-                            clamp: None,
-                        });
-                        return ControlFlow::Break(());
-                    }
-                    ControlFlow::Continue(())
-                });
+                let stop = stopped_at.map(|at| (path.to_string(), at, self.budget_inside_file()));
+                let mut sink = StageSink {
+                    collector: &mut self.collector,
+                    stream: &mut self.stream,
+                    after_items: &mut self.after_items,
+                    refused: &mut self.refused,
+                };
+                let flow = K::offer_items(&path, &hits, &mut sink);
                 if let Hits::Lines { items, .. } = hits {
-                    plan.spares.give(items);
+                    self.search.spares.give(items);
                 }
                 let flow = if flow.is_break() {
-                    self.after_stop(plan, stop.is_none())
+                    self.after_stop(stop.is_none())
                 } else {
                     ControlFlow::Continue(())
                 };
@@ -217,13 +172,13 @@ impl<'l, T: Item> ResultStage<'l, T> {
                 // good (a count that goes on has counted them, and the
                 // rest is as unsearched for it).
                 if let (Some(tail), ControlFlow::Continue(())) = (tail, flow) {
-                    self.skip(plan, tail);
+                    self.skip(tail);
                 }
                 if self.collector.is_stopped() {
                     return flow;
                 }
                 match stop {
-                    Some((at, line, budget)) => self.stop_by_budget(at, line, budget),
+                    Some((path, at, budget)) => self.stop_by_budget(path, at, budget),
                     None => ControlFlow::Continue(()),
                 }
             }
@@ -232,30 +187,24 @@ impl<'l, T: Item> ResultStage<'l, T> {
 
     /// Between two parts of one file (see `FileOutcome::Searched::more`):
     /// once the scanned bytes or the deadline are spent, stops the search
-    /// where the next part would start (a line start in `path`, and its
-    /// number), as a stop inside the file's search does. A file whose
-    /// lines match densely comes in parts so small that no part runs into
-    /// a budget on its own.
-    pub(crate) fn between_parts(&mut self, path: &str, at: u64, line: u64) -> ControlFlow<()> {
+    /// where the next part would start (`at`, a line start in `path`), as
+    /// a stop inside the file's search does. A file whose lines match
+    /// densely comes in parts so small that no part runs into a budget on
+    /// its own.
+    pub(crate) fn between_parts(&mut self, path: &str, at: Place) -> ControlFlow<()> {
         if self.collector.is_stopped() {
             return ControlFlow::Continue(());
         }
-        match self.spent_inside_a_file() {
-            Some(budget) => self.stop_by_budget((path.to_owned(), at), line, budget),
+        match self.spent_between_parts() {
+            Some(budget) => self.stop_by_budget(path.to_owned(), at, budget),
             None => ControlFlow::Continue(()),
         }
     }
 
-    /// Stops the search by `budget`, the next page resuming at `resume`
-    /// (a path and a line start in it), whose line number is `line`.
-    fn stop_by_budget(
-        &mut self,
-        resume: (String, u64),
-        line: u64,
-        budget: Budget,
-    ) -> ControlFlow<()> {
-        self.scan_resume = Some(resume);
-        self.scan_resume_line = line;
+    /// Stops the search by `budget`, the next page resuming at `at` in
+    /// `path`.
+    fn stop_by_budget(&mut self, path: String, at: Place, budget: Budget) -> ControlFlow<()> {
+        self.scan_resume = Some((path, at));
         self.collector.stop_with(Completeness::TruncatedByBudget {
             budget,
             clamp: None,
@@ -263,42 +212,32 @@ impl<'l, T: Item> ResultStage<'l, T> {
         ControlFlow::Break(())
     }
 
+    /// The budgets that can stop a search between the parts of a file, if
+    /// spent: the scanned bytes, then the deadline (as the collector
+    /// measures it).
+    fn spent_between_parts(&self) -> Option<Budget> {
+        let collector = &self.collector;
+        self.search
+            .budgets
+            .spent_between_parts(&self.tally, || collector.deadline_passed())
+    }
+
     /// The budget that stopped a file's search inside it: the scanned
     /// bytes if they are spent, else the deadline.
     fn budget_inside_file(&self) -> Budget {
-        self.spent_inside_a_file()
-            .unwrap_or_else(|| Deadline::spent(self.limits))
-    }
-
-    /// The budgets that can stop a search inside a file, if spent: the
-    /// scanned bytes, then the deadline.
-    fn spent_inside_a_file(&self) -> Option<Budget> {
-        if let Some(max) = self.limits.max_scanned_bytes {
-            if self.scanned >= max {
-                return Some(Budget::new(BudgetKind::ScannedBytes, max, self.scanned));
-            }
-        }
-        self.collector.deadline_passed()
-    }
-
-    fn work_budget_spent(&self) -> Option<Budget> {
-        if let Some(max) = self.limits.max_files {
-            if self.files >= max {
-                return Some(Budget::new(BudgetKind::Files, max, self.files));
-            }
-        }
-        self.spent_inside_a_file()
+        self.spent_between_parts()
+            .unwrap_or_else(|| self.search.budgets.deadline_spent())
     }
 
     /// After the collection filled: count on if asked, else stop. A file
     /// searched only in part (`whole` false: a budget stopped it inside)
     /// was not counted whole, so no count past it is exact.
-    fn after_stop(&mut self, plan: &Plan<'_>, whole: bool) -> ControlFlow<()> {
+    fn after_stop(&mut self, whole: bool) -> ControlFlow<()> {
         let count = Count::after(self.limits, &self.collector, self.answer);
         let Some(count) = count.filter(|_| whole) else {
             return ControlFlow::Break(());
         };
-        plan.counting_only.store(true, Ordering::Relaxed);
+        self.search.budgets.start_counting();
         self.counting = Some(count);
         self.check_count()
     }
@@ -317,16 +256,18 @@ impl<'l, T: Item> ResultStage<'l, T> {
     }
 
     /// Records a skip (see `as_asked`).
-    fn skip(&mut self, plan: &Plan<'_>, input: SkippedInput) {
-        self.collector.skip(as_asked(plan, input));
+    fn skip(&mut self, input: SkippedInput) {
+        self.collector
+            .skip(as_asked(&self.search.plan.filters, input));
     }
 
     /// Takes an outcome after the collection filled: only counted. Only a
     /// count that goes on gets here (any other stop broke the run).
-    fn count(&mut self, plan: &Plan<'_>, outcome: FileOutcome<'_>) -> ControlFlow<()> {
+    fn count(&mut self, outcome: FileOutcome<'_>) -> ControlFlow<()> {
         let Some(count) = self.counting.as_mut().filter(|_| self.count_end.is_none()) else {
             return ControlFlow::Break(());
         };
+        let filters = &self.search.plan.filters;
         match outcome {
             FileOutcome::Searched {
                 hits,
@@ -334,9 +275,9 @@ impl<'l, T: Item> ResultStage<'l, T> {
                 tail,
                 ..
             } => {
-                count.add(contribution(self.mode, &hits));
+                count.add(K::answer_items(&hits));
                 if let Some(tail) = tail {
-                    self.collector.skip(as_asked(plan, tail));
+                    self.collector.skip(as_asked(filters, tail));
                 }
                 if stopped_at.is_some() {
                     // Counted in part: what was counted is a lower bound.
@@ -344,7 +285,7 @@ impl<'l, T: Item> ResultStage<'l, T> {
                     return ControlFlow::Break(());
                 }
             }
-            FileOutcome::Skipped(input) => self.collector.skip(as_asked(plan, input)),
+            FileOutcome::Skipped(input) => self.collector.skip(as_asked(filters, input)),
             FileOutcome::Failed(_) => {
                 self.count_end = Some(count.at_least());
                 return ControlFlow::Break(());
@@ -363,72 +304,95 @@ impl<'l, T: Item> ResultStage<'l, T> {
     }
 
     /// Finishes the collection: the items kept and their disclosure.
-    fn finish_parts(self, scope: &Scope, stamp: Stamp<'_>) -> Result<Finished<T>, Error> {
+    fn finish_parts(self, scope: &Scope, stamps: &dyn Stamps) -> Result<Finished<K::Item>, Error> {
         let hint = self.total_hint();
         let streaming = self.stream.is_some();
         let ResultStage {
+            search,
             collector,
-            resume_offsets,
+            after_items,
             refused,
             scan_resume,
-            scan_resume_line,
-            began_at,
             error,
             ..
         } = self;
         if let Some(error) = error {
             return Err(error);
         }
-        let cursor_for = CursorFor {
+        let resume = ResumeAfter {
             scope,
-            stamp,
-            resume_offsets: &resume_offsets,
+            stamps,
+            after_items: &after_items,
             scan_resume: scan_resume.as_ref(),
-            scan_resume_line,
-            began_at: began_at.as_ref(),
+            began_at: search.plan.start.as_ref(),
             streaming,
             at_last: refused,
             seen: collector.seen(),
         };
-        collector.finish_parts(|kept| cursor_for.cursor(kept), hint)
+        collector.finish_parts(|kept| resume.cursor(kept), hint)
     }
 
     /// Builds the result.
     pub(crate) fn finish(
         self,
         scope: &Scope,
-        stamp: Stamp<'_>,
-    ) -> Result<crate::Bounded<T>, Error> {
-        Ok(self.finish_parts(scope, stamp)?.into_bounded())
+        stamps: &dyn Stamps,
+    ) -> Result<crate::Bounded<K::Item>, Error> {
+        Ok(self.finish_parts(scope, stamps)?.into_bounded())
     }
 
     /// Ends a stream: the same disclosure as `finish`, without the items.
     pub(crate) fn finish_stream(
         self,
         scope: &Scope,
-        stamp: Stamp<'_>,
+        stamps: &dyn Stamps,
     ) -> Result<crate::Streamed, Error> {
-        let f = self.finish_parts(scope, stamp)?;
+        let f = self.finish_parts(scope, stamps)?;
         Ok(crate::Streamed::new(f.kept, f.disclosure))
+    }
+}
+
+/// The sink a file's items are offered to: the collector, and a stream's
+/// receiver when there is one.
+struct StageSink<'s, 'l, T> {
+    collector: &'s mut Collector<T>,
+    stream: &'s mut Option<&'l mut Receiver<'l, T>>,
+    after_items: &'s mut Vec<Place>,
+    refused: &'s mut bool,
+}
+
+impl<T: crate::search::item::Item> ItemSink<T> for StageSink<'_, '_, T> {
+    fn offer(&mut self, after: Place, build: &dyn Fn(Option<T>) -> T) -> ControlFlow<()> {
+        self.collector.offer_with(build)?;
+        let mut answer = ControlFlow::Continue(());
+        if let (Some(receiver), Some(last)) = (self.stream.as_mut(), self.collector.last()) {
+            answer = receiver(last);
+            self.after_items.clear();
+        }
+        self.after_items.push(after);
+        if let ControlFlow::Break(refusal) = answer {
+            // The receiver ended the stream, as a cancellation would: more
+            // items may exist.
+            if refusal == Refusal::Before {
+                self.collector.refuse_last();
+                *self.refused = true;
+            }
+            self.collector.stop_with(Completeness::TruncatedByBudget {
+                budget: Budget::new(BudgetKind::Cancelled, 0, 0),
+                clamp: None,
+            });
+            return ControlFlow::Break(());
+        }
+        ControlFlow::Continue(())
     }
 }
 
 /// A skip as the caller sees it: one of a file the caller named (the file
 /// of a find-in-file, or a path filter naming the file itself) leaves the
 /// answer incomplete, whatever its reason, since the caller asked for it.
-fn as_asked(plan: &Plan<'_>, input: SkippedInput) -> SkippedInput {
-    let named = plan
-        .filters
+fn as_asked(filters: &[String], input: SkippedInput) -> SkippedInput {
+    let named = filters
         .binary_search_by(|f| path::cmp_paths(f, input.path()))
         .is_ok();
     if named { input.named() } else { input }
-}
-
-/// How many items of the full answer a file's hits make: its matching
-/// lines, or for a query of files, one for a file with any.
-fn contribution(mode: Mode, hits: &Hits) -> u64 {
-    match mode {
-        Mode::Lines => hits.matching_lines(),
-        Mode::Count | Mode::Any => u64::from(hits.matching_lines() > 0),
-    }
 }

@@ -3,19 +3,19 @@
 
 use std::borrow::Cow;
 use std::ops::ControlFlow;
-use std::sync::atomic::Ordering;
 
 use crate::error::Error;
-use crate::search::engine::file::{Hits, PART_BYTES, PART_LINES};
+use crate::search::engine::hits::{Hits, PART_BYTES, PART_LINES};
 use crate::search::engine::packed::PackedLines;
-use crate::search::engine::plan::{Mode, Plan};
+use crate::search::engine::plan::Mode;
+use crate::search::engine::search::Search;
 use crate::search::lines;
 use crate::search::matcher::{MatchedLines, Matcher};
 
 /// The search of one file, chunk by chunk: each chunk holds whole lines,
 /// and no match spans a line, so the chunks' matches are the file's.
 pub(super) struct FileScan<'p, 'm> {
-    plan: &'p Plan<'p>,
+    search: &'p Search<'p>,
     matcher: &'m Matcher,
     path: &'p str,
     /// Where matching begins (a line start).
@@ -47,10 +47,16 @@ pub(super) struct FileScan<'p, 'm> {
 }
 
 impl<'p, 'm> FileScan<'p, 'm> {
-    pub(super) fn new(plan: &'p Plan<'p>, matcher: &'m Matcher, path: &'p str, start: u64) -> Self {
-        let counting_only = plan.counting_only.load(Ordering::Relaxed);
+    pub(super) fn new(
+        search: &'p Search<'p>,
+        matcher: &'m Matcher,
+        path: &'p str,
+        start: u64,
+    ) -> Self {
+        let plan = &search.plan;
+        let counting_only = search.budgets.is_counting_only();
         FileScan {
-            plan,
+            search,
             matcher,
             path,
             start,
@@ -102,7 +108,7 @@ impl<'p, 'm> FileScan<'p, 'm> {
         } else {
             self.matcher.prepare(chunk)
         };
-        match self.plan.mode {
+        match self.search.plan.mode {
             Mode::Lines if self.items_wanted => self.lines(&scan, chunk, from, base, last),
             Mode::Any => {
                 if self.matcher.next_line(&scan, from).is_some() {
@@ -120,14 +126,7 @@ impl<'p, 'm> FileScan<'p, 'm> {
         // listing lines: a file's count or presence is one item, which a
         // part of the file cannot give.
         let scanned = end - self.start;
-        if !last
-            && self.items_wanted
-            && (self
-                .plan
-                .max_scanned_bytes
-                .is_some_and(|max| scanned >= max)
-                || self.plan.deadline_passed())
-        {
+        if !last && self.items_wanted && self.search.budgets.spent_inside_file(scanned).is_some() {
             return ControlFlow::Break(());
         }
         ControlFlow::Continue(())
@@ -140,13 +139,14 @@ impl<'p, 'm> FileScan<'p, 'm> {
     /// there.
     fn lines(&mut self, haystack: &[u8], original: &[u8], from: usize, base: u64, last: bool) {
         let mut counted_to = from;
-        let reach = self.plan.max_columns.unwrap_or(usize::MAX);
+        let plan = &self.search.plan;
+        let reach = plan.max_columns.unwrap_or(usize::MAX);
         let mut lines = MatchedLines::new(self.matcher, haystack, from, reach);
         while let Some((hit, spans)) = lines.next_line() {
             let at_end = hit.next >= haystack.len();
             let listed = self.listed + self.items.len();
-            if self.plan.cap.is_some_and(|cap| listed >= cap) {
-                if self.plan.count_rest {
+            if plan.cap.is_some_and(|cap| listed >= cap) {
+                if plan.count_rest {
                     self.rest += 1;
                     if at_end {
                         break;
@@ -161,14 +161,14 @@ impl<'p, 'm> FileScan<'p, 'm> {
             self.line_number += lines::count_ends(&haystack[counted_to..hit.start]);
             counted_to = hit.start;
             if self.items.is_unallocated() {
-                self.items = self.plan.spares.take();
+                self.items = self.search.spares.take();
             }
             self.items.push(
                 &original[hit.start..hit.content_end],
                 base + hit.start as u64,
                 self.line_number,
                 spans,
-                self.plan.max_columns,
+                plan.max_columns,
                 base + hit.next as u64,
             );
             let full = self.items.len() >= PART_LINES || self.items.bytes() >= PART_BYTES;

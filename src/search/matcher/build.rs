@@ -40,7 +40,7 @@ fn invalid(query_pattern: &str, reason: impl Into<String>) -> Error {
 /// `crlf`, the line anchors also match around a `\r` (for the buffer-wide
 /// search, which must find a superset of the lines); classes such as `.`
 /// still match a `\r` either way.
-fn parse(query: &Query, pattern: &str, crlf: bool) -> Result<Hir, Error> {
+pub(crate) fn parse(query: &Query, pattern: &str, crlf: bool) -> Result<Hir, Error> {
     let shown = query.pattern_text();
     let hir = regex_syntax::ParserBuilder::new()
         .case_insensitive(query.get_case_insensitive())
@@ -103,7 +103,7 @@ fn literal_hir(literal: &str, case_insensitive: bool) -> Result<Hir, String> {
 }
 
 /// The HIR of any of `literals`, the earlier given winning at a position.
-fn literals_hir(literals: &[String], case_insensitive: bool) -> Result<Hir, String> {
+pub(crate) fn literals_hir(literals: &[String], case_insensitive: bool) -> Result<Hir, String> {
     Ok(Hir::alternation(
         literals
             .iter()

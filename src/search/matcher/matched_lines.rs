@@ -67,6 +67,7 @@ impl<'m, 'h> MatchedLines<'m, 'h> {
     }
 
     /// The next matching line and its matches (offsets within the line).
+    #[inline]
     pub(crate) fn next_line(&mut self) -> Option<(LineHit, &[Span])> {
         if self.matches.is_none() {
             let hit = self.matcher.next_line_with(

@@ -37,6 +37,8 @@ use regex_automata::meta::Regex;
 
 use crate::search::{Span, lines};
 
+#[cfg(feature = "index")]
+pub(crate) use build::{literals_hir, parse};
 pub(crate) use matched_lines::MatchedLines;
 
 /// Finds the lines of a buffer that match a query, and their matches.

@@ -67,12 +67,12 @@ mod tests {
                 max_file_size: None,
             };
             let file = std::fs::File::open(&path).unwrap();
-            let Ok(mut read) = FileRead::open(file, rules) else {
+            let Ok(mut read) = FileRead::open(Box::new(file), rules) else {
                 panic!("not opened");
             };
             let mut buffer = Vec::new();
             let mut seen = Vec::new();
-            let ended = read.visit(&mut buffer, None, &mut |chunk, at, _| {
+            let ended = read.visit(&mut buffer, &mut |chunk, at, _| {
                 assert_eq!(at, seen.len() as u64);
                 let address = chunk.as_ptr().addr();
                 assert_eq!(address % ALIGN, (at % ALIGN as u64) as usize);

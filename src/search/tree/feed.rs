@@ -12,7 +12,7 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering as AtomicOrdering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 
 use crate::search::confine::DirHandle;
-use crate::search::engine::{self, FileOutcome, Hits, Plan};
+use crate::search::engine::{self, Budgets, FileOutcome, Hits};
 use crate::search::walk::Job;
 
 /// How far ahead of the oldest unreleased file the walk may run, in
@@ -94,13 +94,13 @@ impl Window {
     }
 
     /// Blocks until file number `seq` may be taken, or the search stops.
-    pub(super) fn wait_for(&self, seq: u64, plan: &Plan<'_>) {
+    pub(super) fn wait_for(&self, seq: u64, budgets: &Budgets) {
         if self.admits(seq) {
             return;
         }
         let mut guard = self.lock.lock().unwrap_or_else(|p| p.into_inner());
         self.waiting.fetch_add(1, AtomicOrdering::SeqCst);
-        while !self.admits_with(seq, AtomicOrdering::SeqCst) && !plan.is_stopped() {
+        while !self.admits_with(seq, AtomicOrdering::SeqCst) && !budgets.is_stopped() {
             guard = self.moved.wait(guard).unwrap_or_else(|p| p.into_inner());
         }
         self.waiting.fetch_sub(1, AtomicOrdering::SeqCst);
@@ -248,14 +248,14 @@ impl<I: Iterator<Item = Job>> Feed<I> {
     /// span fewer than `MAX_FOLDERS` folders (or nothing is queued: the
     /// search must go on). The walk's lock is held until the jobs are
     /// queued, so they are queued in walk order.
-    fn refill(&self, mut walk: MutexGuard<'_, Walking<I>>, plan: &Plan<'_>) {
+    fn refill(&self, mut walk: MutexGuard<'_, Walking<I>>, budgets: &Budgets) {
         loop {
             // Early on, walk just ahead of the chunks, which start small:
             // the first file is searched at once.
             let (want, queued) = {
                 let queue = self.queue();
                 let floor = self.ahead.load(AtomicOrdering::Relaxed).max(1);
-                if queue.done || queue.jobs.len() >= floor || plan.is_stopped() {
+                if queue.done || queue.jobs.len() >= floor || budgets.is_stopped() {
                     return;
                 }
                 ((2 * queue.size).min(REFILL), queue.jobs.len())
@@ -300,9 +300,9 @@ impl<I: Iterator<Item = Job>> Feed<I> {
     }
 
     /// The next chunk of jobs to search.
-    pub(super) fn next_chunk(&self, window: &Window, plan: &Plan<'_>) -> Next<'_> {
+    pub(super) fn next_chunk(&self, window: &Window, budgets: &Budgets) -> Next<'_> {
         loop {
-            if plan.is_stopped() {
+            if budgets.is_stopped() {
                 return Next::Done;
             }
             {
@@ -336,7 +336,7 @@ impl<I: Iterator<Item = Job>> Feed<I> {
                     // not if another searcher is walking already.
                     if low {
                         if let Ok(walk) = self.walk.try_lock() {
-                            self.refill(walk, plan);
+                            self.refill(walk, budgets);
                         }
                     }
                     return Next::Chunk(seq, chunk);
@@ -347,7 +347,7 @@ impl<I: Iterator<Item = Job>> Feed<I> {
             }
             // Nothing queued: walk, or wait for the searcher that walks.
             let walk = self.walk.lock().unwrap_or_else(|p| p.into_inner());
-            self.refill(walk, plan);
+            self.refill(walk, budgets);
         }
     }
 }

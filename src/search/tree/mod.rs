@@ -105,9 +105,10 @@ pub struct Tree {
     /// walk and read.
     #[cfg(test)]
     before_read: Option<Hook>,
-    /// Run after each read of a file, for tests that change it mid-read.
+    /// Puts another input in place of each file opened, for tests of
+    /// inputs that misbehave while read.
     #[cfg(test)]
-    after_read: Option<Hook>,
+    wrap_input: Option<WrapInput>,
     /// Smaller buffers, for tests of files larger than one block.
     #[cfg(test)]
     rules: Option<ReadRules>,
@@ -118,6 +119,28 @@ pub struct Tree {
 #[cfg(test)]
 #[derive(Clone)]
 struct Hook(std::sync::Arc<dyn Fn(&Path) + Send + Sync>);
+
+/// A test's input in place of a file opened, given its path.
+#[cfg(test)]
+#[derive(Clone)]
+#[allow(clippy::type_complexity)]
+struct WrapInput(
+    std::sync::Arc<
+        dyn Fn(
+                &Path,
+                Box<dyn crate::search::reader::Input>,
+            ) -> Box<dyn crate::search::reader::Input>
+            + Send
+            + Sync,
+    >,
+);
+
+#[cfg(test)]
+impl std::fmt::Debug for WrapInput {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("WrapInput")
+    }
+}
 
 #[cfg(test)]
 impl std::fmt::Debug for Hook {
@@ -179,7 +202,7 @@ impl Tree {
             #[cfg(test)]
             before_read: None,
             #[cfg(test)]
-            after_read: None,
+            wrap_input: None,
             #[cfg(test)]
             rules: None,
         })

@@ -1,8 +1,8 @@
 //! Reading one file of the tree: a walked file, opened relative to the
 //! folder handle the walk listed it through, then searched by the engine;
 //! the read rules and the skip for a file that cannot be opened, which a
-//! file the caller names shares (see `source.rs`); and the test hooks
-//! around each read.
+//! file the caller names shares (see `source.rs`); and, in tests, the
+//! hook before each read and the input put in place of a file.
 
 use std::ffi::OsStr;
 use std::io;
@@ -11,23 +11,25 @@ use std::io;
 use super::Hook;
 use super::Tree;
 use crate::search::confine::{self, DirHandle};
-use crate::search::engine::{FileOutcome, Plan, search_opened, unread};
+use crate::search::engine::{FileOutcome, Search, search_file};
 use crate::search::matcher::Matcher;
-use crate::search::reader::{AfterRead, Opened, ReadRules};
+use crate::search::reader::{Opened, ReadRules};
 use crate::search::walk::Job;
 use crate::{SkipReason, SkippedInput};
 
 impl Tree {
     /// The outcome of one job of the walk.
-    pub(crate) fn outcome(
+    pub(super) fn outcome(
         &self,
-        plan: &Plan<'_>,
+        search: &Search<'_>,
         matcher: &Matcher,
         job: Job,
         buffer: &mut Vec<u8>,
     ) -> FileOutcome<'static> {
         match job {
-            Job::File { rel, dir, name } => self.process(plan, matcher, &rel, &dir, &name, buffer),
+            Job::File { rel, dir, name } => {
+                self.process(search, matcher, &rel, &dir, &name, buffer)
+            }
             Job::Skip(input) => FileOutcome::Skipped(input),
         }
     }
@@ -35,7 +37,7 @@ impl Tree {
     /// Reads and searches one file.
     fn process(
         &self,
-        plan: &Plan<'_>,
+        search: &Search<'_>,
         matcher: &Matcher,
         rel: &str,
         dir: &DirHandle,
@@ -46,23 +48,9 @@ impl Tree {
         if let Some(Hook(hook)) = &self.before_read {
             hook(&self.root.join(rel));
         }
-        if plan.reads_nothing {
-            return unread(rel).into_owned();
-        }
-        let opened = self.open_at(rel, dir, name);
-        #[cfg(test)]
-        let abs = self.root.join(rel);
-        #[cfg(test)]
-        let hook = self
-            .after_read
-            .as_ref()
-            .map(|Hook(hook)| move || hook(&abs));
-        #[cfg(test)]
-        let after_read: AfterRead<'_> = hook.as_ref().map(|h| h as &(dyn Fn() + Sync));
-        #[cfg(not(test))]
-        let after_read: AfterRead<'_> = None;
+        let open = || self.open_at(rel, dir, name);
         // Owned: the outcome crosses to the thread that orders them.
-        let outcome = search_opened(plan, matcher, rel, opened, buffer, after_read).into_owned();
+        let outcome = search_file(search, matcher, rel, open, buffer).into_owned();
         // A long line grew the buffer: give the memory back.
         if buffer.len() > self.read_rules().buffer_len() {
             buffer.truncate(self.read_rules().buffer_len());
@@ -84,11 +72,26 @@ impl Tree {
     /// reading, or says why it is skipped: relative to the folder the walk
     /// listed, without following a link or blocking on a FIFO swapped in
     /// since the listing. This is the one place a walked file is opened.
-    fn open_at(&self, rel: &str, dir: &DirHandle, name: &OsStr) -> Opened<'_> {
+    pub(crate) fn open_at(&self, rel: &str, dir: &DirHandle, name: &OsStr) -> Opened<'_> {
         match confine::open_file(dir, name) {
-            Ok(file) => Opened::File(file, self.read_rules()),
+            Ok(file) => Opened::File(self.input(rel, file), self.read_rules()),
             Err(e) => self.open_error(rel, &e),
         }
+    }
+
+    /// The input a file opened at `rel` is read from: the file, or in
+    /// tests what the test puts in its place.
+    pub(super) fn input(
+        &self,
+        #[cfg_attr(not(test), allow(unused_variables))] rel: &str,
+        file: std::fs::File,
+    ) -> Box<dyn crate::search::reader::Input> {
+        let input: Box<dyn crate::search::reader::Input> = Box::new(file);
+        #[cfg(test)]
+        if let Some(super::WrapInput(wrap)) = &self.wrap_input {
+            return wrap(&self.root.join(rel), input);
+        }
+        input
     }
 
     /// The skip for a file that could not be opened.
@@ -108,13 +111,13 @@ impl Tree {
 
 #[cfg(test)]
 mod tests {
-    use std::path::Path;
+    use std::path::{Path, PathBuf};
     use std::sync::Arc;
     use std::sync::atomic::Ordering as AtomicOrdering;
     use std::time::Duration;
 
-    use super::super::{Hook, Tree, tree_with};
-    use crate::search::reader::ReadRules;
+    use super::super::{Hook, Tree, WrapInput, tree_with};
+    use crate::search::reader::{Input, ReadRules, Stat};
     use crate::{Corpus, Limits, Query, SkipReason};
 
     #[test]
@@ -240,12 +243,15 @@ mod tests {
                 tree.solo = Duration::ZERO;
                 let done = Arc::new(std::sync::atomic::AtomicBool::new(false));
                 let flag = Arc::clone(&done);
-                tree.after_read = Some(Hook(Arc::new(move |path: &Path| {
-                    // Once, after the first read.
-                    if !flag.swap(true, AtomicOrdering::SeqCst) {
-                        change(path);
-                    }
-                })));
+                after_each_read(
+                    &mut tree,
+                    Arc::new(move |path: &Path| {
+                        // Once, after the first read.
+                        if !flag.swap(true, AtomicOrdering::SeqCst) {
+                            change(path);
+                        }
+                    }),
+                );
                 let found = tree
                     .search(&Query::literal("x"), &Limits::new(), None)
                     .unwrap();
@@ -266,7 +272,7 @@ mod tests {
                 );
                 assert!(!found.is_complete(), "{what}");
                 // Unchanged since, it reads whole.
-                tree.after_read = None;
+                tree.wrap_input = None;
                 let again = tree
                     .search(&Query::literal("x"), &Limits::new(), None)
                     .unwrap();
@@ -279,10 +285,47 @@ mod tests {
     fn count_reads(tree: &mut Tree) -> Arc<std::sync::atomic::AtomicUsize> {
         let reads = Arc::new(std::sync::atomic::AtomicUsize::new(0));
         let counter = Arc::clone(&reads);
-        tree.after_read = Some(Hook(Arc::new(move |_: &Path| {
-            counter.fetch_add(1, AtomicOrdering::SeqCst);
-        })));
+        after_each_read(
+            tree,
+            Arc::new(move |_: &Path| {
+                counter.fetch_add(1, AtomicOrdering::SeqCst);
+            }),
+        );
         reads
+    }
+
+    /// A file read as it is, `hook` run with its path after each read.
+    struct Watched {
+        file: Box<dyn Input>,
+        path: PathBuf,
+        hook: Arc<dyn Fn(&Path) + Send + Sync>,
+    }
+
+    impl Input for Watched {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            let n = self.file.read(buf);
+            (self.hook)(&self.path);
+            n
+        }
+
+        fn seek_to(&mut self, offset: u64) -> std::io::Result<()> {
+            self.file.seek_to(offset)
+        }
+
+        fn stat(&self) -> std::io::Result<Stat> {
+            self.file.stat()
+        }
+    }
+
+    /// Reads `tree`'s files through `Watched`: `hook` after each read.
+    fn after_each_read(tree: &mut Tree, hook: Arc<dyn Fn(&Path) + Send + Sync>) {
+        tree.wrap_input = Some(WrapInput(Arc::new(move |path: &Path, file| {
+            Box::new(Watched {
+                file,
+                path: path.to_owned(),
+                hook: Arc::clone(&hook),
+            })
+        })));
     }
 
     #[test]

@@ -13,7 +13,6 @@
 
 use std::collections::BTreeMap;
 use std::ops::ControlFlow;
-use std::sync::atomic::Ordering as AtomicOrdering;
 use std::sync::mpsc;
 use std::thread::ThreadId;
 use std::time::Instant;
@@ -21,7 +20,7 @@ use std::time::Instant;
 use super::Tree;
 use super::feed::{Chunk, Feed, Held, Next, PART, Window};
 use crate::error::Error;
-use crate::search::engine::{FileOutcome, Plan, Returns};
+use crate::search::engine::{Budgets, FileOutcome, Plan, Returns, Search};
 use crate::search::matcher::Matcher;
 use crate::search::path::parse_position;
 use crate::search::walk::{Job, Walk, WalkOptions};
@@ -34,7 +33,10 @@ const KEPT_PARTS: usize = 4;
 impl Tree {
     /// The files to search, and the inputs the walk leaves out, in path
     /// order.
-    fn jobs<'p>(&'p self, plan: &'p Plan<'p>) -> Result<impl Iterator<Item = Job> + 'p, Error> {
+    pub(super) fn jobs<'p>(
+        &'p self,
+        plan: &'p Plan<'p>,
+    ) -> Result<impl Iterator<Item = Job> + 'p, Error> {
         let walk = Walk::new(WalkOptions {
             root: &self.root,
             root_dir: &self.root_dir,
@@ -44,24 +46,23 @@ impl Tree {
             follow_links: self.follow_links,
             globs: &self.globs,
             // A position `check_position` accepted.
-            start: plan
-                .start
-                .as_ref()
-                .and_then(|(path, _)| parse_position(path)),
+            start: plan.start.as_ref().and_then(|p| parse_position(&p.path)),
             filters: &plan.filters,
         })?;
-        Ok(walk.take_while(move |_| !plan.is_stopped()))
+        Ok(walk)
     }
 
     /// Hands the outcome of each file of the walk, in path order, to
     /// `take`, until it breaks or the files run out.
     pub(super) fn schedule(
         &self,
-        plan: &Plan<'_>,
+        search: &Search<'_>,
         take: &mut dyn FnMut(FileOutcome<'_>) -> ControlFlow<()>,
     ) -> Result<(), Error> {
+        let budgets = &search.budgets;
         let window = Window::new();
-        let feed = Feed::new(self.jobs(plan)?);
+        let jobs = self.jobs(&search.plan)?;
+        let feed = Feed::new(jobs.take_while(|_| !budgets.is_stopped()));
         // Alone at first (with one thread, throughout): a search that ends
         // within `self.solo` (a capped query, a small tree) starts no
         // thread at all.
@@ -69,15 +70,15 @@ impl Tree {
         let mut buffer = Vec::new();
         let solo_until = (self.threads > 1).then(|| Instant::now() + self.solo);
         loop {
-            match feed.next_chunk(&window, plan) {
+            match feed.next_chunk(&window, budgets) {
                 Next::Chunk(_, chunk) => {
                     // Each outcome is taken as soon as it is known: the
                     // search may end in the middle of the chunk.
                     for job in chunk {
                         next += 1;
-                        let outcome = self.outcome(plan, plan.matcher, job, &mut buffer);
+                        let outcome = self.outcome(search, search.plan.matcher, job, &mut buffer);
                         if take(outcome).is_break() {
-                            plan.stop.store(true, AtomicOrdering::Relaxed);
+                            budgets.stop();
                             return Ok(());
                         }
                     }
@@ -115,11 +116,11 @@ impl Tree {
             let mut held = Held::default();
             while !held.reaches(PART) {
                 // Once stopped, nobody reads the rest of the chunk.
-                if plan.is_stopped() {
+                if budgets.is_stopped() {
                     break;
                 }
                 let Some(job) = jobs.next() else { break };
-                let outcome = self.outcome(plan, matcher, job, buffer);
+                let outcome = self.outcome(search, matcher, job, buffer);
                 held.add(&outcome);
                 outcomes.push(outcome);
             }
@@ -133,7 +134,7 @@ impl Tree {
             // `take`, the workers must stop, or the scope would wait for
             // them forever (one may wait for the window to move).
             let _stop = StopOnDrop {
-                plan,
+                budgets,
                 window,
                 only_on_panic: false,
             };
@@ -144,18 +145,18 @@ impl Tree {
                     // could wait for its chunk forever; the scope then
                     // hands the panic on.
                     let _stop = StopOnDrop {
-                        plan,
+                        budgets,
                         window,
                         only_on_panic: true,
                     };
                     let mut buffer = Vec::new();
-                    let matcher = plan.matcher.clone();
+                    let matcher = search.plan.matcher.clone();
                     let me = std::thread::current().id();
                     'chunks: loop {
-                        let (seq, chunk) = match feed.next_chunk(window, plan) {
+                        let (seq, chunk) = match feed.next_chunk(window, budgets) {
                             Next::Chunk(seq, chunk) => (seq, chunk),
                             Next::Full(seq) => {
-                                window.wait_for(seq, plan);
+                                window.wait_for(seq, budgets);
                                 continue;
                             }
                             Next::Done => break,
@@ -166,12 +167,12 @@ impl Tree {
                             // held, the next part waits, as a new chunk
                             // would: a chunk admitted whole is not held
                             // whole.
-                            window.wait_for(seq, plan);
-                            if plan.is_stopped() {
+                            window.wait_for(seq, budgets);
+                            if budgets.is_stopped() {
                                 break 'chunks;
                             }
                             let part = search_part(&mut jobs, &matcher, &mut buffer);
-                            if plan.is_stopped() {
+                            if budgets.is_stopped() {
                                 break 'chunks;
                             }
                             window.hold(&part);
@@ -187,7 +188,7 @@ impl Tree {
             drop(out_tx);
             let mut held: BTreeMap<u64, (ThreadId, Vec<FileOutcome<'static>>)> = BTreeMap::new();
             let me = std::thread::current().id();
-            let matcher = plan.matcher;
+            let matcher = search.plan.matcher;
             let mut feed_open = true;
             // The chunk this thread searches itself, part by part, between
             // releases: its first file's number, and the files left.
@@ -198,7 +199,7 @@ impl Tree {
                     window.release(next, &outcomes);
                     for outcome in outcomes.drain(..) {
                         if take(outcome).is_break() {
-                            plan.stop.store(true, AtomicOrdering::Relaxed);
+                            budgets.stop();
                             break 'receive;
                         }
                     }
@@ -212,12 +213,12 @@ impl Tree {
                     // The next part waits, as the workers' do, until the
                     // window admits it: past the release point with too
                     // many lines held, for the others' outcomes.
-                    if window.admits(*seq) || plan.is_stopped() {
+                    if window.admits(*seq) || budgets.is_stopped() {
                         let part = search_part(jobs, matcher, &mut buffer);
                         window.hold(&part);
                         let at = *seq;
                         *seq += part.len() as u64;
-                        if jobs.len() == 0 || plan.is_stopped() {
+                        if jobs.len() == 0 || budgets.is_stopped() {
                             own = None;
                         }
                         if !part.is_empty() {
@@ -226,7 +227,7 @@ impl Tree {
                         continue;
                     }
                 } else if feed_open {
-                    match feed.next_chunk(window, plan) {
+                    match feed.next_chunk(window, budgets) {
                         Next::Chunk(seq, chunk) => {
                             own = Some((seq, chunk));
                             continue;
@@ -257,7 +258,7 @@ impl Tree {
 /// Stops the search and wakes whoever waits for the window, when dropped
 /// (with `only_on_panic`, only when dropped by a panic).
 struct StopOnDrop<'a> {
-    plan: &'a Plan<'a>,
+    budgets: &'a Budgets,
     window: &'a Window,
     only_on_panic: bool,
 }
@@ -267,7 +268,7 @@ impl Drop for StopOnDrop<'_> {
         if self.only_on_panic && !std::thread::panicking() {
             return;
         }
-        self.plan.stop.store(true, AtomicOrdering::Relaxed);
+        self.budgets.stop();
         self.window.release_all();
     }
 }

@@ -10,9 +10,11 @@ use std::ops::ControlFlow;
 use super::Tree;
 use crate::error::{Error, ErrorKind};
 use crate::search::confine::{self, Kind, Target, Unresolved};
-use crate::search::engine::{FileOutcome, Plan};
+use crate::search::engine::{FileOutcome, Plan, Search};
 use crate::search::path::{parse_position, parse_tree_path};
 use crate::search::reader::Opened;
+use crate::search::source::Entry;
+use crate::search::walk::Job;
 use crate::search::{Resolved, Source};
 use crate::{Fingerprint, SkipReason, SkippedInput};
 
@@ -107,26 +109,20 @@ impl Source for Tree {
         }
     }
 
-    fn stamp(&self, path: &str) -> u64 {
-        let Some(mut names) = parse_position(path) else {
-            return 0;
-        };
-        let Some(last) = names.pop() else {
-            return 0;
-        };
+    fn stamp(&self, path: &str) -> Option<u64> {
+        let mut names = parse_position(path)?;
+        let last = names.pop()?;
         let folders = names.into_iter().map(os_name).collect();
-        let Ok(target) = confine::resolve(&self.root_dir, &self.root, folders, self.follow_links)
-        else {
-            return 0;
-        };
+        let target =
+            confine::resolve(&self.root_dir, &self.root, folders, self.follow_links).ok()?;
         let folder = match &target.name {
-            Some(name) => match confine::open_dir(&target.parent, name) {
-                Ok(folder) => folder,
-                Err(_) => return 0,
-            },
+            Some(name) => confine::open_dir(&target.parent, name).ok()?,
             None => target.parent,
         };
-        confine::stamp_at(&folder, &os_name(last)).unwrap_or(0)
+        // A stamp of 0 is none: a cursor writes none as 0.
+        confine::stamp_at(&folder, &os_name(last))
+            .ok()
+            .filter(|&stamp| stamp != 0)
     }
 
     fn open(&self, path: &str) -> Opened<'_> {
@@ -150,7 +146,9 @@ impl Source for Tree {
         // Name by name from the root's handle, no link followed on the
         // way, and a FIFO or device refused before any read can block.
         match confine::open_regular(&target.parent, &name) {
-            Ok(confine::Opened::File(file, _)) => Opened::File(file, self.read_rules()),
+            Ok(confine::Opened::File(file, _)) => {
+                Opened::File(self.input(&rel, file), self.read_rules())
+            }
             Ok(confine::Opened::Special) => {
                 Opened::Skip(SkippedInput::new(&rel, SkipReason::Special))
             }
@@ -158,11 +156,125 @@ impl Source for Tree {
         }
     }
 
-    fn run(
+    fn files(
         &self,
         plan: &Plan<'_>,
+        each: &mut dyn FnMut(Entry<'_>) -> ControlFlow<()>,
+    ) -> Result<(), Error> {
+        for job in self.jobs(plan)? {
+            let flow = match job {
+                Job::File { rel, dir, name } => {
+                    let open = || self.open_at(&rel, &dir, &name);
+                    each(Entry::File {
+                        path: &rel,
+                        open: &open,
+                    })
+                }
+                Job::Skip(input) => each(Entry::Skip(input)),
+            };
+            if flow.is_break() {
+                break;
+            }
+        }
+        Ok(())
+    }
+
+    /// The files searched in parallel (see `schedule.rs`), their outcomes
+    /// handed on in path order: the same as `files` searched one after the
+    /// other gives.
+    fn run(
+        &self,
+        search: &Search<'_>,
         take: &mut dyn FnMut(FileOutcome<'_>) -> ControlFlow<()>,
     ) -> Result<(), Error> {
-        self.schedule(plan, take)
+        self.schedule(search, take)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::ops::ControlFlow;
+    use std::time::Duration;
+
+    use super::super::tree_with;
+    use super::Tree;
+    use crate::error::Error;
+    use crate::search::engine::Plan;
+    use crate::search::reader::Opened;
+    use crate::search::source::{Entry, Resolved, Source};
+    use crate::{Corpus, Limits, Query};
+
+    /// The tree searched through `Source::files` one file after the
+    /// other, as any corpus that does not override `run` is.
+    struct OneByOne(Tree);
+
+    impl Source for OneByOne {
+        fn fingerprint(&self) -> u64 {
+            self.0.fingerprint()
+        }
+        fn generation(&self) -> Option<u64> {
+            self.0.generation()
+        }
+        fn resolve(&self, path: &str) -> Result<Resolved, Error> {
+            self.0.resolve(path)
+        }
+        fn filter_path(&self, path: &str) -> Result<String, Error> {
+            self.0.filter_path(path)
+        }
+        fn check_position(&self, path: &str) -> Result<(), Error> {
+            self.0.check_position(path)
+        }
+        fn stamp(&self, path: &str) -> Option<u64> {
+            self.0.stamp(path)
+        }
+        fn open(&self, path: &str) -> Opened<'_> {
+            self.0.open(path)
+        }
+        fn files(
+            &self,
+            plan: &Plan<'_>,
+            each: &mut dyn FnMut(Entry<'_>) -> ControlFlow<()>,
+        ) -> Result<(), Error> {
+            self.0.files(plan, each)
+        }
+    }
+
+    #[test]
+    fn the_parallel_run_answers_as_the_files_searched_one_by_one() {
+        let files: Vec<(String, String)> = (0..120)
+            .map(|i| {
+                let text = format!("hit {i}\n{}", "miss\nhit again\n".repeat(i % 5));
+                (format!("d{}/f{i:03}.txt", i % 6), text)
+            })
+            .collect();
+        let refs: Vec<(&str, &str)> = files
+            .iter()
+            .map(|(a, b)| (a.as_str(), b.as_str()))
+            .collect();
+        let (_dir, tree) = tree_with(&refs);
+        let parallel = tree.clone().threads(4).start_threads_after(Duration::ZERO);
+        let one_by_one = OneByOne(tree);
+        let query = Query::literal("hit");
+        for limits in [
+            Limits::new(),
+            Limits::new().limit(7),
+            Limits::new().limit(7).count_total(true),
+            Limits::new().max_files(9),
+            Limits::new().max_files(0),
+        ] {
+            let (mut a, mut b) = (None, None);
+            loop {
+                let x = parallel.search(&query, &limits, a.as_ref()).unwrap();
+                let y = one_by_one.search(&query, &limits, b.as_ref()).unwrap();
+                assert_eq!(x, y, "{limits:?}");
+                match (x.next_cursor(), y.next_cursor()) {
+                    (Some(c), Some(d)) => (a, b) = (Some(c.clone()), Some(d.clone())),
+                    _ => break,
+                }
+            }
+            let x = parallel.count_per_file(&query, &limits, None).unwrap();
+            let y = one_by_one.count_per_file(&query, &limits, None).unwrap();
+            assert_eq!(x, y, "{limits:?}");
+        }
     }
 }

@@ -1,0 +1,503 @@
+//! The trigram postings of an index: for each trigram of the files' raw
+//! bytes, the ascending ids of the files that hold it (delta-varint
+//! lists, see `postings`), built per thread, merged, encoded and decoded.
+//!
+//! Building holds, per builder, each distinct trigram's list already
+//! encoded (1 to 2 bytes per file and trigram on source text, with a
+//! `Vec`'s growth slack of up to 2x), about 40 bytes per distinct trigram
+//! (at most 2^24 of them) and a 2 MiB bitmap that removes repeated
+//! trigrams within a file: a builder's memory stays within about twice
+//! the encoded size of the postings it holds plus 2 MiB, whatever the
+//! size of one file. To bound it further, a builder is finished into a
+//! partial `Grams` (its lists packed end to end, no slack) and started
+//! afresh; the partial postings are merged at the end.
+//!
+//! The encoding (all integers LEB128 varints unless said otherwise):
+//! `MAGIC`, the format version, the number of trigram lists; the list of
+//! all ids (count, byte length, bytes); then each trigram's entry in
+//! ascending trigram order (3 raw bytes, count, byte length); then the
+//! lists' bytes, in the same order, and nothing after them. Decoding
+//! checks the structure (format, version, trigram order, counts and
+//! lengths) and the list of every file; a trigram's list is checked as a
+//! query reads it, as far as it reads it, and one found damaged reads as
+//! every file from there on. Decoding stays a copy and a pass over the
+//! table, and a damaged list never hides a file; damage that still reads
+//! as ascending ids is not detected here (the container around these
+//! bytes is the place for a checksum).
+
+mod candidates;
+#[doc(hidden)]
+pub mod hooks;
+mod postings;
+#[cfg(test)]
+mod tests;
+
+use std::cmp::Ordering;
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+
+use crate::Error;
+use crate::index::plan::{Gram, Need};
+
+pub(crate) use candidates::Candidates;
+use candidates::Node;
+use postings::{ListBuilder, ListCursor, get_varint, put_varint, scan};
+
+/// The first bytes of an encoded `Grams`.
+const MAGIC: &[u8; 8] = b"CNDGRAMS";
+/// The version of the encoding.
+const VERSION: u32 = 1;
+
+/// A trigram as a 24-bit key, big-endian, so keys sort as trigrams do.
+fn key(gram: &Gram) -> u32 {
+    (u32::from(gram[0]) << 16) | (u32::from(gram[1]) << 8) | u32::from(gram[2])
+}
+
+/// A multiplicative hasher for 24-bit keys (the standard one costs more
+/// than the rest of the indexing of a trigram).
+#[derive(Default)]
+struct KeyHasher(u64);
+
+impl Hasher for KeyHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0.rotate_left(8) ^ u64::from(b)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        }
+    }
+    fn write_u32(&mut self, v: u32) {
+        self.0 = u64::from(v).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
+}
+
+/// The lists of a builder, by trigram key.
+type Lists = HashMap<u32, ListBuilder, BuildHasherDefault<KeyHasher>>;
+
+/// The distinct trigrams of one file at a time, in the order first seen,
+/// with a bitmap of every trigram (2 MiB, allocated on first use).
+#[derive(Default)]
+pub(crate) struct Distinct {
+    /// One bit per trigram key: seen in the current file.
+    seen: Vec<u64>,
+    /// The keys seen in the current file.
+    keys: Vec<u32>,
+}
+
+impl Distinct {
+    /// The distinct trigram keys of `bytes`.
+    pub(crate) fn of(&mut self, bytes: &[u8]) -> &[u32] {
+        for &k in &self.keys {
+            self.seen[(k >> 6) as usize] = 0;
+        }
+        self.keys.clear();
+        if bytes.len() < 3 {
+            return &self.keys;
+        }
+        if self.seen.is_empty() {
+            self.seen = vec![0; (1 << 24) / 64];
+        }
+        for w in bytes.windows(3) {
+            let k = key(&[w[0], w[1], w[2]]);
+            let (word, bit) = ((k >> 6) as usize, 1u64 << (k & 63));
+            if self.seen[word] & bit == 0 {
+                self.seen[word] |= bit;
+                self.keys.push(k);
+            }
+        }
+        &self.keys
+    }
+}
+
+/// Collects the trigrams of files, one file at a time.
+pub(crate) struct GramsBuilder {
+    /// Each trigram's list so far.
+    lists: Lists,
+    /// The ids of every file added.
+    all: ListBuilder,
+    /// The distinct trigrams of the file being added.
+    distinct: Distinct,
+}
+
+impl GramsBuilder {
+    /// An empty builder.
+    pub(crate) fn new() -> Self {
+        GramsBuilder {
+            lists: Lists::default(),
+            all: ListBuilder::default(),
+            distinct: Distinct::default(),
+        }
+    }
+
+    /// Adds the file `id` with its bytes. File ids are given in
+    /// increasing order (path order), each once.
+    ///
+    /// # Panics
+    ///
+    /// When `id` is not greater than every id added before.
+    pub(crate) fn add(&mut self, id: u32, bytes: &[u8]) {
+        self.all.push(id);
+        for &k in self.distinct.of(bytes) {
+            self.lists.entry(k).or_default().push(id);
+        }
+    }
+
+    /// Merges a builder filled on another thread (disjoint ids).
+    // Used by the corpus built on these postings (and the tests).
+    #[cfg_attr(not(test), allow(dead_code))]
+    pub(crate) fn merge(mut self, other: GramsBuilder) -> Self {
+        self.all = merge_lists(std::mem::take(&mut self.all), other.all);
+        for (k, list) in other.lists {
+            match self.lists.remove(&k) {
+                Some(mine) => {
+                    self.lists.insert(k, merge_lists(mine, list));
+                }
+                None => {
+                    self.lists.insert(k, list);
+                }
+            }
+        }
+        self
+    }
+
+    /// The postings, ready to query or encode.
+    pub(crate) fn finish(self) -> Grams {
+        let mut entries: Vec<(u32, ListBuilder)> = self.lists.into_iter().collect();
+        entries.sort_unstable_by_key(|(k, _)| *k);
+        let mut grams = Grams::default();
+        let well_formed = grams.push_list(&self.all.bytes, self.all.count);
+        debug_assert!(well_formed.is_some(), "a built list is well formed");
+        for (k, list) in &entries {
+            grams.keys.push(*k);
+            grams.push_list(&list.bytes, list.count);
+        }
+        grams
+    }
+}
+
+/// The union of two lists of disjoint ids.
+// Used by the corpus built on these postings (and the tests).
+#[cfg_attr(not(test), allow(dead_code))]
+fn merge_lists(a: ListBuilder, b: ListBuilder) -> ListBuilder {
+    if b.count == 0 {
+        return a;
+    }
+    if a.count == 0 {
+        return b;
+    }
+    let (a, b) = (a.ids(), b.ids());
+    let mut ids = Vec::with_capacity(a.len() + b.len());
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() || j < b.len() {
+        let take_a = j >= b.len() || (i < a.len() && a[i] <= b[j]);
+        let id = if take_a { a[i] } else { b[j] };
+        if take_a {
+            i += 1;
+        } else {
+            j += 1;
+        }
+        if ids.last() != Some(&id) {
+            ids.push(id);
+        }
+    }
+    ListBuilder::of(ids)
+}
+
+/// The trigram postings of a set of files.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub(crate) struct Grams {
+    /// The trigram keys, ascending; list `i + 1` is key `i`'s (list 0
+    /// holds every file's id).
+    keys: Vec<u32>,
+    /// Each list's ids.
+    counts: Vec<u32>,
+    /// Where each list's bytes start in `data` (one more entry: the end).
+    starts: Vec<usize>,
+    /// Every list's bytes, end to end.
+    data: Vec<u8>,
+    /// The greatest file id.
+    last: Option<u32>,
+}
+
+impl Grams {
+    /// Appends a list; the first one is the list of every file, which is
+    /// checked here (the others are checked when a query reads them).
+    fn push_list(&mut self, bytes: &[u8], count: u32) -> Option<()> {
+        if self.starts.is_empty() {
+            self.last = scan(bytes, count)?;
+            self.starts.push(0);
+        }
+        self.data.extend_from_slice(bytes);
+        self.counts.push(count);
+        self.starts.push(self.data.len());
+        Some(())
+    }
+
+    /// The number of files.
+    pub(crate) fn files(&self) -> u32 {
+        self.counts.first().copied().unwrap_or(0)
+    }
+
+    /// The number of distinct trigrams.
+    pub(crate) fn trigrams(&self) -> usize {
+        self.keys.len()
+    }
+
+    /// The bytes of list `i`.
+    fn bytes(&self, i: usize) -> &[u8] {
+        let (from, to) = (self.starts[i], self.starts[i + 1]);
+        &self.data[from..to]
+    }
+
+    /// The list of every file, and its count.
+    fn all(&self) -> (Node<'_>, u32) {
+        match (self.counts.first(), self.last) {
+            (Some(&count), Some(last)) => (
+                Node::List(ListCursor::new(self.bytes(0), count, last, None)),
+                count,
+            ),
+            _ => (Node::Empty, 0),
+        }
+    }
+
+    /// List `i`'s cursor and count. The cursor checks the list as it
+    /// reads it; a list found damaged reads as every file from there on
+    /// (see `ListCursor`): slower, never wrong.
+    fn list(&self, i: usize) -> (Node<'_>, u32) {
+        let (Some(last), Some(&count)) = (self.last, self.counts.get(i)) else {
+            return (Node::Empty, 0);
+        };
+        let all = (self.bytes(0), self.counts[0]);
+        let cursor = ListCursor::new(self.bytes(i), count, last, Some(all));
+        (Node::List(cursor), count)
+    }
+
+    /// The ids of files that may match, ascending, lazily, so a capped
+    /// page stops early; `seek(id)` skips to the first candidate >= id
+    /// (a cursor resumes by seeking, not by rescanning).
+    pub(crate) fn candidates(&self, need: &Need) -> Candidates<'_> {
+        Candidates::new(self.node(need).0)
+    }
+
+    /// The cursors of `need`, and an estimate of how many ids they yield
+    /// (for ordering an intersection rarest first).
+    fn node(&self, need: &Need) -> (Node<'_>, u32) {
+        let all = || self.all();
+        match need {
+            Need::Any => all(),
+            Need::Gram(g) => match self.keys.binary_search(&key(g)) {
+                Ok(i) => self.list(i + 1),
+                Err(_) => (Node::Empty, 0),
+            },
+            Need::All(needs) => {
+                let mut parts: Vec<(Node<'_>, u32)> = needs
+                    .iter()
+                    .filter(|n| **n != Need::Any)
+                    .map(|n| self.node(n))
+                    .collect();
+                if parts.is_empty() {
+                    return all();
+                }
+                parts.sort_by_key(|(_, n)| *n);
+                let least = parts[0].1;
+                if least == 0 {
+                    return (Node::Empty, 0);
+                }
+                (
+                    Node::And(parts.into_iter().map(|(n, _)| n).collect()),
+                    least,
+                )
+            }
+            Need::AnyOf(needs) => {
+                if needs.contains(&Need::Any) {
+                    return all();
+                }
+                let parts: Vec<(Node<'_>, u32)> = needs
+                    .iter()
+                    .map(|n| self.node(n))
+                    .filter(|(_, n)| *n > 0)
+                    .collect();
+                let sum = parts.iter().fold(0u32, |s, (_, n)| s.saturating_add(*n));
+                match parts.len() {
+                    0 => (Node::Empty, 0),
+                    _ => (Node::Or(parts.into_iter().map(|(n, _)| n).collect()), sum),
+                }
+            }
+        }
+    }
+
+    /// Merges postings finished from builders of disjoint files (a
+    /// builder finished early bounds the memory of a build; see the
+    /// module docs).
+    ///
+    /// # Errors
+    ///
+    /// [`InvalidArgument`](crate::ErrorKind::InvalidArgument) (named
+    /// `index`) when a list of either is damaged (possible only in
+    /// postings decoded from damaged bytes).
+    // Used by the corpus built on these postings (and the tests).
+    #[cfg_attr(not(test), allow(dead_code))]
+    pub(crate) fn merge(self, other: Grams) -> Result<Grams, Error> {
+        let damaged =
+            || Error::invalid_argument("index", "trigram postings: malformed posting list");
+        let list = |g: &Grams, i: usize| -> Result<ListBuilder, Error> {
+            let bytes = g.bytes(i);
+            let count = g.counts[i];
+            let last = scan(bytes, count).ok_or_else(damaged)?;
+            Ok(ListBuilder {
+                bytes: bytes.to_vec(),
+                count,
+                last: last.unwrap_or(0),
+            })
+        };
+        if self.starts.is_empty() {
+            return Ok(other);
+        }
+        if other.starts.is_empty() {
+            return Ok(self);
+        }
+        let mut out = Grams::default();
+        let all = merge_lists(list(&self, 0)?, list(&other, 0)?);
+        out.push_list(&all.bytes, all.count).ok_or_else(damaged)?;
+        let (mut i, mut j) = (0, 0);
+        while i < self.keys.len() || j < other.keys.len() {
+            let order = match (self.keys.get(i), other.keys.get(j)) {
+                (Some(x), Some(y)) => x.cmp(y),
+                (Some(_), None) => Ordering::Less,
+                _ => Ordering::Greater,
+            };
+            let (k, merged) = match order {
+                Ordering::Equal => {
+                    i += 1;
+                    j += 1;
+                    let merged = merge_lists(list(&self, i)?, list(&other, j)?);
+                    (self.keys[i - 1], merged)
+                }
+                Ordering::Less => {
+                    i += 1;
+                    (self.keys[i - 1], list(&self, i)?)
+                }
+                Ordering::Greater => {
+                    j += 1;
+                    (other.keys[j - 1], list(&other, j)?)
+                }
+            };
+            out.keys.push(k);
+            out.push_list(&merged.bytes, merged.count);
+        }
+        Ok(out)
+    }
+
+    /// Appends the encoding of these postings to `out`.
+    pub(crate) fn encode(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(MAGIC);
+        put_varint(out, VERSION);
+        put_varint(out, self.keys.len() as u32);
+        let list = |i: usize| &self.data[self.starts[i]..self.starts[i + 1]];
+        let (all, all_count) = if self.counts.is_empty() {
+            (&[][..], 0)
+        } else {
+            (list(0), self.counts[0])
+        };
+        put_varint(out, all_count);
+        put_varint(out, all.len() as u32);
+        out.extend_from_slice(all);
+        for (i, k) in self.keys.iter().enumerate() {
+            out.extend_from_slice(&k.to_be_bytes()[1..]);
+            put_varint(out, self.counts[i + 1]);
+            put_varint(out, list(i + 1).len() as u32);
+        }
+        if !self.keys.is_empty() {
+            out.extend_from_slice(&self.data[self.starts[1]..]);
+        }
+    }
+
+    /// Decodes postings written by `encode`. Never panics on arbitrary
+    /// bytes.
+    ///
+    /// # Errors
+    ///
+    /// [`InvalidArgument`](crate::ErrorKind::InvalidArgument) (named
+    /// `index`) when the bytes are not a valid encoding: another format
+    /// or version, cut short, trailing bytes, or a list whose ids are not
+    /// ascending or do not match its count and length.
+    pub(crate) fn decode(bytes: &[u8]) -> Result<Grams, Error> {
+        let bad =
+            |what: &str| Error::invalid_argument("index", format!("trigram postings: {what}"));
+        let rest = bytes
+            .strip_prefix(MAGIC)
+            .ok_or_else(|| bad("not a trigram index"))?;
+        let mut at = 0;
+        let mut int = |what: &str| get_varint(rest, &mut at).ok_or_else(|| bad(what));
+        let version = int("cut short")?;
+        if version != VERSION {
+            return Err(bad(&format!(
+                "format version {version}, this build reads {VERSION}"
+            )));
+        }
+        let n = int("cut short")? as usize;
+        let all_count = int("cut short")?;
+        let all_len = int("cut short")? as usize;
+        let mut grams = Grams::default();
+        let all = rest
+            .get(at..)
+            .and_then(|r| r.get(..all_len))
+            .ok_or_else(|| bad("cut short"))?;
+        at += all_len;
+        grams
+            .push_list(all, all_count)
+            .ok_or_else(|| bad("malformed list of files"))?;
+        // Each table entry takes at least 5 bytes: a count beyond that
+        // is refused before anything is allocated for it.
+        if n > rest.len().saturating_sub(at) / 5 {
+            return Err(bad("cut short"));
+        }
+        let mut table = Vec::with_capacity(n);
+        for _ in 0..n {
+            let raw = rest.get(at..at + 3).ok_or_else(|| bad("cut short"))?;
+            at += 3;
+            let k = key(&[raw[0], raw[1], raw[2]]);
+            let count = get_varint(rest, &mut at).ok_or_else(|| bad("cut short"))?;
+            let len = get_varint(rest, &mut at).ok_or_else(|| bad("cut short"))? as usize;
+            if table.last().is_some_and(|&(prev, _, _)| prev >= k) {
+                return Err(bad("trigrams out of order"));
+            }
+            // Each id takes 1 to 5 bytes; no list holds more ids than
+            // there are files.
+            if count == 0
+                || count > all_count
+                || len < count as usize
+                || len > (count as usize).saturating_mul(5)
+            {
+                return Err(bad("malformed posting list"));
+            }
+            table.push((k, count, len));
+        }
+        let data = rest.get(at..).unwrap_or_default();
+        let total = table
+            .iter()
+            .try_fold(0usize, |s, &(_, _, len)| s.checked_add(len))
+            .ok_or_else(|| bad("cut short"))?;
+        if total != data.len() {
+            return Err(bad(if total > data.len() {
+                "cut short"
+            } else {
+                "bytes after the end"
+            }));
+        }
+        grams.data.reserve(total);
+        grams.keys.reserve(n);
+        grams.counts.reserve(n);
+        grams.starts.reserve(n);
+        grams.data.extend_from_slice(data);
+        let mut end = grams.data.len() - total;
+        for (k, count, len) in table {
+            end += len;
+            grams.keys.push(k);
+            grams.counts.push(count);
+            grams.starts.push(end);
+        }
+        Ok(grams)
+    }
+}
