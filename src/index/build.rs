@@ -53,7 +53,9 @@ pub(crate) struct Builder<'t> {
     folders: Vec<usize>,
     pending: Vec<Pending>,
     next_id: u32,
-    grams: GramsBuilder,
+    /// One builder per thread, kept from batch to batch (each gets ids
+    /// in ascending order), merged once at the end.
+    grams: Vec<GramsBuilder>,
     /// How many files were read.
     pub(crate) read: usize,
 }
@@ -69,7 +71,7 @@ impl<'t> Builder<'t> {
             folders: Vec::new(),
             pending: Vec::new(),
             next_id: 0,
-            grams: GramsBuilder::new(),
+            grams: Vec::new(),
             read: 0,
         }
     }
@@ -205,12 +207,15 @@ impl<'t> Builder<'t> {
         let per = pending.len().div_ceil(threads);
         let built_ns = self.built_ns;
         let limit = self.tree.size_limit();
-        let results: Vec<(GramsBuilder, Vec<(usize, Read)>)> = std::thread::scope(|scope| {
+        while self.grams.len() < threads {
+            self.grams.push(GramsBuilder::new());
+        }
+        let results: Vec<Vec<(usize, Read)>> = std::thread::scope(|scope| {
             let handles: Vec<_> = pending
                 .chunks(per)
-                .map(|chunk| {
+                .zip(self.grams.iter_mut())
+                .map(|(chunk, grams)| {
                     scope.spawn(move || {
-                        let mut grams = GramsBuilder::new();
                         let mut bytes = Vec::new();
                         let read: Vec<(usize, Read)> = chunk
                             .iter()
@@ -222,7 +227,7 @@ impl<'t> Builder<'t> {
                                 (p.at, read)
                             })
                             .collect();
-                        (grams, read)
+                        read
                     })
                 })
                 .collect();
@@ -231,9 +236,7 @@ impl<'t> Builder<'t> {
                 .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
                 .collect()
         });
-        for (grams, read) in results {
-            let mine = std::mem::replace(&mut self.grams, GramsBuilder::new());
-            self.grams = mine.merge(grams);
+        for read in results {
             for (at, r) in read {
                 if let Entry::File(f) = &mut self.entries[at] {
                     f.stamp = r.stamp;
@@ -248,7 +251,12 @@ impl<'t> Builder<'t> {
     /// The entries and the posting lists of the files read.
     pub(crate) fn finish(mut self) -> (Vec<Entry>, Grams) {
         self.flush();
-        (self.entries, self.grams.finish())
+        let grams = self
+            .grams
+            .into_iter()
+            .reduce(GramsBuilder::merge)
+            .unwrap_or_else(GramsBuilder::new);
+        (self.entries, grams.finish())
     }
 }
 

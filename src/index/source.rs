@@ -15,7 +15,10 @@ use crate::index::grams::Candidates;
 use crate::index::plan::need;
 use crate::index::snapshot::Segment;
 use crate::index::traverse::{Event, Traversal};
-use crate::search::{BINARY_PREFIX, Entry, Opened, Plan, Resolved, Source};
+use crate::search::{
+    BINARY_PREFIX, Entry, FileOutcome, Opened, Plan, Resolved, Search, Source, no_match,
+    search_file,
+};
 use crate::{Fingerprint, SkipReason, SkippedInput};
 
 /// Asks whether ids are candidates, in ascending order mostly: the next
@@ -75,6 +78,39 @@ impl Source for Index {
         plan: &Plan<'_>,
         each: &mut dyn FnMut(Entry<'_>) -> ControlFlow<()>,
     ) -> Result<(), Error> {
+        self.entries(plan, false, each)
+    }
+
+    /// The files searched one after the other, as `files` yields them;
+    /// with the budgets known, a file of any length that holds no match
+    /// is yielded as `NoMatch` when no budget can stop inside a file.
+    fn run(
+        &self,
+        search: &Search<'_>,
+        take: &mut dyn FnMut(FileOutcome<'_>) -> ControlFlow<()>,
+    ) -> Result<(), Error> {
+        let mut buffer = Vec::new();
+        let matcher = search.plan.matcher;
+        let whole = !search.budgets.may_stop_inside_file();
+        self.entries(&search.plan, whole, &mut |entry| match entry {
+            Entry::File { path, open } => {
+                take(search_file(search, matcher, path, open, &mut buffer))
+            }
+            Entry::NoMatch { path, len } => take(no_match(search, path, len)),
+            Entry::Skip(input) => take(FileOutcome::Skipped(input)),
+        })
+    }
+}
+
+impl Index {
+    /// The entries of `files`; with `whole`, a file longer than a block
+    /// may be yielded as `NoMatch` too.
+    fn entries(
+        &self,
+        plan: &Plan<'_>,
+        whole: bool,
+        each: &mut dyn FnMut(Entry<'_>) -> ControlFlow<()>,
+    ) -> Result<(), Error> {
         let (snap, trust) = self.snapshot_to_query();
         let need = need(plan.query);
         let mut base = Member {
@@ -109,7 +145,7 @@ impl Source for Index {
                         && !f.always
                         && !f.racy
                         && start != Some(path.as_str())
-                        && f.len <= BINARY_PREFIX as u64
+                        && (whole || f.len <= BINARY_PREFIX as u64)
                 });
                 if let Some(f) = known {
                     let candidate = match f.segment {

@@ -52,7 +52,7 @@ pub(crate) use source::{Resolved, Source};
 #[cfg(feature = "index")]
 pub(crate) use confine::{DirHandle, mtime_at, open_dir, open_file, stamp_at};
 #[cfg(feature = "index")]
-pub(crate) use engine::Plan;
+pub(crate) use engine::{FileOutcome, Plan, Search, no_match, search_file};
 #[cfg(feature = "index")]
 pub(crate) use path::{cmp_paths, is_within, parse_position, push_name};
 #[cfg(feature = "index")]

@@ -185,6 +185,8 @@ fn text() -> impl Strategy<Value = Vec<u8>> {
         Just(b"\xEF\xBB\xBFfoo\n".to_vec()),
         Just(b"tail".to_vec()),
         Just(b"\xff\xfe bar\n".to_vec()),
+        // Longer than one read block: read in several.
+        Just(b"filler line\n".repeat(30_000)),
     ];
     prop::collection::vec(piece, 0..5).prop_map(|p| p.concat())
 }
@@ -725,4 +727,19 @@ fn a_watched_index_sees_changes_without_stats() {
     // After the update, a change is still seen.
     std::fs::write(dir.path().join("c/deep.txt"), "no more\n").unwrap();
     converges(&tree, &index, &query);
+}
+
+#[test]
+fn a_budget_that_stops_inside_a_file_stops_there_through_the_index() {
+    let filler = "filler line\n".repeat(30_000);
+    let (_dir, _store, tree, index) = indexed(&[("a.txt", &filler), ("b.txt", "foo\n")]);
+    let query = Query::literal("foo");
+    for limits in [
+        Limits::new().max_scanned_bytes(100_000),
+        Limits::new().max_scanned_bytes(400_000),
+        Limits::new().deadline(Duration::from_secs(3600)),
+        Limits::new(),
+    ] {
+        compare_all(&tree, &index, &query, &limits);
+    }
 }
