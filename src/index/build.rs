@@ -102,10 +102,10 @@ impl<'t> Builder<'t> {
             Event::File {
                 path,
                 dir,
-                name,
                 recorded,
                 stamp,
             } => {
+                let path = path.into_owned();
                 self.leave_to(&path);
                 // Unchanged, and trusted: kept as it is, unless its
                 // posting lists are being written again.
@@ -120,7 +120,7 @@ impl<'t> Builder<'t> {
                 } else {
                     let id = self.next_id;
                     self.next_id += 1;
-                    let Some(dir) = dir.get(&path) else {
+                    let Some((dir, name)) = dir.get(&path) else {
                         // Its folder went away since it was stamped: read
                         // by every query until an update finds it.
                         self.entries.push(Entry::File(FileEntry {

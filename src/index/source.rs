@@ -136,7 +136,6 @@ impl Index {
             Event::File {
                 path,
                 dir,
-                name,
                 recorded,
                 stamp,
             } => {
@@ -144,7 +143,7 @@ impl Index {
                     stamp == Some(f.stamp)
                         && !f.always
                         && !f.racy
-                        && start != Some(path.as_str())
+                        && start != Some(path.as_ref())
                         && (whole || f.len <= BINARY_PREFIX as u64)
                 });
                 if let Some(f) = known {
@@ -160,9 +159,9 @@ impl Index {
                     }
                 }
                 let open = || match dir.get(&path) {
-                    Some(dir) => self.tree.open_at(&path, &dir, &name),
+                    Some((dir, name)) => self.tree.open_at(&path, &dir, &name),
                     None => Opened::Skip(
-                        SkippedInput::new(path.as_str(), SkipReason::Vanished)
+                        SkippedInput::new(path.as_ref(), SkipReason::Vanished)
                             .with_detail("its folder went away"),
                     ),
                 };

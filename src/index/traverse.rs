@@ -16,6 +16,7 @@
 //! whole query takes the tree's walk, and the index only tells which of
 //! the files it finds are unchanged.
 
+use std::borrow::Cow;
 use std::cell::RefCell;
 use std::collections::HashSet;
 use std::ffi::OsString;
@@ -23,7 +24,7 @@ use std::ops::ControlFlow;
 use std::sync::Arc;
 
 use crate::SkippedInput;
-use crate::error::{Error, ErrorKind};
+use crate::error::Error;
 use crate::index::check::Stamps;
 use crate::index::snapshot::{Entry, FileEntry, FolderEntry, Snapshot, last_name};
 use crate::index::stamp::parents_stamp;
@@ -40,13 +41,12 @@ pub(crate) enum Event<'s> {
         recorded: Option<&'s FolderEntry>,
         via_link: bool,
     },
-    /// A file, its folder's handle and its name there, what the index
-    /// recorded of it, if anything, and its stamp now (`None` when it
-    /// cannot be stamped).
+    /// A file, its folder's handle and its name there (or the way to
+    /// them), what the index recorded of it, if anything, and its stamp
+    /// now (`None` when it cannot be stamped).
     File {
-        path: String,
+        path: Cow<'s, str>,
         dir: FileDir<'s>,
-        name: OsString,
         recorded: Option<&'s FileEntry>,
         stamp: Option<u64>,
     },
@@ -58,17 +58,21 @@ pub(crate) enum Event<'s> {
 /// visitor needs it (a recorded folder is opened only to read a file in
 /// it).
 pub(crate) enum FileDir<'s> {
-    Open(Arc<DirHandle>),
+    Open(Arc<DirHandle>, OsString),
     Lazy(&'s Dirs<'s>),
 }
 
 impl FileDir<'_> {
     /// The handle of the folder of the file at `path`, opened name by
-    /// name from the root's handle (no link followed) if need be.
-    pub(crate) fn get(&self, path: &str) -> Option<Arc<DirHandle>> {
+    /// name from the root's handle (no link followed) if need be, and the
+    /// file's name there.
+    pub(crate) fn get(&self, path: &str) -> Option<(Arc<DirHandle>, OsString)> {
         match self {
-            FileDir::Open(dir) => Some(Arc::clone(dir)),
-            FileDir::Lazy(dirs) => dirs.open(path.rfind('/').map_or("", |i| &path[..i])),
+            FileDir::Open(dir, name) => Some((Arc::clone(dir), name.clone())),
+            FileDir::Lazy(dirs) => {
+                let dir = dirs.open(path.rfind('/').map_or("", |i| &path[..i]))?;
+                Some((dir, last_name(path)?))
+            }
         }
     }
 }
@@ -202,9 +206,8 @@ impl Traversal<'_> {
                         self.changed.set(true);
                     }
                     Event::File {
-                        path: rel,
-                        dir: FileDir::Open(dir),
-                        name,
+                        path: Cow::Owned(rel),
+                        dir: FileDir::Open(dir, name),
                         recorded,
                         stamp,
                     }
@@ -305,7 +308,6 @@ impl Traversal<'_> {
                     }
                 },
                 Entry::File(file) => {
-                    let name = last_name(&file.path).ok_or_else(|| unusable(&file.path))?;
                     let stamp = match self.trust {
                         Some(seen) if !seen.contains(&file.path) => Some(file.stamp),
                         _ => stamps.of(at),
@@ -314,9 +316,8 @@ impl Traversal<'_> {
                         self.changed.set(true);
                     }
                     let event = Event::File {
-                        path: file.path.clone(),
+                        path: Cow::Borrowed(&file.path),
                         dir: FileDir::Lazy(dirs),
-                        name,
                         recorded: Some(file),
                         stamp,
                     };
@@ -366,12 +367,3 @@ impl Traversal<'_> {
 
 /// Below this many entries to check, no helper thread is started.
 const HELP_AFTER: usize = 2048;
-
-/// The error of an index whose entries are not a walk's.
-fn unusable(path: &str) -> Error {
-    ErrorKind::UnusableIndex {
-        path: std::path::PathBuf::new(),
-        reason: format!("its entry {path:?} is not below a folder it lists"),
-    }
-    .into()
-}

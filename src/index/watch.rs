@@ -12,7 +12,8 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
-use notify::{RecursiveMode, Watcher as _};
+use notify::event::{AccessKind, AccessMode};
+use notify::{EventKind, RecursiveMode, Watcher as _};
 
 use crate::search::push_name;
 
@@ -79,6 +80,18 @@ impl Watching {
         let root_owned: PathBuf = root.to_owned();
         let mut watcher =
             notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
+                // Reading a file is no change (the queries' own reads
+                // would report every file they open); closing it after a
+                // write is.
+                if let Ok(notify::Event {
+                    kind: EventKind::Access(access),
+                    ..
+                }) = &event
+                {
+                    if !matches!(access, AccessKind::Close(AccessMode::Write)) {
+                        return;
+                    }
+                }
                 behind.store(true, Ordering::Relaxed);
                 let mut seen = record.lock().unwrap_or_else(|p| p.into_inner());
                 seen.last += 1;
