@@ -20,7 +20,9 @@
 //! Exit status, as ripgrep's: 2 when an error occurred (a bad argument,
 //! or an input that could not be searched; the matches found elsewhere
 //! are still printed), else 0 when something matched and 1 when nothing
-//! did.
+//! did. An answer cut short (a deadline, a budget) before any match exits
+//! with 2, not 1: nothing matched in what was searched, but the rest was
+//! not searched.
 
 use std::ffi::OsString;
 use std::io::{self, Write};
@@ -497,11 +499,13 @@ fn write_number(out: &mut impl Write, mut n: u64) -> io::Result<()> {
     out.write_all(&digits[at..])
 }
 
-/// How a search went: whether anything matched, and whether an input
-/// could not be searched because of an error.
+/// How a search went: whether anything matched, whether an input could
+/// not be searched because of an error, and whether the answer is
+/// complete (a cut answer without a match does not say "no match").
 struct Outcome {
     matched: bool,
     errors: bool,
+    complete: bool,
 }
 
 /// Reports the inputs that could not be searched because of an error, as
@@ -577,6 +581,7 @@ fn run(args: &Args) -> Result<Outcome, Failure> {
     let prefix = target.display_prefix.as_str();
     let matched;
     let errors;
+    let complete;
     let status;
     if args.json && args.max_bytes.is_some() {
         // The byte budget bounds a collected response (a stream has none),
@@ -587,8 +592,13 @@ fn run(args: &Args) -> Result<Outcome, Failure> {
         let written = result.write_json(&mut out);
         end_json(written, &mut out)?;
         errors = report_errors(result.skipped(), prefix);
+        let complete = result.is_complete();
         leak_at_exit(result);
-        return Ok(Outcome { matched, errors });
+        return Ok(Outcome {
+            matched,
+            errors,
+            complete,
+        });
     } else if args.json {
         // Streamed: the disclosure comes first on the wire and is known
         // only at the end, so the matches are serialized as they come into
@@ -608,6 +618,7 @@ fn run(args: &Args) -> Result<Outcome, Failure> {
         return Ok(Outcome {
             matched: end.count() > 0 || end.total().value() > 0,
             errors: report_errors(end.skipped(), prefix),
+            complete: end.is_complete(),
         });
     } else if args.max_bytes.is_some() {
         // The byte budget bounds a collected response; a stream has none.
@@ -619,6 +630,7 @@ fn run(args: &Args) -> Result<Outcome, Failure> {
         ignore_broken_pipe(written.and_then(|()| out.flush()))?;
         matched = !result.is_empty() || result.total().value() > 0;
         errors = report_errors(result.skipped(), prefix);
+        complete = result.is_complete();
         status = status_line(result.summary("matches"), result.next_cursor());
         leak_at_exit(result);
     } else {
@@ -641,10 +653,15 @@ fn run(args: &Args) -> Result<Outcome, Failure> {
         ignore_broken_pipe(written.and_then(|()| out.flush()))?;
         matched = end.count() > 0 || end.total().value() > 0;
         errors = report_errors(end.skipped(), prefix);
+        complete = end.is_complete();
         status = status_line(end.summary("matches"), end.next_cursor());
     }
     eprintln!("{status}");
-    Ok(Outcome { matched, errors })
+    Ok(Outcome {
+        matched,
+        errors,
+        complete,
+    })
 }
 
 /// Streams the matches into a `JsonStream` that keeps them in `spill`,
@@ -872,6 +889,10 @@ fn main() -> ExitCode {
     match run(&args) {
         Ok(Outcome { errors: true, .. }) => ExitCode::from(2),
         Ok(Outcome { matched: true, .. }) => ExitCode::SUCCESS,
+        // Cut short before any match: "no match" is not known.
+        Ok(Outcome {
+            complete: false, ..
+        }) => ExitCode::from(2),
         Ok(Outcome { matched: false, .. }) => ExitCode::from(1),
         Err(Failure(message)) => {
             eprintln!("grep: {message}");

@@ -266,7 +266,9 @@ pub trait Corpus: sealed::Sealed {
     /// paths it is given: no hidden-file or ignore rule applies to it, only
     /// the read policy (the size limit, the binary rule, the scanned-bytes
     /// and files budgets, the deadline). A FIFO, socket or device is not
-    /// opened: it is counted in `skipped` as `special`.
+    /// opened: it is counted in `skipped` as `special`. The query's path
+    /// filters ([`Query::paths`]) do not apply: `path` is the one file
+    /// searched.
     ///
     /// # Errors
     ///

@@ -376,6 +376,22 @@ fn exit_status_is_0_on_a_match_1_on_none_2_on_an_error() {
     // A cut answer still matched.
     assert_eq!(grep(dir, &["--limit", "0", "fish"]).status.code(), Some(0));
 
+    // Cut short before any match (a deadline already passed): nothing
+    // matched in what was searched, which is not "no match".
+    for extra in [
+        &[][..],
+        &["--json"],
+        &["--max-bytes", "4000"],
+        &["--json", "--max-bytes", "4000"],
+    ] {
+        let args: Vec<&str> = ["--deadline-ms", "0", "zebra"]
+            .into_iter()
+            .chain(extra.iter().copied())
+            .collect();
+        let cut = grep(dir, &args);
+        assert_eq!(cut.status.code(), Some(2), "{args:?}: {}", stderr(&cut));
+    }
+
     let none = grep(dir, &["zebra"]);
     assert_eq!(none.status.code(), Some(1));
     assert!(stdout(&none).is_empty());
