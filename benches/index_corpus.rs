@@ -4,7 +4,7 @@
 //! the exact total of a literal with many matches; each through the
 //! checked index (every stat taken), the watched index (a watcher
 //! reports changes; nothing else is stat'ed) and the tree; and an update
-//! of the index after one file changed.
+//! of the index after one file changed, checked and watched.
 //!
 //! The tree is `$CANDOR_INDEX_TREE` (the update benchmark writes one file
 //! in it, `candor-bench-change.txt`, and removes it at the end: point it at
@@ -99,6 +99,17 @@ fn main() {
             n += 1;
             std::fs::write(&changed, format!("change {n}\n")).expect("write");
             black_box(checked.update().expect("an update"))
+        })
+    });
+    c.bench_function("update_one_change_watched", |b| {
+        b.iter(|| {
+            n += 1;
+            std::fs::write(&changed, format!("change {n}\n")).expect("write");
+            // The watcher's report comes a moment after the write.
+            while !watched.is_behind() {
+                std::thread::yield_now();
+            }
+            black_box(watched.update().expect("an update"))
         })
     });
     let _ = std::fs::remove_file(&changed);

@@ -232,12 +232,21 @@ impl Index {
         (Arc::clone(&current), trust)
     }
 
-    /// The number of the watcher's last event, if watched.
-    fn watched_now(&self) -> Option<u64> {
+    /// What an update starts from: the current generation, the paths the
+    /// watcher reported since it was read (`None`: check everything), and
+    /// the number of the watcher's last event (`None`: not watched), all
+    /// read under the generation's lock.
+    fn to_update(&self) -> (Arc<Snapshot>, Option<HashSet<String>>, Option<u64>) {
+        let current = self.current.read().unwrap_or_else(|p| p.into_inner());
         let watching = self.watching.lock().unwrap_or_else(|p| p.into_inner());
-        watching
-            .as_ref()
-            .map(|w| w.seen.lock().unwrap_or_else(|p| p.into_inner()).now())
+        let (trust, upto) = match watching.as_ref() {
+            Some(w) => {
+                let seen = w.seen.lock().unwrap_or_else(|p| p.into_inner());
+                (seen.to_check(), Some(seen.now()))
+            }
+            None => (None, None),
+        };
+        (Arc::clone(&current), trust, upto)
     }
 
     /// Installs `snap` as the current generation; the watcher's reports
@@ -363,8 +372,9 @@ impl Index {
         &self.tree
     }
 
-    /// Brings the index up to date with the tree: the folders that
-    /// changed are walked again, the files that changed or are new are
+    /// Brings the index up to date with the tree (watched, as far as the
+    /// watcher reported changes; else checking every stamp): the folders
+    /// that changed are walked again, the files that changed or are new are
     /// read into a small delta over the base, the files gone are
     /// dropped, and the result is written as a new generation (compacted
     /// into a new base when the delta has grown large). Returns whether
@@ -395,9 +405,8 @@ impl Index {
     pub fn update(&self) -> Result<bool, Error> {
         let _one = self.updating.lock().unwrap_or_else(|p| p.into_inner());
         // The watcher's reports up to now are read from the tree below.
-        let upto = self.watched_now();
+        let (old, trust, upto) = self.to_update();
         self.behind.store(false, Ordering::Relaxed);
-        let old = self.snapshot();
         let built_ns = stamp::now_ns();
         let (gitignore, parent_ignores) = self.tree.reads_ignores();
         let parents = stamp::parents_stamp(self.tree.get_root(), gitignore, parent_ignores);
@@ -408,7 +417,9 @@ impl Index {
             start: None,
             filters: &[],
             changed: Cell::new(false),
-            trust: None,
+            // Watched, what the watcher did not report is trusted here
+            // too: an update after one change reads that change.
+            trust: trust.as_ref(),
         }
         .run(&mut |event| builder.visit(event))?;
         let (entries, delta) = builder.finish();
