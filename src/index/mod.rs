@@ -57,11 +57,14 @@ use watch::Watching;
 ///
 /// **A rewrite within one clock tick.** A file rewritten with the same
 /// size within the file system's clock tick could keep its stamp. A
-/// file or folder whose modification time lies within 2 s (FAT's tick,
-/// the coarsest) of the start of the build that recorded it is never
-/// trusted: every query reads (or lists) it again, until an
-/// [`update`](Index::update) made after the tick records it. Any later
-/// rewrite moves its change time, which the stamp holds.
+/// file or folder whose modification time lies within a tick of the
+/// start of the build that recorded it is never trusted: every query
+/// reads (or lists) it again, until an [`update`](Index::update) made
+/// after the tick records it. The tick is 2 s (FAT's, the coarsest) for
+/// a time in whole seconds, 50 ms for one with a fraction of a second (a
+/// file system that keeps nanoseconds, stamped from the kernel's coarse
+/// clock). Any later rewrite moves the change time, which the stamp
+/// holds.
 ///
 /// **Generations.** Each build or update writes a new generation beside
 /// the current one and then switches a pointer to it by a rename: a

@@ -11,12 +11,17 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use crate::search::{DirHandle, parse_position, stamp_at};
 
-/// How coarse a file system's clock may be: FAT's is 2 s. A file or
-/// folder whose modification time lies within this of the build's start
-/// could be rewritten in the same tick, with the same size, and keep its
-/// stamp; it is read (or listed) again by every query until an update
-/// indexes it after the tick.
+/// How coarse a file system's clock may be when it keeps whole seconds:
+/// FAT's is 2 s. A file or folder whose modification time lies within
+/// the tick of the build's start could be rewritten in the same tick,
+/// with the same size, and keep its stamp; it is read (or listed) again
+/// by every query until an update indexes it after the tick.
 pub(crate) const TICK_NS: u64 = 2_000_000_000;
+
+/// The tick of a file system that keeps nanoseconds (a modification time
+/// with a fraction of a second): the kernel stamps files from a coarse
+/// clock, a few milliseconds a tick; this leaves ample room.
+pub(crate) const FINE_TICK_NS: u64 = 50_000_000;
 
 /// The ignore files a folder may hold, as bits of `FolderEntry::ignores`.
 const IGNORES: [(&str, u8); 3] = [(".gitignore", 1), (".ignore", 2), (".git/info/exclude", 4)];
@@ -41,9 +46,16 @@ pub(crate) fn mtime_ns(meta: &std::fs::Metadata) -> u64 {
 }
 
 /// Returns true when a change at `mtime_ns` may share its clock tick with
-/// a build that began at `built_ns`.
+/// a build that began at `built_ns`: a time in whole seconds may come
+/// from a clock of 2 s; one with a fraction, from the kernel's coarse
+/// clock.
 pub(crate) fn is_racy(mtime_ns: u64, built_ns: u64) -> bool {
-    mtime_ns.saturating_add(TICK_NS) > built_ns
+    let tick = if mtime_ns % 1_000_000_000 == 0 {
+        TICK_NS
+    } else {
+        FINE_TICK_NS
+    };
+    mtime_ns.saturating_add(tick) > built_ns
 }
 
 /// Which ignore files the folder `dir` holds, when ignore files are read.
@@ -192,4 +204,22 @@ pub(crate) fn mix(parts: &[u64]) -> u64 {
         }
     }
     hash.max(1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{FINE_TICK_NS, TICK_NS, is_racy};
+
+    #[test]
+    fn whole_seconds_wait_two_seconds_and_fractions_fifty_milliseconds() {
+        let built = 1_000 * 1_000_000_000;
+        // A whole second may come from a 2 s clock.
+        assert!(is_racy(built - TICK_NS + 1_000_000_000, built));
+        assert!(!is_racy(built - TICK_NS, built));
+        // A fraction: a fine clock.
+        let fine = built - FINE_TICK_NS - 1;
+        assert!(!is_racy(fine, built));
+        assert!(is_racy(built - FINE_TICK_NS + 1, built));
+        assert!(is_racy(built + 7, built), "after the build began");
+    }
 }
