@@ -50,7 +50,7 @@ pub(crate) fn mtime_ns(meta: &std::fs::Metadata) -> u64 {
 /// from a clock of 2 s; one with a fraction, from the kernel's coarse
 /// clock.
 pub(crate) fn is_racy(mtime_ns: u64, built_ns: u64) -> bool {
-    let tick = if mtime_ns % 1_000_000_000 == 0 {
+    let tick = if mtime_ns.is_multiple_of(1_000_000_000) {
         TICK_NS
     } else {
         FINE_TICK_NS
