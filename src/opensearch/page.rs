@@ -338,7 +338,23 @@ impl Plan {
                 ));
             }
             if single {
-                // One cluster's order is its own: nothing to merge it with.
+                // One cluster's order is its own, not checked here: nothing
+                // is merged with it, and `search_after` resumes in it. But
+                // the sort ends with a unique tie-breaker, so two hits with
+                // the same sort values are one hit shown twice.
+                let mut seen = std::collections::HashSet::with_capacity(part.items.len());
+                if part
+                    .items
+                    .iter()
+                    .any(|(sort, _)| !seen.insert(Value::Array(sort.clone()).to_string()))
+                {
+                    return Err(in_cluster(
+                        name,
+                        response_error(
+                            "two hits have the same sort values, though the sort ends with a unique tie-breaker",
+                        ),
+                    ));
+                }
                 continue;
             }
             let sorts: Vec<&[Value]> = after

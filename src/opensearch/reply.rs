@@ -176,6 +176,11 @@ pub(crate) fn read(response: &Value, sort_len: usize) -> Result<Outcome<'_>, Err
     // failed, since its hits are missing.
     let failed_shards = failed.max(total_shards.saturating_sub(successful));
     let skipped_shards = optional(shards, "skipped")?;
+    if skipped_shards > total_shards || failed > total_shards {
+        return Err(not_search(
+            "_shards counts more skipped or failed shards than shards in all",
+        ));
+    }
     // A cross-cluster search counts the remote clusters apart
     // (`_clusters`); one skipped (`skip_unavailable`), failed or partial
     // answered with some of its shards or none, which `_shards` omits.
@@ -383,6 +388,8 @@ mod tests {
             json!({ "total": 2, "successful": 2, "skipped": 0 }),
             json!({ "total": 2, "successful": 2, "skipped": 0, "failed": null }),
             json!({ "total": 2, "successful": 9, "skipped": 0, "failed": 0 }),
+            json!({ "total": 2, "successful": 2, "skipped": 7, "failed": 0 }),
+            json!({ "total": 2, "successful": 0, "skipped": 0, "failed": 3 }),
         ] {
             let mut r = ok.clone();
             r["_shards"] = shards.clone();

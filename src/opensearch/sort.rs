@@ -179,9 +179,30 @@ pub(crate) fn compare_sort_values(a: &[Value], b: &[Value], orders: &[Order]) ->
     a.len().cmp(&b.len())
 }
 
+/// The engines write a double field's missing value, where it stands in
+/// for ±infinity, as the string `"Infinity"` or `"-Infinity"`
+/// (elastic/elasticsearch#24774): beside a number, it compares as that
+/// infinity.
+fn infinity(v: &Value) -> Option<f64> {
+    match v.as_str()? {
+        "Infinity" => Some(f64::INFINITY),
+        "-Infinity" => Some(f64::NEG_INFINITY),
+        _ => None,
+    }
+}
+
 /// A total order on JSON values: by kind (bool, number, string, array,
-/// object), then by value.
+/// object), then by value; `"Infinity"` and `"-Infinity"` beside a
+/// number compare as numbers.
 fn compare_values(x: &Value, y: &Value) -> Ordering {
+    // Every number serde_json holds is finite, so its float is on the
+    // right side of either infinity.
+    if let (Value::Number(a), Some(b)) = (x, infinity(y)) {
+        return a.as_f64().unwrap_or(0.0).total_cmp(&b);
+    }
+    if let (Some(a), Value::Number(b)) = (infinity(x), y) {
+        return a.total_cmp(&b.as_f64().unwrap_or(0.0));
+    }
     fn kind(v: &Value) -> u8 {
         match v {
             Value::Null => 0,
@@ -283,6 +304,36 @@ mod tests {
             assert_eq!(compare_values(&a, &b), expected, "{a} vs {b}");
             assert_eq!(compare_values(&b, &a), expected.reverse(), "{b} vs {a}");
         }
+    }
+
+    #[test]
+    fn a_double_field_s_missing_value_sorts_as_its_infinity() {
+        // Descending, a missing double is "-Infinity": after every number.
+        let desc = [Order::Desc];
+        let v = |x: Value| [x];
+        assert_eq!(
+            compare_sort_values(&v(json!(5.0)), &v(json!("-Infinity")), &desc),
+            Ordering::Less
+        );
+        assert_eq!(
+            compare_sort_values(&v(json!(-1e300)), &v(json!("-Infinity")), &desc),
+            Ordering::Less
+        );
+        // Ascending, "Infinity": after every number.
+        let asc = [Order::Asc];
+        assert_eq!(
+            compare_sort_values(&v(json!(u64::MAX)), &v(json!("Infinity")), &asc),
+            Ordering::Less
+        );
+        assert_eq!(
+            compare_sort_values(&v(json!("Infinity")), &v(json!("Infinity")), &asc),
+            Ordering::Equal
+        );
+        // Among strings (a keyword field), "Infinity" is a word.
+        assert_eq!(
+            compare_values(&json!("Apple"), &json!("Infinity")),
+            Ordering::Less
+        );
     }
 
     #[test]

@@ -123,7 +123,9 @@ impl Search {
     /// The display and match limits, `MaxWallTime`, `FlushWallTime` and
     /// `EstimateDocCount` are the adapter's, and
     /// [`request`](Self::request) refuses them here, in any letter case
-    /// (Zoekt reads field names without regard to case). Default: none.
+    /// (Zoekt reads field names without regard to case), as it refuses a
+    /// name outside ASCII (which Go's case folding can also map onto an
+    /// option). Default: none.
     ///
     /// # Example
     ///
@@ -217,6 +219,15 @@ impl Search {
         // Zoekt decodes its request with Go's `encoding/json`, which
         // matches field names without regard to case: `estimateDocCount`
         // sets `EstimateDocCount`.
+        // Every field of Zoekt's SearchOptions is named in ASCII, and Go
+        // folds a few other letters onto ASCII ones (`ſ` reads as `s`,
+        // the Kelvin sign as `k`): a name outside ASCII is no option.
+        if let Some(name) = self.options.keys().find(|k| !k.is_ascii()) {
+            return Err(Error::invalid_argument(
+                "option",
+                format!("{name:?} is not the name of a Zoekt option (they are ASCII)"),
+            ));
+        }
         if let Some(name) = self
             .options
             .keys()

@@ -165,6 +165,24 @@ impl Request {
                 ));
             }
         };
+        // In estimate mode (EstimateDocCount) each shard returns at once
+        // with ShardFilesConsidered alone, searching nothing; a search
+        // sends ShardMaxMatchCount, which Zoekt answers with 0 there.
+        match result.get("ShardFilesConsidered") {
+            None | Some(Value::Null) => {}
+            Some(_) if stat("ShardFilesConsidered")? == 0 => {}
+            Some(_) => {
+                return Err(response_error(
+                    "not a Zoekt search response: ShardFilesConsidered is set, so the shards only estimated the files (EstimateDocCount) and searched none",
+                ));
+            }
+        }
+        if files.len() as u64 > file_count {
+            return Err(response_error(format!(
+                "not a Zoekt search response: {} files returned, more than the {file_count} counted (FileCount)",
+                files.len()
+            )));
+        }
         let display = self.limit.map(|l| l.saturating_add(1));
 
         let mut causes: Vec<String> = Vec::new();

@@ -792,3 +792,54 @@ fn the_adapter_s_types_are_send_and_sync() {
     both::<Fanout>();
     both::<candor::opensearch::FanoutRequest>();
 }
+
+#[test]
+fn a_double_field_s_missing_values_merge_last_as_the_engines_write_them() {
+    // On a double field the engines stand in an infinity for a missing
+    // value and write it as a string: "-Infinity" descending, "Infinity"
+    // ascending, so that the document sorts last
+    // (elastic/elasticsearch#24774, #44904).
+    let reply = |hits: Value| {
+        json!({ "took": 1, "timed_out": false,
+            "_shards": { "total": 1, "successful": 1, "skipped": 0, "failed": 0 },
+            "hits": { "total": { "value": 2, "relation": "eq" }, "hits": hits } })
+    };
+    for (order, missing) in [(Order::Desc, "-Infinity"), (Order::Asc, "Infinity")] {
+        let fanout =
+            Fanout::new(Search::new(json!({ "match_all": {} })).sort(SortField::new("lat", order)))
+                .cluster_with_pit("eu", "pit-eu")
+                .cluster_with_pit("us", "pit-us");
+        let (first, second) = match order {
+            Order::Desc => (5.0, 3.0),
+            Order::Asc => (3.0, 5.0),
+        };
+        let eu = reply(json!([
+            { "_id": "e1", "sort": [first, 1] },
+            { "_id": "e2", "sort": [missing, 2] } ]));
+        let us = reply(json!([
+            { "_id": "u1", "sort": [second, 3] },
+            { "_id": "u2", "sort": [missing, 4] } ]));
+        let request = fanout.request(&Limits::new().limit(10), None).unwrap();
+        let page = request
+            .read_with([("eu", Ok::<_, String>(eu)), ("us", Ok(us))], id)
+            .expect("a page");
+        assert!(page.is_complete());
+        assert_eq!(page.items(), &["e1", "u1", "e2", "u2"], "{order:?}");
+    }
+}
+
+#[test]
+fn one_hit_shown_twice_is_refused() {
+    // The sort ends with a unique tie-breaker: two hits with the same sort
+    // values are one hit twice, which no page may show.
+    let search = Search::new(json!({ "match_all": {} }))
+        .sort(SortField::new("n", Order::Asc))
+        .tie_breaker(TieBreaker::Field("key".into()));
+    let request = search.request(&Limits::new().limit(5), None).unwrap();
+    let response = json!({ "took": 1, "timed_out": false,
+        "_shards": { "total": 1, "successful": 1, "skipped": 0, "failed": 0 },
+        "hits": { "total": { "value": 2, "relation": "eq" }, "hits": [
+            { "_id": "a", "sort": [1, "a"] }, { "_id": "a", "sort": [1, "a"] } ] } });
+    let err = request.read_with(&response, id).expect_err("a duplicate");
+    assert!(err.to_string().contains("same sort values"), "{err}");
+}

@@ -409,3 +409,89 @@ fn the_adapter_s_types_are_send_and_sync() {
     both::<Search>();
     both::<candor::zoekt::Request>();
 }
+
+#[test]
+fn an_estimate_or_more_files_than_counted_is_refused() {
+    let request = Search::new("flush")
+        .request(&Limits::new().limit(10))
+        .unwrap();
+    // In estimate mode (EstimateDocCount) each shard answers at once with
+    // ShardFilesConsidered alone and searches nothing (index/eval.go):
+    // never "0 of exactly 0".
+    let mut answer = recorded("whole.json");
+    answer["Result"]["ShardFilesConsidered"] = json!(48_211);
+    let err = request.read_with(&answer, name).expect_err("an estimate");
+    assert!(err.to_string().contains("EstimateDocCount"), "{err}");
+    answer["Result"]["ShardFilesConsidered"] = json!(0);
+    assert!(request.read_with(&answer, name).unwrap().is_complete());
+    // More files returned than FileCount counts contradicts itself.
+    let mut answer = recorded("whole.json");
+    answer["Result"]["FileCount"] = json!(0);
+    let err = request
+        .read_with(&answer, name)
+        .expect_err("a contradiction");
+    assert!(err.to_string().contains("FileCount"), "{err}");
+}
+
+#[test]
+fn option_names_outside_ascii_are_refused() {
+    // Go's encoding/json folds `ſ` onto `s` and the Kelvin sign onto `k`
+    // when it matches a key to a field: these would set the options the
+    // adapter refuses.
+    for name in [
+        "EſtimateDocCount",
+        "MaxMatchDiſplayCount",
+        "FluſhWallTime",
+        "\u{212A}eep",
+    ] {
+        let err = Search::new("x")
+            .option(name, json!(1))
+            .request(&Limits::new())
+            .expect_err(name);
+        assert!(err.to_string().contains("ASCII"), "{err}");
+    }
+    assert!(
+        Search::new("x")
+            .option("NumContextLines", json!(1))
+            .request(&Limits::new())
+            .is_ok()
+    );
+}
+
+/// The options the adapter writes or refuses, as Zoekt names them.
+const REFUSED: [&str; 7] = [
+    "MaxDocDisplayCount",
+    "ShardMaxMatchCount",
+    "TotalMaxMatchCount",
+    "MaxWallTime",
+    "MaxMatchDisplayCount",
+    "FlushWallTime",
+    "EstimateDocCount",
+];
+
+proptest! {
+    #![proptest_config(config(256))]
+
+    /// Any spelling Go's encoding/json would match to a refused option
+    /// (each letter in either case; `s` as `ſ`, `k` as the Kelvin sign,
+    /// which Go's folding maps onto them) is refused.
+    #[test]
+    fn every_spelling_zoekt_reads_as_a_refused_option_is_refused(
+        which in 0..REFUSED.len(),
+        flips in prop::collection::vec(0u8..4, 32),
+    ) {
+        let spelled: String = REFUSED[which]
+            .chars()
+            .zip(flips.iter().cycle())
+            .map(|(c, flip)| match (c.to_ascii_lowercase(), flip) {
+                ('s', 3) => 'ſ',
+                ('k', 3) => '\u{212A}',
+                (_, 0 | 3) => c.to_ascii_lowercase(),
+                (_, 1) => c.to_ascii_uppercase(),
+                _ => c,
+            })
+            .collect();
+        let refused = Search::new("x").option(spelled.as_str(), json!(1)).request(&Limits::new());
+        prop_assert!(refused.is_err(), "{spelled} was sent");
+    }
+}
