@@ -135,6 +135,12 @@ struct Args {
     /// Print the result as one JSON object in candor's wire shape.
     #[arg(long)]
     json: bool,
+
+    /// Answer from the index in the folder INDEX (feature `index`): built
+    /// there when missing or unusable, brought up to date when the tree
+    /// changed, then asked. The output is the same as without it.
+    #[arg(long, value_name = "INDEX")]
+    index: Option<PathBuf>,
 }
 
 /// Parses `1234`, `50K`, `8M` or `1G` (powers of 1024).
@@ -401,6 +407,55 @@ fn build_tree(args: &Args, root: &Path) -> Result<Tree, Failure> {
     Ok(tree)
 }
 
+/// The corpus to ask: the tree, or its index (`--index`), which the
+/// query checks against the tree as it goes; when it met changes, the
+/// index is brought up to date after the output is written.
+fn corpus(args: &Args, tree: Tree) -> Result<Searched, Failure> {
+    match &args.index {
+        None => Ok(Searched::Tree(tree)),
+        #[cfg(feature = "index")]
+        Some(path) => Ok(Searched::Index(candor::Index::open_or_build(tree, path)?)),
+        #[cfg(not(feature = "index"))]
+        Some(_) => Err(Failure(
+            "--index needs the `index` feature (cargo run --features index ...)".to_owned(),
+        )),
+    }
+}
+
+/// What a search asks: a tree, or its index.
+enum Searched {
+    Tree(Tree),
+    #[cfg(feature = "index")]
+    Index(candor::Index),
+}
+
+impl Searched {
+    fn as_ref(&self) -> &dyn Corpus {
+        match self {
+            Searched::Tree(tree) => tree,
+            #[cfg(feature = "index")]
+            Searched::Index(index) => index,
+        }
+    }
+}
+
+/// Once the answer is written (the search is dropped at the end of
+/// `run`), an index that the query found behind the tree is brought up
+/// to date, so the next process checks and reads less. A failure here
+/// changes no answer, and is only noted.
+impl Drop for Searched {
+    fn drop(&mut self) {
+        #[cfg(feature = "index")]
+        if let Searched::Index(index) = self {
+            if index.is_behind() {
+                if let Err(e) = index.update() {
+                    eprintln!("grep: note: the index was not updated: {}", chain(&e));
+                }
+            }
+        }
+    }
+}
+
 /// One `path:line:text` line; a cut line says where it was cut.
 ///
 /// Written piece by piece rather than with one `write!`: this runs once
@@ -516,6 +571,8 @@ fn run(args: &Args) -> Result<Outcome, Failure> {
         .map_err(|e| Failure(format!("--cursor: {}", chain(&e))))?;
     let target = target(&paths)?;
     let tree = build_tree(args, &target.root)?;
+    let corpus = corpus(args, tree)?;
+    let tree = corpus.as_ref();
     let query = build_query(args, patterns, target.filters);
     let limits = build_limits(args);
 
@@ -550,12 +607,12 @@ fn run(args: &Args) -> Result<Outcome, Failure> {
         let end = match tempfile::tempfile() {
             Ok(file) => {
                 let spill = BackgroundSpill::new(file);
-                json_stream(&tree, &query, &limits, cursor.as_ref(), spill, &mut out)?
+                json_stream(tree, &query, &limits, cursor.as_ref(), spill, &mut out)?
             }
             Err(e) => {
                 eprintln!("grep: note: no temporary file ({e}); the JSON is held in memory");
                 let memory = io::Cursor::new(Vec::new());
-                json_stream(&tree, &query, &limits, cursor.as_ref(), memory, &mut out)?
+                json_stream(tree, &query, &limits, cursor.as_ref(), memory, &mut out)?
             }
         };
         return Ok(Outcome {
@@ -610,7 +667,7 @@ fn run(args: &Args) -> Result<Outcome, Failure> {
 /// Streams the matches into a `JsonStream` that keeps them in `spill`,
 /// then writes the wire shape and a newline to `out`.
 fn json_stream<S: io::Read + Write + io::Seek>(
-    tree: &Tree,
+    tree: &dyn Corpus,
     query: &Query,
     limits: &Limits,
     cursor: Option<&Cursor>,

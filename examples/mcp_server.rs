@@ -2,7 +2,15 @@
 //!
 //! ```text
 //! cargo run --release --features mcp --example mcp_server -- --root /path/to/project [--ceiling 1000]
+//! cargo run --release --features mcp,index --example mcp_server -- --root DIR --index /path/to/index
 //! ```
+//!
+//! With `--index` (feature `index`), every tool answers from the index at
+//! that folder (built there when missing or unusable), with the same
+//! answers as the tree's: a watcher reports what changes, queries trust
+//! the rest without a stat, and a background thread brings the index up
+//! to date within a second of a change. Where the tree cannot be watched,
+//! each query checks the tree's stamps instead.
 //!
 //! Tools: `search_text`, `count_matches`, `files_with_matches` and
 //! `excerpt`. Each answers through `candor::mcp`: the wire shape in
@@ -59,6 +67,11 @@ struct Args {
     /// default they are counted as skipped and not followed.
     #[arg(long)]
     follow_links: bool,
+
+    /// Answer from the index in the folder INDEX (feature `index`), kept
+    /// fresh with a watcher.
+    #[arg(long, value_name = "INDEX")]
+    index: Option<PathBuf>,
 }
 
 #[derive(Clone)]
@@ -67,7 +80,7 @@ struct Server {
 }
 
 struct Inner {
-    tree: Tree,
+    tree: Arc<dyn Corpus + Send + Sync>,
     policy: Policy,
     deadline: Duration,
     tools: Vec<Tool>,
@@ -425,6 +438,42 @@ async fn serve_stdio(server: Server) -> Result<(), String> {
     ended
 }
 
+/// The corpus the tools ask: the tree, or its index kept fresh by a
+/// watcher and a thread that updates it once a second when it is behind.
+fn corpus(
+    tree: Tree,
+    index: Option<&std::path::Path>,
+) -> Result<Arc<dyn Corpus + Send + Sync>, String> {
+    let Some(path) = index else {
+        return Ok(Arc::new(tree));
+    };
+    #[cfg(feature = "index")]
+    {
+        let index = Arc::new(candor::Index::open_or_build(tree, path).map_err(|e| e.to_string())?);
+        if !index.watch().map_err(|e| e.to_string())? {
+            eprintln!("mcp_server: note: the tree cannot be watched; each query checks it");
+        }
+        let updated = Arc::downgrade(&index);
+        std::thread::spawn(move || {
+            while let Some(index) = updated.upgrade() {
+                if index.is_behind() {
+                    if let Err(e) = index.update() {
+                        eprintln!("mcp_server: note: the index was not updated: {e}");
+                    }
+                }
+                drop(index);
+                std::thread::sleep(Duration::from_secs(1));
+            }
+        });
+        Ok(index)
+    }
+    #[cfg(not(feature = "index"))]
+    {
+        let _ = (tree, path);
+        Err("needs the `index` feature (--features mcp,index)".to_owned())
+    }
+}
+
 #[tokio::main]
 async fn main() -> std::process::ExitCode {
     let args = Args::parse();
@@ -437,6 +486,13 @@ async fn main() -> std::process::ExitCode {
                     .as_text()
                     .map_or("", |t| &t.text)
             );
+            return std::process::ExitCode::from(2);
+        }
+    };
+    let tree = match corpus(tree, args.index.as_deref()) {
+        Ok(tree) => tree,
+        Err(e) => {
+            eprintln!("mcp_server: --index: {e}");
             return std::process::ExitCode::from(2);
         }
     };

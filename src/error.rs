@@ -146,6 +146,16 @@ pub enum ErrorKind {
         #[source]
         source: std::io::Error,
     },
+    /// An index on disk cannot be used: missing, corrupt, truncated, of
+    /// another format version, or built under other walk rules. It is
+    /// never read as truth; rebuild it (feature `index`).
+    #[error("unusable index {path}: {reason}")]
+    UnusableIndex {
+        /// The index's folder.
+        path: PathBuf,
+        /// What is wrong with it.
+        reason: String,
+    },
     /// An item could not be serialized to JSON.
     #[error("cannot serialize an item to JSON")]
     Serialize {

@@ -255,7 +255,6 @@ mod wire;
 #[cfg(feature = "zoekt")]
 pub mod zoekt;
 
-// The index's entry points for the fuzz target and the benchmark.
 pub use bounded::Bounded;
 pub use bounded::Incomplete;
 pub use cancel::{CancelOnDrop, CancelToken};
@@ -264,6 +263,7 @@ pub use completeness::{Budget, BudgetKind, Clamp, Completeness, UnknownBudgetKin
 pub use cursor::{Cursor, CursorKey, Fingerprint, Scope};
 pub use disclosure::Disclosure;
 pub use error::{Error, ErrorKind};
+// The index's entry points for the fuzz target and the benchmark.
 #[cfg(feature = "index")]
 #[doc(hidden)]
 pub use index::grams::hooks as __index_hooks;
@@ -278,6 +278,8 @@ pub use streamed::Streamed;
 pub use total::Total;
 pub use wire::{LLM_GUIDE, envelope_schema};
 
+#[cfg(feature = "index")]
+pub use index::Index;
 #[cfg(feature = "tree")]
 pub use search::Tree;
 #[cfg(feature = "search")]

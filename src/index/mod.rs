@@ -1,5 +1,490 @@
-//! The index: trigram posting lists of a tree's files, and query plans
-//! that read them to narrow which files a search reads.
+//! The index corpus (feature `index`): `Index`, a `Tree` whose queries
+//! read only the files that may match, and that is never wrong about the
+//! tree as it is when asked.
+//!
+//! One concept per file: `plan/`, what a file must contain for a query
+//! to match in it (planned from the matcher's syntax tree); `grams/`, the
+//! trigram posting lists of the files; `snapshot.rs`, one generation in memory (the
+//! walk's entries in path order, the posting lists); `stamp.rs`, what
+//! tells a change without a read; `traverse.rs`, the tree as it is now,
+//! from the entries where they still hold and the tree's walk where
+//! they do not; `build.rs`, a generation written down from a traversal;
+//! `format.rs`, the files on disk; `store.rs`, the folder and its atomic
+//! switch; `source.rs`, the index as the engine's source.
 
+use std::cell::Cell;
+use std::collections::HashSet;
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, RwLock};
+
+use crate::error::{Error, ErrorKind};
+use crate::search::{Source, Tree};
+
+mod build;
+mod check;
+mod format;
 pub(crate) mod grams;
 pub(crate) mod plan;
+mod snapshot;
+mod source;
+mod stamp;
+mod store;
+mod traverse;
+mod watch;
+
+use build::Builder;
+use snapshot::{Segment, Snapshot};
+use store::{LoadError, Store};
+use traverse::Traversal;
+use watch::Watching;
+
+/// A [`Tree`] with an index on disk: every [`Corpus`](crate::Corpus)
+/// query gives the same items, order, totals and `skipped` as the tree
+/// gives on the same files, and reads only the files that may match.
+///
+/// The index records, in path order, what the tree's walk met (folders,
+/// files, the inputs it left out) with each one's stamp, and the files'
+/// trigrams. A query walks that record instead of the tree, and
+/// **checks** it as it goes: a folder whose stamp moved (an entry added,
+/// removed or renamed, an ignore file changed) is walked again with the
+/// tree's own rules, and so is everything below it; a file whose stamp
+/// (device, inode, size, modification and change times) moved is read;
+/// an unchanged file is read only when the query's plan says it may
+/// match. Checking costs stats, not reads, and a capped page checks only
+/// as far as its cut. So an answer is about the tree as it is when
+/// asked, whether or not the index was updated since.
+///
+/// **A rewrite within one clock tick.** A file rewritten with the same
+/// size within the file system's clock tick could keep its stamp. A
+/// file or folder whose modification time lies within a tick of the
+/// start of the build that recorded it is never trusted: every query
+/// reads (or lists) it again, until an [`update`](Index::update) made
+/// after the tick records it. The tick is 2 s (FAT's, the coarsest) for
+/// a time in whole seconds, 50 ms for one with a fraction of a second (a
+/// file system that keeps nanoseconds, stamped from the kernel's coarse
+/// clock). Any later rewrite moves the change time, which the stamp
+/// holds.
+///
+/// **Generations.** Each build or update writes a new generation beside
+/// the current one and then switches a pointer to it by a rename: a
+/// crash leaves the previous generation usable, and a reader sees one
+/// or the other. A cursor is bound to the generation it was issued
+/// under: once an update made a new one, it is refused as stale
+/// ([`ErrorKind::StaleCursor`]). A damaged index, one of another format
+/// version or built under other walk rules is refused
+/// ([`ErrorKind::UnusableIndex`]), never read as truth.
+///
+/// # Example
+///
+/// ```
+/// use candor::{Corpus, Index, Limits, Query, Tree};
+/// # let dir = tempfile::tempdir()?;
+/// # let store = tempfile::tempdir()?;
+/// std::fs::write(dir.path().join("a.rs"), "fn parse() {}\n")?;
+/// std::fs::write(dir.path().join("b.rs"), "fn other() {}\n")?;
+/// let index = Index::open_or_build(Tree::new(dir.path())?, store.path().join("idx"))?;
+/// let found = index.search(&Query::literal("parse"), &Limits::new(), None)?;
+/// assert_eq!(found.items()[0].path, "a.rs");
+/// // A file changed since the build is seen: the answer is about the tree now.
+/// std::fs::write(dir.path().join("b.rs"), "fn parse_more() {}\n")?;
+/// assert_eq!(index.search(&Query::literal("parse"), &Limits::new(), None)?.len(), 2);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug)]
+pub struct Index {
+    tree: Tree,
+    store: Store,
+    current: RwLock<Arc<Snapshot>>,
+    /// One update at a time.
+    updating: Mutex<()>,
+    /// A query (or the watcher) met a change this generation does not
+    /// hold.
+    behind: Arc<AtomicBool>,
+    /// The watcher, in the watched mode.
+    watching: Mutex<Option<Watching>>,
+}
+
+impl Index {
+    /// Builds an index of `tree` at the folder `path` (created if
+    /// missing): a new generation from a full walk and a read of every
+    /// file, on the tree's threads.
+    ///
+    /// Memory: each thread holds one file at a time (files over 16 MiB are
+    /// not indexed, and every query reads them), besides the index being
+    /// built.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::Read`] when the index's files cannot be written, and
+    /// the errors of the tree's walk (a bad glob).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// # let dir = tempfile::tempdir()?;
+    /// # let store = tempfile::tempdir()?;
+    /// let index = candor::Index::build(candor::Tree::new(dir.path())?, store.path())?;
+    /// assert!(index.generation() > 0);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn build(tree: Tree, path: impl AsRef<Path>) -> Result<Index, Error> {
+        let store = Store {
+            dir: path.as_ref().to_owned(),
+            rules: tree.fingerprint(),
+        };
+        let previous = store.current().ok();
+        let snap = full_build(&tree, previous)?;
+        store.write(&snap, true)?;
+        Ok(Index::with(tree, store, snap))
+    }
+
+    /// Opens the index of `tree` at `path`, as it was last written.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::UnusableIndex`] when there is none, or it is corrupt,
+    /// truncated, of another format version or built under other walk
+    /// rules than `tree`'s.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use candor::{ErrorKind, Index, Tree};
+    /// # let dir = tempfile::tempdir()?;
+    /// # let store = tempfile::tempdir()?;
+    /// let missing = Index::open(Tree::new(dir.path())?, store.path());
+    /// assert!(matches!(missing.unwrap_err().kind(), ErrorKind::UnusableIndex { .. }));
+    /// Index::build(Tree::new(dir.path())?, store.path())?;
+    /// // Other walk rules: refused.
+    /// let other = Index::open(Tree::new(dir.path())?.hidden(true), store.path());
+    /// assert!(matches!(other.unwrap_err().kind(), ErrorKind::UnusableIndex { .. }));
+    /// assert!(Index::open(Tree::new(dir.path())?, store.path()).is_ok());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn open(tree: Tree, path: impl AsRef<Path>) -> Result<Index, Error> {
+        let store = Store {
+            dir: path.as_ref().to_owned(),
+            rules: tree.fingerprint(),
+        };
+        match store.load(None) {
+            Ok(snap) => Ok(Index::with(tree, store, snap)),
+            Err(LoadError::Unusable(e)) => Err(e),
+            Err(LoadError::Missing) => Err(ErrorKind::UnusableIndex {
+                path: store.dir.clone(),
+                reason: "there is no index here".into(),
+            }
+            .into()),
+        }
+    }
+
+    /// Opens the index of `tree` at `path`, or builds it when there is
+    /// none or it cannot be used (see [`open`](Index::open)).
+    ///
+    /// # Errors
+    ///
+    /// Those of [`build`](Index::build).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// # let dir = tempfile::tempdir()?;
+    /// # let store = tempfile::tempdir()?;
+    /// std::fs::write(store.path().join("CURRENT"), "garbage")?;
+    /// let index = candor::Index::open_or_build(candor::Tree::new(dir.path())?, store.path())?;
+    /// assert!(index.generation() > 0);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn open_or_build(tree: Tree, path: impl AsRef<Path>) -> Result<Index, Error> {
+        let store = Store {
+            dir: path.as_ref().to_owned(),
+            rules: tree.fingerprint(),
+        };
+        match store.load(None) {
+            Ok(snap) => Ok(Index::with(tree, store, snap)),
+            Err(_) => Index::build(tree, path),
+        }
+    }
+
+    fn with(tree: Tree, store: Store, snap: Snapshot) -> Index {
+        Index {
+            tree,
+            store,
+            current: RwLock::new(Arc::new(snap)),
+            updating: Mutex::new(()),
+            behind: Arc::new(AtomicBool::new(false)),
+            watching: Mutex::new(None),
+        }
+    }
+
+    /// The generation queries run on now.
+    fn snapshot(&self) -> Arc<Snapshot> {
+        Arc::clone(&self.current.read().unwrap_or_else(|p| p.into_inner()))
+    }
+
+    /// The generation a query runs on and, in the watched mode, the
+    /// paths the watcher reported since it was read from the tree (both
+    /// read under the generation's lock, which an update holds while it
+    /// switches them); `None` when every entry must be checked.
+    fn snapshot_to_query(&self) -> (Arc<Snapshot>, Option<HashSet<String>>) {
+        let current = self.current.read().unwrap_or_else(|p| p.into_inner());
+        let watching = self.watching.lock().unwrap_or_else(|p| p.into_inner());
+        let trust = watching
+            .as_ref()
+            .and_then(|w| w.seen.lock().unwrap_or_else(|p| p.into_inner()).to_check());
+        (Arc::clone(&current), trust)
+    }
+
+    /// What an update starts from: the current generation, the paths the
+    /// watcher reported since it was read (`None`: check everything), and
+    /// the number of the watcher's last event (`None`: not watched), all
+    /// read under the generation's lock.
+    fn to_update(&self) -> (Arc<Snapshot>, Option<HashSet<String>>, Option<u64>) {
+        let current = self.current.read().unwrap_or_else(|p| p.into_inner());
+        let watching = self.watching.lock().unwrap_or_else(|p| p.into_inner());
+        let (trust, upto) = match watching.as_ref() {
+            Some(w) => {
+                let seen = w.seen.lock().unwrap_or_else(|p| p.into_inner());
+                (seen.to_check(), Some(seen.now()))
+            }
+            None => (None, None),
+        };
+        (Arc::clone(&current), trust, upto)
+    }
+
+    /// Installs `snap` as the current generation; the watcher's reports
+    /// up to `upto` are forgotten with the same lock held.
+    fn install(&self, snap: Snapshot, upto: Option<u64>) {
+        let mut current = self.current.write().unwrap_or_else(|p| p.into_inner());
+        if let Some(upto) = upto {
+            let watching = self.watching.lock().unwrap_or_else(|p| p.into_inner());
+            if let Some(w) = watching.as_ref() {
+                w.seen
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .forget(upto);
+            }
+        }
+        *current = Arc::new(snap);
+    }
+
+    /// Watches the tree: from now on, queries trust every file and folder
+    /// the watcher did not report changed, without a stat (the watched
+    /// mode), and check only the others. The index is brought up to date
+    /// once the watcher runs, so nothing changed before it is missed.
+    ///
+    /// Returns false, and stays in the checked mode, when the tree cannot
+    /// be watched (on Linux, more folders than the user's inotify watch
+    /// limit). When the watcher may have lost events (a queue overflow),
+    /// queries check everything until the next [`update`](Index::update):
+    /// the fallback is exact. Call `update` now and then (when
+    /// [`is_behind`](Index::is_behind)) so that the changes the watcher
+    /// reports are indexed.
+    ///
+    /// # Errors
+    ///
+    /// Those of [`update`](Index::update).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use candor::{Corpus, Index, Limits, Query, Tree};
+    /// # let dir = tempfile::tempdir()?;
+    /// # let store = tempfile::tempdir()?;
+    /// let index = Index::build(Tree::new(dir.path())?, store.path())?;
+    /// let watched = index.watch()?;
+    /// std::fs::write(dir.path().join("a.txt"), "needle\n")?;
+    /// # std::thread::sleep(std::time::Duration::from_millis(200));
+    /// let found = index.search(&Query::literal("needle"), &Limits::new(), None)?;
+    /// assert_eq!(found.len(), 1, "watched: {watched}");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn watch(&self) -> Result<bool, Error> {
+        let started = Watching::start(self.tree.get_root(), Arc::clone(&self.behind));
+        let Ok(watching) = started else {
+            return Ok(false);
+        };
+        *self.watching.lock().unwrap_or_else(|p| p.into_inner()) = Some(watching);
+        // Whatever changed before the watcher ran is read now.
+        self.update()?;
+        Ok(true)
+    }
+
+    /// The current generation's number. Every build and update that
+    /// changes anything makes a new one, larger than the last.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// # let dir = tempfile::tempdir()?;
+    /// # let store = tempfile::tempdir()?;
+    /// let index = candor::Index::build(candor::Tree::new(dir.path())?, store.path())?;
+    /// let before = index.generation();
+    /// assert!(!index.update()?, "nothing changed");
+    /// std::fs::write(dir.path().join("new.txt"), "x\n")?;
+    /// # std::thread::sleep(std::time::Duration::from_millis(10));
+    /// assert!(index.update()?);
+    /// assert!(index.generation() > before);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[must_use]
+    pub fn generation(&self) -> u64 {
+        self.snapshot().generation
+    }
+
+    /// Returns true when a query since the last build or update met a
+    /// change in the tree that the index does not hold yet (a folder
+    /// listed again, a file new or changed): an [`update`](Index::update)
+    /// would make the next queries cheaper. The answers were right either
+    /// way.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use candor::{Corpus, Index, Limits, Query, Tree};
+    /// # let dir = tempfile::tempdir()?;
+    /// # let store = tempfile::tempdir()?;
+    /// let index = Index::build(Tree::new(dir.path())?, store.path())?;
+    /// std::fs::write(dir.path().join("new.txt"), "x\n")?;
+    /// let found = index.search(&Query::literal("x"), &Limits::new(), None)?;
+    /// assert_eq!(found.len(), 1);
+    /// assert!(index.is_behind());
+    /// index.update()?;
+    /// # std::thread::sleep(std::time::Duration::from_millis(10));
+    /// # let _ = index.search(&Query::literal("x"), &Limits::new(), None)?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[must_use]
+    pub fn is_behind(&self) -> bool {
+        self.behind.load(Ordering::Relaxed)
+    }
+
+    /// The tree this index is of.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// # let dir = tempfile::tempdir()?;
+    /// # let store = tempfile::tempdir()?;
+    /// let index = candor::Index::build(candor::Tree::new(dir.path())?, store.path())?;
+    /// assert_eq!(index.get_tree().get_root(), dir.path().canonicalize()?);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[must_use]
+    pub fn get_tree(&self) -> &Tree {
+        &self.tree
+    }
+
+    /// Brings the index up to date with the tree (watched, as far as the
+    /// watcher reported changes; else checking every stamp): the folders
+    /// that changed are walked again, the files that changed or are new are
+    /// read into a small delta over the base, the files gone are
+    /// dropped, and the result is written as a new generation (compacted
+    /// into a new base when the delta has grown large). Returns whether
+    /// anything changed; when nothing did, no generation is written.
+    ///
+    /// Queries need no update to be right (they check the tree as they
+    /// go); an update makes them cheaper again. Queries running meanwhile
+    /// see the old generation or the new one.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::Read`] when the index's files cannot be written, and
+    /// the errors of the tree's walk.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use candor::{Corpus, Index, Limits, Query, Tree};
+    /// # let dir = tempfile::tempdir()?;
+    /// # let store = tempfile::tempdir()?;
+    /// let index = Index::build(Tree::new(dir.path())?, store.path())?;
+    /// std::fs::write(dir.path().join("a.txt"), "needle\n")?;
+    /// index.update()?;
+    /// let found = index.search(&Query::literal("needle"), &Limits::new(), None)?;
+    /// assert_eq!(found.len(), 1);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn update(&self) -> Result<bool, Error> {
+        let _one = self.updating.lock().unwrap_or_else(|p| p.into_inner());
+        // The watcher's reports up to now are read from the tree below.
+        let (old, trust, upto) = self.to_update();
+        self.behind.store(false, Ordering::Relaxed);
+        let built_ns = stamp::now_ns();
+        let (gitignore, parent_ignores) = self.tree.reads_ignores();
+        let parents = stamp::parents_stamp(self.tree.get_root(), gitignore, parent_ignores);
+        let mut builder = Builder::new(&self.tree, built_ns, Segment::Delta);
+        Traversal {
+            snap: &old,
+            tree: &self.tree,
+            start: None,
+            filters: &[],
+            changed: Cell::new(false),
+            // Watched, what the watcher did not report is trusted here
+            // too: an update after one change reads that change.
+            trust: trust.as_ref(),
+        }
+        .run(&mut |event| builder.visit(event))?;
+        let (entries, delta) = builder.finish();
+        if entries == old.entries && parents == old.parents {
+            let same = Snapshot::clone(&old);
+            self.install(same, upto);
+            return Ok(false);
+        }
+        let mut snap = Snapshot {
+            generation: next_generation(Some(old.generation)),
+            base_generation: old.base_generation,
+            parents,
+            entries,
+            base: Arc::clone(&old.base),
+            delta,
+        };
+        let (base_files, delta_files) = snap.segment_sizes();
+        let new_base = delta_files > COMPACT_AFTER + base_files / 8;
+        if new_base {
+            snap = full_build(&self.tree, Some(old.generation))?;
+        }
+        self.store.write(&snap, new_base)?;
+        self.install(snap, upto);
+        Ok(true)
+    }
+}
+
+/// A delta of more files than this (and an eighth of the base) is
+/// compacted into a new base.
+const COMPACT_AFTER: usize = 256;
+
+/// A generation number after `previous`: the time in nanoseconds, so
+/// that an index removed and built again does not reuse the numbers of
+/// the cursors issued under the old one.
+fn next_generation(previous: Option<u64>) -> u64 {
+    stamp::now_ns().max(previous.map_or(1, |p| p.saturating_add(1)))
+}
+
+/// A full build of `tree`: a new base.
+fn full_build(tree: &Tree, previous: Option<u64>) -> Result<Snapshot, Error> {
+    let built_ns = stamp::now_ns();
+    let (gitignore, parent_ignores) = tree.reads_ignores();
+    let parents = stamp::parents_stamp(tree.get_root(), gitignore, parent_ignores);
+    let mut builder = Builder::new(tree, built_ns, Segment::Base);
+    let empty = Snapshot::empty();
+    Traversal {
+        snap: &empty,
+        tree,
+        start: None,
+        filters: &[],
+        changed: Cell::new(false),
+        trust: None,
+    }
+    .run(&mut |event| builder.visit(event))?;
+    let (entries, base) = builder.finish();
+    let generation = next_generation(previous);
+    Ok(Snapshot {
+        generation,
+        base_generation: generation,
+        parents,
+        entries,
+        base: Arc::new(base),
+        delta: grams::Grams::default(),
+    })
+}

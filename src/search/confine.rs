@@ -150,6 +150,16 @@ mod imp {
         Ok(super::mix(&parts))
     }
 
+    /// The modification time of `name` in `dir` (not following a link),
+    /// in nanoseconds since the epoch.
+    #[cfg(feature = "index")]
+    pub(crate) fn mtime_at(dir: &DirHandle, name: &OsStr) -> io::Result<u64> {
+        let stat = rustix::fs::statat(&dir.0, name, AtFlags::SYMLINK_NOFOLLOW)?;
+        #[allow(clippy::useless_conversion, clippy::unnecessary_cast)]
+        let (secs, nanos) = (stat.st_mtime as i64, stat.st_mtime_nsec as i64);
+        Ok(u64::try_from(secs.saturating_mul(1_000_000_000).saturating_add(nanos)).unwrap_or(0))
+    }
+
     /// The folder's device and inode.
     pub(crate) fn identity(dir: &DirHandle) -> io::Result<Identity> {
         let stat = rustix::fs::fstat(&dir.0)?;
@@ -302,6 +312,16 @@ mod imp {
         Ok(super::mix(&[meta.len(), modified]))
     }
 
+    #[cfg(feature = "index")]
+    pub(crate) fn mtime_at(dir: &DirHandle, name: &OsStr) -> io::Result<u64> {
+        let meta = fs::symlink_metadata(dir.0.join(name))?;
+        Ok(meta
+            .modified()
+            .ok()
+            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+            .map_or(0, |d| d.as_nanos() as u64))
+    }
+
     pub(crate) fn identity(dir: &DirHandle) -> io::Result<Identity> {
         // No inode here: the canonical path stands in for it.
         let real = fs::canonicalize(&dir.0)?;
@@ -323,6 +343,8 @@ mod imp {
     }
 }
 
+#[cfg(feature = "index")]
+pub(crate) use imp::mtime_at;
 pub(crate) use imp::{
     DirHandle, identity, kind_at, list, open_dir, open_file, open_regular, open_root, read_link,
     stamp_at,

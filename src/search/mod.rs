@@ -47,3 +47,18 @@ pub(crate) use source::{Resolved, Source};
 // The index plans its queries from the matcher's syntax tree.
 #[cfg(feature = "index")]
 pub(crate) use matcher::{literals_hir, parse};
+
+// What the index (feature `index`) builds on: the tree's walk, reader and
+// engine, used as the tree uses them.
+#[cfg(feature = "index")]
+pub(crate) use confine::{DirHandle, mtime_at, open_dir, open_file, stamp_at};
+#[cfg(feature = "index")]
+pub(crate) use engine::{FileOutcome, Plan, Search, no_match, search_file};
+#[cfg(feature = "index")]
+pub(crate) use path::{cmp_paths, is_within, parse_position, push_name};
+#[cfg(feature = "index")]
+pub(crate) use reader::{BINARY_PREFIX, MAX_LINE, Opened};
+#[cfg(feature = "index")]
+pub(crate) use source::Entry;
+#[cfg(feature = "index")]
+pub(crate) use walk::Job;

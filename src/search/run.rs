@@ -32,6 +32,8 @@ enum Files<'a> {
 /// and where it resumes, and the scope of its cursors.
 struct Prepared<'s, S> {
     source: &'s S,
+    /// The query, for a corpus that plans from its syntax (an index).
+    query: Query,
     matcher: Matcher,
     max_columns: Option<usize>,
     filters: Vec<String>,
@@ -67,6 +69,7 @@ fn prepare<'s, S: Source, K: QueryKind>(
     };
     Ok(Prepared {
         source,
+        query: query.clone(),
         matcher,
         max_columns: query.get_max_columns(),
         filters,
@@ -91,6 +94,7 @@ impl<S: Source> Prepared<'_, S> {
         let limit = limits.applied_limit().limit();
         Search {
             plan: Plan {
+                query: &self.query,
                 matcher: &self.matcher,
                 mode: K::MODE,
                 cap: limit.map(|l| l.saturating_add(1)),

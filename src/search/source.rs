@@ -28,7 +28,7 @@ pub(crate) enum Entry<'a> {
     /// searched whole, `len` bytes scanned, with no match. Only for a
     /// file that would be searched whole: not the one the plan resumes
     /// in.
-    #[cfg_attr(not(test), allow(dead_code))]
+    #[cfg_attr(not(any(test, feature = "index")), allow(dead_code))]
     NoMatch { path: &'a str, len: u64 },
     /// An input the corpus leaves out, and why (a recorded skip, a path
     /// the caller named that is not there), where it comes in path order.

@@ -18,13 +18,19 @@ use serde_json::Value;
 pub(crate) fn example(name: &str) -> PathBuf {
     static EXAMPLES: OnceLock<PathBuf> = OnceLock::new();
     let dir = EXAMPLES.get_or_init(|| {
+        // With the index too when this binary has it (`--index`).
+        let features = if cfg!(feature = "index") {
+            "mcp,index"
+        } else {
+            "mcp"
+        };
         build_examples(&[
             "--example",
             "grep",
             "--example",
             "mcp_server",
             "--features",
-            "mcp",
+            features,
         ])
     });
     dir.join(format!("{name}{}", std::env::consts::EXE_SUFFIX))
@@ -757,4 +763,48 @@ fn a_byte_order_mark_is_not_text_and_a_negated_ignore_rule_lets_a_hidden_file_in
     );
     let json = json_of(&grep(dir, &["--json", "^test", "bom.txt"]));
     assert_eq!(json["items"][0]["byte_offset"], 3, "{json}");
+}
+
+/// Stdout, and stderr's last line without its cursor token (bound to the
+/// corpus that issued it).
+#[cfg(feature = "index")]
+fn shown(output: &Output) -> (String, Option<i32>, String) {
+    let err = stderr(output);
+    let last = err.lines().last().unwrap_or("").to_owned();
+    let last = match last.find("--cursor ") {
+        Some(i) => last[..i].to_owned(),
+        None => last,
+    };
+    (stdout(output), output.status.code(), last)
+}
+
+#[cfg(feature = "index")]
+#[test]
+fn grep_with_an_index_prints_what_grep_without_it_prints() {
+    let tmp = sample_tree();
+    let dir = tmp.path();
+    let store = tempfile::tempdir().expect("a folder");
+    let index = store.path().join("idx");
+    let index = index.to_str().expect("a UTF-8 path");
+    let cases: [&[&str]; 4] = [
+        &["-F", "fish", "."],
+        &["--limit", "1", "-F", "fn", "."],
+        &["--json", "-i", "FN", "."],
+        &["--limit", "0", "--count-total", "-F", "fn", "."],
+    ];
+    for round in 0..2 {
+        for args in cases {
+            let plain = grep(dir, args);
+            let mut with = vec!["--index", index];
+            with.extend_from_slice(args);
+            let indexed = grep(dir, &with);
+            assert_eq!(shown(&plain), shown(&indexed), "round {round}: {args:?}");
+        }
+        // Then the tree changes: the index still answers as the tree does.
+        std::fs::write(dir.join("fish-late.txt"), "fish fn late\n").expect("write");
+    }
+    assert!(
+        Path::new(index).join("CURRENT").exists(),
+        "built where asked"
+    );
 }

@@ -981,3 +981,58 @@ async fn the_server_exits_when_its_input_ends() {
         assert_eq!(status.success(), initialize, "{status}");
     }
 }
+
+/// The wire shape of a tool result without its cursor (bound to the
+/// corpus that issued it).
+#[cfg(feature = "index")]
+fn without_cursor(result: &CallToolResult) -> Value {
+    let mut value = result
+        .structured_content
+        .clone()
+        .expect("structured content");
+    if let Some(object) = value.as_object_mut() {
+        object.remove("next_cursor");
+    }
+    value
+}
+
+#[cfg(feature = "index")]
+#[tokio::test(flavor = "multi_thread")]
+async fn every_tool_answers_from_the_index_as_from_the_tree() {
+    let tmp = many_matches();
+    let root = tmp.path();
+    let store = tempfile::tempdir().expect("a folder");
+    let index = store.path().join("idx");
+    let index_arg = index.to_str().expect("a UTF-8 path");
+    let plain = connect(root, &[]).await;
+    let indexed = connect(root, &["--index", index_arg]).await;
+    let calls = [
+        ("search_text", json!({ "query": "needle", "limit": 5 })),
+        ("search_text", json!({ "query": "fish" })),
+        ("count_matches", json!({ "query": "needle" })),
+        ("files_with_matches", json!({ "query": "line", "limit": 2 })),
+        (
+            "excerpt",
+            json!({ "path": "many/file1.txt", "start_line": 2, "end_line": 3 }),
+        ),
+    ];
+    for (tool, arguments) in &calls {
+        let a = call(&plain, tool, arguments.clone()).await;
+        let b = call(&indexed, tool, arguments.clone()).await;
+        assert_eq!(without_cursor(&a), without_cursor(&b), "{tool} {arguments}");
+    }
+    // A change is seen (the watcher's report, or the stamps).
+    std::fs::write(root.join("many/late.txt"), "needle late\n").expect("write");
+    let arguments = json!({ "query": "late" });
+    let mut found = false;
+    for _ in 0..100 {
+        let b = call(&indexed, "search_text", arguments.clone()).await;
+        if without_cursor(&b)["count"] == 1 {
+            found = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(found, "the change was never seen");
+    assert!(index.join("CURRENT").exists());
+}

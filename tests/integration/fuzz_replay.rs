@@ -14,6 +14,9 @@ use crate::{oracle, pages};
 mod cursor;
 #[path = "../../fuzz/checks/excerpt.rs"]
 mod excerpt;
+#[cfg(feature = "index")]
+#[path = "../../fuzz/checks/index.rs"]
+mod index;
 #[cfg(feature = "opensearch")]
 #[path = "../../fuzz/checks/opensearch.rs"]
 mod opensearch;
@@ -68,6 +71,12 @@ fn excerpt_corpus_replays() {
     replay("excerpt", excerpt::check);
 }
 
+#[cfg(feature = "index")]
+#[test]
+fn index_corpus_replays() {
+    replay("index", index::check);
+}
+
 #[cfg(feature = "opensearch")]
 #[test]
 fn opensearch_corpus_replays() {
@@ -84,6 +93,8 @@ proptest! {
         wire::check(&data);
         search::check(&data);
         excerpt::check(&data);
+        #[cfg(feature = "index")]
+        index::check(&data);
     }
 }
 

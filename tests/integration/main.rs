@@ -21,6 +21,8 @@ mod fixture;
 mod fuzz_replay;
 #[cfg(unix)]
 mod hostile;
+#[cfg(feature = "index")]
+mod index_corpus;
 mod layers;
 mod mcp_args;
 mod mcp_budget;

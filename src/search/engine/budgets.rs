@@ -114,6 +114,15 @@ impl Budgets {
         measured()
     }
 
+    /// Returns true when a budget may stop a search inside a file (the
+    /// scanned bytes, the deadline): a file known to hold no match is
+    /// then searched whole without reading it only when it is one block
+    /// long, where no such check falls.
+    #[cfg_attr(not(feature = "index"), allow(dead_code))]
+    pub(crate) fn may_stop_inside_file(&self) -> bool {
+        self.max_scanned_bytes.is_some() || self.deadline.is_some()
+    }
+
     /// Inside a file, `scanned` bytes into its search: the budget that
     /// stops it there, if one is spent (the scanned bytes, then the
     /// deadline, recorded as its own length).

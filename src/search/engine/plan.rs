@@ -19,6 +19,10 @@ pub(crate) enum Mode {
 
 /// The per-file work of one query, shared by every worker.
 pub(crate) struct Plan<'a> {
+    /// The query the matcher was built from (an index plans its
+    /// candidate files from its syntax).
+    #[cfg_attr(not(feature = "index"), allow(dead_code))]
+    pub(crate) query: &'a crate::search::Query,
     pub(crate) matcher: &'a Matcher,
     pub(crate) mode: Mode,
     /// The most items a file needs to produce: `limit + 1`.

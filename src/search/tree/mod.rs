@@ -18,6 +18,8 @@ use crate::search::confine::{self, DirHandle};
 use crate::search::reader::ReadRules;
 
 mod feed;
+#[cfg(feature = "index")]
+mod index_access;
 mod read;
 mod schedule;
 mod source;

@@ -72,7 +72,7 @@ impl Tree {
     /// reading, or says why it is skipped: relative to the folder the walk
     /// listed, without following a link or blocking on a FIFO swapped in
     /// since the listing. This is the one place a walked file is opened.
-    pub(super) fn open_at(&self, rel: &str, dir: &DirHandle, name: &OsStr) -> Opened<'_> {
+    pub(crate) fn open_at(&self, rel: &str, dir: &DirHandle, name: &OsStr) -> Opened<'_> {
         match confine::open_file(dir, name) {
             Ok(file) => Opened::File(self.input(rel, file), self.read_rules()),
             Err(e) => self.open_error(rel, &e),

@@ -122,6 +122,19 @@ pub(crate) struct Walk<'a> {
     pending: VecDeque<SkippedInput>,
     /// The listing buffer, reused from folder to folder.
     buffer: Vec<std::mem::MaybeUninit<u8>>,
+    /// The folders entered since last asked, when recorded (an index
+    /// keeps each folder's stamp, to tell later whether its entries
+    /// changed).
+    entered: Option<Vec<Entered>>,
+}
+
+/// A folder the walk entered: its path, its handle, and whether it was
+/// reached through a followed link.
+#[cfg_attr(not(feature = "index"), allow(dead_code))]
+pub(crate) struct Entered {
+    pub(crate) rel: String,
+    pub(crate) dir: Arc<DirHandle>,
+    pub(crate) via_link: bool,
 }
 
 impl<'a> Walk<'a> {
@@ -144,6 +157,7 @@ impl<'a> Walk<'a> {
             open: 0,
             pending: VecDeque::new(),
             buffer: Vec::new(),
+            entered: None,
             options,
         };
         // A handle of its own: listing moves a handle's position, and the
@@ -232,11 +246,51 @@ impl<'a> Walk<'a> {
             missing,
             on_start_path,
         });
+        if let Some(entered) = &mut self.entered {
+            if let Some(Frame {
+                dir: Some(dir),
+                rel,
+                ..
+            }) = self.stack.last()
+            {
+                entered.push(Entered {
+                    rel: rel.clone(),
+                    dir: Arc::clone(dir),
+                    via_link,
+                });
+            }
+        }
         if !via_link {
             self.open += 1;
             self.close_extra();
         }
         None
+    }
+
+    /// Records the folders the walk enters from now on (and the root, if
+    /// it was listed), for [`take_entered`](Self::take_entered).
+    #[cfg_attr(not(feature = "index"), allow(dead_code))]
+    pub(crate) fn recording(mut self) -> Self {
+        let mut entered = Vec::new();
+        if let Some(Frame { dir: Some(dir), .. }) = self.stack.first() {
+            entered.push(Entered {
+                rel: String::new(),
+                dir: Arc::clone(dir),
+                via_link: false,
+            });
+        }
+        self.entered = Some(entered);
+        self
+    }
+
+    /// The folders entered since last asked, in walk order: each before
+    /// the jobs within it.
+    #[cfg_attr(not(feature = "index"), allow(dead_code))]
+    pub(crate) fn take_entered(&mut self) -> Vec<Entered> {
+        self.entered
+            .as_mut()
+            .map(std::mem::take)
+            .unwrap_or_default()
     }
 
     /// Checks one entry of the innermost folder: the job it makes, if any,

@@ -1,0 +1,338 @@
+//! Building a generation: the traversal's events written down as the
+//! next generation's entries, each new or changed file read (in
+//! parallel, a batch at a time) and added to the posting lists.
+//!
+//! A full build adds every file to a new base; an update keeps the
+//! base's files that are unchanged and adds the others (new, changed, or
+//! in the previous delta) to a new delta; a base file that changed or is
+//! gone is simply no longer listed (its ids in the base are tombstones).
+//!
+//! Memory: each thread holds one file at a time, of at most
+//! `MAX_INDEXED` bytes (a larger file is not indexed: every query reads
+//! it), a batch holds at most `BATCH` folder handles, and the posting
+//! lists grow with the tree.
+
+use std::ffi::{OsStr, OsString};
+use std::io::Read as _;
+use std::ops::ControlFlow;
+use std::sync::Arc;
+
+use crate::index::grams::{Grams, GramsBuilder};
+use crate::index::snapshot::{Entry, FileEntry, FolderEntry, Segment, SkipEntry};
+use crate::index::stamp::{folder_stamp, ignores_of, is_racy, mtime_ns};
+use crate::index::traverse::Event;
+use crate::search::{DirHandle, MAX_LINE, Tree, is_within, mtime_at, open_file, stamp_at};
+
+/// The largest file indexed: the tree reads no line longer than this
+/// (`MAX_LINE`), and a larger file is read by every query instead.
+pub(crate) const MAX_INDEXED: u64 = MAX_LINE as u64;
+
+/// How many files are read per batch (each holds its folder's handle).
+const BATCH: usize = 256;
+
+/// A file waiting to be read: its entry's place, its folder's handle,
+/// its name there and its id in the posting lists being built.
+struct Pending {
+    at: usize,
+    dir: Arc<DirHandle>,
+    name: OsString,
+    id: u32,
+}
+
+/// Writes down a generation from a traversal's events.
+pub(crate) struct Builder<'t> {
+    tree: &'t Tree,
+    /// When this build began: a change within a clock tick of it may
+    /// keep a stamp.
+    built_ns: u64,
+    /// The posting lists the files read go to.
+    segment: Segment,
+    threads: usize,
+    pub(crate) entries: Vec<Entry>,
+    /// The folders the next entry is in, innermost last (their places).
+    folders: Vec<usize>,
+    pending: Vec<Pending>,
+    next_id: u32,
+    /// One builder per thread, kept from batch to batch (each gets ids
+    /// in ascending order), merged once at the end.
+    grams: Vec<GramsBuilder>,
+    /// How many files were read.
+    pub(crate) read: usize,
+}
+
+impl<'t> Builder<'t> {
+    pub(crate) fn new(tree: &'t Tree, built_ns: u64, segment: Segment) -> Builder<'t> {
+        Builder {
+            tree,
+            built_ns,
+            segment,
+            threads: tree.get_threads(),
+            entries: Vec::new(),
+            folders: Vec::new(),
+            pending: Vec::new(),
+            next_id: 0,
+            grams: Vec::new(),
+            read: 0,
+        }
+    }
+
+    /// Writes down one event.
+    pub(crate) fn visit(&mut self, event: Event<'_>) -> ControlFlow<()> {
+        match event {
+            Event::Folder {
+                path,
+                dir,
+                recorded,
+                via_link,
+            } => {
+                self.leave_to(path);
+                let entry = match (recorded, dir) {
+                    (Some(folder), _) => folder.clone(),
+                    (None, Some(dir)) => self.folder(path, dir, via_link),
+                    (None, None) => FolderEntry {
+                        path: path.to_owned(),
+                        stamp: 0,
+                        ignores: 0,
+                        always: true,
+                    },
+                };
+                self.folders.push(self.entries.len());
+                self.entries.push(Entry::Folder(entry));
+            }
+            Event::File {
+                path,
+                dir,
+                recorded,
+                stamp,
+            } => {
+                let path = path.into_owned();
+                self.leave_to(&path);
+                // Unchanged, and trusted: kept as it is, unless its
+                // posting lists are being written again.
+                let keep = recorded.filter(|f| {
+                    stamp == Some(f.stamp)
+                        && !f.racy
+                        && (f.always
+                            || (f.segment == Segment::Base && self.segment == Segment::Delta))
+                });
+                if let Some(file) = keep {
+                    self.entries.push(Entry::File(file.clone()));
+                } else {
+                    let id = self.next_id;
+                    self.next_id += 1;
+                    let Some((dir, name)) = dir.get(&path) else {
+                        // Its folder went away since it was stamped: read
+                        // by every query until an update finds it.
+                        self.entries.push(Entry::File(FileEntry {
+                            path,
+                            stamp: 0,
+                            len: 0,
+                            always: true,
+                            racy: true,
+                            segment: self.segment,
+                            id,
+                        }));
+                        return ControlFlow::Continue(());
+                    };
+                    self.pending.push(Pending {
+                        at: self.entries.len(),
+                        dir,
+                        name,
+                        id,
+                    });
+                    self.entries.push(Entry::File(FileEntry {
+                        path,
+                        stamp: 0,
+                        len: 0,
+                        always: true,
+                        racy: false,
+                        segment: self.segment,
+                        id,
+                    }));
+                    if self.pending.len() >= BATCH {
+                        self.flush();
+                    }
+                }
+            }
+            Event::Skip(input) => {
+                self.leave_to(input.path());
+                if input.is_error() {
+                    // Whatever made it fail may pass: the folder is
+                    // walked again by every query.
+                    if let Some(&at) = self.folders.last() {
+                        if let Entry::Folder(f) = &mut self.entries[at] {
+                            f.always = true;
+                        }
+                    }
+                }
+                self.entries.push(Entry::Skip(SkipEntry { input }));
+            }
+        }
+        ControlFlow::Continue(())
+    }
+
+    /// Pops the folders that do not hold `path`.
+    fn leave_to(&mut self, path: &str) {
+        while let Some(&at) = self.folders.last() {
+            let folder = self.entries[at].path();
+            if is_within(path, folder) {
+                break;
+            }
+            self.folders.pop();
+        }
+    }
+
+    /// The entry of a folder walked again.
+    fn folder(&self, path: &str, dir: &DirHandle, via_link: bool) -> FolderEntry {
+        let (gitignore, _) = self.tree.reads_ignores();
+        let ignores = ignores_of(dir, gitignore);
+        let stamp = folder_stamp(dir, ignores);
+        let racy = mtime_at(dir, OsStr::new(".")).map_or(true, |t| is_racy(t, self.built_ns));
+        FolderEntry {
+            path: path.to_owned(),
+            stamp: stamp.unwrap_or(0),
+            ignores,
+            always: via_link || racy || stamp.is_none(),
+        }
+    }
+
+    /// Reads the files waiting, in parallel, and adds them.
+    pub(crate) fn flush(&mut self) {
+        let pending = std::mem::take(&mut self.pending);
+        if pending.is_empty() {
+            return;
+        }
+        self.read += pending.len();
+        let threads = self.threads.clamp(1, pending.len());
+        let per = pending.len().div_ceil(threads);
+        let built_ns = self.built_ns;
+        let limit = self.tree.size_limit();
+        while self.grams.len() < threads {
+            self.grams.push(GramsBuilder::new());
+        }
+        let results: Vec<Vec<(usize, Read)>> = std::thread::scope(|scope| {
+            let handles: Vec<_> = pending
+                .chunks(per)
+                .zip(self.grams.iter_mut())
+                .map(|(chunk, grams)| {
+                    scope.spawn(move || {
+                        let mut bytes = Vec::new();
+                        let read: Vec<(usize, Read)> = chunk
+                            .iter()
+                            .map(|p| {
+                                let read = read_one(&p.dir, &p.name, built_ns, limit, &mut bytes);
+                                if !read.always && !read.racy {
+                                    grams.add(p.id, &bytes);
+                                }
+                                (p.at, read)
+                            })
+                            .collect();
+                        read
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+                .collect()
+        });
+        for read in results {
+            for (at, r) in read {
+                if let Entry::File(f) = &mut self.entries[at] {
+                    f.stamp = r.stamp;
+                    f.len = r.len;
+                    f.always = r.always;
+                    f.racy = r.racy;
+                }
+            }
+        }
+    }
+
+    /// The entries and the posting lists of the files read.
+    pub(crate) fn finish(mut self) -> (Vec<Entry>, Grams) {
+        self.flush();
+        let grams = self
+            .grams
+            .into_iter()
+            .reduce(GramsBuilder::merge)
+            .unwrap_or_else(GramsBuilder::new);
+        (self.entries, grams.finish())
+    }
+}
+
+/// What reading one file told.
+struct Read {
+    stamp: u64,
+    len: u64,
+    /// Not indexed as plain text: every query reads it.
+    always: bool,
+    /// Changed within the build's clock tick.
+    racy: bool,
+}
+
+/// Reads the file `name` of `dir` into `bytes`, and tells whether it is
+/// plain text the posting lists can stand for: no NUL byte, no line
+/// longer than the tree reads, no byte-order mark, within the tree's
+/// size limit and `MAX_INDEXED`, and not changed within a clock tick of
+/// the build.
+fn read_one(
+    dir: &DirHandle,
+    name: &OsStr,
+    built_ns: u64,
+    limit: Option<u64>,
+    bytes: &mut Vec<u8>,
+) -> Read {
+    bytes.clear();
+    let not_indexed = |stamp: u64| Read {
+        stamp,
+        len: 0,
+        always: true,
+        racy: false,
+    };
+    // Stamped before it is read: a change while it is read moves the
+    // stamp, and is seen by the next query.
+    let Ok(stamp) = stamp_at(dir, name) else {
+        return not_indexed(0);
+    };
+    let Ok(file) = open_file(dir, name) else {
+        return not_indexed(stamp);
+    };
+    let Ok(meta) = file.metadata() else {
+        return not_indexed(stamp);
+    };
+    let len = meta.len();
+    let racy = is_racy(mtime_ns(&meta), built_ns);
+    if !meta.is_file() || len > MAX_INDEXED || limit.is_some_and(|max| len > max) {
+        return Read {
+            racy,
+            ..not_indexed(stamp)
+        };
+    }
+    if file.take(MAX_INDEXED + 1).read_to_end(bytes).is_err() || bytes.len() as u64 != len {
+        return Read {
+            racy: true,
+            ..not_indexed(stamp)
+        };
+    }
+    let plain = memchr::memchr(0, bytes).is_none()
+        && !bytes.starts_with(b"\xEF\xBB\xBF")
+        && longest_line(bytes) <= MAX_LINE;
+    Read {
+        stamp,
+        len,
+        always: !plain,
+        racy,
+    }
+}
+
+/// The length of the longest line (a `\r` before its `\n` counted, as
+/// the reader counts it).
+fn longest_line(bytes: &[u8]) -> usize {
+    let mut longest = 0;
+    let mut from = 0;
+    for end in memchr::memchr_iter(b'\n', bytes) {
+        longest = longest.max(end - from);
+        from = end + 1;
+    }
+    longest.max(bytes.len() - from)
+}

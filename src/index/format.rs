@@ -1,0 +1,357 @@
+//! The index's files on disk: a header (magic, format version, kind, the
+//! walk rules' fingerprint, the generation, the body's length and CRC-32)
+//! and a body; the manifest's body (the entries and the delta's posting
+//! lists) and the base's (its posting lists). Reading checks every field
+//! and every entry: a file that is corrupt, truncated, of another format
+//! version or written under other walk rules is refused, never read as
+//! truth.
+
+use std::sync::Arc;
+
+use crate::index::grams::Grams;
+use crate::index::snapshot::{
+    Entry, FileEntry, FolderEntry, Segment, SkipEntry, Snapshot, walk_order,
+};
+use crate::search::{is_within, parse_position};
+use crate::{SkipReason, SkippedInput};
+
+/// The first bytes of every index file.
+const MAGIC: &[u8; 8] = b"CANDORIX";
+
+/// The format version this code writes and reads.
+pub(crate) const VERSION: u32 = 1;
+
+/// The header's length in bytes.
+const HEADER: usize = 8 + 4 + 4 + 8 + 8 + 8 + 4;
+
+/// What a file holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Kind {
+    Manifest = 1,
+    Base = 2,
+}
+
+/// A header's fields.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Header {
+    pub(crate) kind: Kind,
+    pub(crate) rules: u64,
+    pub(crate) generation: u64,
+}
+
+/// A whole file: the header, then `body`.
+pub(crate) fn file(header: Header, body: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(HEADER + body.len());
+    out.extend_from_slice(MAGIC);
+    out.extend_from_slice(&VERSION.to_le_bytes());
+    out.extend_from_slice(&(header.kind as u32).to_le_bytes());
+    out.extend_from_slice(&header.rules.to_le_bytes());
+    out.extend_from_slice(&header.generation.to_le_bytes());
+    out.extend_from_slice(&(body.len() as u64).to_le_bytes());
+    out.extend_from_slice(&crc32fast::hash(body).to_le_bytes());
+    out.extend_from_slice(body);
+    out
+}
+
+/// Checks a whole file against what is expected of it, and gives its
+/// body.
+///
+/// # Errors
+///
+/// What is wrong: not an index file, another version, another kind,
+/// other walk rules, another generation, truncated, or a checksum that
+/// does not match.
+pub(crate) fn body(bytes: &[u8], expect: Header) -> Result<&[u8], String> {
+    let mut r = Reader { bytes, at: 0 };
+    if r.take(8).ok() != Some(&MAGIC[..]) {
+        return Err("not an index file (bad magic)".into());
+    }
+    let version = r.u32()?;
+    if version != VERSION {
+        return Err(format!(
+            "format version {version}, and this build reads version {VERSION}"
+        ));
+    }
+    let kind = r.u32()?;
+    if kind != expect.kind as u32 {
+        return Err(format!(
+            "a file of kind {kind} where kind {} was expected",
+            expect.kind as u32
+        ));
+    }
+    let rules = r.u64()?;
+    if rules != expect.rules {
+        return Err(
+            "built under other walk rules (root, hidden, ignore files, links, globs or size limit)"
+                .into(),
+        );
+    }
+    let generation = r.u64()?;
+    if generation != expect.generation {
+        return Err(format!(
+            "generation {generation} where {} was expected",
+            expect.generation
+        ));
+    }
+    let len = r.u64()?;
+    let crc = r.u32()?;
+    let body = &bytes[HEADER.min(bytes.len())..];
+    if body.len() as u64 != len {
+        return Err(format!(
+            "truncated or extended: a body of {} bytes where the header says {len}",
+            body.len()
+        ));
+    }
+    if crc32fast::hash(body) != crc {
+        return Err("the checksum does not match: the file is corrupt".into());
+    }
+    Ok(body)
+}
+
+/// The manifest's body.
+pub(crate) fn manifest(snap: &Snapshot) -> Vec<u8> {
+    let mut out = Vec::new();
+    out.extend_from_slice(&snap.base_generation.to_le_bytes());
+    out.extend_from_slice(&snap.parents.to_le_bytes());
+    out.extend_from_slice(&(snap.entries.len() as u64).to_le_bytes());
+    for entry in &snap.entries {
+        match entry {
+            Entry::Folder(f) => {
+                out.push(0);
+                put_str(&mut out, &f.path);
+                out.extend_from_slice(&f.stamp.to_le_bytes());
+                out.push(f.ignores);
+                out.push(u8::from(f.always));
+            }
+            Entry::File(f) => {
+                out.push(1);
+                put_str(&mut out, &f.path);
+                out.extend_from_slice(&f.stamp.to_le_bytes());
+                out.extend_from_slice(&f.len.to_le_bytes());
+                out.push(u8::from(f.always) | u8::from(f.racy) << 1);
+                out.push(match f.segment {
+                    Segment::Base => 0,
+                    Segment::Delta => 1,
+                });
+                out.extend_from_slice(&f.id.to_le_bytes());
+            }
+            Entry::Skip(s) => {
+                out.push(2);
+                put_str(&mut out, s.input.path());
+                put_str(&mut out, s.input.reason().as_str());
+                match s.input.detail() {
+                    Some(d) => {
+                        out.push(1);
+                        put_str(&mut out, d);
+                    }
+                    None => out.push(0),
+                }
+            }
+        }
+    }
+    let mut delta = Vec::new();
+    snap.delta.encode(&mut delta);
+    out.extend_from_slice(&(delta.len() as u64).to_le_bytes());
+    out.extend_from_slice(&delta);
+    out
+}
+
+/// What a manifest's body holds, before its base is read.
+pub(crate) struct Manifest {
+    pub(crate) base_generation: u64,
+    pub(crate) parents: u64,
+    pub(crate) entries: Vec<Entry>,
+    pub(crate) delta: Grams,
+}
+
+/// Reads a manifest's body, checking that its entries are a walk's: in
+/// path order, each below a folder listed before it, each file's id
+/// ascending within its posting lists.
+///
+/// # Errors
+///
+/// What is wrong with it.
+pub(crate) fn read_manifest(body: &[u8]) -> Result<Manifest, String> {
+    let mut r = Reader { bytes: body, at: 0 };
+    let base_generation = r.u64()?;
+    let parents = r.u64()?;
+    let count = r.u64()?;
+    // Each entry takes at least 6 bytes: no allocation past the input.
+    if count > body.len() as u64 / 6 {
+        return Err("more entries than the file can hold".into());
+    }
+    let mut entries = Vec::with_capacity(usize::try_from(count).unwrap_or(0));
+    for _ in 0..count {
+        let entry = match r.u8()? {
+            0 => Entry::Folder(FolderEntry {
+                path: r.str()?,
+                stamp: r.u64()?,
+                ignores: r.u8()?,
+                always: r.flag()?,
+            }),
+            1 => {
+                let (path, stamp, len, flags) = (r.str()?, r.u64()?, r.u64()?, r.u8()?);
+                if flags > 3 {
+                    return Err(format!("bad file flags {flags}"));
+                }
+                Entry::File(FileEntry {
+                    path,
+                    stamp,
+                    len,
+                    always: flags & 1 != 0,
+                    racy: flags & 2 != 0,
+                    segment: match r.u8()? {
+                        0 => Segment::Base,
+                        1 => Segment::Delta,
+                        s => return Err(format!("unknown posting lists {s}")),
+                    },
+                    id: r.u32()?,
+                })
+            }
+            2 => {
+                let path = r.str()?;
+                let reason = SkipReason::from_wire(&r.str()?);
+                if !reason.is_built_in() {
+                    return Err(format!("unknown skip reason {:?}", reason.as_str()));
+                }
+                let input = SkippedInput::new(path, reason);
+                let input = match r.u8()? {
+                    0 => input,
+                    1 => input.with_detail(r.str()?),
+                    f => return Err(format!("bad detail flag {f}")),
+                };
+                Entry::Skip(SkipEntry { input })
+            }
+            t => return Err(format!("unknown entry tag {t}")),
+        };
+        entries.push(entry);
+    }
+    let delta_len = r.u64()?;
+    let delta_bytes = r.take_u64(delta_len)?;
+    if r.at != body.len() {
+        return Err("bytes past the manifest's end".into());
+    }
+    let delta = Grams::decode(delta_bytes).map_err(|e| e.to_string())?;
+    check_walk(&entries)?;
+    Ok(Manifest {
+        base_generation,
+        parents,
+        entries,
+        delta,
+    })
+}
+
+/// Checks that `entries` are a walk's (see `read_manifest`).
+fn check_walk(entries: &[Entry]) -> Result<(), String> {
+    let mut folders: Vec<&str> = Vec::new();
+    let mut last: Option<&Entry> = None;
+    let mut ids = [None::<u32>, None];
+    for entry in entries {
+        let path = entry.path();
+        let root = path.is_empty() && matches!(entry, Entry::Folder(_) | Entry::Skip(_));
+        if !root && parse_position(path).is_none() {
+            return Err(format!("{path:?} is not a path of a tree"));
+        }
+        if let Some(prev) = last {
+            let order = walk_order(prev.path(), path);
+            // A folder cut short is listed right after itself, as a skip.
+            let cut = order.is_eq() && matches!((prev, entry), (Entry::Folder(_), Entry::Skip(_)));
+            if !order.is_lt() && !cut {
+                return Err(format!("{path:?} is out of path order"));
+            }
+        }
+        last = Some(entry);
+        while folders.last().is_some_and(|f| !is_within(path, f)) {
+            folders.pop();
+        }
+        let parent = path.rfind('/').map_or("", |i| &path[..i]);
+        let placed = match entry {
+            Entry::Folder(_) if path.is_empty() => folders.is_empty(),
+            Entry::Skip(_) if path.is_empty() => true,
+            Entry::Skip(_) => folders.last().is_some_and(|f| *f == parent || *f == path),
+            _ => folders.last().is_some_and(|f| *f == parent),
+        };
+        if !placed {
+            return Err(format!("{path:?} is not below the folder listed before it"));
+        }
+        match entry {
+            Entry::Folder(_) => folders.push(path),
+            Entry::File(f) => {
+                let slot = &mut ids[usize::from(f.segment == Segment::Delta)];
+                if slot.is_some_and(|prev| prev >= f.id) {
+                    return Err(format!("{path:?} has an id out of order"));
+                }
+                *slot = Some(f.id);
+            }
+            Entry::Skip(_) => {}
+        }
+    }
+    Ok(())
+}
+
+/// The snapshot of a manifest and its base's posting lists.
+pub(crate) fn snapshot(generation: u64, manifest: Manifest, base: Arc<Grams>) -> Snapshot {
+    Snapshot {
+        generation,
+        base_generation: manifest.base_generation,
+        parents: manifest.parents,
+        entries: manifest.entries,
+        base,
+        delta: manifest.delta,
+    }
+}
+
+fn put_str(out: &mut Vec<u8>, s: &str) {
+    out.extend_from_slice(&(s.len() as u32).to_le_bytes());
+    out.extend_from_slice(s.as_bytes());
+}
+
+/// Reads fields from a body, never past its end.
+struct Reader<'b> {
+    bytes: &'b [u8],
+    at: usize,
+}
+
+impl<'b> Reader<'b> {
+    fn take(&mut self, n: usize) -> Result<&'b [u8], String> {
+        let end = self.at.checked_add(n).filter(|&e| e <= self.bytes.len());
+        let end = end.ok_or("truncated")?;
+        let out = &self.bytes[self.at..end];
+        self.at = end;
+        Ok(out)
+    }
+
+    fn take_u64(&mut self, n: u64) -> Result<&'b [u8], String> {
+        self.take(usize::try_from(n).map_err(|_| "truncated")?)
+    }
+
+    fn u8(&mut self) -> Result<u8, String> {
+        Ok(self.take(1)?[0])
+    }
+
+    fn flag(&mut self) -> Result<bool, String> {
+        match self.u8()? {
+            0 => Ok(false),
+            1 => Ok(true),
+            f => Err(format!("bad flag {f}")),
+        }
+    }
+
+    fn u32(&mut self) -> Result<u32, String> {
+        let b = self.take(4)?;
+        Ok(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+    }
+
+    fn u64(&mut self) -> Result<u64, String> {
+        let b = self.take(8)?;
+        let mut a = [0; 8];
+        a.copy_from_slice(b);
+        Ok(u64::from_le_bytes(a))
+    }
+
+    fn str(&mut self) -> Result<String, String> {
+        let len = self.u32()?;
+        let bytes = self.take(len as usize)?;
+        String::from_utf8(bytes.to_vec()).map_err(|_| "a name that is not UTF-8".into())
+    }
+}

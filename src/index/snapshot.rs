@@ -1,0 +1,178 @@
+//! One generation of an index, in memory: what the walk met in path order
+//! (the folders it entered, the files it found, the inputs it left out),
+//! each file with its stamp and its place in the posting lists, and the
+//! posting lists themselves (a base, and a small delta over it).
+
+use std::cmp::Ordering;
+use std::ffi::OsString;
+use std::sync::Arc;
+
+use crate::SkippedInput;
+use crate::index::grams::Grams;
+use crate::search::{cmp_paths, parse_position};
+
+/// What the walk met, in path order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Entry {
+    Folder(FolderEntry),
+    File(FileEntry),
+    Skip(SkipEntry),
+}
+
+/// A folder the walk entered.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct FolderEntry {
+    pub(crate) path: String,
+    /// The folder's stamp, with its ignore files' (see `stamp.rs`).
+    pub(crate) stamp: u64,
+    /// Which ignore files it had (see `stamp::IGNORES`).
+    pub(crate) ignores: u8,
+    /// Listed again by every query: reached through a link, changed
+    /// within the clock tick of the build, or holding an input the walk
+    /// could not read.
+    pub(crate) always: bool,
+}
+
+/// A file the walk found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct FileEntry {
+    pub(crate) path: String,
+    /// Its stamp when it was indexed (see `stamp.rs`).
+    pub(crate) stamp: u64,
+    /// Its length then.
+    pub(crate) len: u64,
+    /// Read by every query, whatever the posting lists say: it was not
+    /// indexed as plain text (binary, a line too long, a byte-order mark,
+    /// too large, unreadable).
+    pub(crate) always: bool,
+    /// Read by every query until an update indexes it again: it changed
+    /// within the clock tick of the build that read it (a rewrite of the
+    /// same size in that tick would keep its stamp).
+    pub(crate) racy: bool,
+    /// Its posting lists: the base's or the delta's, and its id there.
+    pub(crate) segment: Segment,
+    pub(crate) id: u32,
+}
+
+/// Which posting lists a file is in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Segment {
+    Base,
+    Delta,
+}
+
+/// An input the walk left out.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct SkipEntry {
+    pub(crate) input: SkippedInput,
+}
+
+impl Entry {
+    pub(crate) fn path(&self) -> &str {
+        match self {
+            Entry::Folder(f) => &f.path,
+            Entry::File(f) => &f.path,
+            Entry::Skip(s) => s.input.path(),
+        }
+    }
+}
+
+/// One generation of the index.
+#[derive(Debug, Clone)]
+pub(crate) struct Snapshot {
+    pub(crate) generation: u64,
+    /// The generation whose build wrote the base posting lists.
+    pub(crate) base_generation: u64,
+    /// The stamp of the ignore files above the root.
+    pub(crate) parents: u64,
+    pub(crate) entries: Vec<Entry>,
+    pub(crate) base: Arc<Grams>,
+    pub(crate) delta: Grams,
+}
+
+impl Snapshot {
+    /// An index of nothing: every folder is new to it.
+    pub(crate) fn empty() -> Snapshot {
+        Snapshot {
+            generation: 0,
+            base_generation: 0,
+            parents: 0,
+            entries: Vec::new(),
+            base: Arc::new(Grams::default()),
+            delta: Grams::default(),
+        }
+    }
+
+    /// The place of the first entry at or after `path`, in path order.
+    pub(crate) fn first_from(&self, path: &str) -> usize {
+        self.entries
+            .partition_point(|e| walk_order(e.path(), path) == Ordering::Less)
+    }
+
+    /// The entry at `path`, if any.
+    pub(crate) fn find(&self, path: &str) -> Option<&Entry> {
+        let at = self.first_from(path);
+        self.entries.get(at).filter(|e| e.path() == path)
+    }
+
+    /// The place just past the entries within the folder at `at`.
+    pub(crate) fn end_of(&self, at: usize) -> usize {
+        let path = self.entries[at].path();
+        if path.is_empty() {
+            return self.entries.len();
+        }
+        let after = &self.entries[at + 1..];
+        at + 1 + after.partition_point(|e| crate::search::is_within(e.path(), path))
+    }
+
+    /// How many files the base's posting lists hold, and the delta's.
+    pub(crate) fn segment_sizes(&self) -> (usize, usize) {
+        let mut sizes = (0, 0);
+        for e in &self.entries {
+            if let Entry::File(f) = e {
+                match f.segment {
+                    Segment::Base => sizes.0 += 1,
+                    Segment::Delta => sizes.1 += 1,
+                }
+            }
+        }
+        sizes
+    }
+}
+
+/// The walk's order of two paths as a tree writes them: component by
+/// component, each name's bytes as the file system spells them (a name
+/// written with escapes, `\\` or `\xhh`, sorts by its bytes, not by
+/// its writing).
+pub(crate) fn walk_order(a: &str, b: &str) -> Ordering {
+    if !a.contains('\\') && !b.contains('\\') {
+        return cmp_paths(a, b);
+    }
+    let names = |p: &str| -> Vec<Vec<u8>> {
+        if p.is_empty() {
+            return Vec::new();
+        }
+        parse_position(p).unwrap_or_else(|| p.split('/').map(|n| n.as_bytes().to_vec()).collect())
+    };
+    names(a).cmp(&names(b))
+}
+
+/// The last name of `path`, as the file system spells it.
+pub(crate) fn last_name(path: &str) -> Option<OsString> {
+    let last = path.rsplit('/').next()?;
+    if !last.contains('\\') {
+        return Some(OsString::from(last));
+    }
+    let mut names = parse_position(last)?;
+    Some(os_name(names.pop()?))
+}
+
+#[cfg(unix)]
+fn os_name(bytes: Vec<u8>) -> OsString {
+    std::os::unix::ffi::OsStringExt::from_vec(bytes)
+}
+
+#[cfg(not(unix))]
+fn os_name(bytes: Vec<u8>) -> OsString {
+    OsString::from(String::from_utf8_lossy(&bytes).into_owned())
+}

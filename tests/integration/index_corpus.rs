@@ -1,0 +1,745 @@
+//! `Index` against `Tree`: the same answers (items, order, totals,
+//! skipped) page by page, over generated trees that change between the
+//! build and the query, and the index's own promises (stale cursors,
+//! refused damage, a rewrite within one clock tick).
+
+use std::path::Path;
+use std::time::{Duration, SystemTime};
+
+use candor::{Bounded, Corpus, Cursor, ErrorKind, Index, Limits, Query, Tree};
+use proptest::prelude::*;
+
+/// Sets the modification time of `path` (a file or a folder) an hour
+/// back, so that a build does not count it as changed within its tick.
+fn age(path: &Path) {
+    let hour_ago = SystemTime::now() - Duration::from_secs(3600);
+    if let Ok(f) = std::fs::File::open(path) {
+        let _ = f.set_modified(hour_ago);
+    }
+}
+
+/// Ages every file and folder below `root`, and `root` itself.
+fn age_all(root: &Path) {
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        if let Ok(list) = std::fs::read_dir(&dir) {
+            for entry in list.flatten() {
+                let path = entry.path();
+                match entry.file_type() {
+                    Ok(t) if t.is_dir() => stack.push(path),
+                    Ok(t) if t.is_file() => age(&path),
+                    _ => {}
+                }
+            }
+        }
+        age(&dir);
+    }
+}
+
+/// What two answers must share: everything but the cursor's token
+/// (bound to its corpus), and whether there is one.
+fn same<T: PartialEq + std::fmt::Debug>(what: &str, tree: &Bounded<T>, index: &Bounded<T>) {
+    assert_eq!(tree.items(), index.items(), "{what}: items");
+    assert_eq!(
+        tree.completeness(),
+        index.completeness(),
+        "{what}: completeness"
+    );
+    assert_eq!(tree.total(), index.total(), "{what}: total");
+    assert_eq!(tree.start(), index.start(), "{what}: start");
+    assert_eq!(tree.skipped(), index.skipped(), "{what}: skipped");
+    assert_eq!(
+        tree.next_cursor().is_some(),
+        index.next_cursor().is_some(),
+        "{what}: cursor"
+    );
+}
+
+/// Follows both corpora's cursors page by page, comparing each page.
+fn compare_pages<T: PartialEq + std::fmt::Debug>(
+    what: &str,
+    mut tree: impl FnMut(Option<&Cursor>) -> Result<Bounded<T>, candor::Error>,
+    mut index: impl FnMut(Option<&Cursor>) -> Result<Bounded<T>, candor::Error>,
+) {
+    let (mut tc, mut ic): (Option<Cursor>, Option<Cursor>) = (None, None);
+    for page in 0..200 {
+        let t = tree(tc.as_ref());
+        let i = index(ic.as_ref());
+        let (t, i) = match (t, i) {
+            (Ok(t), Ok(i)) => (t, i),
+            (Err(t), Err(i)) => {
+                assert_eq!(t.to_string(), i.to_string(), "{what}: page {page}: errors");
+                return;
+            }
+            (t, i) => panic!(
+                "{what}: page {page}: tree {:?}, index {:?}",
+                t.err(),
+                i.err()
+            ),
+        };
+        same(&format!("{what}: page {page}"), &t, &i);
+        tc = t.next_cursor().cloned();
+        ic = i.next_cursor().cloned();
+        if tc.is_none() {
+            return;
+        }
+    }
+    panic!("{what}: more than 200 pages");
+}
+
+/// Every query kind, every page, `limit` items a page.
+fn compare_all(tree: &Tree, index: &Index, query: &Query, limits: &Limits) {
+    let q = format!("{query:?} {limits:?}");
+    compare_pages(
+        &format!("search {q}"),
+        |c| tree.search(query, limits, c),
+        |c| index.search(query, limits, c),
+    );
+    compare_pages(
+        &format!("count {q}"),
+        |c| tree.count_per_file(query, limits, c),
+        |c| index.count_per_file(query, limits, c),
+    );
+    compare_pages(
+        &format!("files {q}"),
+        |c| tree.files_with_matches(query, limits, c),
+        |c| index.files_with_matches(query, limits, c),
+    );
+}
+
+#[test]
+fn a_small_tree_answers_as_the_tree_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    for (name, text) in [
+        ("a.txt", "hello world\nfoo\n"),
+        ("b/c.txt", "nothing here\n"),
+        ("b/d.log", "hello log\n"),
+        ("bin.dat", "hello\0binary\n"),
+        (".hidden", "hello hidden\n"),
+        (".gitignore", "*.log\n"),
+    ] {
+        let path = root.join(name);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+    age_all(root);
+    let tree = Tree::new(root).unwrap().threads(1);
+    let index = Index::build(tree.clone(), store.path()).unwrap();
+    for limit in [1, 2, 100] {
+        for q in [
+            Query::literal("hello"),
+            Query::literal("foo"),
+            Query::regex("o+"),
+        ] {
+            compare_all(&tree, &index, &q, &Limits::new().limit(limit));
+        }
+    }
+    // Changes after the build: seen.
+    std::fs::write(root.join("b/c.txt"), "hello again\n").unwrap();
+    std::fs::write(root.join("b/new.txt"), "hello new\n").unwrap();
+    std::fs::remove_file(root.join("a.txt")).unwrap();
+    std::fs::write(root.join(".gitignore"), "*.txt\n").unwrap();
+    for limit in [1, 100] {
+        compare_all(
+            &tree,
+            &index,
+            &Query::literal("hello"),
+            &Limits::new().limit(limit),
+        );
+    }
+    assert!(index.update().unwrap());
+    compare_all(&tree, &index, &Query::literal("hello"), &Limits::new());
+}
+
+/// A name in a generated tree: plain, spaced, accented, hidden, with a
+/// backslash, or (on unix) not UTF-8.
+fn name() -> impl Strategy<Value = Vec<u8>> {
+    prop_oneof![
+        Just(b"a".to_vec()),
+        Just(b"b".to_vec()),
+        Just(b"c d".to_vec()),
+        Just("\u{e9}t\u{e9}".as_bytes().to_vec()),
+        Just(b".h".to_vec()),
+        Just(b"x\\y".to_vec()),
+        Just(b"k.log".to_vec()),
+        Just(b"z.txt".to_vec()),
+        Just(vec![0xff, b'n']),
+    ]
+}
+
+fn rel_path() -> impl Strategy<Value = Vec<Vec<u8>>> {
+    prop::collection::vec(name(), 1..4)
+}
+
+/// A file's text: lines of a few words, a NUL (binary), a byte-order
+/// mark, `\r\n`, no last newline.
+fn text() -> impl Strategy<Value = Vec<u8>> {
+    let piece = prop_oneof![
+        Just(b"foo bar\n".to_vec()),
+        Just(b"hello world\n".to_vec()),
+        Just(b"FOO\r\n".to_vec()),
+        Just(b"nothing\n".to_vec()),
+        Just(b"\0".to_vec()),
+        Just(b"\xEF\xBB\xBFfoo\n".to_vec()),
+        Just(b"tail".to_vec()),
+        Just(b"\xff\xfe bar\n".to_vec()),
+        // Longer than one read block: read in several.
+        Just(b"filler line\n".repeat(30_000)),
+    ];
+    prop::collection::vec(piece, 0..5).prop_map(|p| p.concat())
+}
+
+/// An ignore file's lines.
+fn ignore_text() -> impl Strategy<Value = String> {
+    let line = prop_oneof![
+        Just("*.log"),
+        Just("b/"),
+        Just("!k.log"),
+        Just(".h"),
+        Just("!.h"),
+        Just("z.txt"),
+    ];
+    prop::collection::vec(line, 0..3).prop_map(|l| l.join("\n") + "\n")
+}
+
+/// A change made between the build and the query.
+#[derive(Debug, Clone)]
+enum Change {
+    Edit(usize, Vec<u8>),
+    Add(Vec<Vec<u8>>, Vec<u8>),
+    Delete(usize),
+    Rename(usize, Vec<Vec<u8>>),
+    ReplaceFolder(usize),
+    Ignore(String),
+}
+
+fn change() -> impl Strategy<Value = Change> {
+    prop_oneof![
+        (any::<prop::sample::Index>(), text()).prop_map(|(i, t)| Change::Edit(i.index(64), t)),
+        (rel_path(), text()).prop_map(|(p, t)| Change::Add(p, t)),
+        any::<prop::sample::Index>().prop_map(|i| Change::Delete(i.index(64))),
+        (any::<prop::sample::Index>(), rel_path())
+            .prop_map(|(i, p)| Change::Rename(i.index(64), p)),
+        any::<prop::sample::Index>().prop_map(|i| Change::ReplaceFolder(i.index(64))),
+        ignore_text().prop_map(Change::Ignore),
+    ]
+}
+
+#[derive(Debug, Clone)]
+struct Spec {
+    files: Vec<(Vec<Vec<u8>>, Vec<u8>)>,
+    ignore: Option<String>,
+    links: bool,
+    hidden: bool,
+    follow: bool,
+    threads: usize,
+    changes: Vec<Change>,
+    queries: Vec<(Query, Limits)>,
+}
+
+fn query() -> impl Strategy<Value = Query> {
+    let word = prop_oneof![
+        Just("foo"),
+        Just("bar"),
+        Just("hello"),
+        Just("o"),
+        Just("lo w"),
+        Just("FOO"),
+        Just("tail"),
+    ];
+    prop_oneof![
+        word.clone().prop_map(Query::literal),
+        (word.clone(), word.clone()).prop_map(|(a, b)| Query::literals([a, b])),
+        word.clone()
+            .prop_map(|w| Query::literal(w).case_insensitive(true)),
+        word.prop_map(|w| Query::literal(w).whole_word(true)),
+        Just(Query::regex("fo+|ba")),
+        Just(Query::regex("^$")),
+    ]
+}
+
+fn limits() -> impl Strategy<Value = Limits> {
+    (
+        prop_oneof![Just(None), (1usize..4).prop_map(Some)],
+        any::<bool>(),
+    )
+        .prop_map(|(l, count)| {
+            let limits = Limits::new().count_total(count);
+            match l {
+                Some(l) => limits.limit(l),
+                None => limits,
+            }
+        })
+}
+
+fn spec() -> impl Strategy<Value = Spec> {
+    (
+        prop::collection::vec((rel_path(), text()), 0..10),
+        prop::option::of(ignore_text()),
+        any::<bool>(),
+        any::<bool>(),
+        any::<bool>(),
+        prop_oneof![Just(1usize), Just(4)],
+        prop::collection::vec(change(), 0..4),
+        prop::collection::vec((query(), limits()), 1..4),
+    )
+        .prop_map(
+            |(files, ignore, links, hidden, follow, threads, changes, queries)| Spec {
+                files,
+                ignore,
+                links,
+                hidden,
+                follow,
+                threads,
+                changes,
+                queries,
+            },
+        )
+}
+
+#[cfg(unix)]
+fn os(bytes: &[u8]) -> std::ffi::OsString {
+    std::os::unix::ffi::OsStringExt::from_vec(bytes.to_vec())
+}
+
+#[cfg(not(unix))]
+fn os(bytes: &[u8]) -> std::ffi::OsString {
+    String::from_utf8_lossy(bytes).into_owned().into()
+}
+
+fn join(root: &Path, names: &[Vec<u8>]) -> std::path::PathBuf {
+    let mut path = root.to_path_buf();
+    for n in names {
+        path.push(os(n));
+    }
+    path
+}
+
+/// Writes a file, making its folders; a path that a file blocks is
+/// passed over.
+fn put(root: &Path, names: &[Vec<u8>], text: &[u8]) {
+    let path = join(root, names);
+    if let Some(parent) = path.parent() {
+        if std::fs::create_dir_all(parent).is_err() {
+            return;
+        }
+    }
+    if path.is_dir() {
+        return;
+    }
+    let _ = std::fs::write(&path, text);
+}
+
+/// The files below `root` (not following links), sorted.
+fn files_below(root: &Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+            match entry.file_type() {
+                Ok(t) if t.is_dir() => stack.push(entry.path()),
+                Ok(t) if t.is_file() => out.push(entry.path()),
+                _ => {}
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+fn apply(root: &Path, change: &Change) {
+    let files = files_below(root);
+    let pick = |i: usize| (!files.is_empty()).then(|| files[i % files.len()].clone());
+    match change {
+        Change::Edit(i, text) => {
+            if let Some(f) = pick(*i) {
+                let _ = std::fs::write(f, text);
+            }
+        }
+        Change::Add(names, text) => put(root, names, text),
+        Change::Delete(i) => {
+            if let Some(f) = pick(*i) {
+                let _ = std::fs::remove_file(f);
+            }
+        }
+        Change::Rename(i, names) => {
+            if let Some(f) = pick(*i) {
+                let to = join(root, names);
+                if let Some(parent) = to.parent() {
+                    let _ = std::fs::create_dir_all(parent);
+                }
+                if !to.is_dir() {
+                    let _ = std::fs::rename(f, to);
+                }
+            }
+        }
+        Change::ReplaceFolder(i) => {
+            if let Some(f) = pick(*i) {
+                let Some(dir) = f.parent().filter(|d| *d != root) else {
+                    return;
+                };
+                let _ = std::fs::remove_dir_all(dir);
+                let _ = std::fs::create_dir_all(dir);
+                let _ = std::fs::write(dir.join("z.txt"), "foo again\n");
+            }
+        }
+        Change::Ignore(text) => {
+            let _ = std::fs::write(root.join(".gitignore"), text);
+        }
+    }
+}
+
+fn check(spec: &Spec) {
+    let dir = tempfile::tempdir().unwrap();
+    let store = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    for (names, text) in &spec.files {
+        put(root, names, text);
+    }
+    if let Some(ignore) = &spec.ignore {
+        std::fs::write(root.join(".gitignore"), ignore).unwrap();
+    }
+    #[cfg(unix)]
+    if spec.links {
+        let _ = std::os::unix::fs::symlink("a", root.join("ln-dir"));
+        let _ = std::os::unix::fs::symlink("a/z.txt", root.join("ln-file"));
+        let _ = std::os::unix::fs::symlink("missing", root.join("ln-broken"));
+        let _ = std::os::unix::fs::symlink("/", root.join("ln-out"));
+    }
+    age_all(root);
+    let tree = Tree::new(root)
+        .unwrap()
+        .threads(spec.threads)
+        .hidden(spec.hidden)
+        .follow_links(spec.follow)
+        .parent_ignores(false);
+    let index = Index::build(tree.clone(), store.path()).unwrap();
+    for (query, limits) in &spec.queries {
+        compare_all(&tree, &index, query, limits);
+    }
+    for change in &spec.changes {
+        apply(root, change);
+    }
+    for (query, limits) in &spec.queries {
+        compare_all(&tree, &index, query, limits);
+    }
+    index.update().unwrap();
+    for (query, limits) in &spec.queries {
+        compare_all(&tree, &index, query, limits);
+    }
+    // A fresh process's view: opened from disk.
+    let reopened = Index::open(tree.clone(), store.path()).unwrap();
+    let (query, limits) = &spec.queries[0];
+    compare_all(&tree, &reopened, query, limits);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    #[test]
+    fn the_index_answers_as_the_tree_does(spec in spec()) {
+        check(&spec);
+    }
+}
+
+/// A tree of `files`, aged, and its index.
+fn indexed(files: &[(&str, &str)]) -> (tempfile::TempDir, tempfile::TempDir, Tree, Index) {
+    let dir = tempfile::tempdir().unwrap();
+    let store = tempfile::tempdir().unwrap();
+    for (name, text) in files {
+        let path = dir.path().join(name);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+    age_all(dir.path());
+    let tree = Tree::new(dir.path()).unwrap().threads(1);
+    let index = Index::build(tree.clone(), store.path().join("idx")).unwrap();
+    (dir, store, tree, index)
+}
+
+#[test]
+fn a_cursor_of_a_generation_gone_is_stale() {
+    let (dir, _store, _tree, index) = indexed(&[("a.txt", "x\nx\nx\n"), ("b.txt", "x\n")]);
+    let query = Query::literal("x");
+    let limits = Limits::new().limit(1);
+    let first = index.search(&query, &limits, None).unwrap();
+    // The same generation resumes.
+    let second = index.search(&query, &limits, first.next_cursor()).unwrap();
+    assert_eq!(second.start(), 1);
+    std::fs::write(dir.path().join("c.txt"), "x\n").unwrap();
+    assert!(index.update().unwrap());
+    let err = index
+        .search(&query, &limits, first.next_cursor())
+        .unwrap_err();
+    assert!(matches!(err.kind(), ErrorKind::StaleCursor { .. }), "{err}");
+    // A process that opens the new generation refuses it too.
+    let reopened = Index::open(index.get_tree().clone(), _store.path().join("idx")).unwrap();
+    let err = reopened
+        .search(&query, &limits, first.next_cursor())
+        .unwrap_err();
+    assert!(matches!(err.kind(), ErrorKind::StaleCursor { .. }), "{err}");
+}
+
+/// The index's files, by name.
+fn index_files(store: &Path) -> Vec<std::path::PathBuf> {
+    let mut files: Vec<_> = std::fs::read_dir(store)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    files.sort();
+    files
+}
+
+#[test]
+fn a_damaged_index_is_refused_never_read() {
+    let (_dir, store, tree, _index) = indexed(&[("a.txt", "x\n"), ("b/c.txt", "y\n")]);
+    let idx = store.path().join("idx");
+    let files = index_files(&idx);
+    let manifest = files
+        .iter()
+        .find(|p| p.extension().is_some_and(|e| e == "manifest"))
+        .unwrap()
+        .clone();
+    let base = files
+        .iter()
+        .find(|p| p.extension().is_some_and(|e| e == "grams"))
+        .unwrap()
+        .clone();
+    let good_manifest = std::fs::read(&manifest).unwrap();
+    let good_base = std::fs::read(&base).unwrap();
+    let refused = |what: &str| {
+        let err = Index::open(tree.clone(), &idx).unwrap_err();
+        match err.kind() {
+            ErrorKind::UnusableIndex { reason, .. } => reason.clone(),
+            other => panic!("{what}: {other:?}"),
+        }
+    };
+    // A flipped byte in the body: the checksum.
+    let mut bytes = good_manifest.clone();
+    let last = bytes.len() - 1;
+    bytes[last] ^= 1;
+    std::fs::write(&manifest, &bytes).unwrap();
+    assert!(refused("flipped").contains("checksum"));
+    // Truncated.
+    std::fs::write(&manifest, &good_manifest[..good_manifest.len() - 3]).unwrap();
+    assert!(refused("truncated").contains("truncated"));
+    // Another format version.
+    let mut bytes = good_manifest.clone();
+    bytes[8] = 99;
+    std::fs::write(&manifest, &bytes).unwrap();
+    assert!(refused("version").contains("version"));
+    std::fs::write(&manifest, &good_manifest).unwrap();
+    // A damaged base.
+    std::fs::write(&base, &good_base[..10]).unwrap();
+    refused("base");
+    std::fs::write(&base, &good_base).unwrap();
+    // Other walk rules.
+    let other = Index::open(tree.clone().hidden(true), &idx).unwrap_err();
+    assert!(other.to_string().contains("other walk rules"), "{other}");
+    // Whole again: opened.
+    assert!(Index::open(tree.clone(), &idx).is_ok());
+    // Asked for, a rebuild replaces a damaged index.
+    std::fs::write(&manifest, b"junk").unwrap();
+    let rebuilt = Index::open_or_build(tree.clone(), &idx).unwrap();
+    assert_eq!(
+        rebuilt
+            .search(&Query::literal("y"), &Limits::new(), None)
+            .unwrap()
+            .len(),
+        1
+    );
+}
+
+#[test]
+fn a_build_that_never_switched_leaves_the_previous_generation() {
+    let (dir, store, tree, index) = indexed(&[("a.txt", "x\n")]);
+    let idx = store.path().join("idx");
+    let before = index.generation();
+    // A crash mid-build leaves temporary files and a manifest that
+    // `CURRENT` does not name.
+    std::fs::write(idx.join("gen-99.manifest.tmp123"), b"half written").unwrap();
+    std::fs::write(idx.join("gen-99.manifest"), b"never switched to").unwrap();
+    let opened = Index::open(tree.clone(), &idx).unwrap();
+    assert_eq!(opened.generation(), before);
+    std::fs::write(dir.path().join("a.txt"), "x\nx\n").unwrap();
+    let found = opened
+        .search(&Query::literal("x"), &Limits::new(), None)
+        .unwrap();
+    assert_eq!(found.len(), 2, "the tree as it is now");
+}
+
+#[test]
+fn a_same_size_rewrite_within_the_build_tick_is_seen() {
+    // Not aged: written within the clock tick of the build, so the build
+    // cannot trust its stamp, and every query reads it.
+    let dir = tempfile::tempdir().unwrap();
+    let store = tempfile::tempdir().unwrap();
+    let file = dir.path().join("a.txt");
+    std::fs::write(&file, "old text\n").unwrap();
+    let written = std::fs::metadata(&file).unwrap().modified().unwrap();
+    let tree = Tree::new(dir.path()).unwrap();
+    let index = Index::build(tree, store.path()).unwrap();
+    // The same size, and the same modification time put back: only the
+    // change time (which the stamp holds) and the tick rule tell.
+    std::fs::write(&file, "new text\n").unwrap();
+    std::fs::File::options()
+        .write(true)
+        .open(&file)
+        .unwrap()
+        .set_modified(written)
+        .unwrap();
+    let found = index
+        .search(&Query::literal("new"), &Limits::new(), None)
+        .unwrap();
+    assert_eq!(found.len(), 1);
+    assert!(found.is_complete());
+}
+
+#[test]
+fn a_query_of_named_paths_answers_as_the_tree_does() {
+    let (dir, _store, tree, index) = indexed(&[
+        ("a/x.txt", "foo\n"),
+        ("a/.h/y.txt", "foo\n"),
+        ("b/z.log", "foo\n"),
+        (".gitignore", "*.log\n"),
+    ]);
+    std::fs::write(dir.path().join("a/new.txt"), "foo\n").unwrap();
+    for paths in [
+        vec!["a"],
+        vec!["a/.h"],
+        vec!["b/z.log", "missing"],
+        vec![""],
+    ] {
+        let query = Query::literal("foo").paths(paths);
+        compare_all(&tree, &index, &query, &Limits::new().limit(1));
+    }
+    let excerpt = candor::Excerpt::new("a/x.txt", 1..=1);
+    assert_eq!(
+        tree.excerpt(&excerpt, &Limits::new(), None).unwrap(),
+        index.excerpt(&excerpt, &Limits::new(), None).unwrap()
+    );
+    let q = Query::literal("foo");
+    same(
+        "find_in_file",
+        &tree
+            .find_in_file("b/z.log", &q, &Limits::new(), None)
+            .unwrap(),
+        &index
+            .find_in_file("b/z.log", &q, &Limits::new(), None)
+            .unwrap(),
+    );
+    let mut seen = (Vec::new(), Vec::new());
+    let t = tree
+        .search_each(&q, &Limits::new(), None, &mut |m| {
+            seen.0.push(m.clone());
+            std::ops::ControlFlow::Continue(())
+        })
+        .unwrap();
+    let i = index
+        .try_search_each(&q, &Limits::new(), None, |m| {
+            seen.1.push(m.clone());
+            Ok::<(), ()>(())
+        })
+        .unwrap();
+    assert_eq!(seen.0, seen.1);
+    assert_eq!((t.count(), t.total()), (i.count(), i.total()));
+}
+
+#[test]
+fn a_large_tree_is_checked_on_two_threads_as_on_one() {
+    // Enough entries for the stamps to be taken ahead on a second thread.
+    let files: Vec<(String, String)> = (0..3000)
+        .map(|i| {
+            let text = if i % 97 == 0 { "needle\n" } else { "hay\n" };
+            (format!("d{:02}/f{i:04}.txt", i % 60), text.to_owned())
+        })
+        .collect();
+    let refs: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(a, b)| (a.as_str(), b.as_str()))
+        .collect();
+    let (dir, _store, tree, _) = indexed(&refs);
+    let store = tempfile::tempdir().unwrap();
+    for threads in [1, 2, 4] {
+        let tree = tree.clone().threads(threads);
+        let index = Index::build(tree.clone(), store.path().join(format!("t{threads}"))).unwrap();
+        compare_all(
+            &tree,
+            &index,
+            &Query::literal("needle"),
+            &Limits::new().limit(7),
+        );
+        // Changes deep in the order, and early.
+        std::fs::write(dir.path().join("d59/f2999.txt"), "needle too\n").unwrap();
+        std::fs::write(dir.path().join("d00/new.txt"), "needle new\n").unwrap();
+        std::fs::remove_file(dir.path().join("d30/f0030.txt")).unwrap_or(());
+        compare_all(&tree, &index, &Query::literal("needle"), &Limits::new());
+        compare_all(
+            &tree,
+            &index,
+            &Query::literal("needle"),
+            &Limits::new().limit(3),
+        );
+    }
+}
+
+/// Asks until the index's answer is the tree's (a watcher's events come
+/// a moment after the change), for at most a minute.
+fn converges(tree: &Tree, index: &Index, query: &Query) {
+    let limits = Limits::new();
+    for _ in 0..600 {
+        let t = tree.search(query, &limits, None).unwrap();
+        let i = index.search(query, &limits, None).unwrap();
+        if t.items() == i.items() && t.skipped() == i.skipped() && t.total() == i.total() {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    panic!("the watched index never caught up with the tree");
+}
+
+#[test]
+fn a_watched_index_sees_changes_without_stats() {
+    let (dir, _store, tree, index) = indexed(&[
+        ("a/x.txt", "foo\n"),
+        ("a/y.txt", "bar\n"),
+        ("b/z.txt", "foo\n"),
+    ]);
+    if !index.watch().unwrap() {
+        // The tree cannot be watched here: the checked mode answers.
+        compare_all(&tree, &index, &Query::literal("foo"), &Limits::new());
+        return;
+    }
+    let query = Query::literal("foo");
+    compare_all(&tree, &index, &query, &Limits::new().limit(1));
+    std::fs::write(dir.path().join("a/y.txt"), "foo now\n").unwrap();
+    std::fs::write(dir.path().join("b/new.txt"), "foo new\n").unwrap();
+    std::fs::remove_file(dir.path().join("a/x.txt")).unwrap();
+    std::fs::create_dir(dir.path().join("c")).unwrap();
+    std::fs::write(dir.path().join("c/deep.txt"), "foo deep\n").unwrap();
+    converges(&tree, &index, &query);
+    assert!(index.is_behind());
+    assert!(index.update().unwrap());
+    compare_all(&tree, &index, &query, &Limits::new().limit(2));
+    // After the update, a change is still seen.
+    std::fs::write(dir.path().join("c/deep.txt"), "no more\n").unwrap();
+    converges(&tree, &index, &query);
+}
+
+#[test]
+fn a_budget_that_stops_inside_a_file_stops_there_through_the_index() {
+    let filler = "filler line\n".repeat(30_000);
+    let (_dir, _store, tree, index) = indexed(&[("a.txt", &filler), ("b.txt", "foo\n")]);
+    let query = Query::literal("foo");
+    for limits in [
+        Limits::new().max_scanned_bytes(100_000),
+        Limits::new().max_scanned_bytes(400_000),
+        Limits::new().deadline(Duration::from_secs(3600)),
+        Limits::new(),
+    ] {
+        compare_all(&tree, &index, &query, &limits);
+    }
+}
