@@ -352,6 +352,53 @@ impl Matcher {
     }
 }
 
+/// Every match of a matcher whose matches can be found in a line handed
+/// on in pieces (see `Matcher::piece_reach`), leftmost first, not
+/// overlapping.
+pub(crate) struct PieceMatches<'m, 'h>(BufferMatches<'m, 'h>);
+
+impl Iterator for PieceMatches<'_, '_> {
+    type Item = (usize, usize);
+
+    fn next(&mut self) -> Option<(usize, usize)> {
+        self.0.next()
+    }
+}
+
+impl Matcher {
+    /// The longest match, when this matcher's matches in a line can be
+    /// found from the line's pieces: a match starting at a position is
+    /// then decided by the bytes from there to this many bytes on, so a
+    /// search of a piece finds exactly the line's matches that start
+    /// early enough in it. Only case-sensitive literals, not whole words
+    /// (no look-around, no character widening, no empty match); a regex
+    /// gives `None`, and a line too long to hold is skipped for it.
+    pub(crate) fn piece_reach(&self) -> Option<usize> {
+        if self.nul_for_invalid || self.widen || self.drop_splits || self.unicode_words {
+            return None;
+        }
+        match &self.strategy {
+            Strategy::Literals(Literals::One(f)) => Some(f.needle().len()),
+            Strategy::Literals(Literals::Many(ac)) => Some(ac.max_pattern_len()),
+            Strategy::Prefiltered(..) | Strategy::Regex { .. } => None,
+        }
+    }
+
+    /// The matches in `haystack`, a part of one line, for a matcher with a
+    /// `piece_reach`; none for another.
+    pub(crate) fn piece_matches<'m, 'h>(&'m self, haystack: &'h [u8]) -> PieceMatches<'m, 'h> {
+        match &self.strategy {
+            Strategy::Literals(literals) => PieceMatches(literals.matches(haystack)),
+            Strategy::Prefiltered(literals, _) => PieceMatches(literals.matches(&haystack[..0])),
+            Strategy::Regex { buffer, .. } => PieceMatches(BufferMatches::Regex(
+                buffer.find_iter(&haystack[..0]),
+                &haystack[..0],
+                false,
+            )),
+        }
+    }
+}
+
 /// Returns true for an empty match at `start` that splits a character,
 /// which the `regex` crate's `str` API never reports: one strictly inside
 /// a character of the lossy decoding (`String::from_utf8_lossy`), that

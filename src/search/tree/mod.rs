@@ -18,6 +18,8 @@ use crate::search::confine::{self, DirHandle};
 use crate::search::reader::ReadRules;
 
 mod feed;
+#[cfg(test)]
+mod long_lines;
 mod read;
 mod schedule;
 mod source;
