@@ -703,9 +703,9 @@ fn long_line_answers(corpus: &dyn Corpus, query: &Query) -> String {
     )
 }
 
-/// A line over the 16 MiB cap, with a column window: found and shown cut
-/// as a corpus that holds it whole (documents in memory have no cap)
-/// shows it, with its matches at its start, on the reader's piece
+/// A line over the 16 MiB cap, with a column window and a query whose
+/// matches are at most a known length long: found and shown cut as a
+/// corpus that holds it whole (documents in memory have no cap) shows it, with its matches at its start, on the reader's piece
 /// boundary (its first 16 MiB and one byte, then reads of the buffer's
 /// size), past the window and at its end; counted exactly; and excerpted
 /// from its first bytes. Without a window, it skips its file as before.
@@ -729,6 +729,7 @@ fn a_line_over_the_16_mib_cap_is_found_and_shown_cut_with_a_window() {
     for query in [
         Query::literal("NEEDLE").max_columns(120),
         Query::literals(["NEEDLE", "EEDLEa", "hNEE"]).max_columns(64),
+        Query::regex(r"N[A-Z]{4}E(?-u:\b)|^first").max_columns(80),
     ] {
         let want = long_line_answers(&docs, &query);
         assert_eq!(long_line_answers(&tree, &query), want, "{query:?}");

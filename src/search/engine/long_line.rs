@@ -25,7 +25,7 @@
 use std::mem;
 
 use crate::search::engine::show::{show_part, window_start};
-use crate::search::matcher::Matcher;
+use crate::search::matcher::{Matcher, PieceReach};
 use crate::search::{LineCut, Span};
 
 /// The bytes kept past a window's ends: a character's 3 bytes before its
@@ -36,8 +36,8 @@ const EDGE: usize = 4;
 pub(crate) struct LongLine {
     /// The window's width: the line's shown bytes.
     max: usize,
-    /// The bytes that decide a match at a position (see the module's
-    /// docs); `0` when nothing is matched (an excerpt's line).
+    /// The bytes from a position that decide a match there (see the
+    /// module's docs); `0` when nothing is matched (an excerpt's line).
     need: usize,
     /// Every match the window can show is wanted, not only whether the
     /// line matches.
@@ -46,10 +46,15 @@ pub(crate) struct LongLine {
     pub(crate) start: u64,
     /// The line's bytes so far (its `\n` left out).
     len: usize,
-    /// Where the next match may start (line offsets); the bytes from
-    /// there to `len` are `carry`.
+    /// The bytes a match's look-around reads on each side of it.
+    context: usize,
+    /// Where the next match may start (line offsets).
     resume: usize,
+    /// The line's bytes from `carry_at` (`context` bytes before `resume`,
+    /// or the line's start) to `len`: not yet searched, or read by the
+    /// look-around of the next search.
     carry: Vec<u8>,
+    carry_at: usize,
     /// Nothing more is to be matched: the line is known to match and
     /// only that is wanted, or a match past what the window can show was
     /// found.
@@ -72,18 +77,21 @@ impl LongLine {
     pub(crate) fn new(
         start: u64,
         max: usize,
-        reach: Option<usize>,
+        reach: Option<PieceReach>,
         spans_wanted: bool,
     ) -> LongLine {
-        let need = reach.map_or(0, |r| r + 1);
+        let context = reach.map_or(0, |r| r.context);
+        let need = reach.map_or(0, |r| r.longest + 1 + r.context);
         LongLine {
             max,
             need,
             spans_wanted,
             start,
             len: 0,
+            context,
             resume: 0,
             carry: Vec::new(),
+            carry_at: 0,
             settled: reach.is_none(),
             anchor: reach.is_none().then_some(0),
             spans: Vec::new(),
@@ -95,7 +103,8 @@ impl LongLine {
     }
 
     /// Takes the line's next piece (`ends`: its last, the `\n` left out),
-    /// matched with `matcher` (the one whose reach the line was made with).
+    /// matched with `matcher` (the one whose `piece_reach` the line was
+    /// made with).
     pub(crate) fn feed(&mut self, matcher: Option<&Matcher>, piece: &[u8], ends: bool) {
         let at = self.len;
         if let (Some(matcher), false) = (matcher, self.settled) {
@@ -153,26 +162,27 @@ impl LongLine {
 
     /// Searches the piece at `at` of the line, with what was carried over.
     fn find(&mut self, matcher: &Matcher, piece: &[u8], at: usize, ends: bool) {
-        let need = self.need;
+        let (need, context) = (self.need, self.context);
         if !self.carry.is_empty() {
             let mut hay = mem::take(&mut self.carry);
-            if piece.len() <= need {
+            let (hay_at, back) = (self.carry_at, self.resume - self.carry_at);
+            if piece.len() <= need + context {
                 hay.extend_from_slice(piece);
-                let hay_at = self.resume;
-                self.search(matcher, &hay, hay_at, ends);
+                self.search(matcher, &hay, hay_at, back, ends);
                 hay.clear();
                 if self.carry.is_empty() {
                     self.carry = hay;
                 }
                 return;
             }
-            // The matches that start in the carried bytes: each is decided
-            // by the piece's first `need` bytes.
+            // The matches that start in the carried bytes or in the
+            // piece's first `context` bytes (the piece is searched from
+            // where its look-around has the bytes before): each is
+            // decided by the piece's first `need + context` bytes.
             let carried = hay.len();
-            let hay_at = self.resume;
-            hay.extend_from_slice(&piece[..need]);
-            for (s, e) in matcher.piece_matches(&hay) {
-                if s >= carried {
+            hay.extend_from_slice(&piece[..need + context]);
+            for (s, e) in matcher.piece_matches(&hay, back, hay.len()) {
+                if s >= carried + context {
                     break;
                 }
                 self.resume = hay_at + e;
@@ -180,28 +190,29 @@ impl LongLine {
                     break;
                 }
             }
-            self.resume = self.resume.max(at);
+            self.resume = self.resume.max(at + context);
             hay.clear();
             self.carry = hay;
             if self.settled {
                 return;
             }
         }
-        self.search(matcher, piece, at, ends);
+        self.search(matcher, piece, at, self.resume - at, ends);
     }
 
-    /// Searches `hay`, the line's bytes from `hay_at`, from `resume`: to
-    /// its end when it ends the line, else as far as its bytes decide (the
-    /// rest carried over).
-    fn search(&mut self, matcher: &Matcher, hay: &[u8], hay_at: usize, ends: bool) {
-        let from = self.resume - hay_at;
-        let limit = if ends {
-            hay.len() - usize::from(hay.last() == Some(&b'\r'))
+    /// Searches `hay`, the line's bytes from `hay_at`, from `from` (the
+    /// bytes before are read only by the look-around): to its end when it
+    /// ends the line, else as far as its bytes decide (the rest carried
+    /// over, with the bytes the look-around reads before it).
+    fn search(&mut self, matcher: &Matcher, hay: &[u8], hay_at: usize, from: usize, ends: bool) {
+        let hay = if ends {
+            // The line's content: a `\r` that ends it is not matched.
+            &hay[..hay.len() - usize::from(hay.last() == Some(&b'\r'))]
         } else {
-            hay.len()
+            hay
         };
-        for (s, e) in matcher.piece_matches(&hay[from..limit.max(from)]) {
-            let (s, e) = (from + s, from + e);
+        let to = hay.len().max(from);
+        for (s, e) in matcher.piece_matches(hay, from, to) {
             if !ends && s + self.need > hay.len() {
                 break;
             }
@@ -213,8 +224,9 @@ impl LongLine {
         if !ends && !self.settled {
             let undecided = hay_at + hay.len().saturating_sub(self.need - 1);
             self.resume = self.resume.max(undecided);
+            self.carry_at = self.resume.saturating_sub(self.context).max(hay_at);
             self.carry.clear();
-            self.carry.extend_from_slice(&hay[self.resume - hay_at..]);
+            self.carry.extend_from_slice(&hay[self.carry_at - hay_at..]);
         }
     }
 

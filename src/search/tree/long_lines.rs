@@ -67,24 +67,49 @@ fn excerpt_of(tree: &Tree, lines: u64, max: usize) -> String {
     format!("{lines:?} {} {:?}", got.is_complete(), got.skipped())
 }
 
-/// The line numbers of `text`'s lines holding any of `needles`, by a
-/// plain scan (a `\r` before a `\n`, or ending the text, is no content).
-fn naive_lines(text: &[u8], needles: &[&str]) -> Vec<u64> {
-    let mut out = Vec::new();
+/// The line numbers of `text`'s lines that `pattern` matches, by a plain
+/// scan with the `regex` crate, line by line (a `\r` before a `\n`, or
+/// ending the text, is no content).
+fn naive_lines(text: &[u8], pattern: &str) -> Vec<u64> {
+    let re = regex::bytes::Regex::new(pattern).unwrap();
     let mut lines: Vec<&[u8]> = text.split(|&b| b == b'\n').collect();
     if text.ends_with(b"\n") {
         lines.pop();
     }
+    let mut out = Vec::new();
     for (i, line) in lines.iter().enumerate() {
         let content = line.strip_suffix(b"\r").unwrap_or(line);
-        let found = needles
-            .iter()
-            .any(|n| memchr::memmem::find(content, n.as_bytes()).is_some());
-        if found {
+        if re.is_match(content) {
             out.push(i as u64 + 1);
         }
     }
     out
+}
+
+/// A query whose matches are at most a known length long, and the same
+/// pattern for the `regex` crate; the needles written into the line.
+fn bounded_query(kind: usize) -> (Query, &'static str, &'static [&'static str]) {
+    match kind {
+        0 => (Query::literal("ab"), "ab", &["ab"]),
+        1 => (Query::literal("abcab"), "abcab", &["abcab"]),
+        2 => (
+            Query::literals(["ab", "abcab", "bca"]),
+            "ab|abcab|bca",
+            &["ab", "abcab", "bca"],
+        ),
+        3 => (Query::regex("a[bc]{1,3}b"), "a[bc]{1,3}b", &["abcb", "acb"]),
+        4 => (
+            Query::regex(r"(?-u:\b)ab[a-c]?"),
+            r"(?-u:\b)ab[a-c]?",
+            &[" ab", "ab", "xab "],
+        ),
+        5 => (Query::regex("^ab|ca$"), "^ab|ca$", &["ab", "ca"]),
+        _ => (
+            Query::literal("AB").case_insensitive(true),
+            "(?i)ab",
+            &["Ab", "aB"],
+        ),
+    }
 }
 
 /// A text of short lines around one long line, with `needles` written at
@@ -164,7 +189,7 @@ fn trickle(tree: &mut Tree, most: usize) {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(96))]
+    #![proptest_config(ProptestConfig::with_cases(128))]
 
     /// The line over the cap, in pieces of about a block, gives what it
     /// gives held whole: the same items cut the same way, the same
@@ -176,8 +201,8 @@ proptest! {
         block in 16usize..96,
         max in 1usize..120,
         places in proptest::collection::vec((any::<u16>(), 0usize..3), 0..6),
-        fill in prop_oneof![Just("xyz"), Just("aba"), Just("bca\r"), Just("é\u{80}ab")],
-        set in 0usize..3,
+        fill in prop_oneof![Just("xyz"), Just("aba"), Just("bca\r"), Just("é\u{80}ab"), Just("ab ca")],
+        kind in 0usize..7,
         before in 0usize..3,
         after in 0usize..3,
         crlf: bool,
@@ -185,17 +210,9 @@ proptest! {
         threads in 1usize..=2,
         most in prop_oneof![Just(usize::MAX), 1usize..9],
     ) {
-        let needles: &[&str] = match set {
-            0 => &["ab"],
-            1 => &["abcab"],
-            _ => &["ab", "abcab", "bca"],
-        };
+        let (query, pattern, needles) = bounded_query(kind);
         let text = long_text(before, after, long, fill, &places, needles, crlf);
-        let query = match needles {
-            [one] => Query::literal(*one),
-            many => Query::literals(many.iter().copied()),
-        }
-        .max_columns(max);
+        let query = query.max_columns(max);
         let limits = limit.map_or_else(Limits::new, |l| Limits::new().limit(l));
         let cap = 128usize.max(block * 2);
         let (_a, mut pieces) = tree_of(&text, block, cap, threads);
@@ -206,7 +223,7 @@ proptest! {
         let got = answers(&pieces, &query, &limits);
         prop_assert_eq!(&got, &answers(&whole, &query, &limits));
         prop_assert!(!got.contains("LongLine"), "{}", got);
-        let want = naive_lines(&text, needles);
+        let want = naive_lines(&text, pattern);
         let found = whole.search(&query, &Limits::new(), None).unwrap();
         let numbers: Vec<u64> = found.iter().map(|m| m.line_number).collect();
         prop_assert_eq!(numbers, want);
@@ -222,7 +239,9 @@ fn without_a_window_or_with_a_regex_a_line_over_the_cap_is_still_skipped() {
     let (_dir, tree) = tree_of(text.as_bytes(), 32, 128, 1);
     for query in [
         Query::literal("ab"),
-        Query::regex("a[b]").max_columns(40),
+        Query::regex("ab+").max_columns(40),
+        Query::regex(r"\bab").max_columns(40),
+        Query::regex("x?").max_columns(40),
         Query::literal("ab").whole_word(true).max_columns(40),
         Query::literal("ab").max_columns(128),
     ] {
