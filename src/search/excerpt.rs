@@ -54,6 +54,9 @@ impl Excerpt {
     /// Cuts lines longer than `max_columns` bytes, and marks them as cut.
     /// Default: no cut. A limit of 0 is refused when the excerpt is read
     /// ([`ErrorKind::InvalidArgument`](crate::ErrorKind::InvalidArgument)).
+    /// With a cut, a line on disk longer than the long-line cap (16 MiB)
+    /// is read in pieces and returned cut, its first `max_columns` bytes
+    /// kept, rather than ending the excerpt as `long_line`.
     ///
     /// # Example
     ///

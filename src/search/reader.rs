@@ -16,7 +16,9 @@
 //! chunk is, before that much of the file was read). A NUL further in
 //! ends the file at the start of its line: the lines before it are handed
 //! on, and the rest is skipped as binary (`Ended::Cut`). So does a line
-//! longer than [`MAX_LINE`] (`long_line`), a read error (`unreadable`),
+//! longer than [`MAX_LINE`] (`long_line`), unless the visitor takes such
+//! lines in pieces (`Piece`: then the buffer, grown to the cap, carries
+//! the line through piece by piece), a read error (`unreadable`),
 //! and a change seen while the file is read (`changed`). Nothing was
 //! handed on when the stop comes at the file's start: the whole file is
 //! skipped (`Ended::Skip`). Where each stop comes depends on the file's

@@ -435,14 +435,13 @@ impl Matcher {
         to: usize,
     ) -> PieceMatches<'m, 'h> {
         match &self.strategy {
-            Strategy::Literals(literals) => {
-                PieceMatches(PieceEngine::Literals(literals.matches(&haystack[from..to]), from))
-            }
-            Strategy::Prefiltered(_, line) | Strategy::Regex { line, .. } => {
-                PieceMatches(PieceEngine::Regex(
-                    line.find_iter(Input::new(haystack).range(from..to)),
-                ))
-            }
+            Strategy::Literals(literals) => PieceMatches(PieceEngine::Literals(
+                literals.matches(&haystack[from..to]),
+                from,
+            )),
+            Strategy::Prefiltered(_, line) | Strategy::Regex { line, .. } => PieceMatches(
+                PieceEngine::Regex(line.find_iter(Input::new(haystack).range(from..to))),
+            ),
         }
     }
 }
