@@ -45,8 +45,24 @@ fn answers(tree: &Tree, query: &Query, limits: &Limits) -> String {
         })
         .collect();
     let counts: Vec<_> = counted.iter().map(|c| (c.path.clone(), c.count)).collect();
+    // Pages of one item, each resumed from the last one's cursor.
+    let mut paged = Vec::new();
+    let mut cursor = None;
+    loop {
+        let page = tree
+            .search(query, &Limits::new().limit(1), cursor.as_ref())
+            .unwrap();
+        paged.extend(
+            page.iter()
+                .map(|m| (m.line_number, m.byte_offset, m.line.clone())),
+        );
+        match page.next_cursor() {
+            Some(next) => cursor = Some(next.clone()),
+            None => break,
+        }
+    }
     format!(
-        "items {items:?}\ncomplete {} skipped {:?}\ncounts {counts:?} {:?}\nfiles {:?} {:?}\ntotal {:?}",
+        "items {items:?}\npaged {paged:?}\ncomplete {} skipped {:?}\ncounts {counts:?} {:?}\nfiles {:?} {:?}\ntotal {:?}",
         found.is_complete(),
         found.skipped(),
         counted.skipped(),
