@@ -225,9 +225,16 @@ proptest! {
         limit in prop_oneof![Just(None), (1usize..4).prop_map(Some)],
         threads in 1usize..=2,
         most in prop_oneof![Just(usize::MAX), 1usize..9],
+        nul in prop_oneof![3 => Just(None), 1 => any::<u16>().prop_map(Some)],
     ) {
         let (query, pattern, needles) = bounded_query(kind);
-        let text = long_text(before, after, long, fill, &places, needles, crlf);
+        let mut text = long_text(before, after, long, fill, &places, needles, crlf);
+        if let Some(at) = nul {
+            // A NUL anywhere: in the long line (which then ends the
+            // search at its start) or in a line after it.
+            let at = at as usize * (text.len() - 1) / u16::MAX as usize;
+            text[at] = 0;
+        }
         let query = query.max_columns(max);
         let limits = limit.map_or_else(Limits::new, |l| Limits::new().limit(l));
         let cap = 128usize.max(block * 2);
@@ -239,10 +246,12 @@ proptest! {
         let got = answers(&pieces, &query, &limits);
         prop_assert_eq!(&got, &answers(&whole, &query, &limits));
         prop_assert!(!got.contains("LongLine"), "{}", got);
-        let want = naive_lines(&text, pattern);
-        let found = whole.search(&query, &Limits::new(), None).unwrap();
-        let numbers: Vec<u64> = found.iter().map(|m| m.line_number).collect();
-        prop_assert_eq!(numbers, want);
+        if nul.is_none() {
+            let want = naive_lines(&text, pattern);
+            let found = whole.search(&query, &Limits::new(), None).unwrap();
+            let numbers: Vec<u64> = found.iter().map(|m| m.line_number).collect();
+            prop_assert_eq!(numbers, want);
+        }
         let lines = (before + after + 1) as u64;
         prop_assert_eq!(excerpt_of(&pieces, lines, max), excerpt_of(&whole, lines, max));
     }
