@@ -217,8 +217,8 @@ impl Query {
     /// With a window, a line on disk longer than the long-line cap
     /// (16 MiB) no longer ends its file's search as `long_line`, when the
     /// query's matches are at most a known length long (literals without
-    /// whole words; a regex with a longest match, which cannot match
-    /// empty, without whole words or a Unicode `\b`): it is read in
+    /// whole words; a regex whose longest match is at most 64 KiB, which
+    /// cannot match empty, without whole words or a Unicode `\b`): it is read in
     /// pieces, found, counted and shown cut as a shorter line would be,
     /// in memory bounded by the window. Another query skips it as before.
     ///

@@ -4,16 +4,21 @@
 //! bounded by the window, whatever the line's length.
 //!
 //! **Matches across pieces.** Only a matcher whose matches are at most a
-//! known length long, and decided by those bytes alone, takes a line in
-//! pieces (`Matcher::piece_reach`: literals). A match starting at a
-//! position is then decided by the `need` bytes from there (the longest
-//! match, and one byte more: the line's last byte may be the `\r` of a
-//! `\r\n` ending, not part of its content). A piece is searched as far as
-//! that decides; the undecided bytes at its end (fewer than `need`) are
-//! carried over and searched again with the next piece's first bytes.
-//! Leftmost, non-overlapping matches come out as a search of the whole
-//! line gives them: the search of the next bytes starts where the last
-//! match ended.
+//! known length long, and decided by those bytes and a byte of
+//! look-around on each side, takes a line in pieces
+//! (`Matcher::piece_reach`: literals, and regexes with a longest match).
+//! A match starting at a position is then decided by the `need` bytes
+//! from there (the longest match, the look-around's byte after it, and
+//! one byte more: the line's last byte may be the `\r` of a `\r\n`
+//! ending, not part of its content), and the byte before it. A piece is
+//! searched as far as that decides; the undecided bytes at its end (fewer
+//! than `need`), with the byte before them, are carried over and searched
+//! again with the next piece's first bytes. Leftmost, non-overlapping
+//! matches come out as a search of the whole line gives them: the search
+//! of the next bytes starts where the last match ended, and a searched
+//! range starts at the line's start, or ends at its end, only where the
+//! line does (the regex engine's look-around reads the bytes outside a
+//! range).
 //!
 //! **What is kept.** The shown window starts around the first match, or
 //! ends at the line's end when the match is near it (`show::window_start`):

@@ -357,6 +357,10 @@ impl Matcher {
     }
 }
 
+/// The longest match a search of a line in pieces takes: what it carries
+/// from one piece to the next, and keeps of the line, grows with it.
+const PIECE_MATCH_MAX: usize = 64 * 1024;
+
 /// What a search of a line in pieces needs (see `Matcher::piece_reach`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct PieceReach {
@@ -400,12 +404,14 @@ impl Matcher {
     /// enough in it. Literals (case-sensitive, not whole words), and a
     /// regex whose matches have a longest length and cannot be empty,
     /// with no whole words, no character widening and no Unicode word
-    /// boundary; for another, `None` (a line too long to hold is skipped).
+    /// boundary; and a longest match of at most `PIECE_MATCH_MAX` bytes
+    /// (the bytes carried from piece to piece). For another, `None` (a
+    /// line too long to hold is skipped).
     pub(crate) fn piece_reach(&self) -> Option<PieceReach> {
         if self.nul_for_invalid || self.widen || self.drop_splits || self.unicode_words {
             return None;
         }
-        match &self.strategy {
+        let reach = match &self.strategy {
             Strategy::Literals(Literals::One(f)) => Some(PieceReach {
                 longest: f.needle().len(),
                 context: 0,
@@ -420,7 +426,8 @@ impl Matcher {
                     context: 1,
                 })
             }
-        }
+        };
+        reach.filter(|r| r.longest <= PIECE_MATCH_MAX)
     }
 
     /// The matches in `haystack[from..to]`, a part of one line whose

@@ -267,6 +267,7 @@ fn without_a_window_or_with_a_regex_a_line_over_the_cap_is_still_skipped() {
         Query::regex("ab+").max_columns(40),
         Query::regex(r"\bab").max_columns(40),
         Query::regex("x?").max_columns(40),
+        Query::regex("a[b-z]{0,70000}").max_columns(40),
         Query::literal("ab").whole_word(true).max_columns(40),
         Query::literal("ab").max_columns(128),
     ] {
