@@ -14,7 +14,7 @@ use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use candor::{Corpus, Documents, JsonStream, Limits, Match, Query, Tree};
+use candor::{Corpus, Documents, Excerpt, JsonStream, Limits, Match, Query, Tree};
 
 /// The system allocator, counting the bytes in use and their peak.
 struct Counting;
@@ -178,6 +178,7 @@ fn peak_memory_does_not_grow_with_the_corpus() {
     one_file_s_matching_lines_are_handed_on_in_parts();
     long_matching_lines_are_held_in_bytes_not_lines();
     a_line_of_many_matches_costs_only_its_shown_window();
+    a_line_over_the_cap_costs_its_window_not_its_length();
 }
 
 /// Writes `len` bytes of lines to `path`, a 1 MiB block at a time, with
@@ -478,4 +479,67 @@ fn a_line_of_many_matches_costs_only_its_shown_window() {
             "{query:?}, documents: a peak of {peak} bytes"
         );
     }
+}
+
+/// Writes a file of one line of `len` bytes (a match near its start, one
+/// in its middle and one at its end) between two short lines, 1 MiB at a
+/// time.
+fn write_one_long_line(path: &Path, len: usize) {
+    use std::io::Write as _;
+    const MIB: usize = 1 << 20;
+    let mut file = std::io::BufWriter::new(std::fs::File::create(path).unwrap());
+    file.write_all(b"needle first\n").unwrap();
+    let block = "abcdefg ".repeat(MIB / 8).into_bytes();
+    for i in 0..len / MIB {
+        let mut block = block.clone();
+        if i == 0 || i == len / MIB / 2 {
+            block[1000..1006].copy_from_slice(b"needle");
+        }
+        if i + 1 == len / MIB {
+            block[MIB - 6..].copy_from_slice(b"needle");
+        }
+        file.write_all(&block).unwrap();
+    }
+    file.write_all(b"\nneedle last\n").unwrap();
+}
+
+/// A line over the 16 MiB cap, searched and excerpted with a column
+/// window: read in pieces through the read buffer, keeping only the
+/// bytes its window may show. A line three times longer costs the same.
+fn a_line_over_the_cap_costs_its_window_not_its_length() {
+    const MIB: usize = 1 << 20;
+    let dir = tempfile::tempdir().unwrap();
+    let mut peaks = Vec::new();
+    for len in [20 * MIB, 60 * MIB] {
+        let path = dir.path().join("wide.txt");
+        write_one_long_line(&path, len);
+        let tree = Tree::new(dir.path()).unwrap().threads(1);
+        let query = Query::literal("needle").max_columns(200);
+        let search = peak_of(|| {
+            let found = tree.search(&query, &Limits::new(), None).unwrap();
+            assert!(found.is_complete(), "{:?}", found.skipped());
+            assert_eq!(found.len(), 3);
+            let cut = found.items()[1].line_cut.unwrap();
+            assert_eq!(cut.original_bytes, len as u64);
+            let count = tree.count_per_file(&query, &Limits::new(), None).unwrap();
+            assert_eq!(count.items()[0].count, 3);
+        });
+        let excerpt = Excerpt::new("wide.txt", 1..=3).max_columns(200);
+        let excerpted = peak_of(|| {
+            let lines = tree.excerpt(&excerpt, &Limits::new(), None).unwrap();
+            assert!(lines.is_complete(), "{:?}", lines.skipped());
+            assert_eq!(lines.items()[1].line.len(), 200);
+        });
+        eprintln!("a line of {len} bytes: search peak {search} B, excerpt peak {excerpted} B");
+        // The read buffer grows to the cap (16 MiB, doubling: the old and
+        // the new block are briefly both held), and no further.
+        assert!(
+            search < 26 * MIB && excerpted < 26 * MIB,
+            "{search} {excerpted}"
+        );
+        peaks.push((search, excerpted));
+    }
+    let ((s20, e20), (s60, e60)) = (peaks[0], peaks[1]);
+    assert!(s60 < s20 + 64 * 1024, "search: {s20} -> {s60} bytes");
+    assert!(e60 < e20 + 64 * 1024, "excerpt: {e20} -> {e60} bytes");
 }

@@ -51,7 +51,12 @@ mod sealed {
 /// same) is not held:
 /// the file's search ends before it, and the rest is skipped as
 /// `long_line` (an error: the result is not complete, and its `total`
-/// counts only what was searched). A file that changes while it is read, or
+/// counts only what was searched); with a column window
+/// ([`Query::max_columns`](crate::Query::max_columns), for a query whose
+/// matches are at most a known length long, or
+/// [`Excerpt::max_columns`](crate::Excerpt::max_columns)), such a line is
+/// read in pieces and shown cut instead, in memory bounded by the window.
+/// A file that changes while it is read, or
 /// cannot be read to its end, is cut where that is seen, as `changed` or
 /// `unreadable` (errors); lines found before are kept (a stream has
 /// already handed them on). A stop at a file's start skips it whole. A

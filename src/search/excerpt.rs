@@ -2,13 +2,14 @@
 //! read: through the bounded reader, only as far as the last line wanted,
 //! under the read policy, the scanned-bytes budget and the deadline.
 
+use std::cell::RefCell;
 use std::ops::ControlFlow;
 use std::ops::RangeInclusive;
 
 use crate::collect::Collector;
 use crate::error::Error;
-use crate::search::engine::{Budgets, Tally, show};
-use crate::search::reader::{self, BLOCK, Ended, Opened};
+use crate::search::engine::{Budgets, LongLine, Tally, show};
+use crate::search::reader::{self, BLOCK, Ended, FileRead, Opened, Piece, Pieces};
 use crate::search::run;
 use crate::search::source::Source;
 use crate::search::{Line, lines};
@@ -53,6 +54,9 @@ impl Excerpt {
     /// Cuts lines longer than `max_columns` bytes, and marks them as cut.
     /// Default: no cut. A limit of 0 is refused when the excerpt is read
     /// ([`ErrorKind::InvalidArgument`](crate::ErrorKind::InvalidArgument)).
+    /// With a cut, a line on disk longer than the long-line cap (16 MiB)
+    /// is read in pieces and returned cut, its first `max_columns` bytes
+    /// kept, rather than ending the excerpt as `long_line`.
     ///
     /// # Example
     ///
@@ -134,7 +138,47 @@ fn read_excerpt(
     let mut line_number = 0u64;
     let mut stopped_by = None;
     let mut count_ended = false;
-    let mut visit = |chunk: &[u8], base: u64, is_last: bool| -> ControlFlow<()> {
+    // A line too long to hold whole, as its pieces come (see
+    // `reader::Piece`): its first `max_columns` bytes are shown.
+    let mut long: Option<LongLine> = None;
+    let mut step = |step: Step<'_>| -> ControlFlow<()> {
+        let (chunk, base, is_last) = match step {
+            Step::Chunk(chunk, base, is_last) => (chunk, base, is_last),
+            Step::Piece(piece) => {
+                let max = excerpt.max_columns.unwrap_or(usize::MAX);
+                let line = match &mut long {
+                    Some(line) if line.start == piece.line_start => line,
+                    _ => long.insert(LongLine::new(piece.line_start, max, None, false)),
+                };
+                line.feed(None, piece.bytes, piece.line_ends);
+                if !piece.line_ends || line_number >= last {
+                    return ControlFlow::Continue(());
+                }
+                if line_number >= held_last {
+                    if line_number - begin + 1 >= count_budget {
+                        count_ended = true;
+                        return ControlFlow::Break(());
+                    }
+                    line_number += 1;
+                } else {
+                    line_number += 1;
+                    if line_number >= begin {
+                        let mut text = String::new();
+                        let line_cut = line.show(&mut text, &mut Vec::new());
+                        held.push(Line {
+                            line_number,
+                            byte_offset: piece.line_start,
+                            line: text,
+                            line_cut,
+                        });
+                    }
+                }
+                if line_number >= last {
+                    return ControlFlow::Break(());
+                }
+                return ControlFlow::Continue(());
+            }
+        };
         let mut at = 0usize;
         while at < chunk.len() && line_number < last {
             let line = lines::at(chunk, at);
@@ -197,8 +241,26 @@ fn read_excerpt(
             collector.skip(input.named());
             return None;
         }
-        Opened::Memory(bytes, known) => reader::visit_memory(bytes, known, BLOCK, 0, &mut visit),
-        Opened::File(file, rules) => reader::visit_file(file, rules, &mut Vec::new(), &mut visit),
+        Opened::Memory(bytes, known) => {
+            let mut visit =
+                |chunk: &[u8], base: u64, is_last: bool| step(Step::Chunk(chunk, base, is_last));
+            reader::visit_memory(bytes, known, BLOCK, 0, &mut visit)
+        }
+        Opened::File(file, rules) => match FileRead::open(file, rules) {
+            Ok(mut read) => {
+                let step = RefCell::new(step);
+                let mut visit = |chunk: &[u8], base: u64, is_last: bool| {
+                    (step.borrow_mut())(Step::Chunk(chunk, base, is_last))
+                };
+                let mut pieces = |piece: Piece<'_>| (step.borrow_mut())(Step::Piece(piece));
+                // With a column window narrower than a line too long to
+                // hold, such a line is read in pieces and shown cut.
+                let in_pieces = excerpt.max_columns.is_some_and(|max| max < read.max_line());
+                let pieces: Option<&mut Pieces<'_>> = in_pieces.then_some(&mut pieces);
+                read.visit_in_pieces(&mut Vec::new(), &mut visit, pieces)
+            }
+            Err((reason, detail)) => Ended::Skip(reason, detail),
+        },
     };
     let whole = matches!(ended, Ended::Whole(_)) || line_number >= last;
     let tail = match ended {
@@ -236,6 +298,13 @@ fn read_excerpt(
             Total::AtLeast(lines_from_begin)
         }
     })
+}
+
+/// What the reader hands an excerpt: a chunk of whole lines (its offset
+/// in the file, and whether it is the last), or a piece of a long line.
+enum Step<'a> {
+    Chunk(&'a [u8], u64, bool),
+    Piece(Piece<'a>),
 }
 
 pub(crate) fn excerpt(

@@ -214,6 +214,14 @@ impl Query {
     /// pattern such as `x*` (an empty match at every character) is
     /// millions of spans.
     ///
+    /// With a window, a line on disk longer than the long-line cap
+    /// (16 MiB) no longer ends its file's search as `long_line`, when the
+    /// query's matches are at most a known length long (literals without
+    /// whole words; a regex whose longest match is at most 64 KiB, which
+    /// cannot match empty, without whole words or a Unicode `\b`): it is read in
+    /// pieces, found, counted and shown cut as a shorter line would be,
+    /// in memory bounded by the window. Another query skips it as before.
+    ///
     /// # Example
     ///
     /// ```

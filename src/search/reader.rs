@@ -16,7 +16,9 @@
 //! chunk is, before that much of the file was read). A NUL further in
 //! ends the file at the start of its line: the lines before it are handed
 //! on, and the rest is skipped as binary (`Ended::Cut`). So does a line
-//! longer than [`MAX_LINE`] (`long_line`), a read error (`unreadable`),
+//! longer than [`MAX_LINE`] (`long_line`), unless the visitor takes such
+//! lines in pieces (`Piece`: then the buffer, grown to the cap, carries
+//! the line through piece by piece), a read error (`unreadable`),
 //! and a change seen while the file is read (`changed`). Nothing was
 //! handed on when the stop comes at the file's start: the whole file is
 //! skipped (`Ended::Skip`). Where each stop comes depends on the file's
@@ -221,6 +223,35 @@ pub(crate) fn skipped(path: &str, reason: SkipReason, detail: Option<String>) ->
 /// reported).
 pub(crate) type Visit<'v> = dyn FnMut(&[u8], u64, bool) -> ControlFlow<()> + 'v;
 
+/// A piece of a line longer than `max_line`, which a visitor that takes
+/// such lines gets in pieces instead of the `long_line` stop: the line's
+/// bytes in order, its `\n` left out (a byte-order mark starting the file
+/// too). A line is searched only once its last piece comes: a stop before
+/// (a NUL in it, a change, an error) ends the read at the line's start,
+/// as for any line.
+pub(crate) struct Piece<'a> {
+    pub(crate) bytes: &'a [u8],
+    /// Where the line starts in the file.
+    pub(crate) line_start: u64,
+    /// The line ends with this piece.
+    pub(crate) line_ends: bool,
+    /// The file ends with this piece: the line has no `\n`.
+    pub(crate) file_ends: bool,
+}
+
+/// Called with each piece of a long line. `Break` after a line's last
+/// piece stops the reading there, as `Visit`'s does after a chunk; before
+/// it, it is not heeded (a line is stopped at only as a whole).
+pub(crate) type Pieces<'v> = dyn FnMut(Piece<'_>) -> ControlFlow<()> + 'v;
+
+/// How the search of a long line went on: to the end of the read, or on
+/// with the lines after it, `keep` bytes of them already read and placed
+/// at `front` of the buffer.
+enum Long {
+    Ended(Ended),
+    Goes { front: usize, keep: usize },
+}
+
 /// A file being read: opened and checked, and read chunk by chunk from a
 /// line start. The read can stop after any chunk and go on later from
 /// any line start (`resume_at`).
@@ -286,6 +317,22 @@ impl FileRead {
     /// `buffer` is reused from file to file and kept initialized; it grows
     /// only for a line longer than it, and the caller may shrink it back.
     pub(crate) fn visit(&mut self, buffer: &mut Vec<u8>, visit: &mut Visit<'_>) -> Ended {
+        self.visit_in_pieces(buffer, visit, None)
+    }
+
+    /// The longest line held whole.
+    pub(crate) fn max_line(&self) -> usize {
+        self.rules.max_line
+    }
+
+    /// `visit`, with the lines longer than `max_line` handed to `pieces`
+    /// in pieces when it is given (else they stop the read: `long_line`).
+    pub(crate) fn visit_in_pieces(
+        &mut self,
+        buffer: &mut Vec<u8>,
+        visit: &mut Visit<'_>,
+        mut pieces: Option<&mut Pieces<'_>>,
+    ) -> Ended {
         let mut visit = without_bom(visit);
         let rules = self.rules;
         let block = rules.block.max(1);
@@ -305,6 +352,10 @@ impl FileRead {
         let mut capacity = buffer.len() - place::SLACK;
         let mut front = place::front(buffer, self.base);
         let mut keep = 0usize;
+        // Where the line ends are looked for in the buffer: from the new
+        // bytes (the carried part is a line's start), or from its front
+        // after a long line (the carried part is the lines after it).
+        let mut scan_from_front = false;
         loop {
             let room = capacity - keep;
             // One byte more than the size taken at the open: a file that
@@ -382,8 +433,10 @@ impl FileRead {
             if !end_of_file && self.position < prefix {
                 // The binary rule looks at the whole prefix before any
                 // line is handed on (the buffer holds a block, at least
-                // the prefix).
+                // the prefix). The lines read so far are looked for
+                // once it is.
                 keep = filled;
+                scan_from_front = true;
                 continue;
             }
             let end = if end_of_file {
@@ -392,6 +445,28 @@ impl FileRead {
                 let last = lines::after_last_end(&buffer[front..front + filled]).unwrap_or(0);
                 if filled - last > rules.max_line {
                     let at = self.base + last as u64;
+                    if let Some(pieces) = pieces.as_deref_mut() {
+                        // The lines before, then the last line whole, as
+                        // its one piece.
+                        if last > 0
+                            && visit(&buffer[front..front + last], self.base, false).is_break()
+                        {
+                            return Ended::Stopped(at);
+                        }
+                        let line = &buffer[front + last..front + filled];
+                        let mark = bom_len(line, at);
+                        let piece = Piece {
+                            bytes: &line[mark..],
+                            line_start: at + mark as u64,
+                            line_ends: true,
+                            file_ends: true,
+                        };
+                        if pieces(piece).is_break() {
+                            return Ended::Stopped(self.position);
+                        }
+                        self.base = self.position;
+                        return self.whole();
+                    }
                     if last > 0 && visit(&buffer[front..front + last], self.base, true).is_break() {
                         return Ended::Stopped(at);
                     }
@@ -407,12 +482,29 @@ impl FileRead {
                 filled
             } else {
                 // The carried part holds no line end: only new bytes can.
-                match lines::after_last_end(&buffer[front + keep..front + filled]) {
-                    Some(i) => keep + i,
+                let looked = if scan_from_front { 0 } else { keep };
+                scan_from_front = false;
+                match lines::after_last_end(&buffer[front + looked..front + filled]) {
+                    Some(i) => looked + i,
                     None => {
                         if filled == capacity {
                             // A line of `max_line` bytes and its `\n` fit.
                             if capacity > rules.max_line {
+                                if let Some(pieces) = pieces.as_deref_mut() {
+                                    match self.long_line(buffer, front, filled, &mut visit, pieces)
+                                    {
+                                        Long::Ended(ended) => return ended,
+                                        Long::Goes {
+                                            front: moved,
+                                            keep: kept,
+                                        } => {
+                                            front = moved;
+                                            keep = kept;
+                                            scan_from_front = true;
+                                            continue;
+                                        }
+                                    }
+                                }
                                 return Ended::early(
                                     self.base,
                                     SkipReason::LongLine,
@@ -442,25 +534,7 @@ impl FileRead {
                 return Ended::Stopped(self.base);
             }
             if end_of_file {
-                // Read in more than one go, the file must still be the one
-                // whose size was taken, or its parts may be of two
-                // versions.
-                if self.reads > 1 && known {
-                    match self.file.stat() {
-                        Ok(now) if now.len == self.expected && now.modified == self.modified => {}
-                        Ok(_) => {
-                            return Ended::early(
-                                self.base,
-                                SkipReason::Changed,
-                                "it was modified while read".to_owned(),
-                            );
-                        }
-                        Err(e) => {
-                            return Ended::early(self.base, SkipReason::Unreadable, e.to_string());
-                        }
-                    }
-                }
-                return Ended::Whole(self.position);
+                return self.whole();
             }
             let next = place::front(buffer, self.base);
             buffer.copy_within(front + end..front + filled, next);
@@ -470,16 +544,178 @@ impl FileRead {
     }
 }
 
-/// Reads `file` whole through `buffer` and hands it to `visit` in chunks
-/// of whole lines (see `FileRead::visit`).
-pub(crate) fn visit_file(
-    file: Box<dyn Input>,
-    rules: ReadRules,
-    buffer: &mut Vec<u8>,
-    visit: &mut Visit<'_>,
-) -> Ended {
-    match FileRead::open(file, rules) {
-        Ok(mut read) => read.visit(buffer, visit),
-        Err((reason, detail)) => Ended::Skip(reason, detail),
+impl FileRead {
+    /// How a read that reached the file's end ends: read in more than one
+    /// go, the file must still be the one whose size was taken, or its
+    /// parts may be of two versions.
+    fn whole(&self) -> Ended {
+        if self.reads > 1 && self.expected > 0 {
+            match self.file.stat() {
+                Ok(now) if now.len == self.expected && now.modified == self.modified => {}
+                Ok(_) => {
+                    return Ended::early(
+                        self.base,
+                        SkipReason::Changed,
+                        "it was modified while read".to_owned(),
+                    );
+                }
+                Err(e) => {
+                    return Ended::early(self.base, SkipReason::Unreadable, e.to_string());
+                }
+            }
+        }
+        Ended::Whole(self.position)
+    }
+
+    /// Reads on through a line longer than `max_line`, whose first bytes
+    /// fill the buffer (`filled` bytes at `front`, from `base`, without a
+    /// line end), handing it to `pieces` piece by piece until its end,
+    /// through the buffer as it is. Each read is checked as in `visit`.
+    fn long_line(
+        &mut self,
+        buffer: &mut [u8],
+        front: usize,
+        filled: usize,
+        visit: &mut impl FnMut(&[u8], u64, bool) -> ControlFlow<()>,
+        pieces: &mut Pieces<'_>,
+    ) -> Long {
+        let start = self.base;
+        let first = &buffer[front..front + filled];
+        let mark = bom_len(first, start);
+        let line_start = start + mark as u64;
+        let _ = pieces(Piece {
+            bytes: &first[mark..],
+            line_start,
+            line_ends: false,
+            file_ends: false,
+        });
+        let rules = self.rules;
+        let prefix = rules.binary_prefix.min(rules.block.max(1));
+        let capacity = buffer.len() - place::SLACK;
+        let known = self.expected > 0;
+        loop {
+            let front = place::front(buffer, self.position);
+            let want = if known {
+                let left = self.expected.saturating_sub(self.position) + 1;
+                capacity.min(usize::try_from(left).unwrap_or(usize::MAX))
+            } else {
+                capacity
+            };
+            let n = loop {
+                match self.file.read(&mut buffer[front..front + want]) {
+                    Ok(n) => break n,
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                    Err(e) => {
+                        return Long::Ended(Ended::early(
+                            start,
+                            SkipReason::Unreadable,
+                            e.to_string(),
+                        ));
+                    }
+                }
+            };
+            self.reads += 1;
+            let new = &buffer[front..front + n];
+            let at = self.position;
+            let line_end = memchr::memchr(b'\n', new);
+            if let Some(i) = memchr::memchr(0, new) {
+                let nul = at + i as u64;
+                let Some(end) = line_end.filter(|&end| end < i) else {
+                    // In the long line: the read ends at its start.
+                    return Long::Ended(Ended::nul(nul, start, prefix));
+                };
+                let piece = Piece {
+                    bytes: &new[..end],
+                    line_start,
+                    line_ends: true,
+                    file_ends: false,
+                };
+                let next = end + 1;
+                if pieces(piece).is_break() {
+                    return Long::Ended(Ended::Stopped(at + next as u64));
+                }
+                // The whole lines between, then the cut at the NUL's line.
+                let before = lines::after_last_end(&new[next..i]).map_or(next, |l| next + l);
+                if before > next && visit(&new[next..before], at + next as u64, true).is_break() {
+                    return Long::Ended(Ended::Stopped(at + before as u64));
+                }
+                return Long::Ended(Ended::nul(nul, at + before as u64, prefix));
+            }
+            self.position += n as u64;
+            if rules.max_file_size.is_some_and(|max| self.position > max) {
+                return Long::Ended(Ended::early(
+                    start,
+                    SkipReason::TooLarge,
+                    "it grew past the size limit while read".to_owned(),
+                ));
+            }
+            let end_of_file = if n == 0 {
+                if known && self.position < self.expected {
+                    return Long::Ended(Ended::early(
+                        start,
+                        SkipReason::Changed,
+                        format!(
+                            "it ended at byte {}, its size was {} bytes when opened",
+                            self.position, self.expected
+                        ),
+                    ));
+                }
+                true
+            } else if known {
+                if self.position > self.expected {
+                    return Long::Ended(Ended::early(
+                        start,
+                        SkipReason::Changed,
+                        format!(
+                            "it grew past its size of {} bytes while read",
+                            self.expected
+                        ),
+                    ));
+                }
+                self.position == self.expected
+            } else {
+                false
+            };
+            match line_end {
+                Some(end) => {
+                    let piece = Piece {
+                        bytes: &new[..end],
+                        line_start,
+                        line_ends: true,
+                        file_ends: false,
+                    };
+                    self.base = at + end as u64 + 1;
+                    if pieces(piece).is_break() {
+                        return Long::Ended(Ended::Stopped(self.base));
+                    }
+                    // The lines after it go on through the buffer.
+                    let keep = n - end - 1;
+                    let moved = place::front(buffer, self.base);
+                    buffer.copy_within(front + end + 1..front + n, moved);
+                    return Long::Goes { front: moved, keep };
+                }
+                None if end_of_file => {
+                    let piece = Piece {
+                        bytes: new,
+                        line_start,
+                        line_ends: true,
+                        file_ends: true,
+                    };
+                    if pieces(piece).is_break() {
+                        return Long::Ended(Ended::Stopped(self.position));
+                    }
+                    self.base = self.position;
+                    return Long::Ended(self.whole());
+                }
+                None => {
+                    let _ = pieces(Piece {
+                        bytes: new,
+                        line_start,
+                        line_ends: false,
+                        file_ends: false,
+                    });
+                }
+            }
+        }
     }
 }

@@ -57,7 +57,9 @@ pub enum SkipReason {
     /// whole (16 MiB, not counting its `\n`; a `\r` before it counts), so
     /// the file was not searched
     /// from that line on
-    /// (error: a match in it may be missing).
+    /// (error: a match in it may be missing). With a column window and a
+    /// query whose matches are at most a known length long, such a line
+    /// is searched in pieces instead (see `Query::max_columns`).
     LongLine,
     /// The input could not be read (error).
     Unreadable,

@@ -676,3 +676,85 @@ mod grep_example {
         assert!(err.contains("note: --threads 32000"), "{err}");
     }
 }
+
+/// Items, counts and files as comparable text, for a long-line check.
+fn long_line_answers(corpus: &dyn Corpus, query: &Query) -> String {
+    let limits = Limits::new();
+    let found = corpus.search(query, &limits, None).unwrap();
+    let total = corpus
+        .search(query, &limits.clone().limit(1).count_total(true), None)
+        .unwrap();
+    let counts = corpus.count_per_file(query, &limits, None).unwrap();
+    let files = corpus.files_with_matches(query, &limits, None).unwrap();
+    let items: Vec<_> = found
+        .iter()
+        .map(|m| {
+            let cut = m.line_cut.map(|c| (c.original_bytes, c.kept_from));
+            (m.line_number, m.byte_offset, &m.line, &m.matches, cut)
+        })
+        .collect();
+    let counts: Vec<_> = counts.iter().map(|c| (&c.path, c.count)).collect();
+    format!(
+        "{items:?} {} {:?} {counts:?} {:?} {:?}",
+        found.is_complete(),
+        found.skipped(),
+        files.items(),
+        total.total()
+    )
+}
+
+/// A line over the 16 MiB cap, with a column window and a query whose
+/// matches are at most a known length long: found and shown cut as a
+/// corpus that holds it whole (documents in memory have no cap) shows it, with its matches at its start, on the reader's piece
+/// boundary (its first 16 MiB and one byte, then reads of the buffer's
+/// size), past the window and at its end; counted exactly; and excerpted
+/// from its first bytes. Without a window, it skips its file as before.
+#[test]
+fn a_line_over_the_16_mib_cap_is_found_and_shown_cut_with_a_window() {
+    const CAP: usize = 16 << 20;
+    let mut line = "abcdefgh".repeat((CAP + (1 << 20)) / 8).into_bytes();
+    let len = line.len();
+    for at in [0, 300, CAP - 3, CAP + 1 - 3, 2 * CAP - 200, len - 6] {
+        if at + 6 <= len {
+            line[at..at + 6].copy_from_slice(b"NEEDLE");
+        }
+    }
+    let mut text = b"first NEEDLE line\n".to_vec();
+    text.extend_from_slice(&line);
+    text.extend_from_slice(b"\r\nlast NEEDLE line\n");
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("wide.min.js"), &text).unwrap();
+    let docs = Documents::new().with("wide.min.js", text.clone());
+    let tree = Tree::new(dir.path()).unwrap().threads(2);
+    for query in [
+        Query::literal("NEEDLE").max_columns(120),
+        Query::literals(["NEEDLE", "EEDLEa", "hNEE"]).max_columns(64),
+        Query::regex(r"N[A-Z]{4}E(?-u:\b)|^first").max_columns(80),
+    ] {
+        let want = long_line_answers(&docs, &query);
+        assert_eq!(long_line_answers(&tree, &query), want, "{query:?}");
+        assert!(want.contains(&len.to_string()), "{want}");
+    }
+    let found = tree
+        .search(
+            &Query::literal("NEEDLE").max_columns(120),
+            &Limits::new(),
+            None,
+        )
+        .unwrap();
+    assert_eq!(found.len(), 3);
+    let cut = found.items()[1].line_cut.unwrap();
+    assert_eq!((cut.original_bytes, cut.kept_from), (len as u64, 0));
+    let excerpt = Excerpt::new("wide.min.js", 1..=3).max_columns(100);
+    let lines = tree.excerpt(&excerpt, &Limits::new(), None).unwrap();
+    let want = docs.excerpt(&excerpt, &Limits::new(), None).unwrap();
+    assert_eq!(lines.items(), want.items());
+    assert!(lines.is_complete());
+    assert_eq!(lines.items()[1].line.len(), 100);
+    // Without a window, the line skips its file, as it always did.
+    let whole = tree
+        .search(&Query::literal("NEEDLE"), &Limits::new(), None)
+        .unwrap();
+    assert_eq!(whole.len(), 1);
+    assert_eq!(whole.skipped().count(&SkipReason::LongLine), 1);
+}

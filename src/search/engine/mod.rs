@@ -17,6 +17,7 @@
 mod budgets;
 mod hits;
 mod kind;
+mod long_line;
 mod outcome;
 mod packed;
 mod plan;
@@ -35,6 +36,7 @@ pub(crate) use hits::Hits;
 #[cfg(feature = "tree")]
 pub(crate) use hits::{PART_BYTES, PART_LINES};
 pub(crate) use kind::QueryKind;
+pub(crate) use long_line::LongLine;
 pub(crate) use outcome::FileOutcome;
 pub(crate) use plan::{Mode, Plan};
 #[cfg(feature = "tree")]

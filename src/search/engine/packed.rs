@@ -5,6 +5,7 @@ use std::cell::Cell;
 use std::ops::ControlFlow;
 use std::thread::ThreadId;
 
+use crate::search::engine::long_line::LongLine;
 use crate::search::engine::show::show;
 use crate::search::engine::sink::ItemSink;
 use crate::search::position::Place;
@@ -54,6 +55,20 @@ impl PackedLines {
         max_columns: Option<usize>,
         resume: u64,
     ) {
+        self.reserve_first();
+        let cut = show(raw, spans, max_columns, &mut self.text, &mut self.spans);
+        self.push_shown(cut, line_start, line_number, resume);
+    }
+
+    /// Adds one matching line too long to be held (see `long_line.rs`):
+    /// shown from the bytes it kept, as `push` shows a line.
+    pub(crate) fn push_long(&mut self, line: &LongLine, line_number: u64, resume: u64) {
+        self.reserve_first();
+        let cut = line.show(&mut self.text, &mut self.spans);
+        self.push_shown(cut, line.start, line_number, resume);
+    }
+
+    fn reserve_first(&mut self) {
         if self.lines.is_empty() {
             // Room for a typical file's matching lines at once, rather
             // than doubling up from nothing.
@@ -61,7 +76,10 @@ impl PackedLines {
             self.spans.reserve(16);
             self.text.reserve(1024);
         }
-        let cut = show(raw, spans, max_columns, &mut self.text, &mut self.spans);
+    }
+
+    /// Adds the line just shown to `text` and `spans`, and its cut.
+    fn push_shown(&mut self, cut: Option<LineCut>, line_start: u64, line_number: u64, resume: u64) {
         if let Some(cut) = cut {
             self.cuts.push(cut);
         }

@@ -2,15 +2,18 @@
 //! of `PART_LINES`, or counted, from where its search begins.
 
 use std::borrow::Cow;
+use std::mem;
 use std::ops::ControlFlow;
 
 use crate::error::Error;
 use crate::search::engine::hits::{Hits, PART_BYTES, PART_LINES};
+use crate::search::engine::long_line::LongLine;
 use crate::search::engine::packed::PackedLines;
 use crate::search::engine::plan::Mode;
 use crate::search::engine::search::Search;
 use crate::search::lines;
 use crate::search::matcher::{MatchedLines, Matcher};
+use crate::search::reader::Piece;
 
 /// The search of one file, chunk by chunk: each chunk holds whole lines,
 /// and no match spans a line, so the chunks' matches are the file's.
@@ -44,6 +47,8 @@ pub(super) struct FileScan<'p, 'm> {
     /// The file is known to be valid UTF-8, so the matcher need not check
     /// each chunk (a document, checked once when it was added).
     pub(super) utf8: bool,
+    /// The line too long to hold whole that is being read in pieces.
+    long: Option<Box<LongLine>>,
 }
 
 impl<'p, 'm> FileScan<'p, 'm> {
@@ -71,6 +76,7 @@ impl<'p, 'm> FileScan<'p, 'm> {
             paused: None,
             error: None,
             utf8: false,
+            long: None,
         }
     }
 
@@ -127,6 +133,116 @@ impl<'p, 'm> FileScan<'p, 'm> {
         // part of the file cannot give.
         let scanned = end - self.start;
         if !last && self.items_wanted && self.search.budgets.spent_inside_file(scanned).is_some() {
+            return ControlFlow::Break(());
+        }
+        ControlFlow::Continue(())
+    }
+
+    /// Returns true when this scan can take a line too long to hold in
+    /// pieces (see `long_line.rs`): the query has a column window
+    /// narrower than such a line, and a matcher that can find a line's
+    /// matches piece by piece.
+    pub(super) fn takes_pieces(&self, max_line: usize) -> bool {
+        self.search
+            .plan
+            .max_columns
+            .is_some_and(|max| max < max_line)
+            && self.matcher.piece_reach().is_some()
+    }
+
+    /// Takes one piece of a line too long to hold whole (see
+    /// `reader::Piece`); at the line's end, searches it as `visit`
+    /// searches a chunk's lines.
+    pub(super) fn piece(&mut self, piece: Piece<'_>) -> ControlFlow<()> {
+        let plan = &self.search.plan;
+        let max = plan.max_columns.unwrap_or(usize::MAX);
+        let fresh = self
+            .long
+            .as_ref()
+            .is_none_or(|l| l.start != piece.line_start);
+        if fresh {
+            let line = LongLine::new(
+                piece.line_start,
+                max,
+                self.matcher.piece_reach(),
+                self.items_wanted,
+            );
+            match &mut self.long {
+                Some(long) => **long = line,
+                None => self.long = Some(Box::new(line)),
+            }
+        }
+        let Some(long) = self.long.as_deref_mut() else {
+            return ControlFlow::Continue(());
+        };
+        long.feed(Some(self.matcher), piece.bytes, piece.line_ends);
+        if !piece.line_ends {
+            return ControlFlow::Continue(());
+        }
+        let line_start = piece.line_start;
+        let next = line_start + long.len_with(!piece.file_ends);
+        let first = mem::replace(&mut self.first, false);
+        // A file's first line starts after the start only when the start is
+        // inside the byte-order mark the reader left out (see `visit`).
+        let in_mark = first && self.start > 0 && self.start < line_start;
+        if in_mark || self.start > line_start {
+            // The start is after this line, or not a line start.
+            if in_mark || self.start < next {
+                self.error = Some(Error::cursor_out_of_range(format!(
+                    "offset {} is not the start of a line of {:?}",
+                    self.start, self.path
+                )));
+                return ControlFlow::Break(());
+            }
+            if self.items_wanted {
+                self.line_number += 1;
+            }
+            return ControlFlow::Continue(());
+        }
+        let Some(long) = self.long.take() else {
+            return ControlFlow::Continue(());
+        };
+        let matched = long.matched();
+        match plan.mode {
+            Mode::Lines if self.items_wanted => {
+                let listed = self.listed + self.items.len();
+                if matched && plan.cap.is_some_and(|cap| listed >= cap) {
+                    if plan.count_rest {
+                        self.rest += 1;
+                    } else {
+                        // One more line proves there is more.
+                        self.rest = 1;
+                        self.done = true;
+                    }
+                } else if matched {
+                    if self.items.is_unallocated() {
+                        self.items = self.search.spares.take();
+                    }
+                    self.items.push_long(&long, self.line_number, next);
+                    let full = self.items.len() >= PART_LINES || self.items.bytes() >= PART_BYTES;
+                    if full && !piece.file_ends {
+                        self.paused = Some(next);
+                    }
+                }
+                self.line_number += 1;
+            }
+            Mode::Any => {
+                if matched {
+                    self.count = 1;
+                    self.done = true;
+                }
+            }
+            Mode::Lines | Mode::Count => self.count += u64::from(matched),
+        }
+        self.long = Some(long);
+        if self.done || self.paused.is_some() {
+            return ControlFlow::Break(());
+        }
+        let scanned = next - self.start;
+        if !piece.file_ends
+            && self.items_wanted
+            && self.search.budgets.spent_inside_file(scanned).is_some()
+        {
             return ControlFlow::Break(());
         }
         ControlFlow::Continue(())

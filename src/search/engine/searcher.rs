@@ -4,6 +4,7 @@
 //! parts, each outcome saying where the next goes on.
 
 use std::borrow::Cow;
+use std::cell::RefCell;
 
 use crate::error::Error;
 use crate::search::engine::hits::Hits;
@@ -13,7 +14,7 @@ use crate::search::engine::search::Search;
 use crate::search::matcher::Matcher;
 use crate::search::position::Place;
 use crate::search::reader::{
-    BLOCK, Ended, FileRead, Known, Opened, bom_len, skipped, visit_memory,
+    BLOCK, Ended, FileRead, Known, Opened, Piece, bom_len, skipped, visit_memory,
 };
 use crate::{SkipReason, SkippedInput};
 
@@ -162,13 +163,24 @@ fn search_part<'p>(
     if let Reading::Memory(_, known, _) = &reading {
         scan.utf8 = known.utf8;
     }
-    let (ended, mut read) = {
-        let mut visit = |chunk: &[u8], base: u64, last: bool| scan.visit(chunk, base, last);
-        match reading {
-            Reading::Memory(bytes, known, from) => {
-                (visit_memory(bytes, known, BLOCK, from, &mut visit), None)
-            }
-            Reading::File(mut read) => (read.visit(buffer, &mut visit), Some(read)),
+    let (ended, mut read) = match reading {
+        Reading::Memory(bytes, known, from) => {
+            let mut visit = |chunk: &[u8], base: u64, last: bool| scan.visit(chunk, base, last);
+            (visit_memory(bytes, known, BLOCK, from, &mut visit), None)
+        }
+        // A line too long to hold whole is taken in pieces when the scan
+        // can show it from them (see `long_line.rs`).
+        Reading::File(mut read) if scan.takes_pieces(read.max_line()) => {
+            let scan = RefCell::new(&mut scan);
+            let mut visit =
+                |chunk: &[u8], base: u64, last: bool| scan.borrow_mut().visit(chunk, base, last);
+            let mut pieces = |piece: Piece<'_>| scan.borrow_mut().piece(piece);
+            let ended = read.visit_in_pieces(buffer, &mut visit, Some(&mut pieces));
+            (ended, Some(read))
+        }
+        Reading::File(mut read) => {
+            let mut visit = |chunk: &[u8], base: u64, last: bool| scan.visit(chunk, base, last);
+            (read.visit(buffer, &mut visit), Some(read))
         }
     };
     if let Some(error) = scan.error.take() {

@@ -16,23 +16,39 @@ pub(crate) fn show(
     text: &mut String,
     out: &mut Vec<Span>,
 ) -> Option<LineCut> {
-    let len = raw.len();
+    show_part(raw, 0, raw.len(), spans, max_columns, text, out)
+}
+
+/// `show` for a line of `len` bytes of which only `part`, its bytes from
+/// `part_at` on, is held (a line too long to hold whole, see
+/// `long_line.rs`): the same text, spans and cut as `show` gives for the
+/// whole line, provided `part` holds the shown window and the 3 bytes
+/// before it and the byte after it (where its ends are moved to a
+/// character boundary). With `part_at` 0 and `part` the whole line, it is
+/// `show`.
+pub(crate) fn show_part(
+    part: &[u8],
+    part_at: usize,
+    len: usize,
+    spans: &[Span],
+    max_columns: Option<usize>,
+    text: &mut String,
+    out: &mut Vec<Span>,
+) -> Option<LineCut> {
+    let inside = |at: usize| inside_character(part, at - part_at);
     let (from, to) = match max_columns {
         Some(max) if len > max => {
-            let first = spans.first().copied().unwrap_or(Span { start: 0, end: 0 });
-            let first_start = first.start.min(len);
-            let first_len = first.end.min(len) - first_start;
-            let margin = max.saturating_sub(first_len) / 2;
-            let mut from = first_start.saturating_sub(margin).min(len - max);
+            let first_start = spans.first().map_or(0, |s| s.start.min(len));
+            let mut from = window_start(len, spans, max);
             // Move forward to a character boundary: the window stays within
             // `max` bytes and still starts at or before the match. A lone
             // continuation byte is a character of its own (see
             // `inside_character`).
-            while from < first_start && inside_character(raw, from) {
+            while from < first_start && inside(from) {
                 from += 1;
             }
             let mut to = (from + max).min(len);
-            while to < len && to > from && inside_character(raw, to) {
+            while to < len && to > from && inside(to) {
                 to -= 1;
             }
             (from, to)
@@ -47,11 +63,22 @@ pub(crate) fn show(
             start: s.start.clamp(from, to) - from,
             end: s.end.clamp(from, to) - from,
         });
-    append_lossy(&raw[from..to], clipped, text, out);
+    append_lossy(&part[from - part_at..to - part_at], clipped, text, out);
     max_columns.filter(|&m| len > m).map(|_| LineCut {
         original_bytes: len as u64,
         kept_from: from as u64,
     })
+}
+
+/// Where the window of a line of `len` bytes, longer than `max`, starts
+/// before it is moved to a character boundary: around the first match,
+/// half the room left on each side, within the line.
+pub(crate) fn window_start(len: usize, spans: &[Span], max: usize) -> usize {
+    let first = spans.first().copied().unwrap_or(Span { start: 0, end: 0 });
+    let first_start = first.start.min(len);
+    let first_len = first.end.min(len) - first_start;
+    let margin = max.saturating_sub(first_len) / 2;
+    first_start.saturating_sub(margin).min(len - max)
 }
 
 /// Appends `bytes` to `text`, replacing invalid UTF-8 like

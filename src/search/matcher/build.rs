@@ -193,6 +193,7 @@ impl Matcher {
             widen: false,
             unicode_words: false,
             drop_splits: false,
+            regex_longest: None,
         })
     }
 
@@ -246,6 +247,7 @@ impl Matcher {
             widen,
             unicode_words,
             drop_splits,
+            regex_longest: line_hir.properties().maximum_len(),
         })
     }
 }

@@ -62,6 +62,11 @@ pub(crate) struct Matcher {
     /// an engine that leaves those out itself also refuses a non-empty
     /// match that ends before a lone continuation byte.
     drop_splits: bool,
+    /// The longest match of the line regex, when it has one and the
+    /// regex's look-around reads at most one byte on each side of a
+    /// position (no Unicode word boundary): a long line can then be
+    /// searched in pieces (see `piece_reach`).
+    regex_longest: Option<usize>,
 }
 
 /// How candidate lines are found in the whole buffer, and how a candidate
@@ -349,6 +354,102 @@ impl Matcher {
             });
         }
         std::borrow::Cow::Owned(clean)
+    }
+}
+
+/// The longest match a search of a line in pieces takes: what it carries
+/// from one piece to the next, and keeps of the line, grows with it.
+const PIECE_MATCH_MAX: usize = 64 * 1024;
+
+/// What a search of a line in pieces needs (see `Matcher::piece_reach`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct PieceReach {
+    /// The longest match, in bytes.
+    pub(crate) longest: usize,
+    /// The bytes on each side of a position its look-around reads.
+    pub(crate) context: usize,
+}
+
+/// Every match of a matcher with a `piece_reach` in a part of one line,
+/// leftmost first, not overlapping, as (start, end) in the part.
+pub(crate) struct PieceMatches<'m, 'h>(PieceEngine<'m, 'h>);
+
+/// The engine behind `PieceMatches`: literals over the part's range (and
+/// where it starts), or the line regex over the range of the part.
+// As `BufferMatches`: on the stack, its size costs nothing.
+#[allow(clippy::large_enum_variant)]
+enum PieceEngine<'m, 'h> {
+    Literals(BufferMatches<'m, 'h>, usize),
+    Regex(regex_automata::meta::FindMatches<'m, 'h>),
+}
+
+impl Iterator for PieceMatches<'_, '_> {
+    type Item = (usize, usize);
+
+    fn next(&mut self) -> Option<(usize, usize)> {
+        match &mut self.0 {
+            PieceEngine::Literals(it, from) => it.next().map(|(s, e)| (s + *from, e + *from)),
+            PieceEngine::Regex(it) => it.next().map(|m| (m.start(), m.end())),
+        }
+    }
+}
+
+impl Matcher {
+    /// What a search of a line too long to hold, in pieces, needs: the
+    /// longest match and the look-around's reach, when there is a
+    /// longest match and the matches are decided by those bytes alone.
+    /// A match starting at a position is then decided by the bytes from
+    /// `context` before it to `longest + context` after it, so a search
+    /// of a piece finds exactly the line's matches that start early
+    /// enough in it. Literals (case-sensitive, not whole words), and a
+    /// regex whose matches have a longest length and cannot be empty,
+    /// with no whole words, no character widening and no Unicode word
+    /// boundary; and a longest match of at most `PIECE_MATCH_MAX` bytes
+    /// (the bytes carried from piece to piece). For another, `None` (a
+    /// line too long to hold is skipped).
+    pub(crate) fn piece_reach(&self) -> Option<PieceReach> {
+        if self.nul_for_invalid || self.widen || self.drop_splits || self.unicode_words {
+            return None;
+        }
+        let reach = match &self.strategy {
+            Strategy::Literals(Literals::One(f)) => Some(PieceReach {
+                longest: f.needle().len(),
+                context: 0,
+            }),
+            Strategy::Literals(Literals::Many(ac)) => Some(PieceReach {
+                longest: ac.max_pattern_len(),
+                context: 0,
+            }),
+            Strategy::Prefiltered(..) | Strategy::Regex { .. } => {
+                self.regex_longest.map(|longest| PieceReach {
+                    longest,
+                    context: 1,
+                })
+            }
+        };
+        reach.filter(|r| r.longest <= PIECE_MATCH_MAX)
+    }
+
+    /// The matches in `haystack[from..to]`, a part of one line whose
+    /// bytes around that range are the line's (read by the look-around:
+    /// `haystack`'s start is the line's start only when the part starts
+    /// it, its end the line's end only when the part ends it), for a
+    /// matcher with a `piece_reach`; none for another.
+    pub(crate) fn piece_matches<'m, 'h>(
+        &'m self,
+        haystack: &'h [u8],
+        from: usize,
+        to: usize,
+    ) -> PieceMatches<'m, 'h> {
+        match &self.strategy {
+            Strategy::Literals(literals) => PieceMatches(PieceEngine::Literals(
+                literals.matches(&haystack[from..to]),
+                from,
+            )),
+            Strategy::Prefiltered(_, line) | Strategy::Regex { line, .. } => PieceMatches(
+                PieceEngine::Regex(line.find_iter(Input::new(haystack).range(from..to))),
+            ),
+        }
     }
 }
 

@@ -20,6 +20,8 @@ use crate::search::reader::ReadRules;
 mod feed;
 #[cfg(feature = "index")]
 mod index_access;
+#[cfg(test)]
+mod long_lines;
 mod read;
 mod schedule;
 mod source;
