@@ -137,8 +137,12 @@ struct Args {
     json: bool,
 
     /// Answer from the index in the folder INDEX (feature `index`): built
-    /// there when missing or unusable, brought up to date when the tree
-    /// changed, then asked. The output is the same as without it.
+    /// there when missing or unusable, then asked, checked against the
+    /// tree as it is (a changed file is read, a changed folder walked
+    /// again), and updated after the answer when the query met a change.
+    /// The output is the same as without it, but for the cursor, which
+    /// names the index's generation (so under --max-bytes, whose budget
+    /// counts the cursor, a page can hold one match fewer).
     #[arg(long, value_name = "INDEX")]
     index: Option<PathBuf>,
 }

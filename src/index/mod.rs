@@ -42,6 +42,9 @@ use watch::Watching;
 /// A [`Tree`] with an index on disk: every [`Corpus`](crate::Corpus)
 /// query gives the same items, order, totals and `skipped` as the tree
 /// gives on the same files, and reads only the files that may match.
+/// Its cursors are its own (they name the index's generation, and are a
+/// few bytes longer than the tree's), so a page fitted to `max_bytes`,
+/// which counts the cursor, can hold one item fewer than the tree's.
 ///
 /// The index records, in path order, what the tree's walk met (folders,
 /// files, the inputs it left out) with each one's stamp, and the files'

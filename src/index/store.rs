@@ -23,6 +23,27 @@ use crate::index::snapshot::Snapshot;
 
 /// The pointer file's name.
 const CURRENT: &str = "CURRENT";
+/// Held (an exclusive `flock`) by the writer that switches generations.
+const LOCK: &str = "LOCK";
+
+/// Takes the store's writer lock: held until the file is dropped.
+#[cfg(unix)]
+fn lock(dir: &Path) -> std::io::Result<fs::File> {
+    let file = fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(dir.join(LOCK))?;
+    rustix::fs::flock(&file, rustix::fs::FlockOperation::LockExclusive)?;
+    Ok(file)
+}
+
+/// Elsewhere, writers are not serialized across processes: each write's
+/// files have names of their own, and the pointer's rename is atomic.
+#[cfg(not(unix))]
+fn lock(_dir: &Path) -> std::io::Result<()> {
+    Ok(())
+}
 
 /// The index's folder.
 #[derive(Debug, Clone)]
@@ -80,13 +101,15 @@ impl Store {
     /// used again when the generation builds on it.
     pub(crate) fn load(&self, reuse: Option<(u64, &Arc<Grams>)>) -> Result<Snapshot, LoadError> {
         // A writer may remove the files of a generation two behind while
-        // this reads: once, the pointer is read again.
+        // this reads: as long as the pointer has moved meanwhile, it is
+        // read again (a few times: writers that never pause are not
+        // waited for without end).
         let mut tries = 0;
         loop {
             let generation = self.current()?;
             match self.load_generation(generation, reuse) {
                 Ok(snap) => return Ok(snap),
-                Err(_) if tries == 0 && self.current().ok() != Some(generation) => tries += 1,
+                Err(_) if tries < 16 && self.current().ok() != Some(generation) => tries += 1,
                 Err(e) => return Err(LoadError::Unusable(e)),
             }
         }
@@ -140,6 +163,10 @@ impl Store {
             .into()
         };
         fs::create_dir_all(&self.dir).map_err(|e| io(&self.dir, e))?;
+        // One writer at a time switches generations and removes old ones
+        // (another waits here), so that the generation it replaces is
+        // the one it keeps for readers still loading it.
+        let _lock = lock(&self.dir).map_err(|e| io(&self.dir.join(LOCK), e))?;
         let previous = self.current().ok();
         if new_base {
             let header = Header {
@@ -224,8 +251,12 @@ fn number(name: &str, prefix: &str, suffix: &str) -> Option<u64> {
 /// Writes `bytes` to `path` through a temporary name: synced, then
 /// renamed over it, so `path` holds the old bytes or the new, whole.
 fn replace(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    // A name of this write's own: two writers (processes, or handles of
+    // one process) never rename each other's half-written file.
+    static WRITES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = WRITES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let mut tmp = path.as_os_str().to_owned();
-    tmp.push(format!(".tmp{}", std::process::id()));
+    tmp.push(format!(".tmp{}-{n}", std::process::id()));
     let tmp = PathBuf::from(tmp);
     let mut file = fs::File::create(&tmp)?;
     file.write_all(bytes)?;

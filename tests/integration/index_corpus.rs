@@ -743,3 +743,54 @@ fn a_budget_that_stops_inside_a_file_stops_there_through_the_index() {
         compare_all(&tree, &index, &query, &limits);
     }
 }
+
+#[test]
+fn two_updaters_and_a_reader_at_once_see_one_generation_or_the_other() {
+    let (dir, store, tree, first) = indexed(&[("a.txt", "x\n"), ("b.txt", "y\n")]);
+    let path = store.path().join("idx");
+    let second = Index::open(tree.clone(), &path).unwrap();
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    let query = Query::literal("x");
+    std::thread::scope(|s| {
+        let reader = s.spawn(|| {
+            let mut opened = 0;
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                let index = Index::open(tree.clone(), &path).expect("a generation");
+                let found = index
+                    .files_with_matches(&query, &Limits::new(), None)
+                    .expect("an answer");
+                assert!(found.is_complete());
+                opened += 1;
+            }
+            opened
+        });
+        let updaters: Vec<_> = [&first, &second]
+            .into_iter()
+            .enumerate()
+            .map(|(u, index)| {
+                let root = dir.path();
+                s.spawn(move || {
+                    for n in 0..15 {
+                        std::fs::write(root.join(format!("u{u}-{n}.txt")), "x\n").unwrap();
+                        index.update().expect("an update");
+                    }
+                })
+            })
+            .collect();
+        for u in updaters {
+            u.join().unwrap();
+        }
+        stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        assert!(reader.join().unwrap() > 0);
+    });
+    // The store is whole, and answers as the tree does.
+    let last = Index::open(tree.clone(), &path).unwrap();
+    let from_index = last
+        .files_with_matches(&query, &Limits::new(), None)
+        .unwrap();
+    let from_tree = tree
+        .files_with_matches(&query, &Limits::new(), None)
+        .unwrap();
+    assert_eq!(from_index.items(), from_tree.items());
+    assert_eq!(from_index.len(), 31);
+}
