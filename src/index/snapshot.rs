@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use crate::SkippedInput;
 use crate::index::grams::Grams;
-use crate::search::{cmp_paths, parse_position};
+use crate::search::{cmp_paths, os_name, parse_position};
 
 /// What the walk met, in path order.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -165,14 +165,4 @@ pub(crate) fn last_name(path: &str) -> Option<OsString> {
     }
     let mut names = parse_position(last)?;
     Some(os_name(names.pop()?))
-}
-
-#[cfg(unix)]
-fn os_name(bytes: Vec<u8>) -> OsString {
-    std::os::unix::ffi::OsStringExt::from_vec(bytes)
-}
-
-#[cfg(not(unix))]
-fn os_name(bytes: Vec<u8>) -> OsString {
-    OsString::from(String::from_utf8_lossy(&bytes).into_owned())
 }

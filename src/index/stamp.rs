@@ -9,7 +9,7 @@ use std::ffi::{OsStr, OsString};
 use std::path::Path;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use crate::search::{DirHandle, parse_position, stamp_at};
+use crate::search::{DirHandle, mix, parse_position, stamp_at};
 
 /// How coarse a file system's clock may be when it keeps whole seconds:
 /// FAT's is 2 s. A file or folder whose modification time lies within
@@ -192,18 +192,6 @@ fn meta_stamp(path: &Path) -> u64 {
     {
         mix(&[meta.len(), mtime_ns(&meta)])
     }
-}
-
-/// FNV-1a over the parts' bytes, never 0.
-pub(crate) fn mix(parts: &[u64]) -> u64 {
-    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    for part in parts {
-        for b in part.to_le_bytes() {
-            hash ^= u64::from(b);
-            hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
-        }
-    }
-    hash.max(1)
 }
 
 #[cfg(test)]

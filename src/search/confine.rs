@@ -352,7 +352,7 @@ pub(crate) use imp::{
 
 /// Mixes numbers into one stamp (FNV-1a over their bytes; never 0, which
 /// stands for "nothing there").
-fn mix(parts: &[u64]) -> u64 {
+pub(crate) fn mix(parts: &[u64]) -> u64 {
     let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
     for part in parts {
         for b in part.to_le_bytes() {

@@ -51,9 +51,11 @@ pub(crate) use matcher::{literals_hir, parse};
 // What the index (feature `index`) builds on: the tree's walk, reader and
 // engine, used as the tree uses them.
 #[cfg(feature = "index")]
-pub(crate) use confine::{DirHandle, mtime_at, open_dir, open_file, stamp_at};
+pub(crate) use confine::{DirHandle, mix, mtime_at, open_dir, open_file, stamp_at};
 #[cfg(feature = "index")]
 pub(crate) use engine::{FileOutcome, Plan, Search, no_match, search_file};
+#[cfg(feature = "index")]
+pub(crate) use path::os_name;
 #[cfg(feature = "index")]
 pub(crate) use path::{cmp_paths, is_within, parse_position, push_name};
 #[cfg(feature = "index")]

@@ -248,6 +248,19 @@ pub(crate) fn may_hold(dir: &str, filters: &[String]) -> bool {
             .any(|f| is_within(dir, f) || is_within(f, dir))
 }
 
+/// A file name from its bytes.
+#[cfg(all(unix, feature = "tree"))]
+pub(crate) fn os_name(bytes: Vec<u8>) -> std::ffi::OsString {
+    std::os::unix::ffi::OsStringExt::from_vec(bytes)
+}
+
+/// A file name from its bytes (valid UTF-8 elsewhere than on unix, where
+/// names are not bytes).
+#[cfg(all(not(unix), feature = "tree"))]
+pub(crate) fn os_name(bytes: Vec<u8>) -> std::ffi::OsString {
+    std::ffi::OsString::from(String::from_utf8_lossy(&bytes).into_owned())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -394,40 +394,9 @@ impl FileRead {
                 }
                 return ended;
             }
-            self.position += n as u64;
-            if rules.max_file_size.is_some_and(|max| self.position > max) {
-                return Ended::early(
-                    self.base,
-                    SkipReason::TooLarge,
-                    "it grew past the size limit while read".to_owned(),
-                );
-            }
-            let end_of_file = if n == 0 {
-                if known && self.position < self.expected {
-                    return Ended::early(
-                        self.base,
-                        SkipReason::Changed,
-                        format!(
-                            "it ended at byte {}, its size was {} bytes when opened",
-                            self.position, self.expected
-                        ),
-                    );
-                }
-                true
-            } else if known {
-                if self.position > self.expected {
-                    return Ended::early(
-                        self.base,
-                        SkipReason::Changed,
-                        format!(
-                            "it grew past its size of {} bytes while read",
-                            self.expected
-                        ),
-                    );
-                }
-                self.position == self.expected
-            } else {
-                false
+            let end_of_file = match self.advance(n, known, self.base) {
+                Ok(end) => end,
+                Err(ended) => return ended,
             };
             let filled = keep + n;
             if !end_of_file && self.position < prefix {
@@ -545,6 +514,53 @@ impl FileRead {
 }
 
 impl FileRead {
+    /// Counts `n` more bytes read and tells whether the file ended with
+    /// them (a read of 0 bytes, or the size it had when opened reached,
+    /// when that size is `known`). A read that shows the file is not as
+    /// it was opened (grown past the size limit or its size, ended
+    /// early) ends the file at `cut` instead.
+    fn advance(&mut self, n: usize, known: bool, cut: u64) -> Result<bool, Ended> {
+        self.position += n as u64;
+        if self
+            .rules
+            .max_file_size
+            .is_some_and(|max| self.position > max)
+        {
+            return Err(Ended::early(
+                cut,
+                SkipReason::TooLarge,
+                "it grew past the size limit while read".to_owned(),
+            ));
+        }
+        if n == 0 {
+            if known && self.position < self.expected {
+                return Err(Ended::early(
+                    cut,
+                    SkipReason::Changed,
+                    format!(
+                        "it ended at byte {}, its size was {} bytes when opened",
+                        self.position, self.expected
+                    ),
+                ));
+            }
+            Ok(true)
+        } else if known {
+            if self.position > self.expected {
+                return Err(Ended::early(
+                    cut,
+                    SkipReason::Changed,
+                    format!(
+                        "it grew past its size of {} bytes while read",
+                        self.expected
+                    ),
+                ));
+            }
+            Ok(self.position == self.expected)
+        } else {
+            Ok(false)
+        }
+    }
+
     /// How a read that reached the file's end ends: read in more than one
     /// go, the file must still be the one whose size was taken, or its
     /// parts may be of two versions.
@@ -641,40 +657,9 @@ impl FileRead {
                 }
                 return Long::Ended(Ended::nul(nul, at + before as u64, prefix));
             }
-            self.position += n as u64;
-            if rules.max_file_size.is_some_and(|max| self.position > max) {
-                return Long::Ended(Ended::early(
-                    start,
-                    SkipReason::TooLarge,
-                    "it grew past the size limit while read".to_owned(),
-                ));
-            }
-            let end_of_file = if n == 0 {
-                if known && self.position < self.expected {
-                    return Long::Ended(Ended::early(
-                        start,
-                        SkipReason::Changed,
-                        format!(
-                            "it ended at byte {}, its size was {} bytes when opened",
-                            self.position, self.expected
-                        ),
-                    ));
-                }
-                true
-            } else if known {
-                if self.position > self.expected {
-                    return Long::Ended(Ended::early(
-                        start,
-                        SkipReason::Changed,
-                        format!(
-                            "it grew past its size of {} bytes while read",
-                            self.expected
-                        ),
-                    ));
-                }
-                self.position == self.expected
-            } else {
-                false
+            let end_of_file = match self.advance(n, known, start) {
+                Ok(end) => end,
+                Err(ended) => return Long::Ended(ended),
             };
             match line_end {
                 Some(end) => {

@@ -4,14 +4,13 @@
 //! root's handle. The walk's files take the scheduler's way
 //! (`schedule.rs`).
 
-use std::ffi::OsString;
 use std::ops::ControlFlow;
 
 use super::Tree;
 use crate::error::{Error, ErrorKind};
 use crate::search::confine::{self, Kind, Target, Unresolved};
 use crate::search::engine::{FileOutcome, Plan, Search};
-use crate::search::path::{parse_position, parse_tree_path};
+use crate::search::path::{os_name, parse_position, parse_tree_path};
 use crate::search::reader::Opened;
 use crate::search::source::Entry;
 use crate::search::walk::Job;
@@ -47,19 +46,6 @@ impl Tree {
             }
         })
     }
-}
-
-/// A file name from its bytes.
-#[cfg(unix)]
-fn os_name(bytes: Vec<u8>) -> OsString {
-    std::os::unix::ffi::OsStringExt::from_vec(bytes)
-}
-
-/// A file name from its bytes (valid UTF-8 elsewhere than on unix, where
-/// names are not bytes).
-#[cfg(not(unix))]
-fn os_name(bytes: Vec<u8>) -> OsString {
-    OsString::from(String::from_utf8_lossy(&bytes).into_owned())
 }
 
 impl Source for Tree {
