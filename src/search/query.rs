@@ -218,9 +218,13 @@ impl Query {
     /// (16 MiB) no longer ends its file's search as `long_line`, when the
     /// query's matches are at most a known length long (literals without
     /// whole words; a regex whose longest match is at most 64 KiB, which
-    /// cannot match empty, without whole words or a Unicode `\b`): it is read in
-    /// pieces, found, counted and shown cut as a shorter line would be,
-    /// in memory bounded by the window. Another query skips it as before.
+    /// cannot match empty, without whole words, a Unicode `\b` or a class
+    /// of raw bytes such as `(?-u:\xFF)`, whose matches are widened to
+    /// whole characters): it is read in pieces, found, counted and shown
+    /// cut as a shorter line would be, in memory bounded by the window.
+    /// Another query skips it as before, and a NUL met in such a line
+    /// then comes after the skip: the file is `long_line` (an error), not
+    /// `binary`.
     ///
     /// # Example
     ///
