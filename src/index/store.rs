@@ -109,6 +109,8 @@ impl Store {
             format::body(&bytes, header).map_err(|r| self.unusable(format!("manifest: {r}")))?;
         let manifest =
             format::read_manifest(body).map_err(|r| self.unusable(format!("manifest: {r}")))?;
+        // The file's bytes are not held while the base is read.
+        drop(bytes);
         let base = match reuse {
             Some((g, base)) if g == manifest.base_generation => Arc::clone(base),
             _ => Arc::new(self.load_base(manifest.base_generation)?),
