@@ -15,15 +15,17 @@
 //! The encoding (all integers LEB128 varints unless said otherwise):
 //! `MAGIC`, the format version, the number of trigram lists; the list of
 //! all ids (count, byte length, bytes); then each trigram's entry in
-//! ascending trigram order (3 raw bytes, count, byte length); then the
-//! lists' bytes, in the same order, and nothing after them. Decoding
-//! checks the structure (format, version, trigram order, counts and
-//! lengths) and the list of every file; a trigram's list is checked as a
-//! query reads it, as far as it reads it, and one found damaged reads as
-//! every file from there on. Decoding stays a copy and a pass over the
-//! table, and a damaged list never hides a file; damage that still reads
-//! as ascending ids is not detected here (the container around these
-//! bytes is the place for a checksum).
+//! ascending trigram order (3 raw bytes, count, byte length, the list's
+//! CRC-32 as 4 bytes little-endian): the head; then the lists' bytes, in
+//! the same order, and nothing after them. Decoding checks the structure
+//! (format, version, trigram order, counts and lengths) and the list of
+//! every file; a trigram's list is checked as a query reads it, as far
+//! as it reads it, and one found damaged reads as every file from there
+//! on. Postings read from a base file keep their lists in the file
+//! (`decode_head`): a query reads the lists its plan names (`fetch`),
+//! each checked against its CRC, so damage that would still read as
+//! ascending ids is refused too; postings decoded whole (a manifest's
+//! delta) are covered by their container's checksum.
 
 mod candidates;
 mod disk;
