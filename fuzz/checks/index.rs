@@ -8,7 +8,9 @@
 //! its body, under a header made valid for it (right magic, version,
 //! rules, generation, length and checksum), so that the decoder behind
 //! the checksum is reached too (a manifest's body keeps the pristine
-//! base's generation in its first 8 bytes, so that its base is found).
+//! base's generation in its first 8 bytes, so that its base is found; a
+//! base's checksum covers its first 8 bytes, the length of its head, and
+//! the head, and each posting list has its own).
 //! The tree's stamps (inodes, times in
 //! nanoseconds) are not in any input: a forged entry cannot pass for an
 //! unchanged one.
@@ -107,9 +109,18 @@ pub fn check(data: &[u8]) {
             rest[..8].copy_from_slice(&old[44..52]);
         }
         let rest = &rest[..];
+        let checked = if mode & 1 == 0 {
+            rest
+        } else {
+            let head = rest
+                .get(..8)
+                .map_or(0, |b| u64::from_le_bytes(b.try_into().expect("8 bytes")));
+            &rest[..usize::try_from(head.saturating_add(8))
+                .map_or(rest.len(), |h| h.min(rest.len()))]
+        };
         let mut bytes = old[..32].to_vec();
         bytes.extend_from_slice(&(rest.len() as u64).to_le_bytes());
-        bytes.extend_from_slice(&crc32(rest).to_le_bytes());
+        bytes.extend_from_slice(&crc32(checked).to_le_bytes());
         bytes.extend_from_slice(rest);
         bytes
     };

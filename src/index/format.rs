@@ -1,10 +1,17 @@
 //! The index's files on disk: a header (magic, format version, kind, the
-//! walk rules' fingerprint, the generation, the body's length and CRC-32)
-//! and a body; the manifest's body (the entries and the delta's posting
-//! lists) and the base's (its posting lists). Reading checks every field
-//! and every entry: a file that is corrupt, truncated, of another format
-//! version or written under other walk rules is refused, never read as
-//! truth.
+//! walk rules' fingerprint, the generation, the body's length and a
+//! CRC-32) and a body; the manifest's body (the entries and the delta's
+//! posting lists) and the base's (its posting lists). Reading checks
+//! every field and every entry: a file that is corrupt, truncated, of
+//! another format version or written under other walk rules is refused,
+//! never read as truth.
+//!
+//! A manifest is read whole, and its header's CRC covers its whole body.
+//! A base is read in parts: its body is the length of its head (8 bytes),
+//! the head (the list of every file and the table of trigrams, each with
+//! its list's CRC-32), then the lists; the header's CRC covers the length
+//! and the head, read and checked when the base is opened, and each list
+//! is checked against its own CRC when a query reads it.
 
 use std::sync::Arc;
 
@@ -19,10 +26,10 @@ use crate::{SkipReason, SkippedInput};
 const MAGIC: &[u8; 8] = b"CANDORIX";
 
 /// The format version this code writes and reads.
-pub(crate) const VERSION: u32 = 1;
+pub(crate) const VERSION: u32 = 2;
 
 /// The header's length in bytes.
-const HEADER: usize = 8 + 4 + 4 + 8 + 8 + 8 + 4;
+pub(crate) const HEADER: usize = 8 + 4 + 4 + 8 + 8 + 8 + 4;
 
 /// What a file holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -53,15 +60,34 @@ pub(crate) fn file(header: Header, body: &[u8]) -> Vec<u8> {
     out
 }
 
-/// Checks a whole file against what is expected of it, and gives its
-/// body.
+/// A whole base file: the header, then the length of the postings'
+/// head, the head and the lists; the checksum covers the length and the
+/// head (each list carries its own).
+pub(crate) fn base_file(header: Header, grams: &Grams) -> Vec<u8> {
+    let mut body = vec![0; 8];
+    let head = grams.encode(&mut body) as u64;
+    body[..8].copy_from_slice(&head.to_le_bytes());
+    let checked = &body[..8 + head as usize];
+    let mut out = Vec::with_capacity(HEADER + body.len());
+    out.extend_from_slice(MAGIC);
+    out.extend_from_slice(&VERSION.to_le_bytes());
+    out.extend_from_slice(&(header.kind as u32).to_le_bytes());
+    out.extend_from_slice(&header.rules.to_le_bytes());
+    out.extend_from_slice(&header.generation.to_le_bytes());
+    out.extend_from_slice(&(body.len() as u64).to_le_bytes());
+    out.extend_from_slice(&crc32fast::hash(checked).to_le_bytes());
+    out.extend_from_slice(&body);
+    out
+}
+
+/// Checks a header (the first `HEADER` bytes of a file) against what is
+/// expected of it, and gives the body's length and the checksum.
 ///
 /// # Errors
 ///
 /// What is wrong: not an index file, another version, another kind,
-/// other walk rules, another generation, truncated, or a checksum that
-/// does not match.
-pub(crate) fn body(bytes: &[u8], expect: Header) -> Result<&[u8], String> {
+/// other walk rules, another generation, or truncated.
+pub(crate) fn header(bytes: &[u8], expect: Header) -> Result<(u64, u32), String> {
     let mut r = Reader { bytes, at: 0 };
     if r.take(8).ok() != Some(&MAGIC[..]) {
         return Err("not an index file (bad magic)".into());
@@ -93,8 +119,18 @@ pub(crate) fn body(bytes: &[u8], expect: Header) -> Result<&[u8], String> {
             expect.generation
         ));
     }
-    let len = r.u64()?;
-    let crc = r.u32()?;
+    Ok((r.u64()?, r.u32()?))
+}
+
+/// Checks a whole file against what is expected of it, and gives its
+/// body.
+///
+/// # Errors
+///
+/// What is wrong: that of `header`, or a body truncated, extended, or
+/// whose checksum does not match.
+pub(crate) fn body(bytes: &[u8], expect: Header) -> Result<&[u8], String> {
+    let (len, crc) = header(bytes, expect)?;
     let body = &bytes[HEADER.min(bytes.len())..];
     if body.len() as u64 != len {
         return Err(format!(

@@ -15,23 +15,27 @@
 //! The encoding (all integers LEB128 varints unless said otherwise):
 //! `MAGIC`, the format version, the number of trigram lists; the list of
 //! all ids (count, byte length, bytes); then each trigram's entry in
-//! ascending trigram order (3 raw bytes, count, byte length); then the
-//! lists' bytes, in the same order, and nothing after them. Decoding
-//! checks the structure (format, version, trigram order, counts and
-//! lengths) and the list of every file; a trigram's list is checked as a
-//! query reads it, as far as it reads it, and one found damaged reads as
-//! every file from there on. Decoding stays a copy and a pass over the
-//! table, and a damaged list never hides a file; damage that still reads
-//! as ascending ids is not detected here (the container around these
-//! bytes is the place for a checksum).
+//! ascending trigram order (3 raw bytes, count, byte length, the list's
+//! CRC-32 as 4 bytes little-endian): the head; then the lists' bytes, in
+//! the same order, and nothing after them. Decoding checks the structure
+//! (format, version, trigram order, counts and lengths) and the list of
+//! every file; a trigram's list is checked as a query reads it, as far
+//! as it reads it, and one found damaged reads as every file from there
+//! on. Postings read from a base file keep their lists in the file
+//! (`decode_head`): a query reads the lists its plan names (`fetch`),
+//! each checked against its CRC, so damage that would still read as
+//! ascending ids is refused too; postings decoded whole (a manifest's
+//! delta) are covered by their container's checksum.
 
 mod candidates;
+mod disk;
 #[doc(hidden)]
 pub mod hooks;
 mod postings;
 #[cfg(test)]
 mod tests;
 
+use std::borrow::Cow;
 use std::cmp::Ordering;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
@@ -41,12 +45,13 @@ use crate::index::plan::{Gram, Need};
 
 pub(crate) use candidates::Candidates;
 use candidates::Node;
+pub(crate) use disk::Disk;
 use postings::{ListBuilder, ListCursor, get_varint, put_varint, scan};
 
 /// The first bytes of an encoded `Grams`.
 const MAGIC: &[u8; 8] = b"CNDGRAMS";
 /// The version of the encoding.
-const VERSION: u32 = 1;
+const VERSION: u32 = 2;
 
 /// A trigram as a 24-bit key, big-endian, so keys sort as trigrams do.
 fn key(gram: &Gram) -> u32 {
@@ -218,6 +223,13 @@ pub(crate) struct Grams {
     data: Vec<u8>,
     /// The greatest file id.
     last: Option<u32>,
+    /// Read from a file list by list (see `decode_head`): `data` holds
+    /// only the list of every file, the others are read from here when a
+    /// query needs them, each checked against its checksum in `crcs`.
+    disk: Option<Disk>,
+    /// The CRC-32 of each trigram's list (list `i + 1`'s at `i`), for
+    /// postings read from a file list by list.
+    crcs: Vec<u32>,
 }
 
 impl Grams {
@@ -351,6 +363,9 @@ impl Grams {
                 last: last.unwrap_or(0),
             })
         };
+        if self.disk.is_some() || other.disk.is_some() {
+            return Err(damaged());
+        }
         if self.starts.is_empty() {
             return Ok(other);
         }
@@ -389,8 +404,16 @@ impl Grams {
         Ok(out)
     }
 
-    /// Appends the encoding of these postings to `out`.
-    pub(crate) fn encode(&self, out: &mut Vec<u8>) {
+    /// Appends the encoding of these postings to `out`, and returns the
+    /// length of its head (everything before the trigrams' lists).
+    ///
+    /// # Panics
+    ///
+    /// When the postings were read list by list from a file (they are
+    /// only ever written as built or merged).
+    pub(crate) fn encode(&self, out: &mut Vec<u8>) -> usize {
+        assert!(self.disk.is_none(), "postings on disk are not encoded");
+        let start = out.len();
         out.extend_from_slice(MAGIC);
         put_varint(out, VERSION);
         put_varint(out, self.keys.len() as u32);
@@ -407,14 +430,19 @@ impl Grams {
             out.extend_from_slice(&k.to_be_bytes()[1..]);
             put_varint(out, self.counts[i + 1]);
             put_varint(out, list(i + 1).len() as u32);
+            out.extend_from_slice(&crc32fast::hash(list(i + 1)).to_le_bytes());
         }
+        let head = out.len() - start;
         if !self.keys.is_empty() {
             out.extend_from_slice(&self.data[self.starts[1]..]);
         }
+        head
     }
 
     /// Decodes postings written by `encode`. Never panics on arbitrary
-    /// bytes.
+    /// bytes. The lists' checksums are not checked here (the container
+    /// of bytes read whole checks them whole); a list's structure is
+    /// checked as a query reads it.
     ///
     /// # Errors
     ///
@@ -423,8 +451,48 @@ impl Grams {
     /// or version, cut short, trailing bytes, or a list whose ids are not
     /// ascending or do not match its count and length.
     pub(crate) fn decode(bytes: &[u8]) -> Result<Grams, Error> {
-        let bad =
-            |what: &str| Error::invalid_argument("index", format!("trigram postings: {what}"));
+        let (mut grams, head, total) = Grams::decode_table(bytes)?;
+        let data = &bytes[head..];
+        if total != data.len() as u64 {
+            return Err(bad(if total > data.len() as u64 {
+                "cut short"
+            } else {
+                "bytes after the end"
+            }));
+        }
+        grams.data.extend_from_slice(data);
+        grams.crcs = Vec::new();
+        Ok(grams)
+    }
+
+    /// Decodes the head of postings written by `encode` (see its return
+    /// value), whose lists are left in `disk`: a query reads the lists
+    /// it needs (see `fetch`), each checked against its checksum.
+    ///
+    /// # Errors
+    ///
+    /// As `decode`'s, and when `head` is not exactly a head, or the
+    /// lists' bytes in `disk` are not as long as the head says.
+    pub(crate) fn decode_head(head: &[u8], disk: Disk) -> Result<Grams, Error> {
+        let (mut grams, end, total) = Grams::decode_table(head)?;
+        if end != head.len() {
+            return Err(bad("bytes after the head"));
+        }
+        if total != disk.data_len() {
+            return Err(bad(if total > disk.data_len() {
+                "cut short"
+            } else {
+                "bytes after the end"
+            }));
+        }
+        grams.disk = Some(disk);
+        Ok(grams)
+    }
+
+    /// Decodes the head of `bytes`: the postings with only the list of
+    /// every file in `data`, where the head ends, and the total length
+    /// of the trigrams' lists that follow it.
+    fn decode_table(bytes: &[u8]) -> Result<(Grams, usize, u64), Error> {
         let rest = bytes
             .strip_prefix(MAGIC)
             .ok_or_else(|| bad("not a trigram index"))?;
@@ -448,56 +516,112 @@ impl Grams {
         grams
             .push_list(all, all_count)
             .ok_or_else(|| bad("malformed list of files"))?;
-        // Each table entry takes at least 5 bytes: a count beyond that
+        // Each table entry takes at least 9 bytes: a count beyond that
         // is refused before anything is allocated for it.
-        if n > rest.len().saturating_sub(at) / 5 {
+        if n > rest.len().saturating_sub(at) / 9 {
             return Err(bad("cut short"));
         }
-        let mut table = Vec::with_capacity(n);
+        grams.keys.reserve(n);
+        grams.counts.reserve(n);
+        grams.starts.reserve(n);
+        grams.crcs.reserve(n);
+        let mut end = grams.data.len() as u64;
         for _ in 0..n {
             let raw = rest.get(at..at + 3).ok_or_else(|| bad("cut short"))?;
             at += 3;
             let k = key(&[raw[0], raw[1], raw[2]]);
             let count = get_varint(rest, &mut at).ok_or_else(|| bad("cut short"))?;
-            let len = get_varint(rest, &mut at).ok_or_else(|| bad("cut short"))? as usize;
-            if table.last().is_some_and(|&(prev, _, _)| prev >= k) {
+            let len = get_varint(rest, &mut at).ok_or_else(|| bad("cut short"))?;
+            let crc = rest.get(at..at + 4).ok_or_else(|| bad("cut short"))?;
+            at += 4;
+            if grams.keys.last().is_some_and(|&prev| prev >= k) {
                 return Err(bad("trigrams out of order"));
             }
             // Each id takes 1 to 5 bytes; no list holds more ids than
             // there are files.
             if count == 0
                 || count > all_count
-                || len < count as usize
-                || len > (count as usize).saturating_mul(5)
+                || len < count
+                || u64::from(len) > u64::from(count) * 5
             {
                 return Err(bad("malformed posting list"));
             }
-            table.push((k, count, len));
-        }
-        let data = rest.get(at..).unwrap_or_default();
-        let total = table
-            .iter()
-            .try_fold(0usize, |s, &(_, _, len)| s.checked_add(len))
-            .ok_or_else(|| bad("cut short"))?;
-        if total != data.len() {
-            return Err(bad(if total > data.len() {
-                "cut short"
-            } else {
-                "bytes after the end"
-            }));
-        }
-        grams.data.reserve(total);
-        grams.keys.reserve(n);
-        grams.counts.reserve(n);
-        grams.starts.reserve(n);
-        grams.data.extend_from_slice(data);
-        let mut end = grams.data.len() - total;
-        for (k, count, len) in table {
-            end += len;
+            end += u64::from(len);
+            let start = usize::try_from(end).map_err(|_| bad("too large"))?;
             grams.keys.push(k);
             grams.counts.push(count);
-            grams.starts.push(end);
+            grams.starts.push(start);
+            grams
+                .crcs
+                .push(u32::from_le_bytes([crc[0], crc[1], crc[2], crc[3]]));
         }
-        Ok(grams)
+        let total = end - grams.data.len() as u64;
+        Ok((grams, MAGIC.len() + at, total))
     }
+
+    /// The postings `need` reads: these, when they are in memory; else
+    /// the list of every file and the lists of `need`'s trigrams, read
+    /// from the file and checked against their checksums.
+    ///
+    /// # Errors
+    ///
+    /// What is wrong: a list that cannot be read, or whose checksum does
+    /// not match.
+    pub(crate) fn fetch(&self, need: &Need) -> Result<Cow<'_, Grams>, String> {
+        let Some(disk) = &self.disk else {
+            return Ok(Cow::Borrowed(self));
+        };
+        let mut wanted = Vec::new();
+        self.wanted(need, &mut wanted);
+        wanted.sort_unstable();
+        wanted.dedup();
+        let mut out = Grams {
+            last: self.last,
+            ..Grams::default()
+        };
+        if let (Some(&count), Some(_)) = (self.counts.first(), self.starts.get(1)) {
+            out.data.extend_from_slice(self.bytes(0));
+            out.counts.push(count);
+            out.starts.extend([0, out.data.len()]);
+        }
+        let first = self.starts.get(1).copied().unwrap_or(0);
+        for i in wanted {
+            let (from, to) = (self.starts[i] - first, self.starts[i + 1] - first);
+            let bytes = disk
+                .read(from as u64, to - from)
+                .map_err(|e| format!("base: cannot read a posting list: {e}"))?;
+            if crc32fast::hash(&bytes) != self.crcs[i - 1] {
+                return Err(
+                    "base: a posting list's checksum does not match: the file is corrupt".into(),
+                );
+            }
+            out.keys.push(self.keys[i - 1]);
+            out.data.extend_from_slice(&bytes);
+            out.counts.push(self.counts[i]);
+            out.starts.push(out.data.len());
+        }
+        Ok(Cow::Owned(out))
+    }
+
+    /// The lists (by index) of the trigrams `need` names.
+    fn wanted(&self, need: &Need, out: &mut Vec<usize>) {
+        match need {
+            Need::Any => {}
+            Need::Gram(g) => {
+                if let Ok(i) = self.keys.binary_search(&key(g)) {
+                    out.push(i + 1);
+                }
+            }
+            Need::All(needs) | Need::AnyOf(needs) => {
+                for n in needs {
+                    self.wanted(n, out);
+                }
+            }
+        }
+    }
+}
+
+/// The error of postings that are not a valid encoding.
+fn bad(what: &str) -> Error {
+    Error::invalid_argument("index", format!("trigram postings: {what}"))
 }

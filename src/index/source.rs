@@ -113,8 +113,9 @@ impl Index {
     ) -> Result<(), Error> {
         let (snap, trust) = self.snapshot_to_query();
         let need = need(plan.query);
+        let base_lists = snap.base.fetch(&need).map_err(|r| self.store.unusable(r))?;
         let mut base = Member {
-            ids: snap.base.candidates(&need),
+            ids: base_lists.candidates(&need),
             last: None,
         };
         let mut delta = Member {

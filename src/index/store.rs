@@ -12,13 +12,13 @@
 //! removed.
 
 use std::fs;
-use std::io::Write as _;
+use std::io::{Read as _, Write as _};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::error::{Error, ErrorKind};
 use crate::index::format::{self, Header, Kind};
-use crate::index::grams::Grams;
+use crate::index::grams::{Disk, Grams};
 use crate::index::snapshot::Snapshot;
 
 /// The pointer file's name.
@@ -62,7 +62,7 @@ pub(crate) enum LoadError {
 }
 
 impl Store {
-    fn unusable(&self, reason: impl Into<String>) -> Error {
+    pub(crate) fn unusable(&self, reason: impl Into<String>) -> Error {
         ErrorKind::UnusableIndex {
             path: self.dir.clone(),
             reason: reason.into(),
@@ -132,6 +132,8 @@ impl Store {
             format::body(&bytes, header).map_err(|r| self.unusable(format!("manifest: {r}")))?;
         let manifest =
             format::read_manifest(body).map_err(|r| self.unusable(format!("manifest: {r}")))?;
+        // The file's bytes are not held while the base is read.
+        drop(bytes);
         let base = match reuse {
             Some((g, base)) if g == manifest.base_generation => Arc::clone(base),
             _ => Arc::new(self.load_base(manifest.base_generation)?),
@@ -139,17 +141,46 @@ impl Store {
         Ok(format::snapshot(generation, manifest, base))
     }
 
+    /// Opens a base: its header and head are read and checked; its lists
+    /// stay in the file, read (and checked) as queries need them.
     fn load_base(&self, generation: u64) -> Result<Grams, Error> {
         let path = self.base_path(generation);
-        let bytes = fs::read(&path)
-            .map_err(|e| self.unusable(format!("cannot read {}: {e}", path.display())))?;
+        let cannot =
+            |e: std::io::Error| self.unusable(format!("cannot read {}: {e}", path.display()));
+        let bad = |r: String| self.unusable(format!("base: {r}"));
+        let mut file = fs::File::open(&path).map_err(cannot)?;
+        let size = file.metadata().map_err(cannot)?.len();
+        let mut start = [0; format::HEADER + 8];
+        let read = read_up_to(&mut file, &mut start).map_err(cannot)?;
         let header = Header {
             kind: Kind::Base,
             rules: self.rules,
             generation,
         };
-        let body = format::body(&bytes, header).map_err(|r| self.unusable(format!("base: {r}")))?;
-        Grams::decode(body).map_err(|r| self.unusable(format!("base: {r}")))
+        let (len, crc) = format::header(&start[..read], header).map_err(bad)?;
+        let body = size.saturating_sub(format::HEADER as u64);
+        if read < start.len() || size < format::HEADER as u64 || body != len {
+            return Err(bad(format!(
+                "truncated or extended: a body of {body} bytes where the header says {len}"
+            )));
+        }
+        let head_len = u64::from_le_bytes(start[format::HEADER..].try_into().unwrap_or([0; 8]));
+        if head_len > len - 8 {
+            return Err(bad("a head longer than the file".into()));
+        }
+        let mut head = vec![0; usize::try_from(head_len).map_err(|_| bad("too large".into()))?];
+        file.read_exact(&mut head).map_err(cannot)?;
+        let mut hasher = crc32fast::Hasher::new();
+        hasher.update(&start[format::HEADER..]);
+        hasher.update(&head);
+        if hasher.finalize() != crc {
+            return Err(bad(
+                "the checksum does not match: the file is corrupt".into()
+            ));
+        }
+        let data_at = format::HEADER as u64 + 8 + head_len;
+        let disk = Disk::new(file, data_at, size - data_at);
+        Grams::decode_head(&head, disk).map_err(|r| bad(r.to_string()))
     }
 
     /// Writes `snap` as the current generation (its base too, when
@@ -175,9 +206,7 @@ impl Store {
                 generation: snap.base_generation,
             };
             let path = self.base_path(snap.base_generation);
-            let mut body = Vec::new();
-            snap.base.encode(&mut body);
-            replace(&path, &format::file(header, &body)).map_err(|e| io(&path, e))?;
+            replace(&path, &format::base_file(header, &snap.base)).map_err(|e| io(&path, e))?;
         }
         let header = Header {
             kind: Kind::Manifest,
@@ -234,7 +263,7 @@ impl Store {
             return Ok(None);
         };
         Ok(bytes
-            .get(44..52)
+            .get(format::HEADER..format::HEADER + 8)
             .and_then(|b| b.try_into().ok())
             .map(u64::from_le_bytes))
     }
@@ -246,6 +275,20 @@ fn number(name: &str, prefix: &str, suffix: &str) -> Option<u64> {
         .strip_suffix(suffix)?
         .parse()
         .ok()
+}
+
+/// Reads into `buf` until it is full or the file ends; the bytes read.
+fn read_up_to(file: &mut fs::File, buf: &mut [u8]) -> std::io::Result<usize> {
+    let mut read = 0;
+    while read < buf.len() {
+        match file.read(&mut buf[read..]) {
+            Ok(0) => break,
+            Ok(n) => read += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(read)
 }
 
 /// Writes `bytes` to `path` through a temporary name: synced, then

@@ -553,6 +553,67 @@ fn a_damaged_index_is_refused_never_read() {
     );
 }
 
+/// The base's posting lists are read list by list, as queries need
+/// them: a flipped bit anywhere in the base is refused when the index is
+/// opened (the header, the head) or when a query reads the list it is in
+/// (each list's checksum), never read as an answer that leaves a file
+/// out.
+#[test]
+fn a_flipped_bit_in_the_posting_lists_is_never_an_answer() {
+    let files = [
+        ("a.txt", "hello world\n"),
+        ("b.txt", "hello there\n"),
+        ("c/d.txt", "other words\n"),
+    ];
+    let (_dir, store, tree, _index) = indexed(&files);
+    let idx = store.path().join("idx");
+    let base = index_files(&idx)
+        .into_iter()
+        .find(|p| p.extension().is_some_and(|e| e == "grams"))
+        .unwrap();
+    let good = std::fs::read(&base).unwrap();
+    let queries = ["hello", "there", "world", "other", "words"].map(Query::literal);
+    let truth: Vec<_> = queries
+        .iter()
+        .map(|q| tree.search(q, &Limits::new(), None).unwrap())
+        .collect();
+    let mut answered = 0;
+    let mut refused_by_a_list = 0;
+    for at in 0..good.len() {
+        for bit in [0, 7] {
+            let mut bytes = good.clone();
+            bytes[at] ^= 1 << bit;
+            std::fs::write(&base, &bytes).unwrap();
+            let index = match Index::open(tree.clone(), &idx) {
+                Ok(index) => index,
+                Err(e) => {
+                    assert!(matches!(e.kind(), ErrorKind::UnusableIndex { .. }), "{e}");
+                    continue;
+                }
+            };
+            for (query, truth) in queries.iter().zip(&truth) {
+                match index.search(query, &Limits::new(), None) {
+                    Ok(answer) => {
+                        assert_eq!(answer.items(), truth.items(), "byte {at} bit {bit}");
+                        answered += 1;
+                    }
+                    Err(e) => {
+                        assert!(
+                            matches!(e.kind(), ErrorKind::UnusableIndex { .. }),
+                            "byte {at} bit {bit}: {e}"
+                        );
+                        assert!(e.to_string().contains("checksum"), "{e}");
+                        refused_by_a_list += 1;
+                    }
+                }
+            }
+        }
+    }
+    std::fs::write(&base, &good).unwrap();
+    // Damage in one list refuses the queries that read it, and only them.
+    assert!(refused_by_a_list > 0 && answered > 0);
+}
+
 #[test]
 fn a_build_that_never_switched_leaves_the_previous_generation() {
     let (dir, store, tree, index) = indexed(&[("a.txt", "x\n")]);
