@@ -48,16 +48,7 @@ pub(crate) struct Header {
 
 /// A whole file: the header, then `body`.
 pub(crate) fn file(header: Header, body: &[u8]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(HEADER + body.len());
-    out.extend_from_slice(MAGIC);
-    out.extend_from_slice(&VERSION.to_le_bytes());
-    out.extend_from_slice(&(header.kind as u32).to_le_bytes());
-    out.extend_from_slice(&header.rules.to_le_bytes());
-    out.extend_from_slice(&header.generation.to_le_bytes());
-    out.extend_from_slice(&(body.len() as u64).to_le_bytes());
-    out.extend_from_slice(&crc32fast::hash(body).to_le_bytes());
-    out.extend_from_slice(body);
-    out
+    framed(header, body, body)
 }
 
 /// A whole base file: the header, then the length of the postings'
@@ -67,7 +58,11 @@ pub(crate) fn base_file(header: Header, grams: &Grams) -> Vec<u8> {
     let mut body = vec![0; 8];
     let head = grams.encode(&mut body) as u64;
     body[..8].copy_from_slice(&head.to_le_bytes());
-    let checked = &body[..8 + head as usize];
+    framed(header, &body, &body[..8 + head as usize])
+}
+
+/// The header (its checksum over `checked`), then `body`.
+fn framed(header: Header, body: &[u8], checked: &[u8]) -> Vec<u8> {
     let mut out = Vec::with_capacity(HEADER + body.len());
     out.extend_from_slice(MAGIC);
     out.extend_from_slice(&VERSION.to_le_bytes());
@@ -76,7 +71,7 @@ pub(crate) fn base_file(header: Header, grams: &Grams) -> Vec<u8> {
     out.extend_from_slice(&header.generation.to_le_bytes());
     out.extend_from_slice(&(body.len() as u64).to_le_bytes());
     out.extend_from_slice(&crc32fast::hash(checked).to_le_bytes());
-    out.extend_from_slice(&body);
+    out.extend_from_slice(body);
     out
 }
 

@@ -1,35 +1,13 @@
-//! What an index of the tree needs of it: the walk under the tree's own
-//! rules (from a resume point, within path filters), the root's handle,
-//! and whether links are followed.
+//! What an index of the tree needs of it besides the walk under the
+//! tree's own rules (`Tree::walk_within`): the root's handle, and
+//! whether links are followed.
 
 use std::sync::Arc;
 
 use super::Tree;
-use crate::error::Error;
 use crate::search::confine::DirHandle;
-use crate::search::walk::{Walk, WalkOptions};
 
 impl Tree {
-    /// The walk of this tree under its own rules, resuming at `start`
-    /// (names from the root) and within `filters` (normalized paths).
-    pub(crate) fn walk_within<'p>(
-        &'p self,
-        start: Option<Vec<Vec<u8>>>,
-        filters: &'p [String],
-    ) -> Result<Walk<'p>, Error> {
-        Walk::new(WalkOptions {
-            root: &self.root,
-            root_dir: &self.root_dir,
-            hidden: self.hidden,
-            gitignore: self.gitignore,
-            parent_ignores: self.parent_ignores,
-            follow_links: self.follow_links,
-            globs: &self.globs,
-            start,
-            filters,
-        })
-    }
-
     /// The root's handle.
     pub(crate) fn root_handle(&self) -> &Arc<DirHandle> {
         &self.root_dir

@@ -31,13 +31,14 @@ const MAX_PART: usize = 64;
 const KEPT_PARTS: usize = 4;
 
 impl Tree {
-    /// The files to search, and the inputs the walk leaves out, in path
-    /// order.
-    pub(super) fn jobs<'p>(
+    /// The walk of this tree under its own rules, resuming at `start`
+    /// (names from the root) and within `filters` (normalized paths).
+    pub(crate) fn walk_within<'p>(
         &'p self,
-        plan: &'p Plan<'p>,
-    ) -> Result<impl Iterator<Item = Job> + 'p, Error> {
-        let walk = Walk::new(WalkOptions {
+        start: Option<Vec<Vec<u8>>>,
+        filters: &'p [String],
+    ) -> Result<Walk<'p>, Error> {
+        Walk::new(WalkOptions {
             root: &self.root,
             root_dir: &self.root_dir,
             hidden: self.hidden,
@@ -45,10 +46,20 @@ impl Tree {
             parent_ignores: self.parent_ignores,
             follow_links: self.follow_links,
             globs: &self.globs,
-            // A position `check_position` accepted.
-            start: plan.start.as_ref().and_then(|p| parse_position(&p.path)),
-            filters: &plan.filters,
-        })?;
+            start,
+            filters,
+        })
+    }
+
+    /// The files to search, and the inputs the walk leaves out, in path
+    /// order.
+    pub(super) fn jobs<'p>(
+        &'p self,
+        plan: &'p Plan<'p>,
+    ) -> Result<impl Iterator<Item = Job> + 'p, Error> {
+        // A position `check_position` accepted.
+        let start = plan.start.as_ref().and_then(|p| parse_position(&p.path));
+        let walk = self.walk_within(start, &plan.filters)?;
         Ok(walk)
     }
 
