@@ -19,7 +19,7 @@ use crate::index::grams::Grams;
 use crate::index::snapshot::{
     Entry, FileEntry, FolderEntry, Segment, SkipEntry, Snapshot, walk_order,
 };
-use crate::search::{is_within, parse_position};
+use crate::search::{is_position, is_within};
 use crate::{SkipReason, SkippedInput};
 
 /// The first bytes of every index file.
@@ -280,7 +280,7 @@ fn check_walk(entries: &[Entry]) -> Result<(), String> {
     for entry in entries {
         let path = entry.path();
         let root = path.is_empty() && matches!(entry, Entry::Folder(_) | Entry::Skip(_));
-        if !root && parse_position(path).is_none() {
+        if !root && !is_position(path) {
             return Err(format!("{path:?} is not a path of a tree"));
         }
         if let Some(prev) = last {

@@ -8,7 +8,18 @@ use crate::error::{Error, ErrorKind};
 /// the order of a depth-first walk with each folder's entries sorted by
 /// name. This is the order of every search result.
 pub(crate) fn cmp_paths(a: &str, b: &str) -> Ordering {
-    a.split('/').cmp(b.split('/'))
+    // The same order as comparing `a.split('/')` with `b.split('/')`: at
+    // the first byte that differs, a `/` ends a name that is a prefix of
+    // the other's, which sorts first.
+    let (x, y) = (a.as_bytes(), b.as_bytes());
+    match x.iter().zip(y).position(|(p, q)| p != q) {
+        None => x.len().cmp(&y.len()),
+        Some(i) => match (x[i], y[i]) {
+            (b'/', _) => Ordering::Less,
+            (_, b'/') => Ordering::Greater,
+            (p, q) => p.cmp(&q),
+        },
+    }
 }
 
 /// The error for a caller's path that leaves the root.
@@ -185,6 +196,11 @@ fn hex_byte(digits: Option<&[u8]>) -> Option<u8> {
 /// names as bytes. `None` unless it is exactly such a writing of one or
 /// more names, none of them empty, `.` or `..`.
 pub(crate) fn parse_position(path: &str) -> Option<Vec<Vec<u8>>> {
+    if !path.contains('\\') {
+        // Without escapes, each name is written as it is.
+        return is_plain_position(path)
+            .then(|| path.split('/').map(|n| n.as_bytes().to_vec()).collect());
+    }
     let mut names = Vec::new();
     for part in path.split('/') {
         let bytes = part.as_bytes();
@@ -221,6 +237,24 @@ pub(crate) fn parse_position(path: &str) -> Option<Vec<Vec<u8>>> {
         names.push(name);
     }
     Some(names)
+}
+
+#[cfg(feature = "tree")]
+/// Whether `path` is a tree position as `push_name` writes one (see
+/// `parse_position`), without building its names.
+pub(crate) fn is_position(path: &str) -> bool {
+    if path.contains('\\') {
+        parse_position(path).is_some()
+    } else {
+        is_plain_position(path)
+    }
+}
+
+#[cfg(feature = "tree")]
+/// Whether `path`, written without escapes, is a tree position.
+fn is_plain_position(path: &str) -> bool {
+    path.split('/')
+        .all(|n| !n.is_empty() && n != "." && n != ".." && !n.contains('\0'))
 }
 
 fn has_drive_prefix(path: &str) -> bool {
