@@ -79,11 +79,12 @@ fn file_ending(dir: &Path, suffix: &str) -> PathBuf {
         .expect("an index file")
 }
 
-/// Checks one input.
-pub fn check(data: &[u8]) {
+/// Checks one input; true when the index it makes opened (and its
+/// answers were checked).
+pub fn check(data: &[u8]) -> bool {
     let fixture = fixture();
     let Some((&mode, rest)) = data.split_first() else {
-        return;
+        return false;
     };
     let store = tempfile::tempdir().expect("a temporary folder");
     let index_dir = store.path().join("idx");
@@ -127,7 +128,7 @@ pub fn check(data: &[u8]) {
     std::fs::write(&target, bytes).expect("a write");
     let tree = Tree::new(&fixture.root).expect("a tree").threads(1);
     let Ok(index) = Index::open(tree.clone(), &index_dir) else {
-        return;
+        return false;
     };
     let queries = [
         Query::literal("foo"),
@@ -153,4 +154,5 @@ pub fn check(data: &[u8]) {
             let _ = index.update();
         }
     }
+    true
 }

@@ -1,17 +1,21 @@
 //! The index's files on disk: a header (magic, format version, kind, the
 //! walk rules' fingerprint, the generation, the body's length and a
-//! CRC-32) and a body; the manifest's body (the entries and the delta's
-//! posting lists) and the base's (its posting lists). Reading checks
+//! CRC-32) and a body; the manifest's body (the entries in walk order,
+//! each path written as the length of the prefix it shares with the path
+//! before it and the rest, then the delta's posting lists) and the
+//! base's (its posting lists). Reading checks
 //! every field and every entry: a file that is corrupt, truncated, of
 //! another format version or written under other walk rules is refused,
 //! never read as truth.
 //!
 //! A manifest is read whole, and its header's CRC covers its whole body.
 //! A base is read in parts: its body is the length of its head (8 bytes),
-//! the head (the list of every file and the table of trigrams, each with
-//! its list's CRC-32), then the lists; the header's CRC covers the length
-//! and the head, read and checked when the base is opened, and each list
-//! is checked against its own CRC when a query reads it.
+//! the head (the list of every file and, for each block of the trigrams'
+//! table, its first trigram and CRC-32), then the table (fixed-width
+//! entries, each with its list's CRC-32) and the lists; the header's CRC
+//! covers the length and the head, read and checked when the base is
+//! opened, and each block of the table and each list is checked against
+//! its own CRC when a query reads it.
 
 use std::sync::Arc;
 
@@ -19,14 +23,14 @@ use crate::index::grams::Grams;
 use crate::index::snapshot::{
     Entry, FileEntry, FolderEntry, Segment, SkipEntry, Snapshot, walk_order,
 };
-use crate::search::{is_position, is_within};
+use crate::search::{cmp_paths, is_position, is_within};
 use crate::{SkipReason, SkippedInput};
 
 /// The first bytes of every index file.
 const MAGIC: &[u8; 8] = b"CANDORIX";
 
 /// The format version this code writes and reads.
-pub(crate) const VERSION: u32 = 2;
+pub(crate) const VERSION: u32 = 3;
 
 /// The header's length in bytes.
 pub(crate) const HEADER: usize = 8 + 4 + 4 + 8 + 8 + 8 + 4;
@@ -52,8 +56,9 @@ pub(crate) fn file(header: Header, body: &[u8]) -> Vec<u8> {
 }
 
 /// A whole base file: the header, then the length of the postings'
-/// head, the head and the lists; the checksum covers the length and the
-/// head (each list carries its own).
+/// head, the head, the table and the lists; the checksum covers the
+/// length and the head (each block of the table and each list carries
+/// its own).
 pub(crate) fn base_file(header: Header, grams: &Grams) -> Vec<u8> {
     let mut body = vec![0; 8];
     let head = grams.encode(&mut body) as u64;
@@ -142,6 +147,7 @@ pub(crate) fn body(bytes: &[u8], expect: Header) -> Result<&[u8], String> {
 /// The manifest's body.
 pub(crate) fn manifest(snap: &Snapshot) -> Vec<u8> {
     let mut out = Vec::new();
+    let mut prev = "";
     out.extend_from_slice(&snap.base_generation.to_le_bytes());
     out.extend_from_slice(&snap.parents.to_le_bytes());
     out.extend_from_slice(&(snap.entries.len() as u64).to_le_bytes());
@@ -149,14 +155,14 @@ pub(crate) fn manifest(snap: &Snapshot) -> Vec<u8> {
         match entry {
             Entry::Folder(f) => {
                 out.push(0);
-                put_str(&mut out, &f.path);
+                put_path(&mut out, prev, &f.path);
                 out.extend_from_slice(&f.stamp.to_le_bytes());
                 out.push(f.ignores);
                 out.push(u8::from(f.always));
             }
             Entry::File(f) => {
                 out.push(1);
-                put_str(&mut out, &f.path);
+                put_path(&mut out, prev, &f.path);
                 out.extend_from_slice(&f.stamp.to_le_bytes());
                 out.extend_from_slice(&f.len.to_le_bytes());
                 out.push(u8::from(f.always) | u8::from(f.racy) << 1);
@@ -168,7 +174,7 @@ pub(crate) fn manifest(snap: &Snapshot) -> Vec<u8> {
             }
             Entry::Skip(s) => {
                 out.push(2);
-                put_str(&mut out, s.input.path());
+                put_path(&mut out, prev, s.input.path());
                 put_str(&mut out, s.input.reason().as_str());
                 match s.input.detail() {
                     Some(d) => {
@@ -179,6 +185,7 @@ pub(crate) fn manifest(snap: &Snapshot) -> Vec<u8> {
                 }
             }
         }
+        prev = entry.path();
     }
     let mut delta = Vec::new();
     snap.delta.encode(&mut delta);
@@ -211,17 +218,18 @@ pub(crate) fn read_manifest(body: &[u8]) -> Result<Manifest, String> {
     if count > body.len() as u64 / 6 {
         return Err("more entries than the file can hold".into());
     }
-    let mut entries = Vec::with_capacity(usize::try_from(count).unwrap_or(0));
+    let mut entries: Vec<Entry> = Vec::with_capacity(usize::try_from(count).unwrap_or(0));
     for _ in 0..count {
+        let prev = entries.last().map_or("", Entry::path);
         let entry = match r.u8()? {
             0 => Entry::Folder(FolderEntry {
-                path: r.str()?,
+                path: r.path(prev)?,
                 stamp: r.u64()?,
                 ignores: r.u8()?,
                 always: r.flag()?,
             }),
             1 => {
-                let (path, stamp, len, flags) = (r.str()?, r.u64()?, r.u64()?, r.u8()?);
+                let (path, stamp, len, flags) = (r.path(prev)?, r.u64()?, r.u64()?, r.u8()?);
                 if flags > 3 {
                     return Err(format!("bad file flags {flags}"));
                 }
@@ -240,7 +248,7 @@ pub(crate) fn read_manifest(body: &[u8]) -> Result<Manifest, String> {
                 })
             }
             2 => {
-                let path = r.str()?;
+                let path = r.path(prev)?;
                 let reason = SkipReason::from_wire(&r.str()?);
                 if !reason.is_built_in() {
                     return Err(format!("unknown skip reason {:?}", reason.as_str()));
@@ -279,14 +287,27 @@ fn check_walk(entries: &[Entry]) -> Result<(), String> {
     let mut ids = [None::<u32>, None];
     for entry in entries {
         let path = entry.path();
+        let prev = last.map_or("", Entry::path);
         let root = path.is_empty() && matches!(entry, Entry::Folder(_) | Entry::Skip(_));
-        if !root && !is_position(path) {
+        let (valid, order) = if path.contains('\\') || prev.contains('\\') {
+            (is_position(path), walk_order(prev, path))
+        } else {
+            // The names before the first byte that differs are the
+            // previous path's, already checked.
+            let shared = common_prefix(prev, path);
+            let name = path[..shared].rfind('/').map_or(0, |i| i + 1);
+            (
+                is_position(&path[name..]),
+                cmp_paths(&prev[name..], &path[name..]),
+            )
+        };
+        if !root && !valid {
             return Err(format!("{path:?} is not a path of a tree"));
         }
-        if let Some(prev) = last {
-            let order = walk_order(prev.path(), path);
+        if last.is_some() {
             // A folder cut short is listed right after itself, as a skip.
-            let cut = order.is_eq() && matches!((prev, entry), (Entry::Folder(_), Entry::Skip(_)));
+            let cut =
+                order.is_eq() && matches!((last, entry), (Some(Entry::Folder(_)), Entry::Skip(_)));
             if !order.is_lt() && !cut {
                 return Err(format!("{path:?} is out of path order"));
             }
@@ -330,6 +351,21 @@ pub(crate) fn snapshot(generation: u64, manifest: Manifest, base: Arc<Grams>) ->
         base,
         delta: manifest.delta,
     }
+}
+
+/// The length of the longest common prefix of `a` and `b` that ends on a
+/// character boundary.
+fn common_prefix(a: &str, b: &str) -> usize {
+    let n = a.bytes().zip(b.bytes()).take_while(|(x, y)| x == y).count();
+    (0..=n).rev().find(|&i| b.is_char_boundary(i)).unwrap_or(0)
+}
+
+/// Writes `path` as the length of the prefix it shares with `prev`, then
+/// the rest (paths in walk order share long prefixes).
+fn put_path(out: &mut Vec<u8>, prev: &str, path: &str) {
+    let shared = common_prefix(prev, path);
+    out.extend_from_slice(&(shared as u32).to_le_bytes());
+    put_str(out, &path[shared..]);
 }
 
 fn put_str(out: &mut Vec<u8>, s: &str) {
@@ -384,5 +420,21 @@ impl<'b> Reader<'b> {
         let len = self.u32()?;
         let bytes = self.take(len as usize)?;
         String::from_utf8(bytes.to_vec()).map_err(|_| "a name that is not UTF-8".into())
+    }
+
+    /// A path written by `put_path` after `prev`.
+    fn path(&mut self, prev: &str) -> Result<String, String> {
+        let shared = self.u32()? as usize;
+        let len = self.u32()? as usize;
+        let rest = self.take(len)?;
+        let rest = std::str::from_utf8(rest).map_err(|_| "a name that is not UTF-8")?;
+        // A boundary of `prev`'s characters: the joint is UTF-8.
+        let head = prev
+            .get(..shared)
+            .ok_or("a path sharing more than the path before it")?;
+        let mut path = String::with_capacity(shared + len);
+        path.push_str(head);
+        path.push_str(rest);
+        Ok(path)
     }
 }

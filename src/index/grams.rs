@@ -12,26 +12,30 @@
 //! partial `Grams` (its lists packed end to end, no slack) and started
 //! afresh; the partial postings are merged at the end.
 //!
-//! The encoding (all integers LEB128 varints unless said otherwise):
+//! The encoding (integers LEB128 varints unless said otherwise):
 //! `MAGIC`, the format version, the number of trigram lists; the list of
-//! all ids (count, byte length, bytes); then each trigram's entry in
-//! ascending trigram order (3 raw bytes, count, byte length, the list's
-//! CRC-32 as 4 bytes little-endian): the head; then the lists' bytes, in
-//! the same order, and nothing after them. Decoding checks the structure
-//! (format, version, trigram order, counts and lengths) and the list of
-//! every file; a trigram's list is checked as a query reads it, as far
-//! as it reads it, and one found damaged reads as every file from there
-//! on. Postings read from a base file keep their lists in the file
-//! (`decode_head`): a query reads the lists its plan names (`fetch`),
-//! each checked against its CRC, so damage that would still read as
-//! ascending ids is refused too; postings decoded whole (a manifest's
-//! delta) are covered by their container's checksum.
+//! all ids (count, byte length, bytes); the length of the trigrams' lists
+//! end to end (8 bytes); a reference to each block of the table (see
+//! `table`): the head. Then the table, fixed-width entries in ascending
+//! trigram order (count, where the list ends, its CRC-32); then the
+//! lists' bytes, in the same order, and nothing after them. Decoding
+//! checks the structure (format, version, the blocks' order and
+//! checksums, trigram order, counts and lengths) and the list of every
+//! file; a trigram's list is checked as a query reads it, as far as it
+//! reads it, and one found damaged reads as every file from there on.
+//! Postings read from a base file keep their table and lists in the
+//! file (`decode_head`): a query reads the blocks of the table and the
+//! lists its plan names (`fetch`), each checked against its CRC, so
+//! damage that would still read as ascending ids is refused too;
+//! postings decoded whole (a manifest's delta) are covered by their
+//! container's checksum.
 
 mod candidates;
 mod disk;
 #[doc(hidden)]
 pub mod hooks;
 mod postings;
+mod table;
 #[cfg(test)]
 mod tests;
 
@@ -47,11 +51,12 @@ pub(crate) use candidates::Candidates;
 use candidates::Node;
 pub(crate) use disk::Disk;
 use postings::{ListBuilder, ListCursor, get_varint, put_varint, scan};
+use table::{BlockRef, Bounds};
 
 /// The first bytes of an encoded `Grams`.
 const MAGIC: &[u8; 8] = b"CNDGRAMS";
 /// The version of the encoding.
-const VERSION: u32 = 2;
+const VERSION: u32 = 3;
 
 /// A trigram as a 24-bit key, big-endian, so keys sort as trigrams do.
 fn key(gram: &Gram) -> u32 {
@@ -223,13 +228,30 @@ pub(crate) struct Grams {
     data: Vec<u8>,
     /// The greatest file id.
     last: Option<u32>,
-    /// Read from a file list by list (see `decode_head`): `data` holds
-    /// only the list of every file, the others are read from here when a
-    /// query needs them, each checked against its checksum in `crcs`.
-    disk: Option<Disk>,
-    /// The CRC-32 of each trigram's list (list `i + 1`'s at `i`), for
-    /// postings read from a file list by list.
-    crcs: Vec<u32>,
+    /// Read from a file list by list (see `decode_head`): the fields
+    /// above hold only the list of every file, the trigrams' table and
+    /// lists are read from here as a query needs them.
+    disk: Option<OnDisk>,
+}
+
+/// The trigrams' table and lists left in their file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct OnDisk {
+    /// The file: the table, then the lists.
+    disk: Disk,
+    /// What the head says of them.
+    head: Head,
+}
+
+/// What the head of postings says of the table and lists after it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Head {
+    /// The number of trigrams.
+    trigrams: usize,
+    /// The table's blocks.
+    blocks: Vec<BlockRef>,
+    /// What the table's entries must agree with.
+    bounds: Bounds,
 }
 
 impl Grams {
@@ -253,7 +275,9 @@ impl Grams {
 
     /// The number of distinct trigrams.
     pub(crate) fn trigrams(&self) -> usize {
-        self.keys.len()
+        self.disk
+            .as_ref()
+            .map_or(self.keys.len(), |d| d.head.trigrams)
     }
 
     /// The bytes of list `i`.
@@ -405,7 +429,7 @@ impl Grams {
     }
 
     /// Appends the encoding of these postings to `out`, and returns the
-    /// length of its head (everything before the trigrams' lists).
+    /// length of its head (everything before the trigrams' table).
     ///
     /// # Panics
     ///
@@ -414,28 +438,34 @@ impl Grams {
     pub(crate) fn encode(&self, out: &mut Vec<u8>) -> usize {
         assert!(self.disk.is_none(), "postings on disk are not encoded");
         let start = out.len();
-        out.extend_from_slice(MAGIC);
-        put_varint(out, VERSION);
-        put_varint(out, self.keys.len() as u32);
         let list = |i: usize| &self.data[self.starts[i]..self.starts[i + 1]];
         let (all, all_count) = if self.counts.is_empty() {
             (&[][..], 0)
         } else {
             (list(0), self.counts[0])
         };
+        let lists = &self.data[self.starts.get(1).copied().unwrap_or(0)..];
+        let mut entries = Vec::with_capacity(self.keys.len() * table::ENTRY);
+        let blocks = table::encode(
+            self.keys
+                .iter()
+                .enumerate()
+                .map(|(i, &k)| (k, self.counts[i + 1], list(i + 1))),
+            &mut entries,
+        );
+        out.extend_from_slice(MAGIC);
+        put_varint(out, VERSION);
+        put_varint(out, self.keys.len() as u32);
         put_varint(out, all_count);
         put_varint(out, all.len() as u32);
         out.extend_from_slice(all);
-        for (i, k) in self.keys.iter().enumerate() {
-            out.extend_from_slice(&k.to_be_bytes()[1..]);
-            put_varint(out, self.counts[i + 1]);
-            put_varint(out, list(i + 1).len() as u32);
-            out.extend_from_slice(&crc32fast::hash(list(i + 1)).to_le_bytes());
+        out.extend_from_slice(&(lists.len() as u64).to_le_bytes());
+        for block in &blocks {
+            table::put_ref(out, block);
         }
         let head = out.len() - start;
-        if !self.keys.is_empty() {
-            out.extend_from_slice(&self.data[self.starts[1]..]);
-        }
+        out.extend_from_slice(&entries);
+        out.extend_from_slice(lists);
         head
     }
 
@@ -448,36 +478,55 @@ impl Grams {
     ///
     /// [`InvalidArgument`](crate::ErrorKind::InvalidArgument) (named
     /// `index`) when the bytes are not a valid encoding: another format
-    /// or version, cut short, trailing bytes, or a list whose ids are not
-    /// ascending or do not match its count and length.
+    /// or version, cut short, trailing bytes, a block of the table that
+    /// does not match its checksum, or a list whose ids are not ascending
+    /// or do not match its count and length.
     pub(crate) fn decode(bytes: &[u8]) -> Result<Grams, Error> {
-        let (mut grams, head, total) = Grams::decode_table(bytes)?;
-        let data = &bytes[head..];
-        if total != data.len() as u64 {
-            return Err(bad(if total > data.len() as u64 {
+        let (mut grams, end, head) = Grams::decode_table(bytes)?;
+        let rest = &bytes[end..];
+        let table_len = head.trigrams * table::ENTRY;
+        let expected = table_len as u64 + head.bounds.lists;
+        if expected != rest.len() as u64 {
+            return Err(bad(if expected > rest.len() as u64 {
                 "cut short"
             } else {
                 "bytes after the end"
             }));
         }
-        grams.data.extend_from_slice(data);
-        grams.crcs = Vec::new();
+        let base = grams.data.len();
+        grams.keys.reserve(head.trigrams);
+        grams.counts.reserve(head.trigrams);
+        grams.starts.reserve(head.trigrams);
+        for b in 0..head.blocks.len() {
+            let (from, to) = table::block_range(b, head.trigrams);
+            let block = table::entries(&rest[from..to], &head.blocks, b, head.bounds)
+                .map_err(|r| bad(&r))?;
+            for e in block {
+                grams.keys.push(e.key);
+                grams.counts.push(e.count);
+                // Below the lists' length, itself below the input's.
+                grams.starts.push(base + e.end as usize);
+            }
+        }
+        grams.data.extend_from_slice(&rest[table_len..]);
         Ok(grams)
     }
 
     /// Decodes the head of postings written by `encode` (see its return
-    /// value), whose lists are left in `disk`: a query reads the lists
-    /// it needs (see `fetch`), each checked against its checksum.
+    /// value), whose table and lists are left in `disk`: a query reads
+    /// the blocks of the table and the lists it needs (see `fetch`), each
+    /// checked against its checksum.
     ///
     /// # Errors
     ///
     /// As `decode`'s, and when `head` is not exactly a head, or the
-    /// lists' bytes in `disk` are not as long as the head says.
-    pub(crate) fn decode_head(head: &[u8], disk: Disk) -> Result<Grams, Error> {
-        let (mut grams, end, total) = Grams::decode_table(head)?;
-        if end != head.len() {
+    /// bytes in `disk` are not as long as the head says.
+    pub(crate) fn decode_head(bytes: &[u8], disk: Disk) -> Result<Grams, Error> {
+        let (mut grams, end, head) = Grams::decode_table(bytes)?;
+        if end != bytes.len() {
             return Err(bad("bytes after the head"));
         }
+        let total = (head.trigrams * table::ENTRY) as u64 + head.bounds.lists;
         if total != disk.data_len() {
             return Err(bad(if total > disk.data_len() {
                 "cut short"
@@ -485,14 +534,14 @@ impl Grams {
                 "bytes after the end"
             }));
         }
-        grams.disk = Some(disk);
+        grams.disk = Some(OnDisk { disk, head });
         Ok(grams)
     }
 
     /// Decodes the head of `bytes`: the postings with only the list of
-    /// every file in `data`, where the head ends, and the total length
-    /// of the trigrams' lists that follow it.
-    fn decode_table(bytes: &[u8]) -> Result<(Grams, usize, u64), Error> {
+    /// every file, where the head ends, and what the head says of the
+    /// table and lists that follow it.
+    fn decode_table(bytes: &[u8]) -> Result<(Grams, usize, Head), Error> {
         let rest = bytes
             .strip_prefix(MAGIC)
             .ok_or_else(|| bad("not a trigram index"))?;
@@ -516,106 +565,101 @@ impl Grams {
         grams
             .push_list(all, all_count)
             .ok_or_else(|| bad("malformed list of files"))?;
-        // Each table entry takes at least 9 bytes: a count beyond that
-        // is refused before anything is allocated for it.
-        if n > rest.len().saturating_sub(at) / 9 {
+        let lists = rest.get(at..at + 8).ok_or_else(|| bad("cut short"))?;
+        at += 8;
+        let bounds = Bounds {
+            files: all_count,
+            lists: u64::from_le_bytes(lists.try_into().unwrap_or_default()),
+        };
+        // No more trigrams than keys, nor than blocks the head holds:
+        // refused before anything is allocated for them.
+        if n > 1 << 24
+            || n.div_ceil(table::BLOCK) > rest.len().saturating_sub(at) / table::BLOCK_REF
+        {
             return Err(bad("cut short"));
         }
-        grams.keys.reserve(n);
-        grams.counts.reserve(n);
-        grams.starts.reserve(n);
-        grams.crcs.reserve(n);
-        let mut end = grams.data.len() as u64;
-        for _ in 0..n {
-            let raw = rest.get(at..at + 3).ok_or_else(|| bad("cut short"))?;
-            at += 3;
-            let k = key(&[raw[0], raw[1], raw[2]]);
-            let count = get_varint(rest, &mut at).ok_or_else(|| bad("cut short"))?;
-            let len = get_varint(rest, &mut at).ok_or_else(|| bad("cut short"))?;
-            let crc = rest.get(at..at + 4).ok_or_else(|| bad("cut short"))?;
-            at += 4;
-            if grams.keys.last().is_some_and(|&prev| prev >= k) {
-                return Err(bad("trigrams out of order"));
-            }
-            // Each id takes 1 to 5 bytes; no list holds more ids than
-            // there are files.
-            if count == 0
-                || count > all_count
-                || len < count
-                || u64::from(len) > u64::from(count) * 5
-            {
-                return Err(bad("malformed posting list"));
-            }
-            end += u64::from(len);
-            let start = usize::try_from(end).map_err(|_| bad("too large"))?;
-            grams.keys.push(k);
-            grams.counts.push(count);
-            grams.starts.push(start);
-            grams
-                .crcs
-                .push(u32::from_le_bytes([crc[0], crc[1], crc[2], crc[3]]));
-        }
-        let total = end - grams.data.len() as u64;
-        Ok((grams, MAGIC.len() + at, total))
+        let blocks = table::get_refs(rest, &mut at, n, bounds)?;
+        let head = Head {
+            trigrams: n,
+            blocks,
+            bounds,
+        };
+        Ok((grams, MAGIC.len() + at, head))
     }
 
     /// The postings `need` reads: these, when they are in memory; else
-    /// the list of every file and the lists of `need`'s trigrams, read
-    /// from the file and checked against their checksums.
+    /// the list of every file and the lists of `need`'s trigrams, found
+    /// in the blocks of the table that hold them and read from the file,
+    /// each block and list checked against its checksum.
     ///
     /// # Errors
     ///
-    /// What is wrong: a list that cannot be read, or whose checksum does
-    /// not match.
+    /// What is wrong: a block or list that cannot be read, or whose
+    /// checksum or structure does not match.
     pub(crate) fn fetch(&self, need: &Need) -> Result<Cow<'_, Grams>, String> {
-        let Some(disk) = &self.disk else {
+        let Some(OnDisk { disk, head }) = &self.disk else {
             return Ok(Cow::Borrowed(self));
         };
         let mut wanted = Vec::new();
-        self.wanted(need, &mut wanted);
+        wanted_keys(need, &mut wanted);
         wanted.sort_unstable();
         wanted.dedup();
         let mut out = Grams {
             last: self.last,
             ..Grams::default()
         };
-        if let (Some(&count), Some(_)) = (self.counts.first(), self.starts.get(1)) {
+        if let Some(&count) = self.counts.first() {
             out.data.extend_from_slice(self.bytes(0));
             out.counts.push(count);
             out.starts.extend([0, out.data.len()]);
         }
-        let first = self.starts.get(1).copied().unwrap_or(0);
-        for i in wanted {
-            let (from, to) = (self.starts[i] - first, self.starts[i + 1] - first);
+        let table_len = (head.trigrams * table::ENTRY) as u64;
+        let mut block: Option<(usize, Vec<table::Entry>)> = None;
+        for key in wanted {
+            let Some(b) = table::block_of(&head.blocks, key) else {
+                continue;
+            };
+            if block.as_ref().is_none_or(|(read, _)| *read != b) {
+                let (from, to) = table::block_range(b, head.trigrams);
+                let bytes = disk
+                    .read(from as u64, to - from)
+                    .map_err(|e| format!("base: cannot read the trigram table: {e}"))?;
+                let entries = table::entries(&bytes, &head.blocks, b, head.bounds)
+                    .map_err(|r| format!("base: {r}: the file is corrupt"))?;
+                block = Some((b, entries));
+            }
+            let entries = block.as_ref().map_or(&[][..], |(_, e)| e.as_slice());
+            let Ok(i) = entries.binary_search_by_key(&key, |e| e.key) else {
+                continue;
+            };
+            let e = entries[i];
+            // Within the lists' bytes, whose length fits the file.
+            let len = (e.end - e.start) as usize;
             let bytes = disk
-                .read(from as u64, to - from)
+                .read(table_len + e.start, len)
                 .map_err(|e| format!("base: cannot read a posting list: {e}"))?;
-            if crc32fast::hash(&bytes) != self.crcs[i - 1] {
+            if crc32fast::hash(&bytes) != e.crc {
                 return Err(
                     "base: a posting list's checksum does not match: the file is corrupt".into(),
                 );
             }
-            out.keys.push(self.keys[i - 1]);
+            out.keys.push(key);
             out.data.extend_from_slice(&bytes);
-            out.counts.push(self.counts[i]);
+            out.counts.push(e.count);
             out.starts.push(out.data.len());
         }
         Ok(Cow::Owned(out))
     }
+}
 
-    /// The lists (by index) of the trigrams `need` names.
-    fn wanted(&self, need: &Need, out: &mut Vec<usize>) {
-        match need {
-            Need::Any => {}
-            Need::Gram(g) => {
-                if let Ok(i) = self.keys.binary_search(&key(g)) {
-                    out.push(i + 1);
-                }
-            }
-            Need::All(needs) | Need::AnyOf(needs) => {
-                for n in needs {
-                    self.wanted(n, out);
-                }
+/// The trigram keys `need` names.
+fn wanted_keys(need: &Need, out: &mut Vec<u32>) {
+    match need {
+        Need::Any => {}
+        Need::Gram(g) => out.push(key(g)),
+        Need::All(needs) | Need::AnyOf(needs) => {
+            for n in needs {
+                wanted_keys(n, out);
             }
         }
     }

@@ -376,4 +376,26 @@ mod tests {
         assert!(may_hold("src", &["src/deep/x.rs".to_owned()]));
         assert!(!may_hold("tests", &["src".to_owned()]));
     }
+
+    proptest::proptest! {
+        /// The byte-wise order is the order of the paths' names, as
+        /// `split('/')` compares them; a plain position is one that
+        /// `parse_position` reads.
+        #[test]
+        fn order_and_positions_agree_with_their_definitions(
+            a in "[a./\\\\\\x00é-]{0,8}",
+            b in "[a./\\\\\\x00é-]{0,8}",
+        ) {
+            proptest::prop_assert_eq!(cmp_paths(&a, &b), a.split('/').cmp(b.split('/')));
+            #[cfg(feature = "tree")]
+            {
+                let names = a.split('/').map(|n| n.as_bytes().to_vec()).collect::<Vec<_>>();
+                let valid = a.split('/').all(|n| !n.is_empty() && n != "." && n != ".." && !n.contains('\0'));
+                if !a.contains('\\') {
+                    proptest::prop_assert_eq!(parse_position(&a), valid.then_some(names));
+                }
+                proptest::prop_assert_eq!(is_position(&a), parse_position(&a).is_some());
+            }
+        }
+    }
 }

@@ -172,9 +172,9 @@ fn other_formats_are_refused_by_name() {
     longer.push(0);
     assert!(Grams::decode(&longer).is_err());
     let mut other_version = bytes;
-    other_version[8] = 3;
+    other_version[8] = 4;
     let e = Grams::decode(&other_version).unwrap_err();
-    assert!(e.to_string().contains("version 3"), "{e}");
+    assert!(e.to_string().contains("version 4"), "{e}");
 }
 
 #[test]
