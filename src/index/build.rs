@@ -116,7 +116,15 @@ impl<'t> Builder<'t> {
                             || (f.segment == Segment::Base && self.segment == Segment::Delta))
                 });
                 if let Some(file) = keep {
-                    self.entries.push(Entry::File(file.clone()));
+                    let mut file = file.clone();
+                    if file.segment == self.segment {
+                        // Kept in the lists written again (read by every
+                        // query, it is in none of them): it takes the next
+                        // id there, so that ids stay ascending and unique.
+                        file.id = self.next_id;
+                        self.next_id += 1;
+                    }
+                    self.entries.push(Entry::File(file));
                 } else {
                     let id = self.next_id;
                     self.next_id += 1;

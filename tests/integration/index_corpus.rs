@@ -236,6 +236,11 @@ struct Spec {
     follow: bool,
     threads: usize,
     changes: Vec<Change>,
+    /// Changes made after the queries that follow `changes`, before the
+    /// update: `update_as_seen` may leave them for the next update.
+    later: Vec<Change>,
+    /// The update after the queries is `update_as_seen`.
+    as_seen: bool,
     queries: Vec<(Query, Limits)>,
 }
 
@@ -282,19 +287,36 @@ fn spec() -> impl Strategy<Value = Spec> {
         any::<bool>(),
         any::<bool>(),
         prop_oneof![Just(1usize), Just(4)],
-        prop::collection::vec(change(), 0..4),
+        (
+            prop::collection::vec(change(), 0..4),
+            prop::collection::vec(change(), 0..2),
+            any::<bool>(),
+        ),
         prop::collection::vec((query(), limits()), 1..4),
     )
         .prop_map(
-            |(files, ignore, links, hidden, follow, threads, changes, queries)| Spec {
+            |(
                 files,
                 ignore,
                 links,
                 hidden,
                 follow,
                 threads,
-                changes,
+                (changes, later, as_seen),
                 queries,
+            )| {
+                Spec {
+                    files,
+                    ignore,
+                    links,
+                    hidden,
+                    follow,
+                    threads,
+                    changes,
+                    later,
+                    as_seen,
+                    queries,
+                }
             },
         )
 }
@@ -425,6 +447,18 @@ fn check(spec: &Spec) {
     for (query, limits) in &spec.queries {
         compare_all(&tree, &index, query, limits);
     }
+    for change in &spec.later {
+        apply(root, change);
+    }
+    if spec.as_seen {
+        index.update_as_seen().unwrap();
+    } else {
+        index.update().unwrap();
+    }
+    for (query, limits) in &spec.queries {
+        compare_all(&tree, &index, query, limits);
+    }
+    // Whatever the update left out, the next one records.
     index.update().unwrap();
     for (query, limits) in &spec.queries {
         compare_all(&tree, &index, query, limits);
@@ -612,6 +646,143 @@ fn a_flipped_bit_in_the_posting_lists_is_never_an_answer() {
     std::fs::write(&base, &good).unwrap();
     // Damage in one list refuses the queries that read it, and only them.
     assert!(refused_by_a_list > 0 && answered > 0);
+}
+
+/// `update_as_seen` records the tree as the last checked query saw it,
+/// without taking its stamps again: a change that query saw is recorded,
+/// one made after it is left for the next update (and seen by every query
+/// meanwhile), where `update` records both.
+#[test]
+fn an_update_as_seen_records_what_the_query_saw() {
+    for as_seen in [true, false] {
+        let (dir, _store, tree, index) = indexed(&[
+            ("a.txt", "one\n"),
+            ("b.txt", "two\n"),
+            ("c/d.txt", "three\n"),
+        ]);
+        let query = Query::literal("new");
+        std::fs::write(dir.path().join("a.txt"), "one new\n").unwrap();
+        age(&dir.path().join("a.txt"));
+        same(
+            "seen",
+            &tree.search(&query, &Limits::new(), None).unwrap(),
+            &index.search(&query, &Limits::new(), None).unwrap(),
+        );
+        assert!(index.is_behind());
+        // After the query: another change in a folder it found unchanged.
+        std::fs::write(dir.path().join("c/d.txt"), "three new\n").unwrap();
+        age(&dir.path().join("c/d.txt"));
+        if as_seen {
+            assert!(index.update_as_seen().unwrap());
+        } else {
+            assert!(index.update().unwrap());
+        }
+        assert!(!index.is_behind());
+        let truth = tree.search(&query, &Limits::new(), None).unwrap();
+        assert_eq!(truth.len(), 2);
+        same(
+            "after",
+            &truth,
+            &index.search(&query, &Limits::new(), None).unwrap(),
+        );
+        // The change after the query: left out by `update_as_seen` (the
+        // query finds it and says the index is behind), recorded by
+        // `update`.
+        assert_eq!(index.is_behind(), as_seen);
+        index.update().unwrap();
+        same(
+            "updated",
+            &truth,
+            &index.search(&query, &Limits::new(), None).unwrap(),
+        );
+        assert!(!index.is_behind());
+    }
+}
+
+/// A file every query reads (with a byte-order mark: in no posting
+/// list) that an update put in the delta is kept by the next update
+/// beside files read anew: the generation written still opens.
+#[test]
+fn updates_after_updates_write_an_index_that_opens() {
+    let (dir, store, tree, index) = indexed(&[("a.txt", "x\n")]);
+    std::fs::write(dir.path().join("b.txt"), "\u{feff}x\n").unwrap();
+    age(&dir.path().join("b.txt"));
+    assert!(index.update().unwrap());
+    // `b.txt` untouched since: kept as it is.
+    std::fs::write(dir.path().join("c.txt"), "x\n").unwrap();
+    age(&dir.path().join("c.txt"));
+    assert!(index.update().unwrap());
+    let reopened = Index::open(tree.clone(), store.path().join("idx")).unwrap();
+    let query = Query::literal("x");
+    let truth = tree.search(&query, &Limits::new(), None).unwrap();
+    assert_eq!(truth.len(), 3);
+    same(
+        "reopened",
+        &truth,
+        &reopened.search(&query, &Limits::new(), None).unwrap(),
+    );
+}
+
+/// Damage that shows only when a query reads it: `open`'s index refuses
+/// the query; `open_or_build`'s answers it by reading every file, says it
+/// is behind, and its next update builds it again.
+#[test]
+fn damage_found_by_a_query_is_rebuilt_when_asked() {
+    let files = [
+        ("a.txt", "hello world\n"),
+        ("b.txt", "hello there\n"),
+        ("c/d.txt", "other words\n"),
+    ];
+    let (_dir, store, tree, _index) = indexed(&files);
+    let idx = store.path().join("idx");
+    let base = index_files(&idx)
+        .into_iter()
+        .find(|p| p.extension().is_some_and(|e| e == "grams"))
+        .unwrap();
+    // The last byte is in the last list: that of `wor`, the greatest
+    // trigram, which `world` and `words` need.
+    let mut bytes = std::fs::read(&base).unwrap();
+    let last = bytes.len() - 1;
+    bytes[last] ^= 0x40;
+    std::fs::write(&base, &bytes).unwrap();
+    let queries = ["world", "words", "hello", "there"].map(Query::literal);
+
+    let refusing = Index::open(tree.clone(), &idx).unwrap();
+    let err = refusing
+        .search(&queries[0], &Limits::new(), None)
+        .unwrap_err();
+    assert!(
+        matches!(err.kind(), ErrorKind::UnusableIndex { .. }),
+        "{err}"
+    );
+    assert!(!refusing.is_behind());
+
+    let rebuilding = Index::open_or_build(tree.clone(), &idx).unwrap();
+    assert!(!rebuilding.is_behind());
+    for query in &queries {
+        let truth = tree.search(query, &Limits::new(), None).unwrap();
+        let answer = rebuilding.search(query, &Limits::new(), None).unwrap();
+        same("damaged", &truth, &answer);
+    }
+    assert!(rebuilding.is_behind());
+    assert!(rebuilding.update().unwrap());
+    assert!(!rebuilding.is_behind());
+    // A new base, whole: every query is answered from it, by any opener.
+    let reopened = Index::open(tree.clone(), &idx).unwrap();
+    for query in &queries {
+        let truth = tree.search(query, &Limits::new(), None).unwrap();
+        same(
+            "rebuilt",
+            &truth,
+            &reopened.search(query, &Limits::new(), None).unwrap(),
+        );
+        same(
+            "rebuilt",
+            &truth,
+            &rebuilding.search(query, &Limits::new(), None).unwrap(),
+        );
+    }
+    assert!(!rebuilding.is_behind());
 }
 
 #[test]
