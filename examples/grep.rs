@@ -445,14 +445,15 @@ impl Searched {
 
 /// Once the answer is written (the search is dropped at the end of
 /// `run`), an index that the query found behind the tree is brought up
-/// to date, so the next process checks and reads less. A failure here
-/// changes no answer, and is only noted.
+/// to date as the query saw it (its stats are not taken again), so the
+/// next process checks and reads less. A failure here changes no
+/// answer, and is only noted.
 impl Drop for Searched {
     fn drop(&mut self) {
         #[cfg(feature = "index")]
         if let Searched::Index(index) = self {
             if index.is_behind() {
-                if let Err(e) = index.update() {
+                if let Err(e) = index.update_as_seen() {
                     eprintln!("grep: note: the index was not updated: {}", chain(&e));
                 }
             }

@@ -7,6 +7,7 @@
 //! above it was found unchanged, so a folder swapped for a link is seen
 //! at the folder.
 
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, Ordering};
 
 use crate::index::snapshot::{Entry, Snapshot};
@@ -116,5 +117,50 @@ impl<'s> Stamps<'s> {
     /// Stops the helper.
     pub(crate) fn stop(&self) {
         self.stop.store(true, Ordering::Relaxed);
+    }
+
+    /// Takes as known the stamps of `seen` (those another traversal of
+    /// the same generation took).
+    pub(crate) fn with(self, seen: &[u64]) -> Stamps<'s> {
+        for (value, &known) in self.values.iter().zip(seen) {
+            value.store(known, Ordering::Relaxed);
+        }
+        self
+    }
+
+    /// The stamps taken (`PENDING` where none was).
+    fn values(&self) -> Vec<u64> {
+        self.values
+            .iter()
+            .map(|v| v.load(Ordering::Acquire))
+            .collect()
+    }
+}
+
+/// The stamps the last checked query took, kept for the next update of
+/// the same generation: an update after a query (as a command line tool
+/// runs one) does not stat the tree twice.
+///
+/// An update may use stamps taken earlier, where a query may not: an
+/// entry it keeps because its stamp was unchanged then held what the
+/// index holds then, and a change since moves its stamp, which the next
+/// query checks and the next update reads.
+#[derive(Debug, Default)]
+pub(crate) struct Seen(Mutex<Option<(u64, Vec<u64>)>>);
+
+impl Seen {
+    /// Keeps what `stamps` took of `generation`.
+    pub(crate) fn keep(&self, generation: u64, stamps: &Stamps<'_>) {
+        let values = stamps.values();
+        *self.0.lock().unwrap_or_else(|p| p.into_inner()) = Some((generation, values));
+    }
+
+    /// The stamps kept of `generation`, given up.
+    pub(crate) fn take(&self, generation: u64) -> Option<Vec<u64>> {
+        let mut kept = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        match kept.take() {
+            Some((g, values)) if g == generation => Some(values),
+            _ => None,
+        }
     }
 }

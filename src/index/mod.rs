@@ -34,9 +34,10 @@ mod traverse;
 mod watch;
 
 use build::Builder;
+use check::Seen;
 use snapshot::{Segment, Snapshot};
 use store::{LoadError, Store};
-use traverse::Traversal;
+use traverse::{Reuse, Traversal};
 use watch::Watching;
 
 /// A [`Tree`] with an index on disk: every [`Corpus`](crate::Corpus)
@@ -106,6 +107,15 @@ pub struct Index {
     behind: Arc<AtomicBool>,
     /// The watcher, in the watched mode.
     watching: Mutex<Option<Watching>>,
+    /// Opened by `open_or_build`: damage that a query finds (a block of
+    /// the trigram table or a posting list whose checksum does not
+    /// match) is answered by reading every file the query checks, and
+    /// the next update builds the index again; else it is refused.
+    rebuild: bool,
+    /// A query found the base's posting lists damaged.
+    damaged: AtomicBool,
+    /// The stamps the last checked query took, for the next update.
+    seen: Seen,
 }
 
 impl Index {
@@ -184,6 +194,13 @@ impl Index {
     /// Opens the index of `tree` at `path`, or builds it when there is
     /// none or it cannot be used (see [`open`](Index::open)).
     ///
+    /// Damage that shows only when a query reads it (a part of the
+    /// posting lists whose checksum does not match) is not refused as
+    /// [`open`](Index::open)'s index refuses it: that query reads every
+    /// file it checks (the tree's answer, at the cost of a scan), the
+    /// index reports itself [behind](Index::is_behind), and the next
+    /// [`update`](Index::update) builds it again.
+    ///
     /// # Errors
     ///
     /// Those of [`build`](Index::build).
@@ -203,10 +220,12 @@ impl Index {
             dir: path.as_ref().to_owned(),
             rules: tree.fingerprint(),
         };
-        match store.load(None) {
-            Ok(snap) => Ok(Index::with(tree, store, snap)),
-            Err(_) => Index::build(tree, path),
-        }
+        let mut index = match store.load(None) {
+            Ok(snap) => Index::with(tree, store, snap),
+            Err(_) => Index::build(tree, path)?,
+        };
+        index.rebuild = true;
+        Ok(index)
     }
 
     fn with(tree: Tree, store: Store, snap: Snapshot) -> Index {
@@ -217,6 +236,9 @@ impl Index {
             updating: Mutex::new(()),
             behind: Arc::new(AtomicBool::new(false)),
             watching: Mutex::new(None),
+            rebuild: false,
+            damaged: AtomicBool::new(false),
+            seen: Seen::default(),
         }
     }
 
@@ -409,6 +431,48 @@ impl Index {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn update(&self) -> Result<bool, Error> {
+        self.update_with(Reuse::No)
+    }
+
+    /// Brings the index up to date with the tree **as the last checked
+    /// query saw it**: as [`update`](Index::update), except that the
+    /// stamps that query took are not taken again (a query that
+    /// stopped at its cut took those before it; the others are taken
+    /// now). For a process that runs one query and then updates the
+    /// index (a command-line tool), this halves the stats.
+    ///
+    /// A change made after that query took its stamp may be left out of
+    /// the new generation; it is seen as any change is: the next query
+    /// checks it, reads it, and reports the index [behind](Index::is_behind),
+    /// and the next update records it. Answers are right either way.
+    /// With no such query since the last update (or in the watched mode),
+    /// this is `update`.
+    ///
+    /// # Errors
+    ///
+    /// Those of [`update`](Index::update).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use candor::{Corpus, Index, Limits, Query, Tree};
+    /// # let dir = tempfile::tempdir()?;
+    /// # let store = tempfile::tempdir()?;
+    /// let index = Index::build(Tree::new(dir.path())?, store.path())?;
+    /// std::fs::write(dir.path().join("a.txt"), "needle\n")?;
+    /// let found = index.search(&Query::literal("needle"), &Limits::new(), None)?;
+    /// assert_eq!(found.len(), 1);
+    /// if index.is_behind() {
+    ///     assert!(index.update_as_seen()?);
+    /// }
+    /// assert!(!index.is_behind());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn update_as_seen(&self) -> Result<bool, Error> {
+        self.update_with(Reuse::Use(&self.seen))
+    }
+
+    fn update_with(&self, reuse: Reuse<'_>) -> Result<bool, Error> {
         let _one = self.updating.lock().unwrap_or_else(|p| p.into_inner());
         // The watcher's reports up to now are read from the tree below.
         let (old, trust, upto) = self.to_update();
@@ -426,10 +490,12 @@ impl Index {
             // Watched, what the watcher did not report is trusted here
             // too: an update after one change reads that change.
             trust: trust.as_ref(),
+            seen: reuse,
         }
         .run(&mut |event| builder.visit(event))?;
         let (entries, delta) = builder.finish();
-        if entries == old.entries && parents == old.parents {
+        let damaged = self.damaged.load(Ordering::Relaxed);
+        if entries == old.entries && parents == old.parents && !damaged {
             let same = Snapshot::clone(&old);
             self.install(same, upto);
             return Ok(false);
@@ -443,12 +509,15 @@ impl Index {
             delta,
         };
         let (base_files, delta_files) = snap.segment_sizes();
-        let new_base = delta_files > COMPACT_AFTER + base_files / 8;
+        let new_base = damaged || delta_files > COMPACT_AFTER + base_files / 8;
         if new_base {
             snap = full_build(&self.tree, Some(old.generation))?;
         }
         self.store.write(&snap, new_base)?;
         self.install(snap, upto);
+        if damaged {
+            self.damaged.store(false, Ordering::Relaxed);
+        }
         Ok(true)
     }
 }
@@ -478,6 +547,7 @@ fn full_build(tree: &Tree, previous: Option<u64>) -> Result<Snapshot, Error> {
         filters: &[],
         changed: Cell::new(false),
         trust: None,
+        seen: Reuse::No,
     }
     .run(&mut |event| builder.visit(event))?;
     let (entries, base) = builder.finish();

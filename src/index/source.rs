@@ -5,6 +5,7 @@
 //! text, within one read block (so no budget checked between blocks
 //! could stop inside it), and no candidate of the query's plan.
 
+use std::borrow::Cow;
 use std::cell::Cell;
 use std::ops::ControlFlow;
 use std::sync::atomic::Ordering;
@@ -12,9 +13,9 @@ use std::sync::atomic::Ordering;
 use super::Index;
 use crate::error::Error;
 use crate::index::grams::Candidates;
-use crate::index::plan::need;
+use crate::index::plan::{Need, need};
 use crate::index::snapshot::Segment;
-use crate::index::traverse::{Event, Traversal};
+use crate::index::traverse::{Event, Reuse, Traversal};
 use crate::search::{
     BINARY_PREFIX, Entry, FileOutcome, Opened, Plan, Resolved, Search, Source, no_match,
     search_file,
@@ -113,9 +114,24 @@ impl Index {
     ) -> Result<(), Error> {
         let (snap, trust) = self.snapshot_to_query();
         let need = need(plan.query);
-        let base_lists = snap.base.fetch(&need).map_err(|r| self.store.unusable(r))?;
+        let (base_lists, base_need) = match snap.base.fetch(&need) {
+            Ok(lists) => (lists, Cow::Borrowed(&need)),
+            Err(_) if self.rebuild => {
+                // Damage found now, in an index opened to be rebuilt:
+                // every file is a candidate, and the next update builds
+                // the index again.
+                self.damaged.store(true, Ordering::Relaxed);
+                self.behind.store(true, Ordering::Relaxed);
+                let any = snap
+                    .base
+                    .fetch(&Need::Any)
+                    .map_err(|r| self.store.unusable(r))?;
+                (any, Cow::Owned(Need::Any))
+            }
+            Err(reason) => return Err(self.store.unusable(reason)),
+        };
         let mut base = Member {
-            ids: base_lists.candidates(&need),
+            ids: base_lists.candidates(&base_need),
             last: None,
         };
         let mut delta = Member {
@@ -130,6 +146,7 @@ impl Index {
             filters: &plan.filters,
             changed: Cell::new(false),
             trust: trust.as_ref(),
+            seen: Reuse::Keep(&self.seen),
         };
         let ran = traversal.run(&mut |event| match event {
             Event::Folder { .. } => ControlFlow::Continue(()),

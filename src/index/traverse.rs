@@ -25,7 +25,7 @@ use std::sync::Arc;
 
 use crate::SkippedInput;
 use crate::error::Error;
-use crate::index::check::Stamps;
+use crate::index::check::{Seen, Stamps};
 use crate::index::snapshot::{Entry, FileEntry, FolderEntry, Snapshot, last_name};
 use crate::index::stamp::parents_stamp;
 use crate::search::{DirHandle, Job, Tree, is_within, open_dir, parse_position, stamp_at};
@@ -134,6 +134,19 @@ pub(crate) struct Traversal<'s> {
     /// With a watcher: the paths it reported; every other recorded entry
     /// is trusted without a stat.
     pub(crate) trust: Option<&'s HashSet<String>>,
+    /// What becomes of the stamps taken (see `Seen`).
+    pub(crate) seen: Reuse<'s>,
+}
+
+/// What a traversal does with the stamps a checked one takes.
+#[derive(Clone, Copy)]
+pub(crate) enum Reuse<'s> {
+    /// Nothing.
+    No,
+    /// Kept for the next update (a query).
+    Keep(&'s Seen),
+    /// Those kept are used, and the others taken (an update).
+    Use(&'s Seen),
 }
 
 type Visit<'v, 's> = dyn FnMut(Event<'_>) -> ControlFlow<()> + 'v;
@@ -223,7 +236,12 @@ impl Traversal<'_> {
     /// taken ahead on a second thread when the tree has one.
     fn recorded(&self, visit: &mut Visit<'_, '_>) -> Result<(), Error> {
         let first = self.start.map_or(0, |s| self.snap.first_from(s));
-        let stamps = Stamps::new(self.snap, self.tree.root_handle(), first);
+        let mut stamps = Stamps::new(self.snap, self.tree.root_handle(), first);
+        if let (Reuse::Use(seen), None) = (self.seen, self.trust) {
+            if let Some(known) = seen.take(self.snap.generation) {
+                stamps = stamps.with(&known);
+            }
+        }
         let dirs = Dirs {
             root: self.tree.root_handle(),
             held: RefCell::new(Vec::new()),
@@ -238,7 +256,11 @@ impl Traversal<'_> {
             let ran = self.recorded_with(&stamps, &dirs, visit);
             stamps.stop();
             ran
-        })
+        })?;
+        if let (Reuse::Keep(seen), None) = (self.seen, self.trust) {
+            seen.keep(self.snap.generation, &stamps);
+        }
+        Ok(())
     }
 
     fn recorded_with(

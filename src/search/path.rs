@@ -239,7 +239,7 @@ pub(crate) fn parse_position(path: &str) -> Option<Vec<Vec<u8>>> {
     Some(names)
 }
 
-#[cfg(feature = "tree")]
+#[cfg(feature = "index")]
 /// Whether `path` is a tree position as `push_name` writes one (see
 /// `parse_position`), without building its names.
 pub(crate) fn is_position(path: &str) -> bool {
@@ -387,7 +387,7 @@ mod tests {
             b in "[a./\\\\\\x00é-]{0,8}",
         ) {
             proptest::prop_assert_eq!(cmp_paths(&a, &b), a.split('/').cmp(b.split('/')));
-            #[cfg(feature = "tree")]
+            #[cfg(feature = "index")]
             {
                 let names = a.split('/').map(|n| n.as_bytes().to_vec()).collect::<Vec<_>>();
                 let valid = a.split('/').all(|n| !n.is_empty() && n != "." && n != ".." && !n.contains('\0'));
