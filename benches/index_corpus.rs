@@ -4,7 +4,9 @@
 //! the exact total of a literal with many matches; each through the
 //! checked index (every stat taken), the watched index (a watcher
 //! reports changes; nothing else is stat'ed) and the tree; and an update
-//! of the index after one file changed, checked and watched.
+//! of the index after one file changed, checked and watched, and what a
+//! command-line tool does after one change (a checked query, then
+//! `update_as_seen`) against the same query on an unchanged tree.
 //!
 //! The tree is `$CANDOR_INDEX_TREE` (the update benchmark writes one file
 //! in it, `candor-bench-change.txt`, and removes it at the end: point it at
@@ -99,6 +101,29 @@ fn main() {
             n += 1;
             std::fs::write(&changed, format!("change {n}\n")).expect("write");
             black_box(checked.update().expect("an update"))
+        })
+    });
+    // A command-line tool's run after one change: a checked query, then
+    // an update from the stamps it took.
+    let nowhere = Query::literal("zq7Xv9wQ2nowhere");
+    c.bench_function("query_then_update_as_seen", |b| {
+        b.iter(|| {
+            n += 1;
+            std::fs::write(&changed, format!("change {n}\n")).expect("write");
+            let found = checked
+                .search(&nowhere, &Limits::new(), None)
+                .expect("a search");
+            black_box(found.is_complete());
+            black_box(checked.update_as_seen().expect("an update"))
+        })
+    });
+    c.bench_function("query_unchanged", |b| {
+        b.iter(|| {
+            black_box(
+                checked
+                    .search(&nowhere, &Limits::new(), None)
+                    .expect("a search"),
+            )
         })
     });
     c.bench_function("update_one_change_watched", |b| {
