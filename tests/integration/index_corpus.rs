@@ -269,9 +269,19 @@ fn limits() -> impl Strategy<Value = Limits> {
     (
         prop_oneof![Just(None), (1usize..4).prop_map(Some)],
         any::<bool>(),
+        // Work budgets, tight: they stop between files and inside one,
+        // and the index's answer is the tree's wherever they stop.
+        prop_oneof![4 => Just(None), 1 => (0u64..4).prop_map(Some)],
+        prop_oneof![4 => Just(None), 1 => (0u64..400_000).prop_map(Some)],
     )
-        .prop_map(|(l, count)| {
-            let limits = Limits::new().count_total(count);
+        .prop_map(|(l, count, files, scanned)| {
+            let mut limits = Limits::new().count_total(count);
+            if let Some(files) = files {
+                limits = limits.max_files(files);
+            }
+            if let Some(scanned) = scanned {
+                limits = limits.max_scanned_bytes(scanned);
+            }
             match l {
                 Some(l) => limits.limit(l),
                 None => limits,

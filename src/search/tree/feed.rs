@@ -286,7 +286,7 @@ impl<I: Iterator<Item = Job>> Feed<I> {
                         }
                         first
                     }
-                    Job::Skip(_) => false,
+                    _ => false,
                 };
                 batch.push((job, first));
             }

@@ -157,6 +157,8 @@ impl Source for Tree {
                     })
                 }
                 Job::Skip(input) => each(Entry::Skip(input)),
+                #[cfg(feature = "index")]
+                Job::Known { rel, len } => each(Entry::NoMatch { path: &rel, len }),
             };
             if flow.is_break() {
                 break;

@@ -46,7 +46,8 @@ use rules::{Say, rules_above, rules_of};
 use scope::QueryScope;
 
 /// What the walk hands on: a file to search (its folder's handle and its
-/// name there), or an input left out.
+/// name there), or an input left out; from an index, also a file known
+/// to hold no match.
 pub(crate) enum Job {
     File {
         rel: String,
@@ -54,6 +55,13 @@ pub(crate) enum Job {
         name: OsString,
     },
     Skip(SkippedInput),
+    /// A file of `len` bytes known to hold no match: searched whole
+    /// without a read (see `Entry::NoMatch`). The walk yields none.
+    #[cfg(feature = "index")]
+    Known {
+        rel: String,
+        len: u64,
+    },
 }
 
 /// What the walk needs to know of the tree and the query.
@@ -502,6 +510,8 @@ mod tests {
         match job {
             Job::File { rel, .. } => rel.clone(),
             Job::Skip(input) => format!("{} ({})", input.path(), input.reason()),
+            #[cfg(feature = "index")]
+            Job::Known { rel, .. } => format!("{rel} (known)"),
         }
     }
 
