@@ -597,6 +597,29 @@ fn a_damaged_index_is_refused_never_read() {
     );
 }
 
+/// Three files of a few words, indexed: the tree's folder, the index's,
+/// the tree, the index's folder and its base file.
+fn three_files_indexed() -> (
+    tempfile::TempDir,
+    tempfile::TempDir,
+    Tree,
+    std::path::PathBuf,
+    std::path::PathBuf,
+) {
+    let files = [
+        ("a.txt", "hello world\n"),
+        ("b.txt", "hello there\n"),
+        ("c/d.txt", "other words\n"),
+    ];
+    let (dir, store, tree, _index) = indexed(&files);
+    let idx = store.path().join("idx");
+    let base = index_files(&idx)
+        .into_iter()
+        .find(|p| p.extension().is_some_and(|e| e == "grams"))
+        .unwrap();
+    (dir, store, tree, idx, base)
+}
+
 /// The base's posting lists are read list by list, as queries need
 /// them: a flipped bit anywhere in the base is refused when the index is
 /// opened (the header, the head) or when a query reads the list it is in
@@ -604,17 +627,7 @@ fn a_damaged_index_is_refused_never_read() {
 /// out.
 #[test]
 fn a_flipped_bit_in_the_posting_lists_is_never_an_answer() {
-    let files = [
-        ("a.txt", "hello world\n"),
-        ("b.txt", "hello there\n"),
-        ("c/d.txt", "other words\n"),
-    ];
-    let (_dir, store, tree, _index) = indexed(&files);
-    let idx = store.path().join("idx");
-    let base = index_files(&idx)
-        .into_iter()
-        .find(|p| p.extension().is_some_and(|e| e == "grams"))
-        .unwrap();
+    let (_dir, store, tree, idx, base) = three_files_indexed();
     let good = std::fs::read(&base).unwrap();
     let queries = ["hello", "there", "world", "other", "words"].map(Query::literal);
     let truth: Vec<_> = queries
@@ -738,17 +751,7 @@ fn updates_after_updates_write_an_index_that_opens() {
 /// is behind, and its next update builds it again.
 #[test]
 fn damage_found_by_a_query_is_rebuilt_when_asked() {
-    let files = [
-        ("a.txt", "hello world\n"),
-        ("b.txt", "hello there\n"),
-        ("c/d.txt", "other words\n"),
-    ];
-    let (_dir, store, tree, _index) = indexed(&files);
-    let idx = store.path().join("idx");
-    let base = index_files(&idx)
-        .into_iter()
-        .find(|p| p.extension().is_some_and(|e| e == "grams"))
-        .unwrap();
+    let (_dir, store, tree, idx, base) = three_files_indexed();
     // The last byte is in the last list: that of `wor`, the greatest
     // trigram, which `world` and `words` need.
     let mut bytes = std::fs::read(&base).unwrap();
