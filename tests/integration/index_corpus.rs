@@ -627,7 +627,7 @@ fn three_files_indexed() -> (
 /// out.
 #[test]
 fn a_flipped_bit_in_the_posting_lists_is_never_an_answer() {
-    let (_dir, store, tree, idx, base) = three_files_indexed();
+    let (_dir, _store, tree, idx, base) = three_files_indexed();
     let good = std::fs::read(&base).unwrap();
     let queries = ["hello", "there", "world", "other", "words"].map(Query::literal);
     let truth: Vec<_> = queries
@@ -751,7 +751,7 @@ fn updates_after_updates_write_an_index_that_opens() {
 /// is behind, and its next update builds it again.
 #[test]
 fn damage_found_by_a_query_is_rebuilt_when_asked() {
-    let (_dir, store, tree, idx, base) = three_files_indexed();
+    let (_dir, _store, tree, idx, base) = three_files_indexed();
     // The last byte is in the last list: that of `wor`, the greatest
     // trigram, which `world` and `words` need.
     let mut bytes = std::fs::read(&base).unwrap();
