@@ -2,7 +2,7 @@
 //! crate's public items. Not part of the API: hidden from the docs, and
 //! free to change.
 
-use super::{Distinct, Grams, GramsBuilder};
+use super::{Distinct, Grams, GramsBuilder, table};
 use crate::index::plan::{self, Need};
 use crate::{Error, Query};
 
@@ -137,7 +137,10 @@ impl Trigrams {
 
 /// Decodes arbitrary bytes as trigram postings: a clean error, or
 /// postings whose candidates, for a few plans and seeks, come out
-/// strictly ascending without a panic.
+/// strictly ascending without a panic. The bytes are tried as they are,
+/// and again with the checksum of each block of their trigram table
+/// made to match (when their head reads), so that the checks behind the
+/// checksums are reached too.
 ///
 /// ```
 /// candor::__index_hooks::fuzz_decode(b"CNDGRAMS\x01\x00\x00\x00");
@@ -147,6 +150,29 @@ impl Trigrams {
 ///
 /// When decoded postings yield candidates out of order.
 pub fn fuzz_decode(bytes: &[u8]) {
+    check_decoded(bytes);
+    if let Some(fixed) = with_block_checksums(bytes) {
+        check_decoded(&fixed);
+    }
+}
+
+/// `bytes` with the checksum of each block of the table made to match
+/// the block, when the head reads and the table is all there.
+fn with_block_checksums(bytes: &[u8]) -> Option<Vec<u8>> {
+    let (_, end, head) = Grams::decode_table(bytes).ok()?;
+    let mut out = bytes.to_vec();
+    // The blocks' references end the head; a checksum ends each one.
+    let refs = end.checked_sub(head.blocks.len() * table::BLOCK_REF)?;
+    for b in 0..head.blocks.len() {
+        let (from, to) = table::block_range(b, head.trigrams);
+        let crc = crc32fast::hash(out.get(end + from..end + to)?);
+        let at = refs + (b + 1) * table::BLOCK_REF - 4;
+        out[at..at + 4].copy_from_slice(&crc.to_le_bytes());
+    }
+    Some(out)
+}
+
+fn check_decoded(bytes: &[u8]) {
     let Ok(grams) = Grams::decode(bytes) else {
         return;
     };
