@@ -4,8 +4,9 @@
 //! complete: never a panic, never a wrong answer marked complete.
 //!
 //! The first byte picks the file the rest replaces (the manifest or the
-//! base's posting lists) and whether the rest is the whole file or only
-//! its body, under a header made valid for it (right magic, version,
+//! base's posting lists), whether the rest is the whole file or only
+//! its body, under a header made valid for it, and (a base's body)
+//! whether the checksums of its table's blocks are made valid (right magic, version,
 //! rules, generation, length and checksum), so that the decoder behind
 //! the checksum is reached too (a manifest's body keeps the pristine
 //! base's generation in its first 8 bytes, so that its base is found; a
@@ -108,6 +109,17 @@ pub fn check(data: &[u8]) -> bool {
         let mut rest = rest.to_vec();
         if mode & 1 == 0 && rest.len() >= 8 {
             rest[..8].copy_from_slice(&old[44..52]);
+        }
+        if mode & 1 == 1 && mode & 4 != 0 {
+            // The blocks of the trigram table made to match their
+            // checksums, so that their entries are read too.
+            if let Some(fixed) = rest
+                .get(8..)
+                .and_then(candor::__index_hooks::with_block_checksums)
+            {
+                rest.truncate(8);
+                rest.extend_from_slice(&fixed);
+            }
         }
         let rest = &rest[..];
         let checked = if mode & 1 == 0 {

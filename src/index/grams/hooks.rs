@@ -156,9 +156,16 @@ pub fn fuzz_decode(bytes: &[u8]) {
     }
 }
 
-/// `bytes` with the checksum of each block of the table made to match
-/// the block, when the head reads and the table is all there.
-fn with_block_checksums(bytes: &[u8]) -> Option<Vec<u8>> {
+/// `bytes` (an encoding of postings) with the checksum of each block of
+/// the table made to match the block, when the head reads and the table
+/// is all there.
+///
+/// ```
+/// use candor::__index_hooks::{IndexGrams, with_block_checksums};
+/// let bytes = IndexGrams::build([&b"abcd"[..]]).encode();
+/// assert_eq!(with_block_checksums(&bytes), Some(bytes));
+/// ```
+pub fn with_block_checksums(bytes: &[u8]) -> Option<Vec<u8>> {
     let (_, end, head) = Grams::decode_table(bytes).ok()?;
     let mut out = bytes.to_vec();
     // The blocks' references end the head; a checksum ends each one.
