@@ -45,7 +45,9 @@ use watch::Watching;
 /// gives on the same files, and reads only the files that may match.
 /// Its cursors are its own (they name the index's generation, and are a
 /// few bytes longer than the tree's), so a page fitted to `max_bytes`,
-/// which counts the cursor, can hold one item fewer than the tree's.
+/// which counts the cursor, can be cut elsewhere than the tree's (an
+/// item, or an entry of the `skipped` sample, fewer or more, as the fit
+/// trades them); followed to the end, the pages hold the same items.
 ///
 /// The index records, in path order, what the tree's walk met (folders,
 /// files, the inputs it left out) with each one's stamp, and the files'
@@ -78,6 +80,13 @@ use watch::Watching;
 /// ([`ErrorKind::StaleCursor`]). A damaged index, one of another format
 /// version or built under other walk rules is refused
 /// ([`ErrorKind::UnusableIndex`]), never read as truth.
+///
+/// **Damage, not forgery.** The checksums catch damage (a flipped bit, a
+/// torn or cut write, another index's file in its place). They cannot
+/// catch a file rewritten on purpose with its checksums made to match:
+/// whoever can write the index's folder can make it leave files out, as
+/// with any cache a process trusts. Keep the folder where only those who
+/// may change the answers write.
 ///
 /// # Example
 ///
@@ -252,12 +261,25 @@ impl Index {
     /// read under the generation's lock, which an update holds while it
     /// switches them); `None` when every entry must be checked.
     fn snapshot_to_query(&self) -> (Arc<Snapshot>, Option<HashSet<String>>) {
+        let passed = self.pass_barrier();
         let current = self.current.read().unwrap_or_else(|p| p.into_inner());
         let watching = self.watching.lock().unwrap_or_else(|p| p.into_inner());
         let trust = watching
             .as_ref()
+            .filter(|_| passed)
             .and_then(|w| w.seen.lock().unwrap_or_else(|p| p.into_inner()).to_check());
         (Arc::clone(&current), trust)
+    }
+
+    /// Watched, waits until the watcher has reported every change made
+    /// before now (see `watch.rs`); false when that cannot be known, and
+    /// the caller must check everything.
+    fn pass_barrier(&self) -> bool {
+        let barrier = {
+            let watching = self.watching.lock().unwrap_or_else(|p| p.into_inner());
+            watching.as_ref().map(|w| Arc::clone(&w.barrier))
+        };
+        barrier.is_none_or(|b| b.pass())
     }
 
     /// What an update starts from: the current generation, the paths the
@@ -265,12 +287,13 @@ impl Index {
     /// the number of the watcher's last event (`None`: not watched), all
     /// read under the generation's lock.
     fn to_update(&self) -> (Arc<Snapshot>, Option<HashSet<String>>, Option<u64>) {
+        let passed = self.pass_barrier();
         let current = self.current.read().unwrap_or_else(|p| p.into_inner());
         let watching = self.watching.lock().unwrap_or_else(|p| p.into_inner());
         let (trust, upto) = match watching.as_ref() {
             Some(w) => {
                 let seen = w.seen.lock().unwrap_or_else(|p| p.into_inner());
-                (seen.to_check(), Some(seen.now()))
+                (seen.to_check().filter(|_| passed), Some(seen.now()))
             }
             None => (None, None),
         };
@@ -298,6 +321,16 @@ impl Index {
     /// mode), and check only the others. The index is brought up to date
     /// once the watcher runs, so nothing changed before it is missed.
     ///
+    /// A watcher reports a change a moment after it is made, so each query
+    /// (and update) first waits until the watcher has reported every
+    /// change made before it began: it creates and removes a file of its
+    /// own in a folder of its own beside the index's files (`.watch-*`),
+    /// which the same watcher watches, and waits for that file's event
+    /// (on Linux, inotify reports one watcher's events in the order of
+    /// the changes). Where the watcher gives no such order (other
+    /// systems), or that event does not come within 2 s, the query checks
+    /// everything.
+    ///
     /// Returns false, and stays in the checked mode, when the tree cannot
     /// be watched (on Linux, more folders than the user's inotify watch
     /// limit). When the watcher may have lost events (a queue overflow),
@@ -319,13 +352,16 @@ impl Index {
     /// let index = Index::build(Tree::new(dir.path())?, store.path())?;
     /// let watched = index.watch()?;
     /// std::fs::write(dir.path().join("a.txt"), "needle\n")?;
-    /// # std::thread::sleep(std::time::Duration::from_millis(200));
     /// let found = index.search(&Query::literal("needle"), &Limits::new(), None)?;
     /// assert_eq!(found.len(), 1, "watched: {watched}");
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn watch(&self) -> Result<bool, Error> {
-        let started = Watching::start(self.tree.get_root(), Arc::clone(&self.behind));
+        let started = Watching::start(
+            self.tree.get_root(),
+            &self.store.dir,
+            Arc::clone(&self.behind),
+        );
         let Ok(watching) = started else {
             return Ok(false);
         };

@@ -6,11 +6,23 @@
 //! the system's watch limit, an error) or may have lost events (a queue
 //! overflow, a rescan notice), the queries check everything until an
 //! update has read the tree again: the fallback is exact.
+//!
+//! Events reach the watcher's thread a moment after the change: a query
+//! that trusted what had been reported when it began could miss a change
+//! made just before it. So a query first passes a **barrier**: it
+//! creates a file of its own in a folder of its own (beside the index's
+//! files) that the same watcher watches, and waits until that file's
+//! event arrives. inotify queues the events of one watcher in the order
+//! the changes happened, so every change made before the query began has
+//! been reported by then. Where the watcher gives no such order (other
+//! systems than Linux), or the barrier's event does not come within
+//! `BARRIER_WAIT`, the query checks everything: exact, and slower.
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::{Duration, Instant};
 
 use notify::event::{AccessKind, AccessMode};
 use notify::{EventKind, RecursiveMode, Watcher as _};
@@ -58,11 +70,77 @@ impl Seen {
     }
 }
 
+/// How long a query waits for its barrier's event before it checks
+/// everything instead.
+const BARRIER_WAIT: Duration = Duration::from_secs(2);
+
+/// The barrier of the queries (see the module's docs): its folder, the
+/// number of the last barrier set, and of the last one reported.
+#[derive(Debug)]
+pub(crate) struct Barrier {
+    dir: PathBuf,
+    set: AtomicU64,
+    reported: Mutex<u64>,
+    moved: Condvar,
+}
+
+impl Barrier {
+    /// Returns true once every change made before the call has been
+    /// reported; false when that cannot be known.
+    pub(crate) fn pass(&self) -> bool {
+        if !cfg!(target_os = "linux") {
+            return false;
+        }
+        let n = self.set.fetch_add(1, Ordering::Relaxed) + 1;
+        let path = self.dir.join(format!("b{n}"));
+        if std::fs::write(&path, b"").is_err() {
+            return false;
+        }
+        let _ = std::fs::remove_file(&path);
+        let until = Instant::now() + BARRIER_WAIT;
+        let mut reported = self.reported.lock().unwrap_or_else(|p| p.into_inner());
+        while *reported < n {
+            let Some(left) = until.checked_duration_since(Instant::now()) else {
+                return false;
+            };
+            reported = self
+                .moved
+                .wait_timeout(reported, left)
+                .unwrap_or_else(|p| p.into_inner())
+                .0;
+        }
+        true
+    }
+
+    /// The watcher reported `path`, in the barrier's folder.
+    fn reported(&self, path: &Path) {
+        let number = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .and_then(|n| n.strip_prefix('b'))
+            .and_then(|n| n.parse::<u64>().ok());
+        if let Some(n) = number {
+            let mut reported = self.reported.lock().unwrap_or_else(|p| p.into_inner());
+            if n > *reported {
+                *reported = n;
+                self.moved.notify_all();
+            }
+        }
+    }
+}
+
 /// A running watcher and what it reported.
 pub(crate) struct Watching {
     /// Kept for its events; dropped, it stops.
     _watcher: notify::RecommendedWatcher,
     pub(crate) seen: Arc<Mutex<Seen>>,
+    pub(crate) barrier: Arc<Barrier>,
+}
+
+impl Drop for Watching {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.barrier.dir);
+    }
 }
 
 impl std::fmt::Debug for Watching {
@@ -72,14 +150,40 @@ impl std::fmt::Debug for Watching {
 }
 
 impl Watching {
-    /// Starts watching `root` (canonical) recursively; `behind` is set at
+    /// Starts watching `root` (canonical) recursively, with the barrier's
+    /// folder made in `beside` (the index's folder); `behind` is set at
     /// every event.
-    pub(crate) fn start(root: &Path, behind: Arc<AtomicBool>) -> Result<Watching, String> {
+    pub(crate) fn start(
+        root: &Path,
+        beside: &Path,
+        behind: Arc<AtomicBool>,
+    ) -> Result<Watching, String> {
+        let nanos = crate::index::stamp::now_ns();
+        let dir = beside.join(format!(".watch-{}-{nanos}", std::process::id()));
+        std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+        // Canonical, as the watcher reports paths.
+        let dir = dir.canonicalize().map_err(|e| e.to_string())?;
+        let barrier = Arc::new(Barrier {
+            dir,
+            set: AtomicU64::new(0),
+            reported: Mutex::new(0),
+            moved: Condvar::new(),
+        });
         let seen = Arc::new(Mutex::new(Seen::default()));
         let record = Arc::clone(&seen);
         let root_owned: PathBuf = root.to_owned();
+        let reach = Arc::clone(&barrier);
         let mut watcher =
             notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
+                // The barrier's own files: no change of the tree.
+                if let Ok(event) = &event {
+                    if event.paths.iter().any(|p| p.starts_with(&reach.dir)) {
+                        for path in &event.paths {
+                            reach.reported(path);
+                        }
+                        return;
+                    }
+                }
                 // Reading a file is no change (the queries' own reads
                 // would report every file they open); closing it after a
                 // write is.
@@ -116,12 +220,18 @@ impl Watching {
                 }
             })
             .map_err(|e| e.to_string())?;
-        watcher
-            .watch(root, RecursiveMode::Recursive)
-            .map_err(|e| e.to_string())?;
+        let watching = |watcher: &mut notify::RecommendedWatcher| {
+            watcher.watch(&barrier.dir, RecursiveMode::NonRecursive)?;
+            watcher.watch(root, RecursiveMode::Recursive)
+        };
+        if let Err(e) = watching(&mut watcher) {
+            let _ = std::fs::remove_dir_all(&barrier.dir);
+            return Err(e.to_string());
+        }
         Ok(Watching {
             _watcher: watcher,
             seen,
+            barrier,
         })
     }
 }
