@@ -15,9 +15,9 @@ use crate::error::Error;
 use crate::index::grams::Candidates;
 use crate::index::plan::{Need, need};
 use crate::index::snapshot::Segment;
-use crate::index::traverse::{Event, FileDir, Reuse, Traversal};
+use crate::index::traverse::{Event, Reuse, Traversal};
 use crate::search::{
-    BINARY_PREFIX, Entry, FileOutcome, Job, Opened, Plan, Resolved, Search, Source, no_match,
+    BINARY_PREFIX, Entry, FileOutcome, Opened, Plan, Resolved, Search, Source, no_match,
     search_file,
 };
 use crate::{Fingerprint, SkipReason, SkippedInput};
@@ -79,127 +79,38 @@ impl Source for Index {
         plan: &Plan<'_>,
         each: &mut dyn FnMut(Entry<'_>) -> ControlFlow<()>,
     ) -> Result<(), Error> {
-        self.found(plan, false, &mut |found| self.each_entry(found, each))
+        self.entries(plan, false, each)
     }
 
-    /// The files searched as `files` yields them, on the tree's threads
-    /// when it has several (as the tree searches its walk's files); with
-    /// the budgets known, a file of any length that holds no match is
-    /// yielded as `NoMatch` when no budget can stop inside a file.
+    /// The files searched one after the other, as `files` yields them;
+    /// with the budgets known, a file of any length that holds no match
+    /// is yielded as `NoMatch` when no budget can stop inside a file.
     fn run(
         &self,
         search: &Search<'_>,
         take: &mut dyn FnMut(FileOutcome<'_>) -> ControlFlow<()>,
     ) -> Result<(), Error> {
-        let whole = !search.budgets.may_stop_inside_file();
-        if self.tree.get_threads() > 1 {
-            return self.run_parallel(search, whole, take);
-        }
         let mut buffer = Vec::new();
         let matcher = search.plan.matcher;
-        self.found(&search.plan, whole, &mut |found| {
-            self.each_entry(found, &mut |entry| match entry {
-                Entry::File { path, open } => {
-                    take(search_file(search, matcher, path, open, &mut buffer))
-                }
-                Entry::NoMatch { path, len } => take(no_match(search, path, len)),
-                Entry::Skip(input) => take(FileOutcome::Skipped(input)),
-            })
+        let whole = !search.budgets.may_stop_inside_file();
+        self.entries(&search.plan, whole, &mut |entry| match entry {
+            Entry::File { path, open } => {
+                take(search_file(search, matcher, path, open, &mut buffer))
+            }
+            Entry::NoMatch { path, len } => take(no_match(search, path, len)),
+            Entry::Skip(input) => take(FileOutcome::Skipped(input)),
         })
     }
 }
-
-/// What the index's traversal finds, in path order.
-enum Found<'e> {
-    /// A file to read: its path, and the way to its folder.
-    Read {
-        path: &'e str,
-        dir: &'e FileDir<'e>,
-    },
-    /// A file known to hold no match.
-    NoMatch {
-        path: &'e str,
-        len: u64,
-    },
-    Skip(SkippedInput),
-}
-
-/// The jobs the traversal hands to the searching threads, ahead of them.
-const JOBS_AHEAD: usize = 256;
 
 impl Index {
-    /// The entry of what the traversal found (the file to read opened
-    /// through the tree's confined opens when it is read).
-    fn each_entry(
-        &self,
-        found: Found<'_>,
-        each: &mut dyn FnMut(Entry<'_>) -> ControlFlow<()>,
-    ) -> ControlFlow<()> {
-        match found {
-            Found::Read { path, dir } => {
-                let open = || match dir.get(path) {
-                    Some((dir, name)) => self.tree.open_at(path, &dir, &name),
-                    None => Opened::Skip(vanished(path)),
-                };
-                each(Entry::File { path, open: &open })
-            }
-            Found::NoMatch { path, len } => each(Entry::NoMatch { path, len }),
-            Found::Skip(input) => each(Entry::Skip(input)),
-        }
-    }
-
-    /// `run` on the tree's threads: the traversal runs on a thread of its
-    /// own, ahead of the searchers, and hands them its files as jobs (a
-    /// file to read with its folder's handle, one known to hold no match,
-    /// a skip), which the tree's scheduler searches and hands on in path
-    /// order. When the searchers stop (a capped page is full), the jobs
-    /// are dropped and the traversal stops at its next file.
-    fn run_parallel(
-        &self,
-        search: &Search<'_>,
-        whole: bool,
-        take: &mut dyn FnMut(FileOutcome<'_>) -> ControlFlow<()>,
-    ) -> Result<(), Error> {
-        let (jobs, receive) = std::sync::mpsc::sync_channel::<Job>(JOBS_AHEAD);
-        std::thread::scope(|scope| {
-            let traversal = scope.spawn(move || {
-                self.found(&search.plan, whole, &mut |found| {
-                    let job = match found {
-                        Found::Read { path, dir } => match dir.get(path) {
-                            Some((dir, name)) => Job::File {
-                                rel: path.to_owned(),
-                                dir,
-                                name,
-                            },
-                            None => Job::Skip(vanished(path)),
-                        },
-                        Found::NoMatch { path, len } => Job::Known {
-                            rel: path.to_owned(),
-                            len,
-                        },
-                        Found::Skip(input) => Job::Skip(input),
-                    };
-                    match jobs.send(job) {
-                        Ok(()) => ControlFlow::Continue(()),
-                        // The searchers stopped.
-                        Err(_) => ControlFlow::Break(()),
-                    }
-                })
-            });
-            self.tree.schedule_jobs(search, receive.into_iter(), take);
-            traversal
-                .join()
-                .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-        })
-    }
-
-    /// What the traversal finds, in path order; with `whole`, a file
-    /// longer than a block may be found to hold no match too.
-    fn found(
+    /// The entries of `files`; with `whole`, a file longer than a block
+    /// may be yielded as `NoMatch` too.
+    fn entries(
         &self,
         plan: &Plan<'_>,
         whole: bool,
-        each: &mut dyn FnMut(Found<'_>) -> ControlFlow<()>,
+        each: &mut dyn FnMut(Entry<'_>) -> ControlFlow<()>,
     ) -> Result<(), Error> {
         let (snap, trust) = self.snapshot_to_query();
         let need = need(plan.query);
@@ -239,7 +150,7 @@ impl Index {
         };
         let ran = traversal.run(&mut |event| match event {
             Event::Folder { .. } => ControlFlow::Continue(()),
-            Event::Skip(input) => each(Found::Skip(input)),
+            Event::Skip(input) => each(Entry::Skip(input)),
             Event::File {
                 path,
                 dir,
@@ -259,15 +170,22 @@ impl Index {
                         Segment::Delta => delta.contains(f.id),
                     };
                     if !candidate {
-                        return each(Found::NoMatch {
+                        return each(Entry::NoMatch {
                             path: &path,
                             len: f.len,
                         });
                     }
                 }
-                each(Found::Read {
+                let open = || match dir.get(&path) {
+                    Some((dir, name)) => self.tree.open_at(&path, &dir, &name),
+                    None => Opened::Skip(
+                        SkippedInput::new(path.as_ref(), SkipReason::Vanished)
+                            .with_detail("its folder went away"),
+                    ),
+                };
+                each(Entry::File {
                     path: &path,
-                    dir: &dir,
+                    open: &open,
                 })
             }
         });
@@ -276,9 +194,4 @@ impl Index {
         }
         ran
     }
-}
-
-/// A file whose folder went away since the traversal stamped it.
-fn vanished(path: &str) -> SkippedInput {
-    SkippedInput::new(path, SkipReason::Vanished).with_detail("its folder went away")
 }

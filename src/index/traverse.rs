@@ -209,8 +209,6 @@ impl Traversal<'_> {
             let event = match job {
                 None => return Ok(ControlFlow::Continue(())),
                 Some(Job::Skip(input)) => Event::Skip(input),
-                // Only an index makes these; the walk yields none.
-                Some(Job::Known { .. }) => continue,
                 Some(Job::File { rel, dir, name }) => {
                     let recorded = match self.snap.find(&rel) {
                         Some(Entry::File(f)) => Some(f),

@@ -286,7 +286,7 @@ impl<I: Iterator<Item = Job>> Feed<I> {
                         }
                         first
                     }
-                    _ => false,
+                    Job::Skip(_) => false,
                 };
                 batch.push((job, first));
             }

@@ -31,8 +31,6 @@ impl Tree {
                 self.process(search, matcher, &rel, &dir, &name, buffer)
             }
             Job::Skip(input) => FileOutcome::Skipped(input),
-            #[cfg(feature = "index")]
-            Job::Known { rel, len } => crate::search::no_match(search, &rel, len).into_owned(),
         }
     }
 

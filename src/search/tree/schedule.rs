@@ -70,23 +70,9 @@ impl Tree {
         search: &Search<'_>,
         take: &mut dyn FnMut(FileOutcome<'_>) -> ControlFlow<()>,
     ) -> Result<(), Error> {
-        let jobs = self.jobs(&search.plan)?;
-        self.schedule_jobs(search, jobs, take);
-        Ok(())
-    }
-
-    /// Hands the outcome of each of `jobs`, in their order, to `take`,
-    /// until it breaks or the jobs run out: the files searched on this
-    /// tree's threads as `schedule` searches the walk's (an index hands
-    /// its own jobs, in path order).
-    pub(crate) fn schedule_jobs(
-        &self,
-        search: &Search<'_>,
-        jobs: impl Iterator<Item = Job> + Send,
-        take: &mut dyn FnMut(FileOutcome<'_>) -> ControlFlow<()>,
-    ) {
         let budgets = &search.budgets;
         let window = Window::new();
+        let jobs = self.jobs(&search.plan)?;
         let feed = Feed::new(jobs.take_while(|_| !budgets.is_stopped()));
         // Alone at first (with one thread, throughout): a search that ends
         // within `self.solo` (a capped query, a small tree) starts no
@@ -104,12 +90,12 @@ impl Tree {
                         let outcome = self.outcome(search, search.plan.matcher, job, &mut buffer);
                         if take(outcome).is_break() {
                             budgets.stop();
-                            return;
+                            return Ok(());
                         }
                     }
                     window.release(next, &[]);
                 }
-                Next::Done => return,
+                Next::Done => return Ok(()),
                 // Not while alone: every chunk taken is released at once.
                 Next::Full(_) => break,
             }
@@ -276,6 +262,7 @@ impl Tree {
                 }
             }
         });
+        Ok(())
     }
 }
 

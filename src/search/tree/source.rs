@@ -157,8 +157,6 @@ impl Source for Tree {
                     })
                 }
                 Job::Skip(input) => each(Entry::Skip(input)),
-                #[cfg(feature = "index")]
-                Job::Known { rel, len } => each(Entry::NoMatch { path: &rel, len }),
             };
             if flow.is_break() {
                 break;

@@ -46,8 +46,7 @@ use rules::{Say, rules_above, rules_of};
 use scope::QueryScope;
 
 /// What the walk hands on: a file to search (its folder's handle and its
-/// name there), or an input left out; from an index, also a file known
-/// to hold no match.
+/// name there), or an input left out.
 pub(crate) enum Job {
     File {
         rel: String,
@@ -55,13 +54,6 @@ pub(crate) enum Job {
         name: OsString,
     },
     Skip(SkippedInput),
-    /// A file of `len` bytes known to hold no match: searched whole
-    /// without a read (see `Entry::NoMatch`). The walk yields none.
-    #[cfg(feature = "index")]
-    Known {
-        rel: String,
-        len: u64,
-    },
 }
 
 /// What the walk needs to know of the tree and the query.
@@ -510,8 +502,6 @@ mod tests {
         match job {
             Job::File { rel, .. } => rel.clone(),
             Job::Skip(input) => format!("{} ({})", input.path(), input.reason()),
-            #[cfg(feature = "index")]
-            Job::Known { rel, .. } => format!("{rel} (known)"),
         }
     }
 
