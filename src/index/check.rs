@@ -1,14 +1,16 @@
 //! The stamps a checked query compares, taken ahead of it on a second
-//! thread: the recorded entries are cut into chunks, and the query's
-//! thread and a helper each take the next chunk not yet taken, so that
-//! checking an unchanged tree costs about half its stats' time on two
-//! cores. Each stamp is one `fstatat` by path from the root's handle (no
-//! folder is opened); the query uses a stamp only once every folder
-//! above it was found unchanged, so a folder swapped for a link is seen
-//! at the folder.
+//! thread: the recorded entries are cut into chunks, claimed in order
+//! from one counter by the query's thread and a helper, so that checking
+//! an unchanged tree costs about half its stats' time on two cores. The
+//! query's thread, needing a stamp of a chunk the helper is still
+//! filling, claims and fills the next chunk meanwhile rather than take
+//! the same stats again. Each stamp is one `fstatat` by path from the
+//! root's handle (no folder is opened); the query uses a stamp only once
+//! every folder above it was found unchanged, so a folder swapped for a
+//! link is seen at the folder.
 
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, AtomicUsize, Ordering};
 
 use crate::index::snapshot::{Entry, Snapshot};
 use crate::index::stamp::{file_stamp_at, folder_stamp_at};
@@ -22,7 +24,7 @@ const PENDING: u64 = 0;
 /// A stamp that could not be taken.
 const FAILED: u64 = 1;
 
-/// A chunk's state.
+/// A chunk's state: not claimed, claimed and being filled, filled.
 const FREE: u8 = 0;
 const TAKEN: u8 = 1;
 const DONE: u8 = 2;
@@ -33,8 +35,8 @@ pub(crate) struct Stamps<'s> {
     root: &'s DirHandle,
     values: Vec<AtomicU64>,
     chunks: Vec<AtomicU8>,
-    /// The first chunk the helper may take.
-    from: usize,
+    /// The next chunk to claim: chunks are claimed in order, each once.
+    next: AtomicUsize,
     stop: AtomicBool,
 }
 
@@ -49,7 +51,7 @@ impl<'s> Stamps<'s> {
             chunks: (0..n.div_ceil(CHUNK))
                 .map(|_| AtomicU8::new(FREE))
                 .collect(),
-            from: first / CHUNK,
+            next: AtomicUsize::new(first / CHUNK),
             stop: AtomicBool::new(false),
         }
     }
@@ -64,6 +66,7 @@ impl<'s> Stamps<'s> {
         stamp.filter(|&s| s > FAILED).unwrap_or(FAILED)
     }
 
+    /// Fills a chunk this thread claimed.
     fn fill(&self, chunk: usize) {
         let end = ((chunk + 1) * CHUNK).min(self.values.len());
         for at in chunk * CHUNK..end {
@@ -77,39 +80,70 @@ impl<'s> Stamps<'s> {
         self.chunks[chunk].store(DONE, Ordering::Release);
     }
 
+    /// Claims the next chunk in order, if any is left.
+    fn claim_next(&self) -> Option<usize> {
+        let chunk = self.next.fetch_add(1, Ordering::AcqRel);
+        if chunk >= self.chunks.len() {
+            return None;
+        }
+        self.chunks[chunk].store(TAKEN, Ordering::Release);
+        Some(chunk)
+    }
+
+    /// Claims `chunk` if it is the next one in order.
+    fn claim(&self, chunk: usize) -> bool {
+        let claimed = self
+            .next
+            .compare_exchange(chunk, chunk + 1, Ordering::AcqRel, Ordering::Acquire)
+            .is_ok();
+        if claimed {
+            self.chunks[chunk].store(TAKEN, Ordering::Release);
+        }
+        claimed
+    }
+
     /// The stamp of entry `at` now (`None` when it cannot be taken): the
-    /// helper's if it took it, else taken here, with the rest of its
-    /// chunk when no thread has taken the chunk.
+    /// helper's if it took it, else taken here.
     pub(crate) fn of(&self, at: usize) -> Option<u64> {
-        let mut value = self.values[at].load(Ordering::Acquire);
-        if value == PENDING {
-            let chunk = at / CHUNK;
-            let free = self.chunks[chunk]
-                .compare_exchange(FREE, TAKEN, Ordering::AcqRel, Ordering::Acquire)
-                .is_ok();
-            if free {
-                self.fill(chunk);
-                value = self.values[at].load(Ordering::Acquire);
+        let chunk = at / CHUNK;
+        loop {
+            let value = self.values[at].load(Ordering::Acquire);
+            if value != PENDING {
+                return (value != FAILED).then_some(value);
             }
-            if value == PENDING {
-                // The helper is on this chunk: this one is taken here.
-                value = self.take(at);
+            if self.chunks[chunk].load(Ordering::Acquire) == DONE
+                || self.next.load(Ordering::Acquire) > chunk
+                    && self.chunks[chunk].load(Ordering::Acquire) == FREE
+            {
+                // Passed over (before the first chunk, or filled by a
+                // thread that stopped): taken here.
+                break;
+            }
+            if self.claim(chunk) {
+                self.fill(chunk);
+                continue;
+            }
+            if self.next.load(Ordering::Acquire) <= chunk {
+                // Not claimed yet, and another claim raced this one.
+                continue;
+            }
+            // The helper is filling it: fill the next chunk meanwhile,
+            // or wait for it when none is left.
+            match self.claim_next() {
+                Some(ahead) => self.fill(ahead),
+                None => std::thread::yield_now(),
             }
         }
+        let value = self.take(at);
         (value != FAILED).then_some(value)
     }
 
-    /// The helper: takes chunk after chunk ahead, until stopped.
+    /// The helper: claims and fills chunk after chunk, until stopped.
     pub(crate) fn help(&self) {
-        for chunk in self.from..self.chunks.len() {
-            if self.stop.load(Ordering::Relaxed) {
-                return;
-            }
-            if self.chunks[chunk]
-                .compare_exchange(FREE, TAKEN, Ordering::AcqRel, Ordering::Acquire)
-                .is_ok()
-            {
-                self.fill(chunk);
+        while !self.stop.load(Ordering::Relaxed) {
+            match self.claim_next() {
+                Some(chunk) => self.fill(chunk),
+                None => return,
             }
         }
     }
