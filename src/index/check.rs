@@ -1,10 +1,10 @@
 //! The stamps a checked query compares, taken ahead of it on a second
-//! thread: the recorded entries are cut into chunks, claimed in order
-//! from one counter by the query's thread and a helper, so that checking
-//! an unchanged tree costs about half its stats' time on two cores. The
-//! query's thread, needing a stamp of a chunk the helper is still
-//! filling, claims and fills the next chunk meanwhile rather than take
-//! the same stats again. Each stamp is one `fstatat` by path from the
+//! thread: the recorded entries are cut into chunks, each claimed once,
+//! the helper's in order and the query's thread's as it needs them, so
+//! that checking an unchanged tree costs about half its stats' time on
+//! two cores. The query's thread, needing a stamp of a chunk the helper
+//! is still filling, claims and fills the helper's next chunk meanwhile
+//! rather than take the same stats again. Each stamp is one `fstatat` by path from the
 //! root's handle (no folder is opened); the query uses a stamp only once
 //! every folder above it was found unchanged, so a folder swapped for a
 //! link is seen at the folder.
@@ -35,7 +35,8 @@ pub(crate) struct Stamps<'s> {
     root: &'s DirHandle,
     values: Vec<AtomicU64>,
     chunks: Vec<AtomicU8>,
-    /// The next chunk to claim: chunks are claimed in order, each once.
+    /// The next chunk the helper claims (the query's thread claims the
+    /// chunks it needs, wherever they are).
     next: AtomicUsize,
     stop: AtomicBool,
 }
@@ -80,30 +81,29 @@ impl<'s> Stamps<'s> {
         self.chunks[chunk].store(DONE, Ordering::Release);
     }
 
-    /// Claims the next chunk in order, if any is left.
-    fn claim_next(&self) -> Option<usize> {
-        let chunk = self.next.fetch_add(1, Ordering::AcqRel);
-        if chunk >= self.chunks.len() {
-            return None;
-        }
-        self.chunks[chunk].store(TAKEN, Ordering::Release);
-        Some(chunk)
+    /// Claims `chunk`, unless a thread did.
+    fn claim(&self, chunk: usize) -> bool {
+        self.chunks[chunk]
+            .compare_exchange(FREE, TAKEN, Ordering::AcqRel, Ordering::Acquire)
+            .is_ok()
     }
 
-    /// Claims `chunk` if it is the next one in order.
-    fn claim(&self, chunk: usize) -> bool {
-        let claimed = self
-            .next
-            .compare_exchange(chunk, chunk + 1, Ordering::AcqRel, Ordering::Acquire)
-            .is_ok();
-        if claimed {
-            self.chunks[chunk].store(TAKEN, Ordering::Release);
+    /// Claims the next chunk in order not claimed yet, if any is left.
+    fn claim_next(&self) -> Option<usize> {
+        loop {
+            let chunk = self.next.fetch_add(1, Ordering::AcqRel);
+            if chunk >= self.chunks.len() {
+                return None;
+            }
+            if self.claim(chunk) {
+                return Some(chunk);
+            }
         }
-        claimed
     }
 
     /// The stamp of entry `at` now (`None` when it cannot be taken): the
-    /// helper's if it took it, else taken here.
+    /// helper's if it took it, else taken here, with the rest of its
+    /// chunk when no thread claimed the chunk.
     pub(crate) fn of(&self, at: usize) -> Option<u64> {
         let chunk = at / CHUNK;
         loop {
@@ -111,27 +111,21 @@ impl<'s> Stamps<'s> {
             if value != PENDING {
                 return (value != FAILED).then_some(value);
             }
-            if self.chunks[chunk].load(Ordering::Acquire) == DONE
-                || self.next.load(Ordering::Acquire) > chunk
-                    && self.chunks[chunk].load(Ordering::Acquire) == FREE
-            {
-                // Passed over (before the first chunk, or filled by a
-                // thread that stopped): taken here.
-                break;
-            }
-            if self.claim(chunk) {
-                self.fill(chunk);
-                continue;
-            }
-            if self.next.load(Ordering::Acquire) <= chunk {
-                // Not claimed yet, and another claim raced this one.
-                continue;
-            }
-            // The helper is filling it: fill the next chunk meanwhile,
-            // or wait for it when none is left.
-            match self.claim_next() {
-                Some(ahead) => self.fill(ahead),
-                None => std::thread::yield_now(),
+            match self.chunks[chunk].load(Ordering::Acquire) {
+                FREE => {
+                    if self.claim(chunk) {
+                        self.fill(chunk);
+                    }
+                }
+                // Filled, yet not this one: the filling thread stopped.
+                DONE => break,
+                // The helper is filling it: fill the next chunk
+                // meanwhile, or wait for it when none is left.
+                _ => match self.claim_next() {
+                    Some(ahead) => self.fill(ahead),
+                    None if self.stop.load(Ordering::Relaxed) => break,
+                    None => std::thread::yield_now(),
+                },
             }
         }
         let value = self.take(at);
