@@ -169,7 +169,13 @@ impl Watching {
             reported: Mutex::new(0),
             moved: Condvar::new(),
         });
-        let seen = Arc::new(Mutex::new(Seen::default()));
+        // Until an update has read the tree since the watcher began,
+        // nothing is trusted: the generation may be older than the
+        // watcher (an index opened from disk).
+        let seen = Arc::new(Mutex::new(Seen {
+            lost: Some(0),
+            ..Seen::default()
+        }));
         let record = Arc::clone(&seen);
         let root_owned: PathBuf = root.to_owned();
         let reach = Arc::clone(&barrier);
