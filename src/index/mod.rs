@@ -319,7 +319,10 @@ impl Index {
     /// Watches the tree: from now on, queries trust every file and folder
     /// the watcher did not report changed, without a stat (the watched
     /// mode), and check only the others. The index is brought up to date
-    /// once the watcher runs, so nothing changed before it is missed.
+    /// once the watcher runs, by an update that checks the whole tree
+    /// (an index opened from disk may be older than the tree), and until
+    /// that update is done nothing is trusted, so nothing changed before
+    /// the watcher ran is missed.
     ///
     /// A watcher reports a change a moment after it is made, so each query
     /// (and update) first waits until the watcher has reported every
