@@ -174,9 +174,9 @@ impl<'s> Stamps<'s> {
 /// index holds then, and a change since moves its stamp, which the next
 /// query checks and the next update reads.
 #[derive(Debug, Default)]
-pub(crate) struct Seen(Mutex<Option<(u64, Vec<u64>)>>);
+pub(crate) struct LastStamps(Mutex<Option<(u64, Vec<u64>)>>);
 
-impl Seen {
+impl LastStamps {
     /// Keeps what `stamps` took of `generation`.
     pub(crate) fn keep(&self, generation: u64, stamps: &Stamps<'_>) {
         let values = stamps.values();

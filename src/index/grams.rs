@@ -254,6 +254,27 @@ struct Head {
     bounds: Bounds,
 }
 
+impl Head {
+    /// The length of the table, in bytes.
+    fn table_len(&self) -> usize {
+        self.trigrams * table::ENTRY
+    }
+
+    /// Checks that the table and lists following the head are `len`
+    /// bytes, as the head says.
+    fn check_len(&self, len: u64) -> Result<(), Error> {
+        let expected = self.table_len() as u64 + self.bounds.lists;
+        if expected == len {
+            return Ok(());
+        }
+        Err(bad(if expected > len {
+            "cut short"
+        } else {
+            "bytes after the end"
+        }))
+    }
+}
+
 impl Grams {
     /// Appends a list; the first one is the list of every file, which is
     /// checked here (the others are checked when a query reads them).
@@ -484,15 +505,8 @@ impl Grams {
     pub(crate) fn decode(bytes: &[u8]) -> Result<Grams, Error> {
         let (mut grams, end, head) = Grams::decode_table(bytes)?;
         let rest = &bytes[end..];
-        let table_len = head.trigrams * table::ENTRY;
-        let expected = table_len as u64 + head.bounds.lists;
-        if expected != rest.len() as u64 {
-            return Err(bad(if expected > rest.len() as u64 {
-                "cut short"
-            } else {
-                "bytes after the end"
-            }));
-        }
+        head.check_len(rest.len() as u64)?;
+        let table_len = head.table_len();
         let base = grams.data.len();
         grams.keys.reserve(head.trigrams);
         grams.counts.reserve(head.trigrams);
@@ -526,14 +540,7 @@ impl Grams {
         if end != bytes.len() {
             return Err(bad("bytes after the head"));
         }
-        let total = (head.trigrams * table::ENTRY) as u64 + head.bounds.lists;
-        if total != disk.data_len() {
-            return Err(bad(if total > disk.data_len() {
-                "cut short"
-            } else {
-                "bytes after the end"
-            }));
-        }
+        head.check_len(disk.data_len())?;
         grams.disk = Some(OnDisk { disk, head });
         Ok(grams)
     }
@@ -613,7 +620,7 @@ impl Grams {
             out.counts.push(count);
             out.starts.extend([0, out.data.len()]);
         }
-        let table_len = (head.trigrams * table::ENTRY) as u64;
+        let table_len = head.table_len() as u64;
         let mut block: Option<(usize, Vec<table::Entry>)> = None;
         for key in wanted {
             let Some(b) = table::block_of(&head.blocks, key) else {

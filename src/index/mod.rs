@@ -34,7 +34,7 @@ mod traverse;
 mod watch;
 
 use build::Builder;
-use check::Seen;
+use check::LastStamps;
 use snapshot::{Segment, Snapshot};
 use store::{LoadError, Store};
 use traverse::{Reuse, Traversal};
@@ -124,7 +124,7 @@ pub struct Index {
     /// A query found the base's posting lists damaged.
     damaged: AtomicBool,
     /// The stamps the last checked query took, for the next update.
-    seen: Seen,
+    last_stamps: LastStamps,
 }
 
 impl Index {
@@ -247,7 +247,7 @@ impl Index {
             watching: Mutex::new(None),
             rebuild: false,
             damaged: AtomicBool::new(false),
-            seen: Seen::default(),
+            last_stamps: LastStamps::default(),
         }
     }
 
@@ -508,7 +508,7 @@ impl Index {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn update_as_seen(&self) -> Result<bool, Error> {
-        self.update_with(Reuse::Use(&self.seen))
+        self.update_with(Reuse::Use(&self.last_stamps))
     }
 
     fn update_with(&self, reuse: Reuse<'_>) -> Result<bool, Error> {
@@ -529,7 +529,7 @@ impl Index {
             // Watched, what the watcher did not report is trusted here
             // too: an update after one change reads that change.
             trust: trust.as_ref(),
-            seen: reuse,
+            reuse,
         }
         .run(&mut |event| builder.visit(event))?;
         let (entries, delta) = builder.finish();
@@ -586,7 +586,7 @@ fn full_build(tree: &Tree, previous: Option<u64>) -> Result<Snapshot, Error> {
         filters: &[],
         changed: Cell::new(false),
         trust: None,
-        seen: Reuse::No,
+        reuse: Reuse::No,
     }
     .run(&mut |event| builder.visit(event))?;
     let (entries, base) = builder.finish();

@@ -146,7 +146,7 @@ impl Index {
             filters: &plan.filters,
             changed: Cell::new(false),
             trust: trust.as_ref(),
-            seen: Reuse::Keep(&self.seen),
+            reuse: Reuse::Keep(&self.last_stamps),
         };
         let ran = traversal.run(&mut |event| match event {
             Event::Folder { .. } => ControlFlow::Continue(()),

@@ -25,7 +25,7 @@ use std::sync::Arc;
 
 use crate::SkippedInput;
 use crate::error::Error;
-use crate::index::check::{Seen, Stamps};
+use crate::index::check::{LastStamps, Stamps};
 use crate::index::snapshot::{Entry, FileEntry, FolderEntry, Snapshot, last_name};
 use crate::index::stamp::parents_stamp;
 use crate::search::{DirHandle, Job, Tree, is_within, open_dir, parse_position, stamp_at};
@@ -134,8 +134,8 @@ pub(crate) struct Traversal<'s> {
     /// With a watcher: the paths it reported; every other recorded entry
     /// is trusted without a stat.
     pub(crate) trust: Option<&'s HashSet<String>>,
-    /// What becomes of the stamps taken (see `Seen`).
-    pub(crate) seen: Reuse<'s>,
+    /// What becomes of the stamps taken (see `LastStamps`).
+    pub(crate) reuse: Reuse<'s>,
 }
 
 /// What a traversal does with the stamps a checked one takes.
@@ -144,9 +144,9 @@ pub(crate) enum Reuse<'s> {
     /// Nothing.
     No,
     /// Kept for the next update (a query).
-    Keep(&'s Seen),
+    Keep(&'s LastStamps),
     /// Those kept are used, and the others taken (an update).
-    Use(&'s Seen),
+    Use(&'s LastStamps),
 }
 
 type Visit<'v, 's> = dyn FnMut(Event<'_>) -> ControlFlow<()> + 'v;
@@ -237,8 +237,8 @@ impl Traversal<'_> {
     fn recorded(&self, visit: &mut Visit<'_, '_>) -> Result<(), Error> {
         let first = self.start.map_or(0, |s| self.snap.first_from(s));
         let mut stamps = Stamps::new(self.snap, self.tree.root_handle(), first);
-        if let (Reuse::Use(seen), None) = (self.seen, self.trust) {
-            if let Some(known) = seen.take(self.snap.generation) {
+        if let (Reuse::Use(last), None) = (self.reuse, self.trust) {
+            if let Some(known) = last.take(self.snap.generation) {
                 stamps = stamps.with(&known);
             }
         }
@@ -257,8 +257,8 @@ impl Traversal<'_> {
             stamps.stop();
             ran
         })?;
-        if let (Reuse::Keep(seen), None) = (self.seen, self.trust) {
-            seen.keep(self.snap.generation, &stamps);
+        if let (Reuse::Keep(last), None) = (self.reuse, self.trust) {
+            last.keep(self.snap.generation, &stamps);
         }
         Ok(())
     }

@@ -12,7 +12,7 @@
 //! little-endian.
 
 use crate::Error;
-use crate::index::grams::bad;
+use crate::index::grams::{bad, key};
 
 /// Entries per block.
 pub(crate) const BLOCK: usize = 128;
@@ -119,7 +119,7 @@ pub(crate) fn get_refs(
     let mut blocks: Vec<BlockRef> = Vec::with_capacity(count);
     for r in raw.chunks_exact(BLOCK_REF) {
         let block = BlockRef {
-            first: key(&r[..3]),
+            first: key(&[r[0], r[1], r[2]]),
             start: u64::from_le_bytes(r[3..11].try_into().unwrap_or_default()),
             crc: u32::from_le_bytes(r[11..15].try_into().unwrap_or_default()),
         };
@@ -158,7 +158,7 @@ pub(crate) fn entries(
     let mut start = block.start;
     for r in bytes.chunks_exact(ENTRY) {
         let entry = Entry {
-            key: key(&r[..3]),
+            key: key(&[r[0], r[1], r[2]]),
             count: u32::from_le_bytes(r[3..7].try_into().unwrap_or_default()),
             start,
             end: u64::from_le_bytes(r[7..15].try_into().unwrap_or_default()),
@@ -200,8 +200,4 @@ pub(crate) fn block_range(b: usize, n: usize) -> (usize, usize) {
 /// `key`.
 pub(crate) fn block_of(blocks: &[BlockRef], key: u32) -> Option<usize> {
     blocks.partition_point(|b| b.first <= key).checked_sub(1)
-}
-
-fn key(raw: &[u8]) -> u32 {
-    (u32::from(raw[0]) << 16) | (u32::from(raw[1]) << 8) | u32::from(raw[2])
 }
