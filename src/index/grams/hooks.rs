@@ -167,15 +167,16 @@ pub fn fuzz_decode(bytes: &[u8]) {
 /// ```
 pub fn with_block_checksums(bytes: &[u8]) -> Option<Vec<u8>> {
     let (_, end, head) = Grams::decode_table(bytes).ok()?;
-    let mut out = bytes.to_vec();
-    // The blocks' references end the head; a checksum ends each one.
+    // The blocks' references end the head: written again, with checksums
+    // of the blocks as they are.
     let refs = end.checked_sub(head.blocks.len() * table::BLOCK_REF)?;
-    for b in 0..head.blocks.len() {
+    let mut out = bytes[..refs].to_vec();
+    for (b, block) in head.blocks.iter().enumerate() {
         let (from, to) = table::block_range(b, head.trigrams);
-        let crc = crc32fast::hash(out.get(end + from..end + to)?);
-        let at = refs + (b + 1) * table::BLOCK_REF - 4;
-        out[at..at + 4].copy_from_slice(&crc.to_le_bytes());
+        let crc = crc32fast::hash(bytes.get(end + from..end + to)?);
+        table::put_ref(&mut out, &table::BlockRef { crc, ..*block });
     }
+    out.extend_from_slice(&bytes[end..]);
     Some(out)
 }
 
