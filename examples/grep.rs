@@ -418,7 +418,9 @@ fn corpus(args: &Args, tree: Tree) -> Result<Searched, Failure> {
     match &args.index {
         None => Ok(Searched::Tree(tree)),
         #[cfg(feature = "index")]
-        Some(path) => Ok(Searched::Index(candor::Index::open_or_build(tree, path)?)),
+        Some(path) => Ok(Searched::Index(std::mem::ManuallyDrop::new(
+            candor::Index::open_or_build(tree, path)?,
+        ))),
         #[cfg(not(feature = "index"))]
         Some(_) => Err(Failure(
             "--index needs the `index` feature (cargo run --features index ...)".to_owned(),
@@ -429,8 +431,11 @@ fn corpus(args: &Args, tree: Tree) -> Result<Searched, Failure> {
 /// What a search asks: a tree, or its index.
 enum Searched {
     Tree(Tree),
+    /// Left to the end of the process, as results are (see
+    /// `leak_at_exit`): freeing its list of the tree's entries one by one
+    /// would cost more than some queries.
     #[cfg(feature = "index")]
-    Index(candor::Index),
+    Index(std::mem::ManuallyDrop<candor::Index>),
 }
 
 impl Searched {
@@ -438,7 +443,7 @@ impl Searched {
         match self {
             Searched::Tree(tree) => tree,
             #[cfg(feature = "index")]
-            Searched::Index(index) => index,
+            Searched::Index(index) => &**index,
         }
     }
 }
@@ -447,7 +452,8 @@ impl Searched {
 /// `run`), an index that the query found behind the tree is brought up
 /// to date as the query saw it (its stats are not taken again), so the
 /// next process checks and reads less. A failure here changes no
-/// answer, and is only noted.
+/// answer, and is only noted. The index itself is never dropped (see
+/// `Searched::Index`).
 impl Drop for Searched {
     fn drop(&mut self) {
         #[cfg(feature = "index")]

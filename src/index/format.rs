@@ -23,7 +23,7 @@ use crate::index::grams::Grams;
 use crate::index::snapshot::{
     Entry, FileEntry, FolderEntry, Segment, SkipEntry, Snapshot, walk_order,
 };
-use crate::search::{cmp_paths, is_position, is_within};
+use crate::search::{cmp_paths, is_plain_position, is_position, is_within};
 use crate::{SkipReason, SkippedInput};
 
 /// The first bytes of every index file.
@@ -219,6 +219,7 @@ pub(crate) fn read_manifest(body: &[u8]) -> Result<Manifest, String> {
         return Err("more entries than the file can hold".into());
     }
     let mut entries: Vec<Entry> = Vec::with_capacity(usize::try_from(count).unwrap_or(0));
+    let mut walk = WalkCheck::default();
     for _ in 0..count {
         let prev = entries.last().map_or("", Entry::path);
         let entry = match r.u8()? {
@@ -263,6 +264,7 @@ pub(crate) fn read_manifest(body: &[u8]) -> Result<Manifest, String> {
             }
             t => return Err(format!("unknown entry tag {t}")),
         };
+        walk.next(entries.last(), &entry)?;
         entries.push(entry);
     }
     let delta_len = r.u64()?;
@@ -271,7 +273,6 @@ pub(crate) fn read_manifest(body: &[u8]) -> Result<Manifest, String> {
         return Err("bytes past the manifest's end".into());
     }
     let delta = Grams::decode(delta_bytes).map_err(|e| e.to_string())?;
-    check_walk(&entries)?;
     Ok(Manifest {
         base_generation,
         parents,
@@ -280,27 +281,40 @@ pub(crate) fn read_manifest(body: &[u8]) -> Result<Manifest, String> {
     })
 }
 
-/// Checks that `entries` are a walk's (see `read_manifest`).
-fn check_walk(entries: &[Entry]) -> Result<(), String> {
-    let mut folders: Vec<&str> = Vec::new();
-    let mut last: Option<&Entry> = None;
-    let mut ids = [None::<u32>, None];
-    for entry in entries {
+/// The rules of a walk (see `read_manifest`), checked entry by entry as
+/// the manifest is read, while the entry before is still in the cache.
+#[derive(Default)]
+struct WalkCheck {
+    /// The folders that hold the previous entry (and it, if a folder),
+    /// outermost first, each as the length of its path: a prefix of the
+    /// previous entry's.
+    folders: Vec<usize>,
+    /// Whether the previous entry's path holds an escape.
+    escaped: bool,
+    /// The last id met in the base's posting lists, and in the delta's.
+    ids: [Option<u32>; 2],
+}
+
+impl WalkCheck {
+    /// Checks `entry`, read after `last`.
+    fn next(&mut self, last: Option<&Entry>, entry: &Entry) -> Result<(), String> {
         let path = entry.path();
         let prev = last.map_or("", Entry::path);
+        let escaped = memchr::memchr(b'\\', path.as_bytes()).is_some();
         let root = path.is_empty() && matches!(entry, Entry::Folder(_) | Entry::Skip(_));
-        let (valid, order) = if path.contains('\\') || prev.contains('\\') {
+        let (valid, order) = if escaped || self.escaped {
             (is_position(path), walk_order(prev, path))
         } else {
             // The names before the first byte that differs are the
             // previous path's, already checked.
             let shared = common_prefix(prev, path);
-            let name = path[..shared].rfind('/').map_or(0, |i| i + 1);
+            let name = memchr::memrchr(b'/', &path.as_bytes()[..shared]).map_or(0, |i| i + 1);
             (
-                is_position(&path[name..]),
+                is_plain_position(&path[name..]),
                 cmp_paths(&prev[name..], &path[name..]),
             )
         };
+        self.escaped = escaped;
         if !root && !valid {
             return Err(format!("{path:?} is not a path of a tree"));
         }
@@ -312,24 +326,29 @@ fn check_walk(entries: &[Entry]) -> Result<(), String> {
                 return Err(format!("{path:?} is out of path order"));
             }
         }
-        last = Some(entry);
-        while folders.last().is_some_and(|f| !is_within(path, f)) {
-            folders.pop();
+        while let Some(&len) = self.folders.last() {
+            if is_within(path, &prev[..len]) {
+                break;
+            }
+            self.folders.pop();
         }
-        let parent = path.rfind('/').map_or("", |i| &path[..i]);
+        // What is left on the stack holds `path`: a prefix of it, equal
+        // to a prefix of `path` exactly when their lengths are.
+        let top = self.folders.last().copied();
+        let parent = memchr::memrchr(b'/', path.as_bytes()).unwrap_or(0);
         let placed = match entry {
-            Entry::Folder(_) if path.is_empty() => folders.is_empty(),
+            Entry::Folder(_) if path.is_empty() => top.is_none(),
             Entry::Skip(_) if path.is_empty() => true,
-            Entry::Skip(_) => folders.last().is_some_and(|f| *f == parent || *f == path),
-            _ => folders.last().is_some_and(|f| *f == parent),
+            Entry::Skip(_) => top.is_some_and(|f| f == parent || f == path.len()),
+            _ => top == Some(parent),
         };
         if !placed {
             return Err(format!("{path:?} is not below the folder listed before it"));
         }
         match entry {
-            Entry::Folder(_) => folders.push(path),
+            Entry::Folder(_) => self.folders.push(path.len()),
             Entry::File(f) => {
-                let slot = &mut ids[usize::from(f.segment == Segment::Delta)];
+                let slot = &mut self.ids[usize::from(f.segment == Segment::Delta)];
                 if slot.is_some_and(|prev| prev >= f.id) {
                     return Err(format!("{path:?} has an id out of order"));
                 }
@@ -337,8 +356,8 @@ fn check_walk(entries: &[Entry]) -> Result<(), String> {
             }
             Entry::Skip(_) => {}
         }
+        Ok(())
     }
-    Ok(())
 }
 
 /// The snapshot of a manifest and its base's posting lists.
@@ -356,7 +375,16 @@ pub(crate) fn snapshot(generation: u64, manifest: Manifest, base: Arc<Grams>) ->
 /// The length of the longest common prefix of `a` and `b` that ends on a
 /// character boundary.
 fn common_prefix(a: &str, b: &str) -> usize {
-    let n = a.bytes().zip(b.bytes()).take_while(|(x, y)| x == y).count();
+    let (x, y) = (a.as_bytes(), b.as_bytes());
+    let end = x.len().min(y.len());
+    let mut n = 0;
+    // Eight bytes at a time, then one at a time.
+    while n + 8 <= end && x[n..n + 8] == y[n..n + 8] {
+        n += 8;
+    }
+    while n < end && x[n] == y[n] {
+        n += 1;
+    }
     (0..=n).rev().find(|&i| b.is_char_boundary(i)).unwrap_or(0)
 }
 

@@ -5,6 +5,7 @@
 //! ignore files above the root, and the clock tick within which a
 //! rewrite can keep a stamp ("racy", as git calls it).
 
+use std::borrow::Cow;
 use std::ffi::{OsStr, OsString};
 use std::path::Path;
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -98,7 +99,7 @@ pub(crate) fn folder_stamp_at(root: &DirHandle, rel: &str, ignores: u8) -> Optio
         if base.is_empty() {
             OsString::from(name)
         } else {
-            let mut p = base.clone();
+            let mut p = base.clone().into_owned();
             p.push("/");
             p.push(name);
             p
@@ -120,10 +121,11 @@ pub(crate) fn file_stamp_at(root: &DirHandle, rel: &str) -> Option<u64> {
 }
 
 /// A tree's path (escapes read back) as the file system spells it,
-/// relative to the root.
-pub(crate) fn fs_path(rel: &str) -> Option<OsString> {
+/// relative to the root: borrowed when it holds no escape, as nearly
+/// every path does (a checked query asks this of every file).
+pub(crate) fn fs_path(rel: &str) -> Option<Cow<'_, OsStr>> {
     if !rel.contains('\\') {
-        return Some(OsString::from(rel));
+        return Some(Cow::Borrowed(OsStr::new(rel)));
     }
     let names = parse_position(rel)?;
     let mut out = Vec::new();
@@ -133,7 +135,7 @@ pub(crate) fn fs_path(rel: &str) -> Option<OsString> {
         }
         out.extend(name);
     }
-    Some(os_from(out))
+    Some(Cow::Owned(os_from(out)))
 }
 
 #[cfg(unix)]

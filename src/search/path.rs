@@ -252,9 +252,13 @@ pub(crate) fn is_position(path: &str) -> bool {
 
 #[cfg(feature = "tree")]
 /// Whether `path`, written without escapes, is a tree position.
-fn is_plain_position(path: &str) -> bool {
-    path.split('/')
-        .all(|n| !n.is_empty() && n != "." && n != ".." && !n.contains('\0'))
+pub(crate) fn is_plain_position(path: &str) -> bool {
+    // On bytes: an index checks every path it reads with this.
+    let bytes = path.as_bytes();
+    !bytes.contains(&0)
+        && bytes
+            .split(|&b| b == b'/')
+            .all(|n| !matches!(n, b"" | b"." | b".."))
 }
 
 fn has_drive_prefix(path: &str) -> bool {
