@@ -7,6 +7,11 @@
 //! in the previous delta) to a new delta; a base file that changed or is
 //! gone is simply no longer listed (its ids in the base are tombstones).
 //!
+//! Ids are given in path order when a batch is read: a file takes one
+//! per block its size asks for (`grams::blocks_for`, the size asked just
+//! before the batch is read; a file that grew meanwhile has a longer last
+//! block), any other file of the lists being written one.
+//!
 //! Memory: each thread holds one file at a time, of at most
 //! `MAX_INDEXED` bytes (a larger file is not indexed: every query reads
 //! it), a batch holds at most `BATCH` folder handles, and the posting
@@ -17,11 +22,11 @@ use std::io::Read as _;
 use std::ops::ControlFlow;
 use std::sync::Arc;
 
-use crate::index::grams::{Grams, GramsBuilder};
+use crate::index::grams::{Grams, GramsBuilder, blocks_for};
 use crate::index::snapshot::{Entry, FileEntry, FolderEntry, Segment, SkipEntry};
 use crate::index::stamp::{folder_stamp, ignores_of, is_racy, mtime_ns};
 use crate::index::traverse::Event;
-use crate::search::{DirHandle, MAX_LINE, Tree, is_within, mtime_at, open_file, stamp_at};
+use crate::search::{DirHandle, MAX_LINE, Tree, is_within, mtime_at, open_file, size_at, stamp_at};
 
 /// The largest file indexed: the tree reads no line longer than this
 /// (`MAX_LINE`), and a larger file is read by every query instead.
@@ -31,12 +36,14 @@ pub(crate) const MAX_INDEXED: u64 = MAX_LINE as u64;
 const BATCH: usize = 256;
 
 /// A file waiting to be read: its entry's place, its folder's handle,
-/// its name there and its id in the posting lists being built.
+/// its name there, and its ids in the posting lists being built (given
+/// when its batch is read).
 struct Pending {
     at: usize,
     dir: Arc<DirHandle>,
     name: OsString,
     id: u32,
+    blocks: u32,
 }
 
 /// Writes down a generation from a traversal's events.
@@ -52,6 +59,8 @@ pub(crate) struct Builder<'t> {
     /// The folders the next entry is in, innermost last (their places).
     folders: Vec<usize>,
     pending: Vec<Pending>,
+    /// The entries before this place have their ids.
+    assigned: usize,
     next_id: u32,
     /// One builder per thread, kept from batch to batch (each gets ids
     /// in ascending order), merged once at the end.
@@ -70,6 +79,7 @@ impl<'t> Builder<'t> {
             entries: Vec::new(),
             folders: Vec::new(),
             pending: Vec::new(),
+            assigned: 0,
             next_id: 0,
             grams: Vec::new(),
             read: 0,
@@ -116,18 +126,12 @@ impl<'t> Builder<'t> {
                             || (f.segment == Segment::Base && self.segment == Segment::Delta))
                 });
                 if let Some(file) = keep {
-                    let mut file = file.clone();
-                    if file.segment == self.segment {
-                        // Kept in the lists written again (read by every
-                        // query, it is in none of them): it takes the next
-                        // id there, so that ids stay ascending and unique.
-                        file.id = self.next_id;
-                        self.next_id += 1;
-                    }
-                    self.entries.push(Entry::File(file));
+                    // Kept in the lists written again (read by every
+                    // query, it is in none of them), it takes the next id
+                    // there when its batch is read (`assign`), so that
+                    // ids stay ascending and unique.
+                    self.entries.push(Entry::File(file.clone()));
                 } else {
-                    let id = self.next_id;
-                    self.next_id += 1;
                     let Some((dir, name)) = dir.get(&path) else {
                         // Its folder went away since it was stamped: read
                         // by every query until an update finds it.
@@ -138,7 +142,8 @@ impl<'t> Builder<'t> {
                             always: true,
                             racy: true,
                             segment: self.segment,
-                            id,
+                            id: 0,
+                            blocks: 1,
                         }));
                         return ControlFlow::Continue(());
                     };
@@ -146,7 +151,8 @@ impl<'t> Builder<'t> {
                         at: self.entries.len(),
                         dir,
                         name,
-                        id,
+                        id: 0,
+                        blocks: 1,
                     });
                     self.entries.push(Entry::File(FileEntry {
                         path,
@@ -155,7 +161,8 @@ impl<'t> Builder<'t> {
                         always: true,
                         racy: false,
                         segment: self.segment,
-                        id,
+                        id: 0,
+                        blocks: 1,
                     }));
                     if self.pending.len() >= BATCH {
                         self.flush();
@@ -204,9 +211,37 @@ impl<'t> Builder<'t> {
         }
     }
 
+    /// Gives the ids of the files listed since the last batch, in path
+    /// order: one per block for a file waiting to be read (as many as
+    /// its size now asks; see `grams::blocks_for`), one for any other
+    /// file of the lists being written.
+    fn assign(&mut self, pending: &mut [Pending]) {
+        for p in pending.iter_mut() {
+            p.blocks = size_at(&p.dir, &p.name).map_or(1, blocks_for);
+        }
+        let mut waiting = pending.iter_mut().peekable();
+        for at in self.assigned..self.entries.len() {
+            let Entry::File(f) = &mut self.entries[at] else {
+                continue;
+            };
+            if f.segment != self.segment {
+                continue;
+            }
+            f.id = self.next_id;
+            f.blocks = 1;
+            if let Some(p) = waiting.next_if(|p| p.at == at) {
+                f.blocks = p.blocks;
+                p.id = f.id;
+            }
+            self.next_id = self.next_id.saturating_add(f.blocks);
+        }
+        self.assigned = self.entries.len();
+    }
+
     /// Reads the files waiting, in parallel, and adds them.
     pub(crate) fn flush(&mut self) {
-        let pending = std::mem::take(&mut self.pending);
+        let mut pending = std::mem::take(&mut self.pending);
+        self.assign(&mut pending);
         if pending.is_empty() {
             return;
         }
@@ -230,7 +265,7 @@ impl<'t> Builder<'t> {
                             .map(|p| {
                                 let read = read_one(&p.dir, &p.name, built_ns, limit, &mut bytes);
                                 if !read.always && !read.racy {
-                                    grams.add(p.id, &bytes);
+                                    grams.add_blocks(p.id, p.blocks, &bytes);
                                 }
                                 (p.at, read)
                             })

@@ -30,7 +30,7 @@ use crate::{SkipReason, SkippedInput};
 const MAGIC: &[u8; 8] = b"CANDORIX";
 
 /// The format version this code writes and reads.
-pub(crate) const VERSION: u32 = 3;
+pub(crate) const VERSION: u32 = 4;
 
 /// The header's length in bytes.
 pub(crate) const HEADER: usize = 8 + 4 + 4 + 8 + 8 + 8 + 4;
@@ -171,6 +171,7 @@ pub(crate) fn manifest(snap: &Snapshot) -> Vec<u8> {
                     Segment::Delta => 1,
                 });
                 out.extend_from_slice(&f.id.to_le_bytes());
+                out.extend_from_slice(&f.blocks.to_le_bytes());
             }
             Entry::Skip(s) => {
                 out.push(2);
@@ -203,8 +204,9 @@ pub(crate) struct Manifest {
 }
 
 /// Reads a manifest's body, checking that its entries are a walk's: in
-/// path order, each below a folder listed before it, each file's id
-/// ascending within its posting lists.
+/// path order, each below a folder listed before it, each file's ids
+/// (one or more, consecutive) after the ids of the file before it in the
+/// same posting lists.
 ///
 /// # Errors
 ///
@@ -246,6 +248,7 @@ pub(crate) fn read_manifest(body: &[u8]) -> Result<Manifest, String> {
                         s => return Err(format!("unknown posting lists {s}")),
                     },
                     id: r.u32()?,
+                    blocks: r.u32()?,
                 })
             }
             2 => {
@@ -291,7 +294,8 @@ struct WalkCheck {
     folders: Vec<usize>,
     /// Whether the previous entry's path holds an escape.
     escaped: bool,
-    /// The last id met in the base's posting lists, and in the delta's.
+    /// Where the ids of the last file met in the base's posting lists
+    /// end, and in the delta's.
     ids: [Option<u32>; 2],
 }
 
@@ -349,10 +353,14 @@ impl WalkCheck {
             Entry::Folder(_) => self.folders.push(path.len()),
             Entry::File(f) => {
                 let slot = &mut self.ids[usize::from(f.segment == Segment::Delta)];
-                if slot.is_some_and(|prev| prev >= f.id) {
+                if slot.is_some_and(|end| end > f.id) {
                     return Err(format!("{path:?} has an id out of order"));
                 }
-                *slot = Some(f.id);
+                let end = match f.blocks {
+                    0 => return Err(format!("{path:?} has no id")),
+                    n => f.id.checked_add(n).ok_or("ids past the last one")?,
+                };
+                *slot = Some(end);
             }
             Entry::Skip(_) => {}
         }
@@ -464,5 +472,52 @@ impl<'b> Reader<'b> {
         path.push_str(head);
         path.push_str(rest);
         Ok(path)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn file(path: &str, id: u32, blocks: u32) -> Entry {
+        Entry::File(FileEntry {
+            path: path.to_owned(),
+            stamp: 7,
+            len: 9,
+            always: false,
+            racy: false,
+            segment: Segment::Base,
+            id,
+            blocks,
+        })
+    }
+
+    fn read(files: Vec<Entry>) -> Result<Manifest, String> {
+        let mut snap = Snapshot::empty();
+        snap.entries.push(Entry::Folder(FolderEntry {
+            path: String::new(),
+            stamp: 1,
+            ignores: 0,
+            always: false,
+        }));
+        snap.entries.extend(files);
+        read_manifest(&manifest(&snap))
+    }
+
+    #[test]
+    fn the_ids_of_files_are_runs_in_path_order() {
+        let read_back = read(vec![file("a", 0, 3), file("b", 3, 1), file("c", 9, 2)]);
+        let entries = read_back.expect("a walk").entries;
+        assert!(matches!(&entries[1], Entry::File(f) if f.id == 0 && f.blocks == 3));
+        // Runs that overlap, run backwards or are empty are refused.
+        for files in [
+            vec![file("a", 0, 3), file("b", 2, 1)],
+            vec![file("a", 4, 1), file("b", 0, 1)],
+            vec![file("a", 0, 0)],
+            vec![file("a", u32::MAX, 2)],
+        ] {
+            let error = read(files).err().expect("refused");
+            assert!(error.contains("id"), "{error}");
+        }
     }
 }

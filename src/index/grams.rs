@@ -1,6 +1,7 @@
 //! The trigram postings of an index: for each trigram of the files' raw
-//! bytes, the ascending ids of the files that hold it (delta-varint
-//! lists, see `postings`), built per thread, merged, encoded and decoded.
+//! bytes, the ascending ids of the files (or, for a file over
+//! `BLOCK_BYTES`, of its blocks) that hold it (delta-varint lists, see
+//! `postings`), built per thread, merged, encoded and decoded.
 //!
 //! Building holds, per builder, each distinct trigram's list already
 //! encoded (1 to 2 bytes per file and trigram on source text, with a
@@ -43,6 +44,7 @@ use std::borrow::Cow;
 use std::cmp::Ordering;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
+use std::sync::atomic::{AtomicU64, Ordering as AtomicOrdering};
 
 use crate::Error;
 use crate::index::plan::{Gram, Need};
@@ -61,6 +63,56 @@ const VERSION: u32 = 3;
 /// A trigram as a 24-bit key, big-endian, so keys sort as trigrams do.
 fn key(gram: &Gram) -> u32 {
     (u32::from(gram[0]) << 16) | (u32::from(gram[1]) << 8) | u32::from(gram[2])
+}
+
+/// The bytes of text one id stands for, at most: a larger file takes
+/// one id per block of about this size, so that a query whose trigrams
+/// all occur in it, but never within one block, does not read it.
+pub(crate) const BLOCK_BYTES: u64 = 256 * 1024;
+
+/// The most ids one file takes.
+const MAX_BLOCKS: u64 = 1 << 16;
+
+/// `BLOCK_BYTES`, unless a test set another size (see
+/// `hooks::set_block_bytes`).
+static BLOCK_SIZE: AtomicU64 = AtomicU64::new(BLOCK_BYTES);
+
+/// The size of the blocks the next build cuts files into.
+pub(crate) fn block_bytes() -> u64 {
+    BLOCK_SIZE.load(AtomicOrdering::Relaxed)
+}
+
+/// How many ids a file of `len` bytes takes: one per block begun.
+pub(crate) fn blocks_for(len: u64) -> u32 {
+    let blocks = len.div_ceil(block_bytes()).clamp(1, MAX_BLOCKS);
+    u32::try_from(blocks).unwrap_or(1)
+}
+
+/// `bytes` cut into exactly `blocks` parts (some may be empty): each but
+/// the last ends just after the first `\n` at or past the next multiple
+/// of `size`, or at the end. Every line lies within one part; a match,
+/// which never spans lines, has every trigram it needs in one part.
+pub(crate) fn split_blocks(bytes: &[u8], blocks: u32, size: u64) -> Vec<&[u8]> {
+    let size = usize::try_from(size).unwrap_or(usize::MAX).max(1);
+    let mut parts = Vec::with_capacity(blocks as usize);
+    let mut start = 0;
+    for k in 1..=blocks as usize {
+        let end = if k == blocks as usize {
+            bytes.len()
+        } else {
+            let from = k.saturating_mul(size).max(start);
+            match bytes
+                .get(from..)
+                .and_then(|rest| memchr::memchr(b'\n', rest))
+            {
+                Some(i) => from + i + 1,
+                None => bytes.len(),
+            }
+        };
+        parts.push(&bytes[start..end]);
+        start = end;
+    }
+    parts
 }
 
 /// A multiplicative hasher for 24-bit keys (the standard one costs more
@@ -150,6 +202,14 @@ impl GramsBuilder {
         self.all.push(id);
         for &k in self.distinct.of(bytes) {
             self.lists.entry(k).or_default().push(id);
+        }
+    }
+
+    /// Adds a file that takes the ids `id..id + blocks`, one for each of
+    /// its blocks (see `split_blocks`).
+    pub(crate) fn add_blocks(&mut self, id: u32, blocks: u32, bytes: &[u8]) {
+        for (k, part) in (0..).zip(split_blocks(bytes, blocks, block_bytes())) {
+            self.add(id + k, part);
         }
     }
 

@@ -49,9 +49,12 @@ pub(crate) struct FileEntry {
     /// within the clock tick of the build that read it (a rewrite of the
     /// same size in that tick would keep its stamp).
     pub(crate) racy: bool,
-    /// Its posting lists: the base's or the delta's, and its id there.
+    /// Its posting lists: the base's or the delta's, and its ids there:
+    /// `id..id + blocks`, one per block of its text (see
+    /// `grams::split_blocks`), at least one.
     pub(crate) segment: Segment,
     pub(crate) id: u32,
+    pub(crate) blocks: u32,
 }
 
 /// Which posting lists a file is in.

@@ -32,16 +32,19 @@ struct Member<'g> {
 }
 
 impl Member<'_> {
-    fn contains(&mut self, id: u32) -> bool {
+    /// Whether one of the `blocks` ids from `id` on (a file's) is a
+    /// candidate.
+    fn contains(&mut self, id: u32, blocks: u32) -> bool {
+        let end = id.saturating_add(blocks);
         if let Some((asked, found)) = self.last {
             if asked <= id && found.is_none_or(|f| f >= id) {
-                return found == Some(id);
+                return found.is_some_and(|f| f < end);
             }
         }
         self.ids.seek(id);
         let found = self.ids.next();
         self.last = Some((id, found));
-        found == Some(id)
+        found.is_some_and(|f| f < end)
     }
 }
 
@@ -166,8 +169,8 @@ impl Index {
                 });
                 if let Some(f) = known {
                     let candidate = match f.segment {
-                        Segment::Base => base.contains(f.id),
-                        Segment::Delta => delta.contains(f.id),
+                        Segment::Base => base.contains(f.id, f.blocks),
+                        Segment::Delta => delta.contains(f.id, f.blocks),
                     };
                     if !candidate {
                         return each(Entry::NoMatch {

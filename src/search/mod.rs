@@ -51,7 +51,7 @@ pub(crate) use matcher::{literals_hir, parse};
 // What the index (feature `index`) builds on: the tree's walk, reader and
 // engine, used as the tree uses them.
 #[cfg(feature = "index")]
-pub(crate) use confine::{DirHandle, mix, mtime_at, open_dir, open_file, stamp_at};
+pub(crate) use confine::{DirHandle, mix, mtime_at, open_dir, open_file, size_at, stamp_at};
 #[cfg(feature = "index")]
 pub(crate) use engine::{FileOutcome, Plan, Search, no_match, search_file};
 #[cfg(feature = "index")]

@@ -210,3 +210,19 @@ fn check_decoded(bytes: &[u8]) {
         }
     }
 }
+
+/// Sets the size of the blocks that builds from now on cut files into
+/// (at least 1 byte; `None` for the default). Any size gives the same
+/// answers, only the index's size and speed change: tests set a small
+/// one so that their small files take several ids.
+///
+/// ```
+/// candor::__index_hooks::set_block_bytes(Some(64));
+/// candor::__index_hooks::set_block_bytes(None);
+/// ```
+pub fn set_block_bytes(size: Option<u64>) {
+    super::BLOCK_SIZE.store(
+        size.map_or(super::BLOCK_BYTES, |s| s.max(1)),
+        std::sync::atomic::Ordering::Relaxed,
+    );
+}

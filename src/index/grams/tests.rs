@@ -7,7 +7,7 @@ use std::collections::HashSet;
 
 use proptest::prelude::*;
 
-use super::{Grams, GramsBuilder};
+use super::{Grams, GramsBuilder, split_blocks};
 use crate::index::plan::{Gram, Need};
 
 /// Files over a small alphabet, so trigrams repeat across files.
@@ -134,6 +134,56 @@ proptest! {
             super::hooks::fuzz_decode(attempt);
         }
     }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(500))]
+
+    /// A file cut into blocks: exactly as many parts as asked, end to
+    /// end, and every line (every match's trigrams) within one part.
+    #[test]
+    fn blocks_hold_whole_lines(
+        bytes in prop::collection::vec(prop::sample::select(b"ab\n\r".to_vec()), 0..200),
+        blocks in 1u32..12,
+        size in 1u64..40,
+    ) {
+        let parts = split_blocks(&bytes, blocks, size);
+        prop_assert_eq!(parts.len(), blocks as usize);
+        prop_assert_eq!(parts.concat(), bytes.clone());
+        // Where each part starts: no line begins before a start and
+        // ends after it, so each start is 0, the end, or follows a `\n`.
+        let mut at = 0;
+        for part in &parts {
+            prop_assert!(at == 0 || at == bytes.len() || bytes[at - 1] == b'\n');
+            at += part.len();
+        }
+        // The line-based oracle: each line's trigrams are in one part.
+        for line in bytes.split(|&b| b == b'\n') {
+            if line.is_empty() {
+                continue;
+            }
+            let start = line.as_ptr() as usize - bytes.as_ptr() as usize;
+            let holder = parts.iter().find(|p| {
+                let from = p.as_ptr() as usize - bytes.as_ptr() as usize;
+                from <= start && start + line.len() <= from + p.len()
+            });
+            prop_assert!(holder.is_some(), "line at {} spans blocks", start);
+        }
+    }
+}
+
+#[test]
+fn a_large_file_takes_one_id_per_block_begun() {
+    super::hooks::set_block_bytes(None);
+    assert_eq!(super::blocks_for(0), 1);
+    assert_eq!(super::blocks_for(super::BLOCK_BYTES), 1);
+    assert_eq!(super::blocks_for(super::BLOCK_BYTES + 1), 2);
+    assert_eq!(super::blocks_for(u64::MAX), 1 << 16);
+    // A part past the bytes' end is empty; the last takes what is left.
+    let parts = split_blocks(b"ab\ncd\n", 4, 2);
+    assert_eq!(parts, [&b"ab\n"[..], b"cd\n", b"", b""]);
+    let parts = split_blocks(b"abcdefgh", 3, 2);
+    assert_eq!(parts, [&b"abcdefgh"[..], b"", b""]);
 }
 
 #[test]
