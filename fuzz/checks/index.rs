@@ -48,7 +48,11 @@ fn fixture() -> &'static Fixture {
         }
         let store = tempfile::tempdir().expect("a temporary folder");
         let index = store.path().join("idx");
+        // Blocks of 4 bytes: each file takes several ids, as a large one
+        // does (any size answers the same).
+        candor::__index_hooks::set_block_bytes(Some(4));
         Index::build(Tree::new(&root).expect("a tree"), &index).expect("an index");
+        candor::__index_hooks::set_block_bytes(None);
         Fixture {
             _tree: tree,
             root,
