@@ -162,7 +162,13 @@ impl Limits {
     /// of 2,048 matching lines (the next page resumes at the line where it
     /// stopped; a count or a list of files takes a file whole). At least
     /// a block or a part of one input is always searched, so that paging
-    /// advances.
+    /// advances. A tree searching on several threads may begin a large
+    /// file ahead of the answer, while lines are still listed: when the
+    /// limit fills before that file's turn, the file was still searched as
+    /// a listing is, stopped inside by this budget, and a total counted
+    /// past the limit ([`count_total`](Limits::count_total)) ends there as
+    /// a lower bound, where one thread would have counted the file whole.
+    /// Which of the two a run gives depends on the threads' timing.
     /// Used by the search engine; collecting an iterator has no input bytes.
     ///
     /// # Example

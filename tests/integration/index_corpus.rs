@@ -90,10 +90,12 @@ fn compare_pages<T: PartialEq + std::fmt::Debug>(
 /// Every query kind, every page, `limit` items a page.
 ///
 /// A total counted past the limit under a scanned-bytes budget is
-/// compared with the tree searching on one thread: on several, the
-/// tree's readers spend that budget on files read ahead of the count, so
-/// its count may stop earlier on one run than on another (a true lower
-/// bound either way); the index reads in path order, as one thread does.
+/// compared with the tree searching on one thread: on several, the tree
+/// may begin a large file ahead of the answer while it still lists
+/// lines, stop inside it by that budget, and end its count there as a
+/// lower bound on one run and count the file whole on another (see
+/// `Limits::max_scanned_bytes`); the index reads in path order, as one
+/// thread does.
 fn compare_all(tree: &Tree, index: &Index, query: &Query, limits: &Limits) {
     let sequential;
     let tree = if limits.get_count_total() && limits.get_max_scanned_bytes().is_some() {
