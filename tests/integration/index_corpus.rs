@@ -549,13 +549,15 @@ proptest! {
 }
 
 /// A tree of `files`, aged, and its index.
-fn indexed(files: &[(&str, &str)]) -> (tempfile::TempDir, tempfile::TempDir, Tree, Index) {
+fn indexed(
+    files: &[(impl AsRef<str>, impl AsRef<str>)],
+) -> (tempfile::TempDir, tempfile::TempDir, Tree, Index) {
     let dir = tempfile::tempdir().unwrap();
     let store = tempfile::tempdir().unwrap();
     for (name, text) in files {
-        let path = dir.path().join(name);
+        let path = dir.path().join(name.as_ref());
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, text).unwrap();
+        std::fs::write(path, text.as_ref()).unwrap();
     }
     age_all(dir.path());
     let tree = Tree::new(dir.path()).unwrap().threads(1);
@@ -962,11 +964,7 @@ fn a_large_tree_is_checked_on_two_threads_as_on_one() {
             (format!("d{:02}/f{i:04}.txt", i % 60), text.to_owned())
         })
         .collect();
-    let refs: Vec<(&str, &str)> = files
-        .iter()
-        .map(|(a, b)| (a.as_str(), b.as_str()))
-        .collect();
-    let (dir, _store, tree, _) = indexed(&refs);
+    let (dir, _store, tree, _) = indexed(&files);
     let store = tempfile::tempdir().unwrap();
     for threads in [1, 2, 4] {
         let tree = tree.clone().threads(threads);
@@ -1030,10 +1028,6 @@ fn a_query_that_skips_a_changed_folder_checks_what_follows() {
         .map(|i| (format!("a/f{i:03}.txt"), "nothing\n".to_owned()))
         .collect();
     files.extend((0..300).map(|i| (format!("b/g{i:03}.txt"), "foo\n".to_owned())));
-    let files: Vec<(&str, &str)> = files
-        .iter()
-        .map(|(p, t)| (p.as_str(), t.as_str()))
-        .collect();
     for (threads, watch) in [(1, false), (4, false), (1, true)] {
         let (dir, store, tree, _index) = indexed(&files);
         let tree = tree.threads(threads);
@@ -1073,10 +1067,6 @@ fn a_watched_index_opened_from_disk_sees_what_changed_before() {
     let files: Vec<(String, String)> = (0..30)
         .map(|i| (format!("d{:02}/f{i}.txt", i % 3), "nothing\n".to_owned()))
         .collect();
-    let files: Vec<(&str, &str)> = files
-        .iter()
-        .map(|(p, t)| (p.as_str(), t.as_str()))
-        .collect();
     let (dir, store, tree, built) = indexed(&files);
     drop(built);
     std::fs::write(dir.path().join("d01/before.txt"), "needle\n").unwrap();
@@ -1103,10 +1093,6 @@ fn a_watched_query_sees_a_change_made_just_before_it() {
     let files: Vec<(String, String)> = (0..20)
         .map(|i| (format!("d{i}/e/f.txt"), "nothing\n".to_owned()))
         .collect();
-    let files: Vec<(&str, &str)> = files
-        .iter()
-        .map(|(p, t)| (p.as_str(), t.as_str()))
-        .collect();
     let (dir, _store, tree, index) = indexed(&files);
     let watched = index.watch().unwrap();
     let query = Query::literal("needle");
@@ -1129,7 +1115,7 @@ fn a_watched_query_sees_a_change_made_just_before_it() {
 #[test]
 fn a_budget_that_stops_inside_a_file_stops_there_through_the_index() {
     let filler = "filler line\n".repeat(30_000);
-    let (_dir, _store, tree, index) = indexed(&[("a.txt", &filler), ("b.txt", "foo\n")]);
+    let (_dir, _store, tree, index) = indexed(&[("a.txt", filler.as_str()), ("b.txt", "foo\n")]);
     let query = Query::literal("foo");
     for limits in [
         Limits::new().max_scanned_bytes(100_000),
