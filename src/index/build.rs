@@ -144,6 +144,7 @@ impl<'t> Builder<'t> {
                             segment: self.segment,
                             id: 0,
                             blocks: 1,
+                            starts: Box::default(),
                         }));
                         return ControlFlow::Continue(());
                     };
@@ -163,6 +164,7 @@ impl<'t> Builder<'t> {
                         segment: self.segment,
                         id: 0,
                         blocks: 1,
+                        starts: Box::default(),
                     }));
                     if self.pending.len() >= BATCH {
                         self.flush();
@@ -263,9 +265,10 @@ impl<'t> Builder<'t> {
                         let read: Vec<(usize, Read)> = chunk
                             .iter()
                             .map(|p| {
-                                let read = read_one(&p.dir, &p.name, built_ns, limit, &mut bytes);
+                                let mut read =
+                                    read_one(&p.dir, &p.name, built_ns, limit, &mut bytes);
                                 if !read.always && !read.racy {
-                                    grams.add_blocks(p.id, p.blocks, &bytes);
+                                    read.starts = grams.add_blocks(p.id, p.blocks, &bytes);
                                 }
                                 (p.at, read)
                             })
@@ -286,6 +289,7 @@ impl<'t> Builder<'t> {
                     f.len = r.len;
                     f.always = r.always;
                     f.racy = r.racy;
+                    f.starts = r.starts;
                 }
             }
         }
@@ -311,6 +315,8 @@ struct Read {
     always: bool,
     /// Changed within the build's clock tick.
     racy: bool,
+    /// Where its blocks after the first start, once added to the lists.
+    starts: Box<[u64]>,
 }
 
 /// Reads the file `name` of `dir` into `bytes`, and tells whether it is
@@ -331,6 +337,7 @@ fn read_one(
         len: 0,
         always: true,
         racy: false,
+        starts: Box::default(),
     };
     // Stamped before it is read: a change while it is read moves the
     // stamp, and is seen by the next query.
@@ -365,6 +372,7 @@ fn read_one(
         len,
         always: !plain,
         racy,
+        starts: Box::default(),
     }
 }
 

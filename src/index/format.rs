@@ -30,7 +30,7 @@ use crate::{SkipReason, SkippedInput};
 const MAGIC: &[u8; 8] = b"CANDORIX";
 
 /// The format version this code writes and reads.
-pub(crate) const VERSION: u32 = 4;
+pub(crate) const VERSION: u32 = 5;
 
 /// The header's length in bytes.
 pub(crate) const HEADER: usize = 8 + 4 + 4 + 8 + 8 + 8 + 4;
@@ -172,6 +172,11 @@ pub(crate) fn manifest(snap: &Snapshot) -> Vec<u8> {
                 });
                 out.extend_from_slice(&f.id.to_le_bytes());
                 out.extend_from_slice(&f.blocks.to_le_bytes());
+                let starts = u32::try_from(f.starts.len()).unwrap_or(0);
+                out.extend_from_slice(&starts.to_le_bytes());
+                for start in &f.starts[..starts as usize] {
+                    out.extend_from_slice(&start.to_le_bytes());
+                }
             }
             Entry::Skip(s) => {
                 out.push(2);
@@ -249,6 +254,7 @@ pub(crate) fn read_manifest(body: &[u8]) -> Result<Manifest, String> {
                     },
                     id: r.u32()?,
                     blocks: r.u32()?,
+                    starts: r.starts()?,
                 })
             }
             2 => {
@@ -361,6 +367,15 @@ impl WalkCheck {
                     n => f.id.checked_add(n).ok_or("ids past the last one")?,
                 };
                 *slot = Some(end);
+                // Where its blocks start, if recorded: one start per block
+                // after the first, ascending, within the file.
+                let cut = f.starts.len() as u64 == u64::from(f.blocks) - 1
+                    && f.starts.windows(2).all(|w| w[0] <= w[1])
+                    && f.starts.last().is_none_or(|&s| s <= f.len)
+                    && !f.always;
+                if !f.starts.is_empty() && !cut {
+                    return Err(format!("{path:?} has blocks that do not cut it"));
+                }
             }
             Entry::Skip(_) => {}
         }
@@ -452,6 +467,16 @@ impl<'b> Reader<'b> {
         Ok(u64::from_le_bytes(a))
     }
 
+    /// A count, then as many offsets.
+    fn starts(&mut self) -> Result<Box<[u64]>, String> {
+        let count = self.u32()?;
+        let bytes = self.take_u64(u64::from(count) * 8)?;
+        Ok(bytes
+            .chunks_exact(8)
+            .map(|b| u64::from_le_bytes(b.try_into().unwrap_or([0; 8])))
+            .collect())
+    }
+
     fn str(&mut self) -> Result<String, String> {
         let len = self.u32()?;
         let bytes = self.take(len as usize)?;
@@ -480,6 +505,11 @@ mod tests {
     use super::*;
 
     fn file(path: &str, id: u32, blocks: u32) -> Entry {
+        cut(path, id, blocks, &[])
+    }
+
+    /// A file of 9 bytes whose blocks after the first start at `starts`.
+    fn cut(path: &str, id: u32, blocks: u32, starts: &[u64]) -> Entry {
         Entry::File(FileEntry {
             path: path.to_owned(),
             stamp: 7,
@@ -489,6 +519,7 @@ mod tests {
             segment: Segment::Base,
             id,
             blocks,
+            starts: starts.into(),
         })
     }
 
@@ -518,6 +549,24 @@ mod tests {
         ] {
             let error = read(files).err().expect("refused");
             assert!(error.contains("id"), "{error}");
+        }
+    }
+
+    #[test]
+    fn the_blocks_of_a_file_cut_it_in_order() {
+        let read_back = read(vec![cut("a", 0, 3, &[4, 9]), cut("b", 3, 2, &[0])]);
+        let entries = read_back.expect("a walk").entries;
+        assert!(matches!(&entries[1], Entry::File(f) if *f.starts == [4, 9]));
+        // Not one start per block after the first, out of order, or past
+        // the file's end: refused.
+        for files in [
+            vec![cut("a", 0, 3, &[4])],
+            vec![cut("a", 0, 1, &[4])],
+            vec![cut("a", 0, 3, &[5, 4])],
+            vec![cut("a", 0, 2, &[10])],
+        ] {
+            let error = read(files).err().expect("refused");
+            assert!(error.contains("blocks"), "{error}");
         }
     }
 }

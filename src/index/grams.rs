@@ -206,11 +206,19 @@ impl GramsBuilder {
     }
 
     /// Adds a file that takes the ids `id..id + blocks`, one for each of
-    /// its blocks (see `split_blocks`).
-    pub(crate) fn add_blocks(&mut self, id: u32, blocks: u32, bytes: &[u8]) {
+    /// its blocks (see `split_blocks`); gives where its blocks after the
+    /// first start.
+    pub(crate) fn add_blocks(&mut self, id: u32, blocks: u32, bytes: &[u8]) -> Box<[u64]> {
+        let mut starts = Vec::with_capacity((blocks as usize).saturating_sub(1));
+        let mut at = 0u64;
         for (k, part) in (0..).zip(split_blocks(bytes, blocks, block_bytes())) {
+            if k > 0 {
+                starts.push(at);
+            }
+            at += part.len() as u64;
             self.add(id + k, part);
         }
+        starts.into_boxed_slice()
     }
 
     /// Merges a builder filled on another thread (disjoint ids).

@@ -10,7 +10,10 @@
 //! from the entries where they still hold and the tree's walk where
 //! they do not; `build.rs`, a generation written down from a traversal;
 //! `format.rs`, the files on disk; `store.rs`, the folder and its atomic
-//! switch; `source.rs`, the index as the engine's source.
+//! switch; `entries.rs`, what the index finds for a query, in path
+//! order; `parts.rs`, a large file read in its candidate blocks only;
+//! `counting.rs`, the counting phase on several threads;
+//! `source.rs`, the index as the engine's source.
 
 use std::cell::Cell;
 use std::collections::HashSet;
@@ -23,8 +26,11 @@ use crate::search::{Source, Tree};
 
 mod build;
 mod check;
+mod counting;
+mod entries;
 mod format;
 pub(crate) mod grams;
+mod parts;
 pub(crate) mod plan;
 mod snapshot;
 mod source;

@@ -55,6 +55,12 @@ pub(crate) struct FileEntry {
     pub(crate) segment: Segment,
     pub(crate) id: u32,
     pub(crate) blocks: u32,
+    /// Where its blocks after the first start, when it was indexed as
+    /// plain text: `blocks - 1` offsets, ascending (an empty block starts
+    /// where the next does); empty when its blocks were not cut (a file
+    /// not indexed, or of one block). A query that only counts reads a
+    /// large file's candidate blocks only.
+    pub(crate) starts: Box<[u64]>,
 }
 
 /// Which posting lists a file is in.

@@ -46,14 +46,14 @@ pub use tree::Tree;
 pub(crate) use source::{Resolved, Source};
 // The index plans its queries from the matcher's syntax tree.
 #[cfg(feature = "index")]
-pub(crate) use matcher::{literals_hir, parse};
+pub(crate) use matcher::{Matcher, literals_hir, parse};
 
 // What the index (feature `index`) builds on: the tree's walk, reader and
 // engine, used as the tree uses them.
 #[cfg(feature = "index")]
 pub(crate) use confine::{DirHandle, mix, mtime_at, open_dir, open_file, size_at, stamp_at};
 #[cfg(feature = "index")]
-pub(crate) use engine::{FileOutcome, Plan, Search, no_match, search_file};
+pub(crate) use engine::{FileOutcome, PartsScan, Plan, Search, no_match, search_file};
 #[cfg(feature = "index")]
 pub(crate) use path::os_name;
 #[cfg(feature = "index")]

@@ -1177,3 +1177,108 @@ fn two_updaters_and_a_reader_at_once_see_one_generation_or_the_other() {
     assert_eq!(from_index.items(), from_tree.items());
     assert_eq!(from_index.len(), 31);
 }
+
+/// The counting phase, searched in batches on several threads, and large
+/// files read only in their candidate blocks: the tree's answers, with
+/// the files budget spent before the count or within the page, a count
+/// capped, and after the files changed.
+#[test]
+fn counts_on_several_threads_and_in_candidate_blocks_are_the_trees() {
+    // 300 small files, 1 in 3 matching (two batches of files to read);
+    // and large ones of many blocks: matches in one block, at the very
+    // end without a newline, in none (each trigram of the word in another
+    // block), in none but with every trigram in one block, in two blocks
+    // apart.
+    let mut files: Vec<(String, String)> = (0..300)
+        .map(|i| {
+            let text = if i % 3 == 1 {
+                "a needle\nmiss\n"
+            } else {
+                "miss\n"
+            };
+            (
+                format!("d{:02}/f{i:03}.txt", i % 13),
+                text.repeat(1 + i % 5),
+            )
+        })
+        .collect();
+    let filler = "filler line of the large files\n".repeat(5_000);
+    let big = [
+        ("big/a.txt", format!("needle first\n{filler}")),
+        ("big/b.txt", format!("{filler}a needle\n{filler}")),
+        ("big/c.txt", format!("{filler}last needle")),
+        ("big/d.txt", format!("need\n{filler}edle\n{filler}")),
+        ("big/e.txt", format!("{filler}needx edle\n{filler}")),
+        ("big/f.txt", format!("needle\n{filler}{filler}needle\n")),
+    ];
+    files.extend(big.iter().map(|(p, t)| (p.to_string(), t.clone())));
+    let (dir, store, tree, _index) = indexed(&files);
+    let tree = tree.threads(4);
+    let index = Index::open(tree.clone(), store.path().join("idx")).unwrap();
+    let queries = [
+        Query::literal("needle"),
+        Query::regex(r"\bneedle$"),
+        Query::literal("NEEDLE").case_insensitive(true),
+    ];
+    // The first page of each kind, where the count goes on past it.
+    let check = |index: &Index| {
+        for query in &queries {
+            for limit in [0, 2] {
+                for (files, counted) in [
+                    (None, None),
+                    (Some(1), None),
+                    (Some(40), None),
+                    (Some(65), None),
+                    (Some(305), None),
+                    (None, Some(7)),
+                    (None, Some(140)),
+                ] {
+                    let mut limits = Limits::new().limit(limit).count_total(true);
+                    if let Some(files) = files {
+                        limits = limits.max_files(files);
+                    }
+                    if let Some(counted) = counted {
+                        limits = limits.max_counted(counted);
+                    }
+                    let what = format!("{query:?} {limits:?}");
+                    let (t, i) = (
+                        tree.search(query, &limits, None),
+                        index.search(query, &limits, None),
+                    );
+                    same(&what, &t.unwrap(), &i.unwrap());
+                    let t = tree.count_per_file(query, &limits, None).unwrap();
+                    same(
+                        &what,
+                        &t,
+                        &index.count_per_file(query, &limits, None).unwrap(),
+                    );
+                    let t = tree.files_with_matches(query, &limits, None).unwrap();
+                    same(
+                        &what,
+                        &t,
+                        &index.files_with_matches(query, &limits, None).unwrap(),
+                    );
+                }
+            }
+        }
+    };
+    check(&index);
+    // Changed since: a large file's match moved to another block, one
+    // grown, a small one gone.
+    std::fs::write(
+        dir.path().join("big/a.txt"),
+        format!("{filler}needle moved\n"),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("big/c.txt"),
+        format!("{filler}last needle\nneedle\n"),
+    )
+    .unwrap();
+    std::fs::remove_file(dir.path().join("d03/f003.txt")).unwrap();
+    check(&index);
+    let _watch = index.watch().unwrap();
+    check(&index);
+    index.update().unwrap();
+    check(&index);
+}

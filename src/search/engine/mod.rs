@@ -44,6 +44,8 @@ pub(crate) use recycle::Returns;
 pub(crate) use result_stage::{Receiver, Refusal, ResultStage};
 pub(crate) use resume::Stamps;
 pub(crate) use search::Search;
+#[cfg(feature = "index")]
+pub(crate) use searcher::PartsScan;
 pub(crate) use searcher::{no_match, search_file, search_more};
 pub(crate) use show::show;
 pub(crate) use sink::ItemSink;

@@ -80,6 +80,13 @@ impl<'p, 'm> FileScan<'p, 'm> {
         }
     }
 
+    /// Returns true when this scan lists the file's matching lines (and
+    /// so numbers them), rather than counting them or asking for one.
+    #[cfg_attr(not(feature = "index"), allow(dead_code))]
+    pub(super) fn lists_lines(&self) -> bool {
+        self.items_wanted
+    }
+
     /// Searches one chunk of whole lines at offset `base` of the file.
     /// `Break` asks the reader to stop: the part is full, nothing more of
     /// the file is wanted, the deadline passed (the file is then searched

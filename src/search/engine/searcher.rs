@@ -5,6 +5,7 @@
 
 use std::borrow::Cow;
 use std::cell::RefCell;
+use std::ops::ControlFlow;
 
 use crate::error::Error;
 use crate::search::engine::hits::Hits;
@@ -251,4 +252,48 @@ pub(crate) fn no_match<'p>(search: &Search<'_>, path: &'p str, len: u64) -> File
         scanned,
         FileScan::new(search, search.plan.matcher, path, 0).finish(),
     )
+}
+
+/// A file searched only in some of its parts, when its corpus knows that
+/// every line of it that may match lies in them (an index whose blocks
+/// hold whole lines): what `search_file` gives it, for a search that
+/// lists no lines (it counts them, or asks whether one matches) and that
+/// no budget can stop inside a file, the parts read as the corpus gives
+/// them. The corpus must know the file is plain text as a whole (no NUL
+/// byte, no byte-order mark, no line too long to hold), as the reader
+/// would have found it.
+#[cfg_attr(not(feature = "index"), allow(dead_code))]
+pub(crate) struct PartsScan<'p, 'm> {
+    scan: FileScan<'p, 'm>,
+    path: &'p str,
+}
+
+#[cfg_attr(not(feature = "index"), allow(dead_code))]
+impl<'p, 'm> PartsScan<'p, 'm> {
+    /// A scan of the file at `path`, or `None` when this search needs the
+    /// whole file: it lists lines (their numbers count every line before
+    /// them), or may read no file.
+    pub(crate) fn new(
+        search: &'p Search<'p>,
+        matcher: &'m Matcher,
+        path: &'p str,
+    ) -> Option<PartsScan<'p, 'm>> {
+        if search.budgets.refuses_files() || search.budgets.may_stop_inside_file() {
+            return None;
+        }
+        let scan = FileScan::new(search, matcher, path, 0);
+        (!scan.lists_lines()).then_some(PartsScan { scan, path })
+    }
+
+    /// Searches one part: whole lines at offset `at` of the file, `last`
+    /// when it ends the file. `Break` when nothing more of the file is
+    /// wanted.
+    pub(crate) fn visit(&mut self, part: &[u8], at: u64, last: bool) -> ControlFlow<()> {
+        self.scan.visit(part, at, last)
+    }
+
+    /// The file's outcome: searched whole, `len` bytes scanned.
+    pub(crate) fn finish(self, len: u64) -> FileOutcome<'p> {
+        FileOutcome::searched(Cow::Borrowed(self.path), len, self.scan.finish())
+    }
 }
