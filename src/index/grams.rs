@@ -67,8 +67,12 @@ fn key(gram: &Gram) -> u32 {
 
 /// The bytes of text one id stands for, at most: a larger file takes
 /// one id per block of about this size, so that a query whose trigrams
-/// all occur in it, but never within one block, does not read it.
-pub(crate) const BLOCK_BYTES: u64 = 256 * 1024;
+/// all occur in it, but never within one block, does not read it, and a
+/// search that only counts reads its candidate blocks only. Chosen by
+/// measurement on a tree of crate sources: against 256 KiB, an index 18%
+/// larger and a build about 15% slower, for 43% fewer bytes read by the
+/// exact total of a word found in large generated files.
+pub(crate) const BLOCK_BYTES: u64 = 64 * 1024;
 
 /// The most ids one file takes.
 const MAX_BLOCKS: u64 = 1 << 16;
