@@ -9,10 +9,11 @@
 //! The file is opened as the tree opens it, relative to its folder's
 //! handle. When it is not as indexed (its length differs, or a read
 //! falls short), nothing is decided here: the caller searches it whole.
+//! Candidate blocks side by side are read as one range, each range with
+//! one positioned read.
 
 use std::ffi::OsString;
 use std::fs::File;
-use std::io::{Read, Seek, SeekFrom};
 use std::sync::Arc;
 
 use crate::search::{DirHandle, FileOutcome, Matcher, PartsScan, Search, open_file};
@@ -29,16 +30,26 @@ pub(crate) struct Parts {
     pub(crate) ranges: Vec<(u64, u64)>,
 }
 
+/// The most bytes read at once: candidate blocks side by side are read
+/// as one range up to this size.
+const MAX_RANGE: u64 = 1 << 20;
+
 impl Parts {
     /// The blocks `candidates` (ascending indices) of a file of `len`
-    /// bytes whose blocks after the first start at `starts`.
+    /// bytes whose blocks after the first start at `starts`, blocks side
+    /// by side joined into ranges of at most `MAX_RANGE` bytes (or one
+    /// block).
     pub(crate) fn of(len: u64, starts: &[u64], candidates: &[u32]) -> Parts {
         let start = |k: usize| if k == 0 { 0 } else { starts[k - 1] };
         let end = |k: usize| starts.get(k).copied().unwrap_or(len);
-        let ranges = candidates
-            .iter()
-            .map(|&k| (start(k as usize), end(k as usize)))
-            .collect();
+        let mut ranges: Vec<(u64, u64)> = Vec::with_capacity(candidates.len());
+        for &k in candidates {
+            let (a, b) = (start(k as usize), end(k as usize));
+            match ranges.last_mut() {
+                Some(last) if last.1 == a && b - last.0 <= MAX_RANGE => last.1 = b,
+                _ => ranges.push((a, b)),
+            }
+        }
         Parts { len, ranges }
     }
 }
@@ -63,22 +74,43 @@ pub(crate) fn search_parts<'p>(
         return None;
     }
     for &(start, end) in &parts.ranges {
-        read_range(&mut file, start, end, buffer).ok()?;
-        if scan.visit(buffer, start, end == parts.len).is_break() {
+        let block = read_range(&mut file, start, end, buffer).ok()?;
+        if scan.visit(block, start, end == parts.len).is_break() {
             break;
         }
     }
     Some(scan.finish(parts.len))
 }
 
-/// Reads the bytes from `start` to `end` of `file` into `buffer`.
-fn read_range(file: &mut File, start: u64, end: u64, buffer: &mut Vec<u8>) -> std::io::Result<()> {
+/// Reads the bytes from `start` to `end` of `file` into the front of
+/// `buffer`, in one call where the system gives them at once. The buffer
+/// is the tree reader's too, kept initialized and never shrunk: only what
+/// it grows by is zeroed.
+fn read_range<'b>(
+    file: &mut File,
+    start: u64,
+    end: u64,
+    buffer: &'b mut Vec<u8>,
+) -> std::io::Result<&'b [u8]> {
     let len = end
         .checked_sub(start)
         .and_then(|len| usize::try_from(len).ok())
-        .ok_or_else(|| std::io::Error::other("a block that ends before it starts"))?;
-    buffer.clear();
-    buffer.resize(len, 0);
-    file.seek(SeekFrom::Start(start))?;
+        .ok_or_else(|| std::io::Error::from(std::io::ErrorKind::UnexpectedEof))?;
+    if buffer.len() < len {
+        buffer.resize(len, 0);
+    }
+    read_at(file, &mut buffer[..len], start)?;
+    Ok(&buffer[..len])
+}
+
+#[cfg(unix)]
+fn read_at(file: &mut File, buffer: &mut [u8], at: u64) -> std::io::Result<()> {
+    std::os::unix::fs::FileExt::read_exact_at(file, buffer, at)
+}
+
+#[cfg(not(unix))]
+fn read_at(file: &mut File, buffer: &mut [u8], at: u64) -> std::io::Result<()> {
+    use std::io::{Read, Seek, SeekFrom};
+    file.seek(SeekFrom::Start(at))?;
     file.read_exact(buffer)
 }
