@@ -26,7 +26,9 @@ use crate::index::grams::{Grams, GramsBuilder, blocks_for};
 use crate::index::snapshot::{Entry, FileEntry, FolderEntry, Segment, SkipEntry};
 use crate::index::stamp::{folder_stamp, ignores_of, is_racy, mtime_ns};
 use crate::index::traverse::Event;
-use crate::search::{DirHandle, MAX_LINE, Tree, is_within, mtime_at, open_file, size_at, stamp_at};
+use crate::search::{
+    BINARY_PREFIX, DirHandle, MAX_LINE, Tree, is_within, mtime_at, open_file, size_at, stamp_at,
+};
 
 /// The largest file indexed: the tree reads no line longer than this
 /// (`MAX_LINE`), and a larger file is read by every query instead.
@@ -140,6 +142,7 @@ impl<'t> Builder<'t> {
                             stamp: 0,
                             len: 0,
                             always: true,
+                            binary: false,
                             racy: true,
                             segment: self.segment,
                             id: 0,
@@ -160,6 +163,7 @@ impl<'t> Builder<'t> {
                         stamp: 0,
                         len: 0,
                         always: true,
+                        binary: false,
                         racy: false,
                         segment: self.segment,
                         id: 0,
@@ -288,6 +292,7 @@ impl<'t> Builder<'t> {
                     f.stamp = r.stamp;
                     f.len = r.len;
                     f.always = r.always;
+                    f.binary = r.binary;
                     f.racy = r.racy;
                     f.starts = r.starts;
                 }
@@ -313,6 +318,8 @@ struct Read {
     len: u64,
     /// Not indexed as plain text: every query reads it.
     always: bool,
+    /// Binary as the tree reads it (see `FileEntry::binary`).
+    binary: bool,
     /// Changed within the build's clock tick.
     racy: bool,
     /// Where its blocks after the first start, once added to the lists.
@@ -336,6 +343,7 @@ fn read_one(
         stamp,
         len: 0,
         always: true,
+        binary: false,
         racy: false,
         starts: Box::default(),
     };
@@ -364,13 +372,18 @@ fn read_one(
             ..not_indexed(stamp)
         };
     }
-    let plain = memchr::memchr(0, bytes).is_none()
-        && !bytes.starts_with(b"\xEF\xBB\xBF")
-        && longest_line(bytes) <= MAX_LINE;
+    let nul = memchr::memchr(0, bytes);
+    let plain =
+        nul.is_none() && !bytes.starts_with(b"\xEF\xBB\xBF") && longest_line(bytes) <= MAX_LINE;
+    // The reader's binary rule: a NUL in the prefix, or in the first line,
+    // skips the file whole.
+    let binary =
+        nul.is_some_and(|at| at < BINARY_PREFIX || memchr::memrchr(b'\n', &bytes[..at]).is_none());
     Read {
         stamp,
         len,
         always: !plain,
+        binary,
         racy,
         starts: Box::default(),
     }

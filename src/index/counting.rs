@@ -18,10 +18,10 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use super::Index;
-use crate::SkippedInput;
 use crate::index::entries::Found;
 use crate::index::parts::Parts;
-use crate::search::{DirHandle, FileOutcome, Search, no_match};
+use crate::search::{DirHandle, FileOutcome, Search};
+use crate::{SkipReason, SkippedInput};
 
 /// The most files to read a batch holds.
 const BATCH_FILES: usize = 64;
@@ -35,10 +35,6 @@ enum Waiting {
         path: String,
         dir: Option<(Arc<DirHandle>, OsString)>,
         parts: Option<Parts>,
-    },
-    NoMatch {
-        path: String,
-        len: u64,
     },
     Skip(SkippedInput),
 }
@@ -100,17 +96,28 @@ impl Batch {
                 self.files += 1;
                 self.bytes = self.bytes.saturating_add(bytes);
             }
-            // Nothing to read before it: handed on at once.
-            Found::NoMatch { path, len } if self.waiting.is_empty() => {
-                return take(no_match(search, path, len));
+            // A count needs no outcome of it.
+            Found::NoMatch { .. } => {}
+            // When no file may be read, the engine says what it gives one.
+            Found::Binary { path, dir } if search.budgets.refuses_files() => {
+                self.waiting.push(Waiting::File {
+                    path: path.to_owned(),
+                    dir: dir.get(path),
+                    parts: None,
+                });
+                self.files += 1;
             }
+            Found::Binary { path, .. } => {
+                let input = SkippedInput::new(path, SkipReason::Binary);
+                if self.waiting.is_empty() {
+                    return take(FileOutcome::Skipped(input));
+                }
+                self.waiting.push(Waiting::Skip(input));
+            }
+            // Nothing to read before it: handed on at once.
             Found::Skip(input) if self.waiting.is_empty() => {
                 return take(FileOutcome::Skipped(input));
             }
-            Found::NoMatch { path, len } => self.waiting.push(Waiting::NoMatch {
-                path: path.to_owned(),
-                len,
-            }),
             Found::Skip(input) => self.waiting.push(Waiting::Skip(input)),
         }
         if self.files >= BATCH_FILES || self.bytes >= BATCH_BYTES {
@@ -134,9 +141,6 @@ impl Batch {
         let threads = self.threads.min(self.files).max(1);
         (self.files, self.bytes) = (0, 0);
         self.buffers.resize_with(threads, Vec::new);
-        let mut outcomes: Vec<Option<FileOutcome<'static>>> = std::iter::repeat_with(|| None)
-            .take(waiting.len())
-            .collect();
         let next = AtomicUsize::new(0);
         // Each thread takes the next file to read, in path order.
         let work = |buffer: &mut Vec<u8>, first: bool| {
@@ -170,7 +174,7 @@ impl Batch {
         };
         let work = &work;
         let (mine, rest) = self.buffers.split_first_mut().expect("one buffer at least");
-        let done = std::thread::scope(|scope| {
+        let mut done = std::thread::scope(|scope| {
             let handles: Vec<_> = rest
                 .iter_mut()
                 .map(|buffer| scope.spawn(move || work(buffer, false)))
@@ -184,17 +188,17 @@ impl Batch {
             }
             done
         });
-        for (i, outcome) in done {
-            outcomes[i] = Some(outcome);
-        }
-        for (entry, outcome) in waiting.into_iter().zip(outcomes) {
+        // The outcomes in the order of their entries: each file's where it
+        // waited, between the entries handed on as they are.
+        done.sort_unstable_by_key(|(i, _)| *i);
+        let mut done = done.into_iter().peekable();
+        for (i, entry) in waiting.into_iter().enumerate() {
             let flow = match entry {
-                Waiting::File { .. } => match outcome {
-                    Some(outcome) => take(outcome),
+                Waiting::File { .. } => match done.next_if(|(at, _)| *at == i) {
+                    Some((_, outcome)) => take(outcome),
                     // Not searched: the search was stopped.
                     None => ControlFlow::Break(()),
                 },
-                Waiting::NoMatch { path, len } => take(no_match(search, &path, len)),
                 Waiting::Skip(input) => take(FileOutcome::Skipped(input)),
             };
             flow?;

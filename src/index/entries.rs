@@ -36,6 +36,9 @@ pub(crate) enum Found<'a> {
     },
     /// A file that holds no match, `len` bytes long.
     NoMatch { path: &'a str, len: u64 },
+    /// A file unchanged since it was found binary (see
+    /// `FileEntry::binary`): the tree skips it, once it may read a file.
+    Binary { path: &'a str, dir: &'a FileDir<'a> },
     /// An input the walk leaves out.
     Skip(SkippedInput),
 }
@@ -141,6 +144,12 @@ impl Index {
                 stamp,
             } => {
                 let unchanged = recorded.filter(|f| stamp == Some(f.stamp));
+                if unchanged.is_some_and(|f| f.binary && !f.racy && start != Some(path.as_ref())) {
+                    return each(Found::Binary {
+                        path: &path,
+                        dir: &dir,
+                    });
+                }
                 let known = unchanged.filter(|f| {
                     !f.always
                         && !f.racy
@@ -205,6 +214,24 @@ impl Index {
             }
         }
         search_file(search, matcher, path, || self.open_in(path, dir), buffer)
+    }
+
+    /// The outcome of a file found binary: skipped as the tree skips it,
+    /// or, when no file may be read, what the engine gives a file it may
+    /// not open.
+    pub(crate) fn binary<'p>(
+        &self,
+        search: &'p Search<'p>,
+        matcher: &Matcher,
+        path: &'p str,
+        dir: &FileDir<'_>,
+        buffer: &mut Vec<u8>,
+    ) -> FileOutcome<'p> {
+        if search.budgets.refuses_files() {
+            let open = || self.open_in(path, dir.get(path).as_ref());
+            return search_file(search, matcher, path, open, buffer);
+        }
+        FileOutcome::Skipped(SkippedInput::new(path, SkipReason::Binary))
     }
 
     /// Opens the file at `path` in `dir` (its folder's handle and its

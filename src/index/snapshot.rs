@@ -45,6 +45,11 @@ pub(crate) struct FileEntry {
     /// indexed as plain text (binary, a line too long, a byte-order mark,
     /// too large, unreadable).
     pub(crate) always: bool,
+    /// Binary as the tree reads it: a NUL byte in its first
+    /// `BINARY_PREFIX` bytes or its first line, so that the tree skips
+    /// it whole (reason `binary`) once it reads that far. Unchanged since,
+    /// a query skips it so without reading it. Only with `always`.
+    pub(crate) binary: bool,
     /// Read by every query until an update indexes it again: it changed
     /// within the clock tick of the build that read it (a rewrite of the
     /// same size in that tick would keep its stamp).

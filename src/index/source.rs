@@ -53,15 +53,22 @@ impl Source for Index {
                 each(Entry::File { path, open: &open })
             }
             Found::NoMatch { path, len } => each(Entry::NoMatch { path, len }),
+            // Read as any file: the engine applies the binary rule.
+            Found::Binary { path, dir } => {
+                let open = || self.open_in(path, dir.get(path).as_ref());
+                each(Entry::File { path, open: &open })
+            }
             Found::Skip(input) => each(Entry::Skip(input)),
         })
     }
 
     /// The files searched one after the other, as `files` yields them,
     /// until the search only counts, then in batches on the tree's threads
-    /// (see `counting.rs`); with the budgets known, a file of any length
-    /// that holds no match is yielded as `NoMatch` when no budget can stop
-    /// inside a file.
+    /// (see `counting.rs`). With the search known: a file of any length
+    /// that holds no match is `NoMatch` when no budget can stop inside a
+    /// file, and once only counting remains it needs no outcome (it counts
+    /// nothing, and no budget applies to a count); a file found binary is
+    /// skipped as binary without a read.
     fn run(
         &self,
         search: &Search<'_>,
@@ -73,27 +80,33 @@ impl Source for Index {
         let mut batch = Batch::new(self.tree.get_threads());
         let mut stopped = false;
         self.entries(&search.plan, whole, &mut |found| {
-            let flow = if batch.admits(search, whole) {
-                batch.push(self, search, found, take)
-            } else {
-                match found {
-                    Found::File {
-                        path, dir, parts, ..
-                    } => {
-                        let dir = dir.get(path);
-                        take(self.search_found(
-                            search,
-                            matcher,
-                            path,
-                            dir.as_ref(),
-                            parts.as_ref(),
-                            &mut buffer,
-                        ))
+            let flow =
+                if matches!(found, Found::NoMatch { .. }) && search.budgets.is_counting_only() {
+                    ControlFlow::Continue(())
+                } else if batch.admits(search, whole) {
+                    batch.push(self, search, found, take)
+                } else {
+                    match found {
+                        Found::File {
+                            path, dir, parts, ..
+                        } => {
+                            let dir = dir.get(path);
+                            take(self.search_found(
+                                search,
+                                matcher,
+                                path,
+                                dir.as_ref(),
+                                parts.as_ref(),
+                                &mut buffer,
+                            ))
+                        }
+                        Found::NoMatch { path, len } => take(no_match(search, path, len)),
+                        Found::Binary { path, dir } => {
+                            take(self.binary(search, matcher, path, dir, &mut buffer))
+                        }
+                        Found::Skip(input) => take(FileOutcome::Skipped(input)),
                     }
-                    Found::NoMatch { path, len } => take(no_match(search, path, len)),
-                    Found::Skip(input) => take(FileOutcome::Skipped(input)),
-                }
-            };
+                };
             stopped = flow.is_break();
             flow
         })?;

@@ -1188,7 +1188,7 @@ fn counts_on_several_threads_and_in_candidate_blocks_are_the_trees() {
     // and large ones of many blocks: matches in one block, at the very
     // end without a newline, in none (each trigram of the word in another
     // block), in none but with every trigram in one block, in two blocks
-    // apart.
+    // apart; and binary files.
     let mut files: Vec<(String, String)> = (0..300)
         .map(|i| {
             let text = if i % 3 == 1 {
@@ -1210,6 +1210,12 @@ fn counts_on_several_threads_and_in_candidate_blocks_are_the_trees() {
         ("big/d.txt", format!("need\n{filler}edle\n{filler}")),
         ("big/e.txt", format!("{filler}needx edle\n{filler}")),
         ("big/f.txt", format!("needle\n{filler}{filler}needle\n")),
+        // Binary files as the tree's reader finds them: a NUL early, one
+        // in a first line longer than the binary prefix, one past the
+        // prefix after whole lines (searched up to its line).
+        ("bin/small.bin", "needle\0\n".to_owned()),
+        ("bin/first.dat", format!("{}\0needle\n", "x".repeat(300_000))),
+        ("bin/late.dat", format!("needle\n{}needle\0\nneedle\n", "x\n".repeat(150_000))),
     ];
     files.extend(big.iter().map(|(p, t)| (p.to_string(), t.clone())));
     let (dir, store, tree, _index) = indexed(&files);
