@@ -12,15 +12,14 @@
 //! seen within one batch: files of the batch past it are searched for
 //! nothing, their outcomes dropped.
 
-use std::ffi::OsString;
 use std::ops::ControlFlow;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use super::Index;
 use crate::index::entries::Found;
 use crate::index::parts::Parts;
-use crate::search::{DirHandle, FileOutcome, Search};
+use crate::index::traverse::Place;
+use crate::search::{FileOutcome, Search};
 use crate::{SkipReason, SkippedInput};
 
 /// The most files to read a batch holds.
@@ -33,7 +32,7 @@ const BATCH_BYTES: u64 = 8 << 20;
 enum Waiting {
     File {
         path: String,
-        dir: Option<(Arc<DirHandle>, OsString)>,
+        place: Option<Place>,
         parts: Option<Parts>,
     },
     Skip(SkippedInput),
@@ -90,7 +89,7 @@ impl Batch {
                 };
                 self.waiting.push(Waiting::File {
                     path: path.to_owned(),
-                    dir: dir.get(path),
+                    place: dir.place(path),
                     parts,
                 });
                 self.files += 1;
@@ -102,7 +101,7 @@ impl Batch {
             Found::Binary { path, dir } if search.budgets.refuses_files() => {
                 self.waiting.push(Waiting::File {
                     path: path.to_owned(),
-                    dir: dir.get(path),
+                    place: dir.place(path),
                     parts: None,
                 });
                 self.files += 1;
@@ -158,12 +157,12 @@ impl Batch {
                 if search.budgets.is_stopped() {
                     break;
                 }
-                if let Waiting::File { path, dir, parts } = entry {
+                if let Waiting::File { path, place, parts } = entry {
                     let outcome = index.search_found(
                         search,
                         matcher,
                         path,
-                        dir.as_ref(),
+                        place.as_ref(),
                         parts.as_ref(),
                         buffer,
                     );

@@ -6,9 +6,7 @@
 
 use std::borrow::Cow;
 use std::cell::Cell;
-use std::ffi::OsString;
 use std::ops::ControlFlow;
-use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
 use super::Index;
@@ -17,10 +15,8 @@ use crate::index::grams::Candidates;
 use crate::index::parts::{Parts, search_parts};
 use crate::index::plan::{Need, need};
 use crate::index::snapshot::Segment;
-use crate::index::traverse::{Event, FileDir, Reuse, Traversal};
-use crate::search::{
-    BINARY_PREFIX, DirHandle, FileOutcome, Matcher, Opened, Plan, Search, search_file,
-};
+use crate::index::traverse::{Event, FileDir, Place, PlaceError, Reuse, Traversal};
+use crate::search::{BINARY_PREFIX, FileOutcome, Matcher, Opened, Plan, Search, search_file};
 use crate::{SkipReason, SkippedInput};
 
 /// One entry the index finds, in path order.
@@ -204,16 +200,16 @@ impl Index {
         search: &'p Search<'p>,
         matcher: &Matcher,
         path: &'p str,
-        dir: Option<&(Arc<DirHandle>, OsString)>,
+        place: Option<&Place>,
         parts: Option<&Parts>,
         buffer: &mut Vec<u8>,
     ) -> FileOutcome<'p> {
         if let Some(parts) = parts {
-            if let Some(outcome) = search_parts(search, matcher, path, dir, parts, buffer) {
+            if let Some(outcome) = search_parts(search, matcher, path, place, parts, buffer) {
                 return outcome;
             }
         }
-        search_file(search, matcher, path, || self.open_in(path, dir), buffer)
+        search_file(search, matcher, path, || self.open_in(path, place), buffer)
     }
 
     /// The outcome of a file found binary: skipped as the tree skips it,
@@ -228,25 +224,24 @@ impl Index {
         buffer: &mut Vec<u8>,
     ) -> FileOutcome<'p> {
         if search.budgets.refuses_files() {
-            let open = || self.open_in(path, dir.get(path).as_ref());
+            let open = || self.open_in(path, dir.place(path).as_ref());
             return search_file(search, matcher, path, open, buffer);
         }
         FileOutcome::Skipped(SkippedInput::new(path, SkipReason::Binary))
     }
 
-    /// Opens the file at `path` in `dir` (its folder's handle and its
-    /// name there, as `FileDir::get` gives them), by the tree's rules; a
+    /// Opens the file at `path` at its place, by the tree's rules; a
     /// folder that went away is a skip.
-    pub(crate) fn open_in(
-        &self,
-        path: &str,
-        dir: Option<&(Arc<DirHandle>, OsString)>,
-    ) -> Opened<'_> {
-        match dir {
-            Some((dir, name)) => self.tree.open_at(path, dir, name),
-            None => Opened::Skip(
+    pub(crate) fn open_in(&self, path: &str, place: Option<&Place>) -> Opened<'_> {
+        let gone = || {
+            Opened::Skip(
                 SkippedInput::new(path, SkipReason::Vanished).with_detail("its folder went away"),
-            ),
+            )
+        };
+        match place.map(Place::open) {
+            Some(Ok(file)) => self.tree.opened(path, Ok(file)),
+            Some(Err(PlaceError::File(e))) => self.tree.opened(path, Err(e)),
+            Some(Err(PlaceError::FolderGone)) | None => gone(),
         }
     }
 }

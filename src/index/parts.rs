@@ -12,11 +12,10 @@
 //! Candidate blocks side by side are read as one range, each range with
 //! one positioned read.
 
-use std::ffi::OsString;
 use std::fs::File;
-use std::sync::Arc;
 
-use crate::search::{DirHandle, FileOutcome, Matcher, PartsScan, Search, open_file};
+use crate::index::traverse::Place;
+use crate::search::{FileOutcome, Matcher, PartsScan, Search};
 
 /// The candidate blocks of a large file unchanged since it was indexed,
 /// where only some are: a search that lists no lines needs to read only
@@ -54,21 +53,20 @@ impl Parts {
     }
 }
 
-/// The outcome of the file at `path` (`dir`: its folder's handle and its
-/// name there) searched in `parts` only; `None` when the search needs the
+/// The outcome of the file at `path` (at `place`) searched in `parts`
+/// only; `None` when the search needs the
 /// whole file or the file is not as indexed: the caller then searches it
 /// whole. `buffer` holds one block at a time.
 pub(crate) fn search_parts<'p>(
     search: &'p Search<'p>,
     matcher: &Matcher,
     path: &'p str,
-    dir: Option<&(Arc<DirHandle>, OsString)>,
+    place: Option<&Place>,
     parts: &Parts,
     buffer: &mut Vec<u8>,
 ) -> Option<FileOutcome<'p>> {
     let mut scan = PartsScan::new(search, matcher, path)?;
-    let (dir, name) = dir?;
-    let mut file = open_file(dir, name).ok()?;
+    let mut file = place?.open().ok()?;
     let meta = file.metadata().ok()?;
     if !meta.is_file() || meta.len() != parts.len {
         return None;

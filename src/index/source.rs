@@ -49,13 +49,13 @@ impl Source for Index {
     ) -> Result<(), Error> {
         self.entries(plan, false, &mut |found| match found {
             Found::File { path, dir, .. } => {
-                let open = || self.open_in(path, dir.get(path).as_ref());
+                let open = || self.open_in(path, dir.place(path).as_ref());
                 each(Entry::File { path, open: &open })
             }
             Found::NoMatch { path, len } => each(Entry::NoMatch { path, len }),
             // Read as any file: the engine applies the binary rule.
             Found::Binary { path, dir } => {
-                let open = || self.open_in(path, dir.get(path).as_ref());
+                let open = || self.open_in(path, dir.place(path).as_ref());
                 each(Entry::File { path, open: &open })
             }
             Found::Skip(input) => each(Entry::Skip(input)),
@@ -90,12 +90,12 @@ impl Source for Index {
                         Found::File {
                             path, dir, parts, ..
                         } => {
-                            let dir = dir.get(path);
+                            let place = dir.place(path);
                             take(self.search_found(
                                 search,
                                 matcher,
                                 path,
-                                dir.as_ref(),
+                                place.as_ref(),
                                 parts.as_ref(),
                                 &mut buffer,
                             ))

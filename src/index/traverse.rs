@@ -27,8 +27,13 @@ use crate::SkippedInput;
 use crate::error::Error;
 use crate::index::check::{LastStamps, Stamps};
 use crate::index::snapshot::{Entry, FileEntry, FolderEntry, Snapshot, last_name};
+use crate::index::stamp::fs_path;
 use crate::index::stamp::parents_stamp;
-use crate::search::{DirHandle, Job, Tree, is_within, open_dir, parse_position, stamp_at};
+#[cfg(target_os = "linux")]
+use crate::search::open_file_beneath;
+use crate::search::{
+    DirHandle, Job, Tree, is_within, open_dir, open_file, parse_position, stamp_at,
+};
 
 /// What the traversal meets, in path order.
 pub(crate) enum Event<'s> {
@@ -72,6 +77,67 @@ impl FileDir<'_> {
             FileDir::Lazy(dirs) => {
                 let dir = dirs.open(path.rfind('/').map_or("", |i| &path[..i]))?;
                 Some((dir, last_name(path)?))
+            }
+        }
+    }
+}
+
+impl FileDir<'_> {
+    /// Where the file at `path` is, for a query to open it (see `Place`).
+    pub(crate) fn place(&self, path: &str) -> Option<Place> {
+        match self {
+            FileDir::Open(dir, name) => Some(Place::In(Arc::clone(dir), name.clone())),
+            #[cfg(target_os = "linux")]
+            FileDir::Lazy(dirs) => Some(Place::Beneath(Arc::clone(dirs.root), path.to_owned())),
+            #[cfg(not(target_os = "linux"))]
+            FileDir::Lazy(_) => self.get(path).map(|(dir, name)| Place::In(dir, name)),
+        }
+    }
+}
+
+/// Where a file is, for a query to open it, following no link and
+/// never leaving the root: its folder's handle and its name there; or,
+/// in a folder the traversal did not open (recorded and unchanged), the
+/// root's handle and its path, opened in one call where the system can
+/// (Linux's `openat2`), else name by name as the folder would be.
+pub(crate) enum Place {
+    In(Arc<DirHandle>, OsString),
+    #[cfg(target_os = "linux")]
+    Beneath(Arc<DirHandle>, String),
+}
+
+/// Why a file could not be opened at its place.
+pub(crate) enum PlaceError {
+    /// Its folder could not be opened (gone, or no longer a folder).
+    FolderGone,
+    /// The file itself could not be.
+    File(std::io::Error),
+}
+
+impl Place {
+    /// Opens the file for reading.
+    pub(crate) fn open(&self) -> Result<std::fs::File, PlaceError> {
+        match self {
+            Place::In(dir, name) => open_file(dir, name).map_err(PlaceError::File),
+            #[cfg(target_os = "linux")]
+            Place::Beneath(root, path) => {
+                if let Ok(file) = fs_path(path)
+                    .ok_or(())
+                    .and_then(|p| open_file_beneath(root, &p).map_err(|_| ()))
+                {
+                    return Ok(file);
+                }
+                // Name by name, as the folder would have been opened.
+                let (folder, _) = path.rsplit_once('/').unwrap_or(("", path));
+                let mut dir = Arc::clone(root);
+                if !folder.is_empty() {
+                    for part in folder.split('/') {
+                        let name = last_name(part).ok_or(PlaceError::FolderGone)?;
+                        dir = Arc::new(open_dir(&dir, &name).map_err(|_| PlaceError::FolderGone)?);
+                    }
+                }
+                let name = last_name(path).ok_or(PlaceError::FolderGone)?;
+                open_file(&dir, &name).map_err(PlaceError::File)
             }
         }
     }
@@ -389,3 +455,47 @@ impl Traversal<'_> {
 
 /// Below this many entries to check, no helper thread is started.
 const HELP_AFTER: usize = 2048;
+
+#[cfg(all(test, target_os = "linux"))]
+mod tests {
+    use std::io::Read as _;
+    use std::os::unix::ffi::OsStrExt as _;
+    use std::sync::Arc;
+
+    use super::{Place, PlaceError};
+    use crate::search::open_root;
+
+    /// A file below the root opens in one call, or name by name, and
+    /// never through a link: one in place of a folder, or of the file.
+    #[test]
+    fn a_place_below_the_root_opens_through_no_link() {
+        let dir = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::create_dir_all(root.join("a/b")).unwrap();
+        std::fs::write(root.join("a/b/f.txt"), "inside").unwrap();
+        std::fs::write(outside.path().join("f.txt"), "outside").unwrap();
+        std::os::unix::fs::symlink(root.join("a"), root.join("to-a")).unwrap();
+        std::os::unix::fs::symlink(outside.path(), root.join("a/out")).unwrap();
+        std::os::unix::fs::symlink(outside.path().join("f.txt"), root.join("a/b/g.txt")).unwrap();
+        let handle = Arc::new(open_root(root).unwrap());
+        let read = |path: &str| {
+            Place::Beneath(Arc::clone(&handle), path.to_owned())
+                .open()
+                .map(|mut f| {
+                    let mut text = String::new();
+                    f.read_to_string(&mut text).unwrap();
+                    text
+                })
+        };
+        assert_eq!(read("a/b/f.txt").ok().as_deref(), Some("inside"));
+        assert!(matches!(read("to-a/b/f.txt"), Err(PlaceError::FolderGone)));
+        assert!(matches!(read("a/out/f.txt"), Err(PlaceError::FolderGone)));
+        assert!(matches!(read("a/b/g.txt"), Err(PlaceError::File(_))));
+        assert!(matches!(read("a/b/none.txt"), Err(PlaceError::File(_))));
+        // A name that is not UTF-8, written with the tree's escapes.
+        let odd = std::ffi::OsStr::from_bytes(b"odd\xff.txt");
+        std::fs::write(root.join("a").join(odd), "odd").unwrap();
+        assert_eq!(read("a/odd\\xff.txt").ok().as_deref(), Some("odd"));
+    }
+}

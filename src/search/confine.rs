@@ -111,6 +111,26 @@ mod imp {
         Ok(File::from(fd))
     }
 
+    /// Opens the file at `path` below `root` (names joined by `/`) for
+    /// reading in one call, following no link on the way, never leaving
+    /// `root`, and without blocking on a FIFO: `openat2` with
+    /// `RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS`. An error (a link on the
+    /// way, a race with a rename, a kernel without `openat2`) says only
+    /// that this way failed: the caller opens it name by name.
+    #[cfg(all(target_os = "linux", feature = "index"))]
+    pub(crate) fn open_file_beneath(root: &DirHandle, path: &OsStr) -> io::Result<File> {
+        let fd = rustix::fs::openat2(
+            &root.0,
+            path,
+            OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::NOCTTY | OFlags::CLOEXEC,
+            Mode::empty(),
+            rustix::fs::ResolveFlags::BENEATH
+                | rustix::fs::ResolveFlags::NO_SYMLINKS
+                | rustix::fs::ResolveFlags::NO_MAGICLINKS,
+        )?;
+        Ok(File::from(fd))
+    }
+
     /// Opens the file `name` of `dir` and checks that it is regular.
     pub(crate) fn open_regular(dir: &DirHandle, name: &OsStr) -> io::Result<Opened> {
         let file = open_file(dir, name)?;
@@ -355,6 +375,8 @@ mod imp {
     }
 }
 
+#[cfg(all(feature = "index", target_os = "linux"))]
+pub(crate) use imp::open_file_beneath;
 pub(crate) use imp::{
     DirHandle, identity, kind_at, list, open_dir, open_file, open_regular, open_root, read_link,
     stamp_at,

@@ -50,6 +50,10 @@ pub(crate) use matcher::{Matcher, literals_hir, parse};
 
 // What the index (feature `index`) builds on: the tree's walk, reader and
 // engine, used as the tree uses them.
+#[cfg(all(feature = "index", target_os = "linux"))]
+pub(crate) use confine::open_file_beneath;
+#[cfg(all(test, feature = "index"))]
+pub(crate) use confine::open_root;
 #[cfg(feature = "index")]
 pub(crate) use confine::{DirHandle, mix, mtime_at, open_dir, open_file, size_at, stamp_at};
 #[cfg(feature = "index")]

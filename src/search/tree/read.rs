@@ -73,7 +73,13 @@ impl Tree {
     /// listed, without following a link or blocking on a FIFO swapped in
     /// since the listing. This is the one place a walked file is opened.
     pub(crate) fn open_at(&self, rel: &str, dir: &DirHandle, name: &OsStr) -> Opened<'_> {
-        match confine::open_file(dir, name) {
+        self.opened(rel, confine::open_file(dir, name))
+    }
+
+    /// What `open_at` gives for the file at `rel` opened (or not) another
+    /// way that follows no link and stays below the root.
+    pub(crate) fn opened(&self, rel: &str, file: io::Result<std::fs::File>) -> Opened<'_> {
+        match file {
             Ok(file) => Opened::File(self.input(rel, file), self.read_rules()),
             Err(e) => self.open_error(rel, &e),
         }
