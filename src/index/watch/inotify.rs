@@ -26,7 +26,7 @@ use rustix::event::{EventfdFlags, PollFd, PollFlags, eventfd, poll};
 use rustix::fs::inotify::{self, CreateFlags, ReadFlags, Reader, WatchFlags};
 use rustix::io::Errno;
 
-use super::Recorder;
+use super::record::Recorder;
 
 /// What every folder is watched for: changes of its entries and of
 /// itself, never an open or a read; no link followed.

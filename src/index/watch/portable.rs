@@ -5,7 +5,7 @@
 use notify::event::{AccessKind, AccessMode};
 use notify::{EventKind, RecursiveMode, Watcher as _};
 
-use super::Recorder;
+use super::record::Recorder;
 
 /// A running `notify` watcher; dropped, it stops.
 pub(super) struct Watcher {
