@@ -143,6 +143,7 @@ impl<'t> Builder<'t> {
                             len: 0,
                             always: true,
                             binary: false,
+                            linked: false,
                             racy: true,
                             segment: self.segment,
                             id: 0,
@@ -164,6 +165,7 @@ impl<'t> Builder<'t> {
                         len: 0,
                         always: true,
                         binary: false,
+                        linked: false,
                         racy: false,
                         segment: self.segment,
                         id: 0,
@@ -293,6 +295,7 @@ impl<'t> Builder<'t> {
                     f.len = r.len;
                     f.always = r.always;
                     f.binary = r.binary;
+                    f.linked = r.linked;
                     f.racy = r.racy;
                     f.starts = r.starts;
                 }
@@ -320,6 +323,8 @@ struct Read {
     always: bool,
     /// Binary as the tree reads it (see `FileEntry::binary`).
     binary: bool,
+    /// More than one name (see `FileEntry::linked`).
+    linked: bool,
     /// Changed within the build's clock tick.
     racy: bool,
     /// Where its blocks after the first start, once added to the lists.
@@ -344,6 +349,7 @@ fn read_one(
         len: 0,
         always: true,
         binary: false,
+        linked: false,
         racy: false,
         starts: Box::default(),
     };
@@ -360,15 +366,18 @@ fn read_one(
     };
     let len = meta.len();
     let racy = is_racy(mtime_ns(&meta), built_ns);
+    let linked = has_other_names(&meta);
     if !meta.is_file() || len > MAX_INDEXED || limit.is_some_and(|max| len > max) {
         return Read {
             racy,
+            linked,
             ..not_indexed(stamp)
         };
     }
     if file.take(MAX_INDEXED + 1).read_to_end(bytes).is_err() || bytes.len() as u64 != len {
         return Read {
             racy: true,
+            linked,
             ..not_indexed(stamp)
         };
     }
@@ -384,9 +393,23 @@ fn read_one(
         len,
         always: !plain,
         binary,
+        linked,
         racy,
         starts: Box::default(),
     }
+}
+
+/// Whether the file has more than one name (hard links).
+#[cfg(unix)]
+fn has_other_names(meta: &std::fs::Metadata) -> bool {
+    std::os::unix::fs::MetadataExt::nlink(meta) > 1
+}
+
+/// Whether the file has more than one name: not asked on this system
+/// (its watcher reports changes by path).
+#[cfg(not(unix))]
+fn has_other_names(_meta: &std::fs::Metadata) -> bool {
+    false
 }
 
 /// The length of the longest line (a `\r` before its `\n` counted, as

@@ -165,7 +165,12 @@ pub(crate) fn manifest(snap: &Snapshot) -> Vec<u8> {
                 put_path(&mut out, prev, &f.path);
                 out.extend_from_slice(&f.stamp.to_le_bytes());
                 out.extend_from_slice(&f.len.to_le_bytes());
-                out.push(u8::from(f.always) | u8::from(f.racy) << 1 | u8::from(f.binary) << 2);
+                out.push(
+                    u8::from(f.always)
+                        | u8::from(f.racy) << 1
+                        | u8::from(f.binary) << 2
+                        | u8::from(f.linked) << 3,
+                );
                 out.push(match f.segment {
                     Segment::Base => 0,
                     Segment::Delta => 1,
@@ -239,7 +244,7 @@ pub(crate) fn read_manifest(body: &[u8]) -> Result<Manifest, String> {
             1 => {
                 let (path, stamp, len, flags) = (r.path(prev)?, r.u64()?, r.u64()?, r.u8()?);
                 // Binary (4) only with always (1).
-                if flags > 7 || (flags & 4 != 0 && flags & 1 == 0) {
+                if flags > 15 || (flags & 4 != 0 && flags & 1 == 0) {
                     return Err(format!("bad file flags {flags}"));
                 }
                 Entry::File(FileEntry {
@@ -248,6 +253,7 @@ pub(crate) fn read_manifest(body: &[u8]) -> Result<Manifest, String> {
                     len,
                     always: flags & 1 != 0,
                     binary: flags & 4 != 0,
+                    linked: flags & 8 != 0,
                     racy: flags & 2 != 0,
                     segment: match r.u8()? {
                         0 => Segment::Base,
@@ -518,6 +524,7 @@ mod tests {
             len: 9,
             always: false,
             binary: false,
+            linked: false,
             racy: false,
             segment: Segment::Base,
             id,

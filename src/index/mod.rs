@@ -340,6 +340,13 @@ impl Index {
     /// systems), or that event does not come within 2 s, the query checks
     /// everything.
     ///
+    /// A watcher reports a change under the name it was made through. A
+    /// file that has another name (a hard link, perhaps outside the tree)
+    /// when it is indexed is stat'ed by every query; a file given another
+    /// name after the index last read it, then written through that name,
+    /// is not seen until the watcher reports it for another reason (the
+    /// checked mode sees it: its change time moved).
+    ///
     /// Returns false, and stays in the checked mode, when the tree cannot
     /// be watched (on Linux, more folders than the user's inotify watch
     /// limit). When the watcher may have lost events (a queue overflow),

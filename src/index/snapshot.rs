@@ -50,6 +50,11 @@ pub(crate) struct FileEntry {
     /// it whole (reason `binary`) once it reads that far. Unchanged since,
     /// a query skips it so without reading it. Only with `always`.
     pub(crate) binary: bool,
+    /// It had more than one name (hard links) when indexed: a write
+    /// through another name, perhaps outside the tree, reaches no watch of
+    /// the tree's folders, so a watched query stats it as a checked one
+    /// does.
+    pub(crate) linked: bool,
     /// Read by every query until an update indexes it again: it changed
     /// within the clock tick of the build that read it (a rewrite of the
     /// same size in that tick would keep its stamp).

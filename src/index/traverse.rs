@@ -27,8 +27,8 @@ use crate::SkippedInput;
 use crate::error::Error;
 use crate::index::check::{LastStamps, Stamps};
 use crate::index::snapshot::{Entry, FileEntry, FolderEntry, Snapshot, last_name};
-use crate::index::stamp::fs_path;
 use crate::index::stamp::parents_stamp;
+use crate::index::stamp::{file_stamp_at, fs_path};
 #[cfg(target_os = "linux")]
 use crate::search::open_file_beneath;
 use crate::search::{
@@ -397,7 +397,13 @@ impl Traversal<'_> {
                 },
                 Entry::File(file) => {
                     let stamp = match self.trust {
-                        Some(seen) if !seen.contains(&file.path) => Some(file.stamp),
+                        // Watched and not reported: trusted, unless a
+                        // write through another name could have gone
+                        // unreported (asked of this file alone).
+                        Some(seen) if !seen.contains(&file.path) => match file.linked {
+                            false => Some(file.stamp),
+                            true => file_stamp_at(self.tree.root_handle(), &file.path),
+                        },
                         _ => stamps.of(at),
                     };
                     if stamp != Some(file.stamp) || file.racy {

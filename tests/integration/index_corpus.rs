@@ -1214,8 +1214,14 @@ fn counts_on_several_threads_and_in_candidate_blocks_are_the_trees() {
         // in a first line longer than the binary prefix, one past the
         // prefix after whole lines (searched up to its line).
         ("bin/small.bin", "needle\0\n".to_owned()),
-        ("bin/first.dat", format!("{}\0needle\n", "x".repeat(300_000))),
-        ("bin/late.dat", format!("needle\n{}needle\0\nneedle\n", "x\n".repeat(150_000))),
+        (
+            "bin/first.dat",
+            format!("{}\0needle\n", "x".repeat(300_000)),
+        ),
+        (
+            "bin/late.dat",
+            format!("needle\n{}needle\0\nneedle\n", "x\n".repeat(150_000)),
+        ),
     ];
     files.extend(big.iter().map(|(p, t)| (p.to_string(), t.clone())));
     let (dir, store, tree, _index) = indexed(&files);
@@ -1287,4 +1293,29 @@ fn counts_on_several_threads_and_in_candidate_blocks_are_the_trees() {
     check(&index);
     index.update().unwrap();
     check(&index);
+}
+
+/// A file with another name outside the tree (a hard link), written
+/// through that name: no watch of the tree's folders hears of it, so a
+/// watched query stats such a file as a checked one does, and answers as
+/// the tree does.
+#[cfg(unix)]
+#[test]
+fn a_watched_index_sees_a_write_through_another_name() {
+    let outside = tempfile::tempdir().unwrap();
+    let (dir, _store, tree, index) = indexed(&[("a.txt", "hay\n"), ("b/c.txt", "hay\n")]);
+    // Linked after the files were written, before the build.
+    std::fs::hard_link(dir.path().join("a.txt"), outside.path().join("alias")).unwrap();
+    std::fs::hard_link(dir.path().join("b/c.txt"), dir.path().join("b/d.txt")).unwrap();
+    age_all(dir.path());
+    assert!(index.update().unwrap());
+    assert!(index.watch().unwrap());
+    let query = Query::literal("needle");
+    std::fs::write(outside.path().join("alias"), "needle\n").unwrap();
+    std::fs::write(dir.path().join("b/d.txt"), "needle too\n").unwrap();
+    compare_all(&tree, &index, &query, &Limits::new());
+    let found = index
+        .files_with_matches(&query, &Limits::new(), None)
+        .unwrap();
+    assert_eq!(found.len(), 3, "{:?}", found.items());
 }
