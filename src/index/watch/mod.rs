@@ -135,6 +135,13 @@ mod tests {
     /// a file written, made, removed; a folder made and a file in it; a
     /// folder moved within the tree, and a file written in it under its
     /// new path; a folder moved out, and nothing written in it since.
+    ///
+    /// The folders' sequences hold for inotify watched directly, whose
+    /// queries trust what it did not report. `notify`'s inotify backend
+    /// watches a new folder some time after it reported it, so a write
+    /// made in it just after can go unreported: it is not the watcher on
+    /// Linux, and where it is, the barrier does not pass and queries
+    /// check everything. Its run stops after the files' changes.
     #[test]
     #[cfg(target_os = "linux")]
     fn each_watcher_reports_changes_where_they_are_now() {
@@ -168,6 +175,9 @@ mod tests {
                 ["", "a/b", "a/b/c.txt", "d.txt", "e.txt"],
                 "native {native}"
             );
+            if !native {
+                continue;
+            }
             std::fs::create_dir(root.join("f")).unwrap();
             assert_eq!(reported(&watching), ["", "f"], "native {native}");
             put("f/g.txt", "g");
