@@ -18,7 +18,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use super::Index;
 use crate::index::entries::Found;
 use crate::index::parts::Parts;
-use crate::index::traverse::Place;
+use crate::index::traverse::{FileDir, Place};
 use crate::search::{FileOutcome, Search};
 use crate::{SkipReason, SkippedInput};
 
@@ -87,24 +87,13 @@ impl Batch {
                     Some(parts) => parts.ranges.iter().map(|(a, b)| b - a).sum(),
                     None => len.unwrap_or(0),
                 };
-                self.waiting.push(Waiting::File {
-                    path: path.to_owned(),
-                    place: dir.place(path),
-                    parts,
-                });
-                self.files += 1;
-                self.bytes = self.bytes.saturating_add(bytes);
+                self.wait_to_read(path, dir, parts, bytes);
             }
             // A count needs no outcome of it.
             Found::NoMatch { .. } => {}
             // When no file may be read, the engine says what it gives one.
             Found::Binary { path, dir } if search.budgets.refuses_files() => {
-                self.waiting.push(Waiting::File {
-                    path: path.to_owned(),
-                    place: dir.place(path),
-                    parts: None,
-                });
-                self.files += 1;
+                self.wait_to_read(path, dir, None, 0);
             }
             Found::Binary { path, .. } => {
                 let input = SkippedInput::new(path, SkipReason::Binary);
@@ -123,6 +112,17 @@ impl Batch {
             return self.flush(index, search, take);
         }
         ControlFlow::Continue(())
+    }
+
+    /// Adds a file to read, `bytes` of it.
+    fn wait_to_read(&mut self, path: &str, dir: &FileDir<'_>, parts: Option<Parts>, bytes: u64) {
+        self.waiting.push(Waiting::File {
+            path: path.to_owned(),
+            place: dir.place(path),
+            parts,
+        });
+        self.files += 1;
+        self.bytes = self.bytes.saturating_add(bytes);
     }
 
     /// Searches the files waiting on the batch's threads, and hands every

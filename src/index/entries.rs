@@ -49,21 +49,6 @@ struct Member<'g> {
 }
 
 impl Member<'_> {
-    /// Whether one of the `blocks` ids from `id` on (a file's) is a
-    /// candidate.
-    fn contains(&mut self, id: u32, blocks: u32) -> bool {
-        let end = id.saturating_add(blocks);
-        if let Some((asked, found)) = self.last {
-            if asked <= id && found.is_none_or(|f| f >= id) {
-                return found.is_some_and(|f| f < end);
-            }
-        }
-        self.ids.seek(id);
-        let found = self.ids.next();
-        self.last = Some((id, found));
-        found.is_some_and(|f| f < end)
-    }
-
     /// Which of the `blocks` ids from `id` on (a file's) are candidates,
     /// into `out`, as indices from `id`.
     fn blocks(&mut self, id: u32, blocks: u32, out: &mut Vec<u32>) {
@@ -158,25 +143,18 @@ impl Index {
                         Segment::Base => &mut base,
                         Segment::Delta => &mut delta,
                     };
-                    let cut = f.blocks > 1 && f.starts.len() == f.blocks as usize - 1;
-                    if !cut {
-                        if !member.contains(f.id, f.blocks) {
-                            return each(Found::NoMatch {
-                                path: &path,
-                                len: f.len,
-                            });
-                        }
-                    } else {
-                        member.blocks(f.id, f.blocks, &mut candidates);
-                        if candidates.is_empty() {
-                            return each(Found::NoMatch {
-                                path: &path,
-                                len: f.len,
-                            });
-                        }
-                        if candidates.len() < f.blocks as usize {
-                            parts = Some(Parts::of(f.len, &f.starts, &candidates));
-                        }
+                    member.blocks(f.id, f.blocks, &mut candidates);
+                    if candidates.is_empty() {
+                        return each(Found::NoMatch {
+                            path: &path,
+                            len: f.len,
+                        });
+                    }
+                    // Only some blocks are candidates, and where they
+                    // start is recorded.
+                    let cut = f.starts.len() + 1 == f.blocks as usize;
+                    if cut && candidates.len() < f.blocks as usize {
+                        parts = Some(Parts::of(f.len, &f.starts, &candidates));
                     }
                 }
                 each(Found::File {

@@ -48,16 +48,13 @@ impl Source for Index {
         each: &mut dyn FnMut(Entry<'_>) -> ControlFlow<()>,
     ) -> Result<(), Error> {
         self.entries(plan, false, &mut |found| match found {
-            Found::File { path, dir, .. } => {
+            // A file found binary is read as any file: the engine applies
+            // the binary rule.
+            Found::File { path, dir, .. } | Found::Binary { path, dir } => {
                 let open = || self.open_in(path, dir.place(path).as_ref());
                 each(Entry::File { path, open: &open })
             }
             Found::NoMatch { path, len } => each(Entry::NoMatch { path, len }),
-            // Read as any file: the engine applies the binary rule.
-            Found::Binary { path, dir } => {
-                let open = || self.open_in(path, dir.place(path).as_ref());
-                each(Entry::File { path, open: &open })
-            }
             Found::Skip(input) => each(Entry::Skip(input)),
         })
     }

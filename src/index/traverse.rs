@@ -121,10 +121,7 @@ impl Place {
             Place::In(dir, name) => open_file(dir, name).map_err(PlaceError::File),
             #[cfg(target_os = "linux")]
             Place::Beneath(root, path) => {
-                if let Ok(file) = fs_path(path)
-                    .ok_or(())
-                    .and_then(|p| open_file_beneath(root, &p).map_err(|_| ()))
-                {
+                if let Some(Ok(file)) = fs_path(path).map(|p| open_file_beneath(root, &p)) {
                     return Ok(file);
                 }
                 // Name by name, as the folder would have been opened.

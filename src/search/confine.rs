@@ -99,15 +99,18 @@ mod imp {
         Ok(DirHandle(fd))
     }
 
+    /// How a file is opened for reading: no link followed at its name,
+    /// no blocking on a FIFO, no terminal taken.
+    const READ_FILE: OFlags = OFlags::RDONLY
+        .union(OFlags::NOFOLLOW)
+        .union(OFlags::NONBLOCK)
+        .union(OFlags::NOCTTY)
+        .union(OFlags::CLOEXEC);
+
     /// Opens the file `name` of `dir` for reading, without following a link
     /// or blocking on a FIFO, in one call (the listing said: regular).
     pub(crate) fn open_file(dir: &DirHandle, name: &OsStr) -> io::Result<File> {
-        let fd = rustix::fs::openat(
-            &dir.0,
-            name,
-            OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::NOCTTY | OFlags::CLOEXEC,
-            Mode::empty(),
-        )?;
+        let fd = rustix::fs::openat(&dir.0, name, READ_FILE, Mode::empty())?;
         Ok(File::from(fd))
     }
 
@@ -122,7 +125,7 @@ mod imp {
         let fd = rustix::fs::openat2(
             &root.0,
             path,
-            OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::NOCTTY | OFlags::CLOEXEC,
+            READ_FILE,
             Mode::empty(),
             rustix::fs::ResolveFlags::BENEATH
                 | rustix::fs::ResolveFlags::NO_SYMLINKS
