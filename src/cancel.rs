@@ -15,27 +15,23 @@ use std::sync::atomic::{AtomicBool, Ordering};
 ///
 /// # Example
 ///
-/// From async code (here tokio), run the query on a blocking thread and
-/// cancel it when the caller stops waiting: the guard lives in the future
-/// that awaits the query, so a timeout or a client's cancellation, which
-/// drops that future, ends the query too.
+/// Run the query on another thread (from async code, a blocking task) and
+/// cancel it when the caller stops waiting: the guard lives with whatever
+/// awaits the query, so a timeout or a client's cancellation, which drops
+/// it, ends the query too.
 ///
 /// ```
 /// use candor::{Bounded, BudgetKind, CancelToken, Limits};
 ///
-/// let runtime = tokio::runtime::Runtime::new()?;
-/// runtime.block_on(async {
-///     let token = CancelToken::new();
-///     let limits = Limits::new().cancel_token(token.clone());
-///     // An answer that would never end on its own.
-///     let query = tokio::task::spawn_blocking(move || Bounded::collect(0..u64::MAX, &limits));
-///     let guard = token.cancel_on_drop();
-///     drop(guard); // the waiting future went away
-///     let page = query.await??;
-///     assert!(page.len() >= 1); // at least one item, so paging advances
-///     assert_eq!(page.completeness().budget().map(|b| b.kind()), Some(BudgetKind::Cancelled));
-///     Ok::<(), Box<dyn std::error::Error>>(())
-/// })?;
+/// let token = CancelToken::new();
+/// let limits = Limits::new().cancel_token(token.clone());
+/// // An answer that would never end on its own.
+/// let query = std::thread::spawn(move || Bounded::collect(0..u64::MAX, &limits));
+/// let guard = token.cancel_on_drop();
+/// drop(guard); // the waiting side went away
+/// let page = query.join().expect("the query runs")?;
+/// assert!(page.len() >= 1); // at least one item, so paging advances
+/// assert_eq!(page.completeness().budget().map(|b| b.kind()), Some(BudgetKind::Cancelled));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Debug, Clone, Default)]

@@ -180,7 +180,18 @@ impl Error {
         &self.0
     }
 
-    pub(crate) fn invalid_argument(name: &'static str, reason: impl Into<String>) -> Error {
+    /// An [`ErrorKind::InvalidArgument`]: the argument `name` of a query is
+    /// wrong, and `reason` says why.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use candor::{Error, ErrorKind};
+    /// let err = Error::invalid_argument("glob", "unclosed class in \"[a-\"");
+    /// assert!(matches!(err.kind(), ErrorKind::InvalidArgument { name: "glob", .. }));
+    /// ```
+    #[must_use]
+    pub fn invalid_argument(name: &'static str, reason: impl Into<String>) -> Error {
         ErrorKind::InvalidArgument {
             name,
             reason: reason.into(),
@@ -188,14 +199,37 @@ impl Error {
         .into()
     }
 
-    pub(crate) fn malformed_cursor(reason: impl Into<String>) -> Error {
+    /// An [`ErrorKind::MalformedCursor`]: a cursor's key does not decode
+    /// as its query's keys do, and `reason` says how.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use candor::{Error, ErrorKind};
+    /// let err = Error::malformed_cursor("the path is not valid UTF-8");
+    /// assert!(matches!(err.kind(), ErrorKind::MalformedCursor { .. }));
+    /// ```
+    #[must_use]
+    pub fn malformed_cursor(reason: impl Into<String>) -> Error {
         ErrorKind::MalformedCursor {
             reason: reason.into(),
         }
         .into()
     }
 
-    pub(crate) fn cursor_out_of_range(reason: impl Into<String>) -> Error {
+    /// An [`ErrorKind::CursorOutOfRange`]: a well-formed cursor of this
+    /// query points where its corpus has nothing (past a file's end, at a
+    /// line that does not start there), and `reason` says where.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use candor::{Error, ErrorKind};
+    /// let err = Error::cursor_out_of_range("offset 900 is past the end of a.rs (120 bytes)");
+    /// assert!(matches!(err.kind(), ErrorKind::CursorOutOfRange { .. }));
+    /// ```
+    #[must_use]
+    pub fn cursor_out_of_range(reason: impl Into<String>) -> Error {
         ErrorKind::CursorOutOfRange {
             reason: reason.into(),
         }

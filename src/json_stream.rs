@@ -27,20 +27,28 @@ const PENDING_BYTES: usize = 64 * 1024;
 /// the answer.
 ///
 /// The output-bytes budget does not apply to a stream
-/// ([`search_each`](crate::Corpus::search_each) refuses `max_bytes`): to
+/// (`candor_search::Corpus::search_each` refuses `max_bytes`): to
 /// keep a response within a byte budget, collect it with a budget
-/// ([`search`](crate::Corpus::search), whose result is then at most
+/// (`candor_search::Corpus::search`, whose result is then at most
 /// `max_bytes` long) and write it with
 /// [`Bounded::write_json`](crate::Bounded::write_json).
 ///
 /// # Example
 ///
 /// ```
-/// use candor::{Corpus, Documents, JsonStream, Limits, Query};
-/// let docs = Documents::new().with("a.txt", "fish\nfish\nfish\n");
+/// use candor::collector::Collector;
+/// use candor::{JsonStream, Limits};
 /// let mut json = JsonStream::new();
-/// // A push that fails (its spill could not be written) ends the stream.
-/// let end = docs.try_search_each(&Query::literal("fish"), &Limits::new().limit(2), None, |m| json.push(m))?;
+/// // Items handed on as they are kept (as a search's `try_search_each`
+/// // hands on its matches); a push that fails ends the stream.
+/// let mut collector = Collector::streaming(&Limits::new().limit(2));
+/// for line in ["fish", "fish", "fish"] {
+///     if collector.offer(line).is_break() {
+///         break;
+///     }
+///     json.push(&line)?;
+/// }
+/// let end = collector.finish_parts(|_| None, None)?.into_streamed();
 /// let mut out = Vec::new();
 /// json.write(&end, &mut out)?;
 /// let text = String::from_utf8(out)?;
@@ -98,14 +106,21 @@ impl<S: Read + Write + Seek> JsonStream<S> {
     /// # Example
     ///
     /// ```
-    /// use candor::{Corpus, Documents, JsonStream, Limits, Query};
+    /// use candor::collector::Collector;
+    /// use candor::{Bounded, JsonStream, Limits};
     /// // Any `Read + Write + Seek`; a temporary file keeps memory flat.
     /// let mut json = JsonStream::with_spill(std::io::Cursor::new(Vec::new()));
-    /// let docs = Documents::new().with("a.txt", "fish\n");
-    /// let end = docs.try_search_each(&Query::literal("fish"), &Limits::new(), None, |m| json.push(m))?;
+    /// let mut collector = Collector::streaming(&Limits::new());
+    /// for word in ["red fish", "blue fish"] {
+    ///     let _ = collector.offer(word);
+    ///     json.push(&word)?;
+    /// }
+    /// let end = collector.finish_parts(|_| None, None)?.into_streamed();
     /// let mut out = Vec::new();
     /// json.write(&end, &mut out)?;
-    /// assert_eq!(String::from_utf8(out)?, docs.search(&Query::literal("fish"), &Limits::new(), None)?.to_json()?);
+    /// // The same bytes as the collected answer's.
+    /// let collected = Bounded::collect(["red fish", "blue fish"], &Limits::new())?;
+    /// assert_eq!(String::from_utf8(out)?, collected.to_json()?);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     #[must_use]
@@ -179,10 +194,11 @@ impl<S: Read + Write + Seek> JsonStream<S> {
     /// # Example
     ///
     /// ```
-    /// use std::ops::ControlFlow;
-    /// use candor::{Corpus, Documents, JsonStream, Limits, Query};
-    /// let docs = Documents::new().with("a.txt", "x\n");
-    /// let end = docs.search_each(&Query::literal("x"), &Limits::new(), None, &mut |_| ControlFlow::Continue(()))?;
+    /// use candor::collector::Collector;
+    /// use candor::{JsonStream, Limits};
+    /// let mut collector = Collector::streaming(&Limits::new());
+    /// let _ = collector.offer("x");
+    /// let end = collector.finish_parts(|_| None, None)?.into_streamed();
     /// // Nothing was pushed, but the stream handed on one item.
     /// assert!(JsonStream::new().write(&end, Vec::new()).is_err());
     /// # Ok::<(), Box<dyn std::error::Error>>(())
@@ -287,115 +303,10 @@ fn io_error(source: io::Error) -> crate::Error {
     })
 }
 
-#[cfg(all(test, feature = "search"))]
+#[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{Bounded, Corpus, Documents, Limits, Query};
-
-    /// Enough matching lines that their JSON is several times the bytes
-    /// kept pending, so that most of it goes through the spill.
-    fn docs() -> Documents<'static> {
-        let mut docs = Documents::new();
-        for file in 0..4 {
-            let text: String = (0..1500)
-                .map(|n| format!("line {n} of file {file}: a \"fish\" \\ here\n"))
-                .collect();
-            docs.insert(format!("f{file}.txt"), text).unwrap();
-        }
-        docs
-    }
-
-    fn streamed<S: Read + Write + Seek>(
-        docs: &Documents<'_>,
-        query: &Query,
-        limits: &Limits,
-        cursor: Option<&crate::Cursor>,
-        spill: S,
-    ) -> String {
-        let mut json = JsonStream::with_spill(spill);
-        let end = docs
-            .try_search_each(query, limits, cursor, |m| json.push(m))
-            .unwrap();
-        let mut out = Vec::new();
-        json.write(&end, &mut out).unwrap();
-        // Written again, the same bytes: the spill is back where it was.
-        let mut again = Vec::new();
-        json.write(&end, &mut again).unwrap();
-        assert_eq!(out, again);
-        String::from_utf8(out).unwrap()
-    }
-
-    #[test]
-    fn a_spilled_stream_writes_the_collected_json() {
-        let docs = docs();
-        let query = Query::literal("fish");
-        let first = docs
-            .search(&query, &Limits::new().limit(700), None)
-            .unwrap();
-        let resumed = first.next_cursor().cloned();
-        let cases = [
-            ("all", Limits::new(), None),
-            ("limit", Limits::new().limit(2500), None),
-            (
-                "exact total",
-                Limits::new().limit(10).count_total(true),
-                None,
-            ),
-            ("zero limit", Limits::new().limit(0), None),
-            ("resumed", Limits::new().limit(3000), resumed.as_ref()),
-        ];
-        for (name, limits, cursor) in cases {
-            let collected = docs
-                .search(&query, &limits, cursor)
-                .unwrap()
-                .to_json()
-                .unwrap();
-            let file = tempfile::tempfile().unwrap();
-            assert_eq!(
-                streamed(&docs, &query, &limits, cursor, file),
-                collected,
-                "{name}, file"
-            );
-            let memory = io::Cursor::new(Vec::new());
-            assert_eq!(
-                streamed(&docs, &query, &limits, cursor, memory),
-                collected,
-                "{name}, memory"
-            );
-            // A file spill copied to a file: moved in the kernel on Linux
-            // (`copy_file_range`), from where the items start, twice.
-            let mut spill = tempfile::tempfile().unwrap();
-            spill.write_all(b"earlier bytes").unwrap();
-            let mut json = JsonStream::with_spill(spill);
-            let end = docs
-                .try_search_each(&query, &limits, cursor, |m| json.push(m))
-                .unwrap();
-            for round in 0..2 {
-                let mut out = tempfile::tempfile().unwrap();
-                json.write(&end, &mut out).unwrap();
-                out.seek(SeekFrom::Start(0)).unwrap();
-                let mut written = String::new();
-                out.read_to_string(&mut written).unwrap();
-                assert_eq!(written, collected, "{name}, file to file, round {round}");
-            }
-            // A spill that already holds bytes: the items start after them.
-            let mut used = io::Cursor::new(b"earlier bytes".to_vec());
-            used.seek(SeekFrom::End(0)).unwrap();
-            assert_eq!(
-                streamed(&docs, &query, &limits, cursor, used),
-                collected,
-                "{name}, used spill"
-            );
-        }
-        assert!(
-            docs.search(&query, &Limits::new(), None)
-                .unwrap()
-                .to_json()
-                .unwrap()
-                .len()
-                > 4 * PENDING_BYTES
-        );
-    }
+    use crate::{Bounded, Limits};
 
     /// A spill in memory that fails the writes it is told to.
     struct Flaky {

@@ -225,27 +225,20 @@ mod cancel;
 mod clock;
 #[cfg(any(feature = "opensearch", feature = "zoekt"))]
 mod cluster;
-mod collect;
+pub mod collector;
 mod completeness;
-mod count;
 mod cursor;
 mod disclosure;
 mod envelope;
 mod error;
-#[cfg(feature = "index")]
-mod index;
 mod json_stream;
 mod limits;
-#[cfg(feature = "mcp")]
-pub mod mcp;
 mod note;
 #[cfg(feature = "opensearch")]
 pub mod opensearch;
 mod page;
 #[cfg(feature = "schemars")]
 mod schema;
-#[cfg(feature = "search")]
-mod search;
 mod skipped;
 mod stream_error;
 mod streamed;
@@ -263,10 +256,6 @@ pub use completeness::{Budget, BudgetKind, Clamp, Completeness, UnknownBudgetKin
 pub use cursor::{Cursor, CursorKey, Fingerprint, Scope};
 pub use disclosure::Disclosure;
 pub use error::{Error, ErrorKind};
-// The index's entry points for the fuzz target and the benchmark.
-#[cfg(feature = "index")]
-#[doc(hidden)]
-pub use index::grams::hooks as __index_hooks;
 pub use json_stream::JsonStream;
 pub use limits::{AppliedLimit, Limits};
 pub use page::{
@@ -277,12 +266,3 @@ pub use stream_error::StreamError;
 pub use streamed::Streamed;
 pub use total::Total;
 pub use wire::{LLM_GUIDE, envelope_schema};
-
-#[cfg(feature = "index")]
-pub use index::Index;
-#[cfg(feature = "tree")]
-pub use search::Tree;
-#[cfg(feature = "search")]
-pub use search::{
-    Corpus, DocBytes, Documents, Excerpt, FileCount, Line, LineCut, Match, PatternKind, Query, Span,
-};

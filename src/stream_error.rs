@@ -6,33 +6,28 @@ use std::fmt;
 use crate::Streamed;
 use crate::error::Error;
 
-/// The error of [`Corpus::try_search_each`](crate::Corpus::try_search_each):
+/// The error of `candor_search::Corpus::try_search_each`:
 /// the query failed, or the callback failed on an item.
 ///
 /// # Example
 ///
 /// ```
-/// use candor::{Corpus, Documents, Limits, Query, StreamError};
-/// let docs = Documents::new().with("a.txt", "one\ntwo\nthree\n");
-/// let mut indexed = Vec::new();
-/// let outcome = docs.try_search_each(&Query::regex("o"), &Limits::new(), None, |m| {
-///     if m.line == "two" {
-///         return Err("the index is full");
-///     }
-///     indexed.push(m.line.clone());
-///     Ok(())
-/// });
-/// let Err(StreamError::Callback { end, error }) = outcome else { panic!("the callback fails") };
-/// assert_eq!((indexed.len(), end.count(), error), (1, 1, "the index is full"));
-/// // The cursor resumes at the line the callback failed on.
-/// let rest = docs.search(&Query::regex("o"), &Limits::new(), end.next_cursor())?;
-/// assert_eq!(rest.items()[0].line, "two");
+/// use candor::collector::Collector;
+/// use candor::{Limits, StreamError};
+/// // A receiver that failed on the second item: the stream ends after the
+/// // first, and its cursor (a search's) resumes at the item that failed.
+/// let mut collector = Collector::streaming(&Limits::new());
+/// let _ = collector.offer("one");
+/// let end = collector.finish_parts(|_| None, None)?.into_streamed();
+/// let outcome: Result<(), _> = Err(StreamError::Callback { end: Box::new(end), error: "the index is full" });
+/// let Err(StreamError::Callback { end, error }) = outcome else { panic!("the callback failed") };
+/// assert_eq!((end.count(), error), (1, "the index is full"));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Debug)]
 #[non_exhaustive]
 pub enum StreamError<E> {
-    /// The query failed, as [`search_each`](crate::Corpus::search_each)
+    /// The query failed, as `candor_search::Corpus::search_each`
     /// would.
     Query(Error),
     /// The callback failed on an item.

@@ -1,23 +1,33 @@
-//! `Streamed`: the end of a streamed search, how many items were handed on
+//! `Streamed`: the end of a stream, how many items were handed on
 //! with the disclosure the collected form would carry.
 
 use crate::disclosure::disclosure_getters;
 use crate::{Completeness, Cursor, Disclosure, Skipped, Total};
 
-/// The end of a streamed search: how many items were handed on, and the
+/// The end of a stream (a streamed search, or any collection whose items
+/// are handed on as they come): how many items were handed on, and the
 /// same [`Disclosure`] the collected form would carry. To write the wire
 /// shape of a stream, see [`JsonStream`](crate::JsonStream).
 ///
 /// # Example
 ///
 /// ```
-/// use candor::{Corpus, Documents, Limits, Query};
-/// let docs = Documents::new().with("a.txt", "fish\nfish\nfish\n");
+/// use candor::collector::Collector;
+/// use candor::{Fingerprint, Limits, Scope};
+/// // A stream of line numbers, each handed on as it is kept (a search's
+/// // `search_each` ends the same way).
+/// let scope = Scope::new(Fingerprint::of("lines with fish"));
+/// let mut collector = Collector::streaming(&Limits::new().limit(2));
 /// let mut lines = Vec::new();
-/// let end = docs.search_each(&Query::literal("fish"), &Limits::new().limit(2), None, &mut |m| {
-///     lines.push(m.line_number);
-///     std::ops::ControlFlow::Continue(())
-/// })?;
+/// for line_number in [1u64, 2, 3] {
+///     if collector.offer(line_number).is_break() {
+///         break;
+///     }
+///     lines.extend(collector.last().copied());
+/// }
+/// let end = collector
+///     .finish_parts(|kept| kept.last().map(|n| scope.cursor(n, 0)), None)?
+///     .into_streamed();
 /// assert_eq!(lines, vec![1, 2]);
 /// assert_eq!(end.count(), 2);
 /// assert!(!end.is_complete());
@@ -32,7 +42,6 @@ pub struct Streamed {
 }
 
 impl Streamed {
-    #[cfg_attr(not(feature = "search"), allow(dead_code))] // used by the search engine
     pub(crate) fn new(count: usize, disclosure: Disclosure) -> Streamed {
         debug_assert_eq!(
             disclosure.check(count),
@@ -47,9 +56,9 @@ impl Streamed {
     /// # Example
     ///
     /// ```
-    /// # use candor::{Corpus, Documents, Limits, Query};
-    /// # use std::ops::ControlFlow;
-    /// let end = Documents::new().search_each(&Query::literal("x"), &Limits::new(), None, &mut |_| ControlFlow::Continue(()))?;
+    /// # use candor::{collector::Collector, Limits};
+    /// // An empty stream's end.
+    /// let end = Collector::<u8>::streaming(&Limits::new()).finish_parts(|_| None, None)?.into_streamed();
     /// assert_eq!(end.count(), 0);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
@@ -64,9 +73,9 @@ impl Streamed {
         /// # Example
         ///
         /// ```
-        /// # use candor::{Corpus, Documents, Limits, Query};
-        /// # use std::ops::ControlFlow;
-        /// let end = Documents::new().search_each(&Query::literal("x"), &Limits::new(), None, &mut |_| ControlFlow::Continue(()))?;
+        /// # use candor::{collector::Collector, Limits};
+        /// // An empty stream's end.
+        /// let end = Collector::<u8>::streaming(&Limits::new()).finish_parts(|_| None, None)?.into_streamed();
         /// assert!(end.completeness().is_exact());
         /// # Ok::<(), Box<dyn std::error::Error>>(())
         /// ```
@@ -77,9 +86,9 @@ impl Streamed {
         /// # Example
         ///
         /// ```
-        /// # use candor::{Corpus, Documents, Limits, Query};
-        /// # use std::ops::ControlFlow;
-        /// let end = Documents::new().search_each(&Query::literal("x"), &Limits::new(), None, &mut |_| ControlFlow::Continue(()))?;
+        /// # use candor::{collector::Collector, Limits};
+        /// // An empty stream's end.
+        /// let end = Collector::<u8>::streaming(&Limits::new()).finish_parts(|_| None, None)?.into_streamed();
         /// assert_eq!(end.total(), candor::Total::Exact(0));
         /// # Ok::<(), Box<dyn std::error::Error>>(())
         /// ```
@@ -90,9 +99,9 @@ impl Streamed {
         /// # Example
         ///
         /// ```
-        /// # use candor::{Corpus, Documents, Limits, Query};
-        /// # use std::ops::ControlFlow;
-        /// let end = Documents::new().search_each(&Query::literal("x"), &Limits::new(), None, &mut |_| ControlFlow::Continue(()))?;
+        /// # use candor::{collector::Collector, Limits};
+        /// // An empty stream's end.
+        /// let end = Collector::<u8>::streaming(&Limits::new()).finish_parts(|_| None, None)?.into_streamed();
         /// assert!(end.next_cursor().is_none());
         /// # Ok::<(), Box<dyn std::error::Error>>(())
         /// ```
@@ -103,9 +112,9 @@ impl Streamed {
         /// # Example
         ///
         /// ```
-        /// # use candor::{Corpus, Documents, Limits, Query};
-        /// # use std::ops::ControlFlow;
-        /// let end = Documents::new().search_each(&Query::literal("x"), &Limits::new(), None, &mut |_| ControlFlow::Continue(()))?;
+        /// # use candor::{collector::Collector, Limits};
+        /// // An empty stream's end.
+        /// let end = Collector::<u8>::streaming(&Limits::new()).finish_parts(|_| None, None)?.into_streamed();
         /// assert!(end.skipped().is_empty());
         /// # Ok::<(), Box<dyn std::error::Error>>(())
         /// ```
@@ -116,9 +125,9 @@ impl Streamed {
         /// # Example
         ///
         /// ```
-        /// # use candor::{Corpus, Documents, Limits, Query};
-        /// # use std::ops::ControlFlow;
-        /// let end = Documents::new().search_each(&Query::literal("x"), &Limits::new(), None, &mut |_| ControlFlow::Continue(()))?;
+        /// # use candor::{collector::Collector, Limits};
+        /// // An empty stream's end.
+        /// let end = Collector::<u8>::streaming(&Limits::new()).finish_parts(|_| None, None)?.into_streamed();
         /// assert!(end.is_complete());
         /// # Ok::<(), Box<dyn std::error::Error>>(())
         /// ```
@@ -129,9 +138,9 @@ impl Streamed {
         /// # Example
         ///
         /// ```
-        /// # use candor::{Corpus, Documents, Limits, Query};
-        /// # use std::ops::ControlFlow;
-        /// let end = Documents::new().search_each(&Query::literal("x"), &Limits::new(), None, &mut |_| ControlFlow::Continue(()))?;
+        /// # use candor::{collector::Collector, Limits};
+        /// // An empty stream's end.
+        /// let end = Collector::<u8>::streaming(&Limits::new()).finish_parts(|_| None, None)?.into_streamed();
         /// assert_eq!(end.start(), 0);
         /// # Ok::<(), Box<dyn std::error::Error>>(())
         /// ```
@@ -143,9 +152,9 @@ impl Streamed {
     /// # Example
     ///
     /// ```
-    /// # use candor::{Corpus, Documents, Limits, Query};
-    /// # use std::ops::ControlFlow;
-    /// let end = Documents::new().search_each(&Query::literal("x"), &Limits::new(), None, &mut |_| ControlFlow::Continue(()))?;
+    /// # use candor::{collector::Collector, Limits};
+    /// // An empty stream's end.
+    /// let end = Collector::<u8>::streaming(&Limits::new()).finish_parts(|_| None, None)?.into_streamed();
     /// assert!(end.disclosure().is_complete());
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
@@ -158,9 +167,9 @@ impl Streamed {
     /// # Example
     ///
     /// ```
-    /// # use candor::{Corpus, Documents, Limits, Query};
-    /// # use std::ops::ControlFlow;
-    /// let end = Documents::new().search_each(&Query::literal("x"), &Limits::new(), None, &mut |_| ControlFlow::Continue(()))?;
+    /// # use candor::{collector::Collector, Limits};
+    /// // An empty stream's end.
+    /// let end = Collector::<u8>::streaming(&Limits::new()).finish_parts(|_| None, None)?.into_streamed();
     /// assert_eq!(end.summary("matches"), "Complete: 0 matches.");
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```

@@ -3,7 +3,7 @@
 //! leading byte-order mark left out), shown as lossy UTF-8, whole and page
 //! by page.
 
-use candor::{Corpus, Documents, Excerpt, Limits};
+use candor_search::{Corpus, Documents, Excerpt, Limits};
 
 use super::oracle::{BOM, excerpt_lines, searched};
 use super::pages::items;

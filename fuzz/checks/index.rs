@@ -19,7 +19,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use candor::{Corpus, Index, Limits, Query, Tree};
+use candor_search::{Corpus, Index, Limits, Query, Tree};
 
 /// The tree, and a pristine index of it (its folder).
 struct Fixture {
@@ -50,9 +50,9 @@ fn fixture() -> &'static Fixture {
         let index = store.path().join("idx");
         // Blocks of 4 bytes: each file takes several ids, as a large one
         // does (any size answers the same).
-        candor::__index_hooks::set_block_bytes(Some(4));
+        candor_search::__index_hooks::set_block_bytes(Some(4));
         Index::build(Tree::new(&root).expect("a tree"), &index).expect("an index");
-        candor::__index_hooks::set_block_bytes(None);
+        candor_search::__index_hooks::set_block_bytes(None);
         Fixture {
             _tree: tree,
             root,
@@ -119,7 +119,7 @@ pub fn check(data: &[u8]) -> bool {
             // checksums, so that their entries are read too.
             if let Some(fixed) = rest
                 .get(8..)
-                .and_then(candor::__index_hooks::with_block_checksums)
+                .and_then(candor_search::__index_hooks::with_block_checksums)
             {
                 rest.truncate(8);
                 rest.extend_from_slice(&fixed);

@@ -4,7 +4,7 @@
 //! followed by cursor must rebuild the same answer, and a column limit
 //! must keep the matches of the window it shows.
 
-use candor::{Corpus, Documents, Limits, Query};
+use candor_search::{Corpus, Documents, Limits, Query};
 
 use super::oracle::{
     BOM, LineSpans, Spans, character_edges, literal_spans, matching_lines, regex_spans, searched,
@@ -134,7 +134,7 @@ pub fn check(data: &[u8]) {
     let whole_word = mode & 8 != 0;
     let (query, line_spans): (Query, Box<LineSpans>) = match mode % 3 {
         0 | 1 => {
-            let count = if mode.is_multiple_of(3) {
+            let count = if mode % 3 == 0 {
                 1
             } else {
                 1 + r.byte() % 3
@@ -237,7 +237,7 @@ pub fn check(data: &[u8]) {
     // Every page the search gives decodes back to itself.
     for page in [&full, &cut] {
         let json = page.to_json().expect("a page serializes");
-        let back: candor::Bounded<candor::Match> = match serde_json::from_str(&json) {
+        let back: candor_search::Bounded<candor_search::Match> = match serde_json::from_str(&json) {
             Ok(back) => back,
             Err(e) => panic!("{cut_query:?}: its own page does not decode: {e}: {json}"),
         };
@@ -309,7 +309,7 @@ pub fn check(data: &[u8]) {
 }
 
 /// The bytes of the line `m` lists, without its line ending.
-fn raw_line<'a>(sources: &'a [(&str, Vec<u8>)], m: &candor::Match) -> &'a [u8] {
+fn raw_line<'a>(sources: &'a [(&str, Vec<u8>)], m: &candor_search::Match) -> &'a [u8] {
     let bytes = &sources
         .iter()
         .find(|(name, _)| *name == m.path)
@@ -319,7 +319,7 @@ fn raw_line<'a>(sources: &'a [(&str, Vec<u8>)], m: &candor::Match) -> &'a [u8] {
     line.strip_suffix(b"\r").unwrap_or(line)
 }
 
-fn item(m: &candor::Match) -> Item {
+fn item(m: &candor_search::Match) -> Item {
     (
         m.path.clone(),
         m.line_number,

@@ -1,9 +1,11 @@
 //! The getters of `Limits`: each setting's value, named for its setter
 //! with `get_`.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use super::Limits;
+use crate::{CancelToken, Clock};
 
 impl Limits {
     /// The item limit as set (see [`limit`](Self::limit)), before the
@@ -115,5 +117,38 @@ impl Limits {
     #[must_use]
     pub fn get_max_counted(&self) -> Option<u64> {
         self.max_counted
+    }
+
+    /// The clock that measures the deadline (see [`clock`](Self::clock)):
+    /// the system's unless set.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use candor::{Clock, Limits};
+    /// let clock = Limits::new().get_clock();
+    /// let before = clock.now();
+    /// assert!(clock.now() >= before);
+    /// ```
+    #[must_use]
+    pub fn get_clock(&self) -> Arc<dyn Clock> {
+        Arc::clone(&self.clock)
+    }
+
+    /// The cancellation token, if one is set (see
+    /// [`cancel_token`](Self::cancel_token)).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use candor::{CancelToken, Limits};
+    /// let token = CancelToken::new();
+    /// let limits = Limits::new().cancel_token(token.clone());
+    /// token.cancel();
+    /// assert!(limits.get_cancel_token().is_some_and(CancelToken::is_cancelled));
+    /// ```
+    #[must_use]
+    pub fn get_cancel_token(&self) -> Option<&CancelToken> {
+        self.cancel.as_ref()
     }
 }

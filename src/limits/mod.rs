@@ -20,7 +20,7 @@ use crate::clock::{Clock, SystemClock};
 /// ([`Bounded::collect`](crate::Bounded::collect),
 /// [`Bounded::page`](crate::Bounded::page),
 /// [`Bounded::merge`](crate::Bounded::merge), and every query of a
-/// [`Corpus`](crate::Corpus)). Setters take and return it, named after
+/// `candor_search::Corpus`). Setters take and return it, named after
 /// what they set (`max_bytes(1024)`); each getter is that name with `get_`
 /// (`get_max_bytes()`). Unset means unlimited. A limit of `0` is legal:
 /// nothing is returned, and the result still says whether anything
@@ -174,14 +174,10 @@ impl Limits {
     /// # Example
     ///
     /// ```
-    /// use candor::{BudgetKind, Completeness, Corpus, Documents, Limits, Query};
-    /// let docs = Documents::new().with("a.txt", "x\n").with("b.txt", "x\n");
-    /// let limits = Limits::new().max_scanned_bytes(1);
-    /// assert_eq!(limits.get_max_scanned_bytes(), Some(1));
-    /// let b = docs.search(&Query::literal("x"), &limits, None)?;
-    /// let Completeness::TruncatedByBudget { budget, .. } = b.completeness() else { panic!() };
-    /// assert_eq!(budget.kind(), BudgetKind::ScannedBytes);
-    /// assert!(b.next_cursor().is_some());
+    /// use candor::Limits;
+    /// // A search (`candor_search`) stops reading once 1 MiB was read.
+    /// let limits = Limits::new().max_scanned_bytes(1 << 20);
+    /// assert_eq!(limits.get_max_scanned_bytes(), Some(1 << 20));
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     #[must_use]
@@ -201,12 +197,10 @@ impl Limits {
     /// # Example
     ///
     /// ```
-    /// use candor::{BudgetKind, Completeness, Corpus, Documents, Limits, Query};
-    /// let docs = Documents::new().with("a.txt", "x\n").with("b.txt", "x\n");
-    /// let b = docs.search(&Query::literal("x"), &Limits::new().max_files(1), None)?;
-    /// assert_eq!(b.len(), 1);
-    /// let Completeness::TruncatedByBudget { budget, .. } = b.completeness() else { panic!() };
-    /// assert_eq!(budget.kind(), BudgetKind::Files);
+    /// use candor::Limits;
+    /// // A search (`candor_search`) reads at most 100 files.
+    /// let limits = Limits::new().max_files(100);
+    /// assert_eq!(limits.get_max_files(), Some(100));
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     #[must_use]

@@ -4,7 +4,7 @@ use serde::Serialize;
 
 use super::items::Items;
 use super::source::{checked, drive, finish, interrupted};
-use crate::collect::Collector;
+use crate::collector::Collector;
 use crate::{Bounded, Limits};
 
 impl<T> Bounded<T> {

@@ -12,7 +12,7 @@ use super::key_request::KeyRequest;
 use super::page_source::PageSource;
 use super::source::{Checked, Fault, checked, drive, finish, interrupted};
 use super::try_error::TryError;
-use crate::collect::Collector;
+use crate::collector::Collector;
 use crate::error::Error;
 use crate::{Bounded, Cursor, CursorKey, Limits, Scope, Total};
 

@@ -5,7 +5,7 @@ use std::cmp::Ordering;
 
 use serde::Serialize;
 
-use crate::collect::Collector;
+use crate::collector::Collector;
 use crate::error::Error;
 use crate::{
     Bounded, Budget, BudgetKind, Completeness, Cursor, Disclosure, Limits, Skipped, Total,

@@ -3,7 +3,7 @@
 //! of a tool's own query (collect any items, page by cursor over any
 //! ordered source, merge shards under one global limit).
 //!
-//! A [`Collector`](crate::collect::Collector) makes the stop decisions;
+//! A [`Collector`](crate::collector::Collector) makes the stop decisions;
 //! these modules feed it, check what a source promised (key order, the
 //! number of rows asked for) and turn a source's error into a
 //! [`TryError`] that keeps what was read.

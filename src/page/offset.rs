@@ -8,7 +8,7 @@ use super::items::Items;
 use super::page_source::PageSource;
 use super::source::{Checked, Fault, checked, drive, finish, interrupted};
 use super::try_error::{Interrupted, TryError};
-use crate::collect::Collector;
+use crate::collector::Collector;
 use crate::error::Error;
 use crate::{Bounded, Cursor, CursorKey, Limits, Scope};
 

@@ -6,8 +6,8 @@ use serde::Serialize;
 
 use super::items::Items;
 use super::try_error::{Interrupted, TryError};
-use crate::collect::Collector;
-use crate::count::{Count, CountStop};
+use crate::collector::Collector;
+use crate::collector::{Count, CountStop};
 use crate::error::Error;
 use crate::{Bounded, Cursor, Limits, Total};
 
@@ -155,7 +155,7 @@ pub(super) fn interrupted<T: Serialize, E>(
             let start = collector.start();
             let items = collector
                 .finish_parts(|_| None, None)
-                .map(|f| f.items)
+                .map(|f| f.into_parts().0)
                 .unwrap_or_default();
             // Like every cursor, it says how many items of the answer come
             // before it: those of earlier pages, and these.

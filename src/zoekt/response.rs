@@ -14,7 +14,7 @@ use serde_json::Value;
 
 use super::request::Request;
 use crate::cluster::{SubsetPage, bulk_skips, clip, count_at, response_error};
-use crate::collect::Collector;
+use crate::collector::Collector;
 use crate::error::Error;
 use crate::{Bounded, Budget, BudgetKind, SkipReason, Total};
 

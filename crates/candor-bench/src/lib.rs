@@ -1,0 +1,1 @@
+//! The benchmarks of candor's search and index: see `benches/`.

@@ -1,0 +1,1047 @@
+//! The `mcp_server` example driven over stdio by rmcp's client: its tools
+//! describe the contract, answer in the wire shape with a disclosure line,
+//! page without gap or duplicate, and turn bad input into tool errors while
+//! they keep serving.
+
+use std::path::Path;
+use std::time::Duration;
+
+use candor_search::{Bounded, Corpus, Excerpt, FileCount, Limits, Match, Query, Tree};
+use rmcp::model::{CallToolRequestParams, CallToolResult};
+use rmcp::service::RunningService;
+use rmcp::transport::TokioChildProcess;
+use rmcp::{RoleClient, ServiceExt};
+use serde_json::{Value, json};
+
+#[path = "../../candor-search/tests/integration/sample.rs"]
+mod sample;
+
+use sample::sample_tree;
+
+/// The server, as `cargo test` built it.
+fn server() -> &'static str {
+    env!("CARGO_BIN_EXE_candor-mcp-server")
+}
+
+type Client = RunningService<RoleClient, ()>;
+
+/// Guards against a hung server: a failure message instead of a test that
+/// never ends. Not a timing assertion.
+const HANG_GUARD: Duration = Duration::from_secs(60);
+
+async fn connect(root: &Path, extra: &[&str]) -> Client {
+    let binary = server();
+    let mut command = tokio::process::Command::new(binary);
+    command.arg("--root").arg(root).args(extra);
+    let transport = TokioChildProcess::new(command).expect("the server starts");
+    tokio::time::timeout(HANG_GUARD, ().serve(transport))
+        .await
+        .expect("the server answers initialize")
+        .expect("the MCP handshake succeeds")
+}
+
+async fn call(client: &Client, tool: &str, arguments: Value) -> CallToolResult {
+    let Value::Object(arguments) = arguments else {
+        panic!("arguments must be an object");
+    };
+    let params = CallToolRequestParams::new(tool.to_owned()).with_arguments(arguments);
+    tokio::time::timeout(HANG_GUARD, client.call_tool(params))
+        .await
+        .expect("the server answers")
+        .expect("a tool result, not a protocol error")
+}
+
+fn text(result: &CallToolResult) -> String {
+    result
+        .content
+        .iter()
+        .filter_map(|c| c.as_text())
+        .map(|t| t.text.clone())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn is_error(result: &CallToolResult) -> bool {
+    result.is_error == Some(true)
+}
+
+/// Checks a successful result's two channels against each other and
+/// returns the structured wire shape.
+fn wire<T>(result: &CallToolResult, noun: &str) -> Value
+where
+    T: serde::de::DeserializeOwned,
+{
+    assert!(!is_error(result), "unexpected tool error: {}", text(result));
+    let structured = result
+        .structured_content
+        .clone()
+        .expect("structuredContent");
+    // Two text blocks: the disclosure line, then exactly the JSON, so a
+    // client that parses a text block as JSON can.
+    let blocks: Vec<&str> = result
+        .content
+        .iter()
+        .filter_map(|c| c.as_text())
+        .map(|t| t.text.as_str())
+        .collect();
+    let [first, json] = blocks[..] else {
+        panic!("expected two text blocks, got {blocks:?}");
+    };
+    assert!(
+        !first.contains('\n'),
+        "the disclosure is one line: {first:?}"
+    );
+    let from_text: Value = serde_json::from_str(json).expect("the second block is the JSON");
+    assert_eq!(
+        from_text, structured,
+        "the text duplicates structuredContent"
+    );
+    // Disclosure first, items last, in both channels.
+    for keys in [
+        structured
+            .as_object()
+            .expect("an object")
+            .keys()
+            .collect::<Vec<_>>(),
+        from_text
+            .as_object()
+            .expect("an object")
+            .keys()
+            .collect::<Vec<_>>(),
+    ] {
+        assert_eq!(
+            keys.first().map(|k| k.as_str()),
+            Some("complete"),
+            "{keys:?}"
+        );
+        assert_eq!(keys.last().map(|k| k.as_str()), Some("items"), "{keys:?}");
+    }
+    let bounded: Bounded<T> = serde_json::from_value(structured.clone()).expect("the wire shape");
+    assert_eq!(
+        first,
+        bounded.summary(noun),
+        "the text opens with the disclosure"
+    );
+    structured
+}
+
+fn items(page: &Value) -> Vec<Value> {
+    page["items"].as_array().expect("items").clone()
+}
+
+fn tree(root: &Path) -> Tree {
+    Tree::new(root).expect("a tree")
+}
+
+/// A tree with enough matches for several pages.
+fn many_matches() -> tempfile::TempDir {
+    let dir = sample_tree();
+    std::fs::create_dir_all(dir.path().join("many")).expect("mkdir");
+    for f in 0..6 {
+        let body: String = (0..7)
+            .map(|l| format!("line {l} of file {f}: needle {}\n", l * f))
+            .collect();
+        std::fs::write(dir.path().join(format!("many/file{f}.txt")), body).expect("write");
+    }
+    dir
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn tools_are_listed_with_output_schemas_and_the_guide() {
+    let tmp = sample_tree();
+    let client = connect(tmp.path(), &[]).await;
+    let tools = tokio::time::timeout(HANG_GUARD, client.list_all_tools())
+        .await
+        .expect("the server answers")
+        .expect("tools/list");
+    let mut names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
+    names.sort_unstable();
+    assert_eq!(
+        names,
+        [
+            "count_matches",
+            "excerpt",
+            "files_with_matches",
+            "search_text"
+        ]
+    );
+    for tool in &tools {
+        let description = tool.description.as_deref().unwrap_or_default();
+        for word in ["complete", "truncation", "total", "next_cursor", "never"] {
+            assert!(
+                description.contains(word),
+                "{} description lacks {word:?}",
+                tool.name
+            );
+        }
+        assert!(
+            description.contains(candor_search::LLM_GUIDE),
+            "{}",
+            tool.name
+        );
+        assert!(description.contains("100"), "the default limit is stated");
+        assert!(
+            description.contains("bounds the whole tool result"),
+            "{}: what max_bytes bounds is stated",
+            tool.name
+        );
+        let max_bytes = tool.input_schema["properties"]["max_bytes"]["description"]
+            .as_str()
+            .unwrap_or_default();
+        assert!(max_bytes.contains("whole tool result"), "{max_bytes}");
+        let output = tool.output_schema.as_ref().expect("an outputSchema");
+        let properties = output["properties"].as_object().expect("properties");
+        for key in [
+            "complete",
+            "truncation",
+            "count",
+            "total",
+            "next_cursor",
+            "items",
+        ] {
+            assert!(
+                properties.contains_key(key),
+                "{} outputSchema lacks {key}",
+                tool.name
+            );
+        }
+        let input = tool.input_schema["properties"]
+            .as_object()
+            .expect("input properties");
+        for key in ["limit", "max_bytes", "cursor"] {
+            assert!(input.contains_key(key), "{} takes {key}", tool.name);
+        }
+    }
+    let search = tools
+        .iter()
+        .find(|t| t.name == "search_text")
+        .expect("search_text");
+    let input = search.input_schema["properties"]
+        .as_object()
+        .expect("props");
+    for key in [
+        "query",
+        "mode",
+        "case_insensitive",
+        "whole_word",
+        "path",
+        "count_total",
+        "strict",
+    ] {
+        assert!(input.contains_key(key), "search_text takes {key}");
+    }
+    client.cancel().await.expect("shutdown");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn every_tool_answers_like_the_library() {
+    let tmp = sample_tree();
+    let root = tmp.path();
+    let client = connect(root, &[]).await;
+    let tree = tree(root);
+
+    let search = call(&client, "search_text", json!({ "query": "fish" })).await;
+    let page = wire::<Match>(&search, "matches");
+    let expected = tree
+        .search(
+            &Query::literal("fish").max_columns(500),
+            &Limits::new().limit(100),
+            None,
+        )
+        .expect("search");
+    assert_eq!(page, serde_json::to_value(&expected).expect("json"));
+    assert!(text(&search).starts_with("Complete: "), "{}", text(&search));
+
+    let regex = call(
+        &client,
+        "search_text",
+        json!({ "query": r"fn \w+", "mode": "regex", "path": "a", "whole_word": true }),
+    )
+    .await;
+    let expected = tree
+        .search(
+            &Query::regex(r"fn \w+")
+                .whole_word(true)
+                .paths(["a"])
+                .max_columns(500),
+            &Limits::new(),
+            None,
+        )
+        .expect("search");
+    assert_eq!(
+        items(&wire::<Match>(&regex, "matches")).len(),
+        expected.len()
+    );
+    assert!(
+        items(&wire::<Match>(&regex, "matches"))
+            .iter()
+            .all(|m| m["path"].as_str().is_some_and(|p| p.starts_with("a/")))
+    );
+
+    let counts = call(
+        &client,
+        "count_matches",
+        json!({ "query": "FISH", "case_insensitive": true }),
+    )
+    .await;
+    let expected = tree
+        .count_per_file(
+            &Query::literal("FISH").case_insensitive(true),
+            &Limits::new(),
+            None,
+        )
+        .expect("count");
+    assert_eq!(
+        items(&wire::<FileCount>(&counts, "files with matches")),
+        items(&serde_json::to_value(&expected).expect("json"))
+    );
+
+    let files = call(&client, "files_with_matches", json!({ "query": "fn" })).await;
+    let expected = tree
+        .files_with_matches(&Query::literal("fn"), &Limits::new(), None)
+        .expect("files");
+    assert_eq!(
+        items(&wire::<String>(&files, "files")),
+        items(&serde_json::to_value(&expected).expect("json"))
+    );
+
+    let excerpt = call(
+        &client,
+        "excerpt",
+        json!({ "path": "b/three.txt", "start_line": 2, "end_line": 4 }),
+    )
+    .await;
+    let lines: Vec<String> = items(&wire::<candor_search::Line>(&excerpt, "lines"))
+        .iter()
+        .map(|l| l["line"].as_str().expect("a line").to_owned())
+        .collect();
+    assert_eq!(lines, ["two fish", "red fish", "blue fish"]);
+    let expected = tree
+        .excerpt(&Excerpt::new("b/three.txt", 2..=4), &Limits::new(), None)
+        .expect("excerpt");
+    assert_eq!(lines.len(), expected.len());
+
+    // Without end_line, the excerpt runs to the end of the file.
+    let rest = call(
+        &client,
+        "excerpt",
+        json!({ "path": "b/three.txt", "start_line": 4 }),
+    )
+    .await;
+    assert_eq!(items(&wire::<candor_search::Line>(&rest, "lines")).len(), 2);
+    client.cancel().await.expect("shutdown");
+}
+
+/// Follows `next_cursor` to the end and returns every item once.
+async fn all_pages(client: &Client, tool: &str, arguments: Value, noun: &str) -> Vec<Value> {
+    let mut all = Vec::new();
+    let mut cursor: Option<String> = None;
+    for _ in 0..1000 {
+        let mut args = arguments.clone();
+        if let Some(c) = &cursor {
+            args["cursor"] = Value::String(c.clone());
+        }
+        let result = call(client, tool, args).await;
+        let page = match tool {
+            "count_matches" => wire::<FileCount>(&result, noun),
+            "files_with_matches" => wire::<String>(&result, noun),
+            "excerpt" => wire::<candor_search::Line>(&result, noun),
+            _ => wire::<Match>(&result, noun),
+        };
+        all.extend(items(&page));
+        match page.get("next_cursor").and_then(Value::as_str) {
+            Some(next) => {
+                assert_eq!(page["complete"], Value::Bool(false), "a page with a cursor");
+                assert!(text(&result).starts_with("Incomplete: "));
+                cursor = Some(next.to_owned());
+            }
+            None => return all,
+        }
+    }
+    panic!("paging did not end");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn following_next_cursor_yields_every_match_exactly_once() {
+    let tmp = many_matches();
+    let root = tmp.path();
+    let client = connect(root, &[]).await;
+    let tree = tree(root);
+
+    let full = tree
+        .search(&Query::literal("needle"), &Limits::new(), None)
+        .expect("search");
+    assert!(full.len() > 30);
+    let full = items(&serde_json::to_value(&full).expect("json"));
+
+    let by_limit = all_pages(
+        &client,
+        "search_text",
+        json!({ "query": "needle", "limit": 7 }),
+        "matches",
+    )
+    .await;
+    assert_eq!(by_limit, full);
+
+    // The byte budget cuts pages too, and each whole tool result (every
+    // content block and structuredContent) keeps to it.
+    let first = call(
+        &client,
+        "search_text",
+        json!({ "query": "needle", "max_bytes": 3000 }),
+    )
+    .await;
+    let sent = serde_json::to_vec(&first).expect("JSON").len();
+    assert!(sent <= 3000, "{sent} bytes");
+    let page = wire::<Match>(&first, "matches");
+    assert_eq!(page["truncation"]["by"], "budget");
+    assert_eq!(page["truncation"]["budget"], "output_bytes");
+    let by_bytes = all_pages(
+        &client,
+        "search_text",
+        json!({ "query": "needle", "max_bytes": 3000 }),
+        "matches",
+    )
+    .await;
+    assert_eq!(by_bytes, full);
+
+    let files = all_pages(
+        &client,
+        "files_with_matches",
+        json!({ "query": "needle", "limit": 2 }),
+        "files",
+    )
+    .await;
+    let expected = tree
+        .files_with_matches(&Query::literal("needle"), &Limits::new(), None)
+        .expect("files");
+    assert_eq!(
+        files,
+        items(&serde_json::to_value(&expected).expect("json"))
+    );
+
+    let counts = all_pages(
+        &client,
+        "count_matches",
+        json!({ "query": "needle", "limit": 4 }),
+        "files with matches",
+    )
+    .await;
+    let expected = tree
+        .count_per_file(&Query::literal("needle"), &Limits::new(), None)
+        .expect("count");
+    assert_eq!(
+        counts,
+        items(&serde_json::to_value(&expected).expect("json"))
+    );
+
+    let lines = all_pages(
+        &client,
+        "excerpt",
+        json!({ "path": "many/file3.txt", "limit": 3 }),
+        "lines",
+    )
+    .await;
+    assert_eq!(lines.len(), 7);
+    client.cancel().await.expect("shutdown");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_limit_above_the_ceiling_is_clamped_and_disclosed() {
+    let tmp = many_matches();
+    let client = connect(tmp.path(), &["--ceiling", "5"]).await;
+    let result = call(
+        &client,
+        "search_text",
+        json!({ "query": "needle", "limit": 50, "count_total": true }),
+    )
+    .await;
+    let page = wire::<Match>(&result, "matches");
+    assert_eq!(page["count"], 5);
+    assert_eq!(page["truncation"]["by"], "limit");
+    assert_eq!(page["truncation"]["limit"], 5);
+    assert_eq!(page["truncation"]["requested"], 50);
+    assert_eq!(page["total"]["relation"], "eq");
+    let first = text(&result).lines().next().unwrap_or_default().to_owned();
+    assert!(
+        first.starts_with("Incomplete: matches 1-5 of 42"),
+        "{first}"
+    );
+    assert!(first.contains("50 requested"), "{first}");
+
+    // The server's default limit is not a request: no clamp to disclose.
+    let result = call(&client, "search_text", json!({ "query": "needle" })).await;
+    let page = wire::<Match>(&result, "matches");
+    assert_eq!(page["truncation"]["limit"], 5);
+    assert!(page["truncation"].get("requested").is_none(), "{page}");
+
+    // A JSON Schema integer written as a float is an integer.
+    let result = call(
+        &client,
+        "search_text",
+        json!({ "query": "needle", "limit": 3.0, "max_bytes": 8192.0 }),
+    )
+    .await;
+    assert_eq!(wire::<Match>(&result, "matches")["count"], 3);
+    client.cancel().await.expect("shutdown");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn bad_input_is_a_tool_error_and_the_server_keeps_serving() {
+    let tmp = sample_tree();
+    let root = tmp.path();
+    let elsewhere = tempfile::tempdir().expect("another folder");
+    std::fs::write(elsewhere.path().join("x.txt"), "fish\n").expect("write");
+    let client = connect(root, &[]).await;
+
+    let count_page = call(
+        &client,
+        "count_matches",
+        json!({ "query": "fish", "limit": 1 }),
+    )
+    .await;
+    let foreign = wire::<FileCount>(&count_page, "files with matches")["next_cursor"]
+        .as_str()
+        .expect("a cursor")
+        .to_owned();
+    let outside = elsewhere.path().to_str().expect("UTF-8").to_owned();
+    let outside_file = elsewhere
+        .path()
+        .join("x.txt")
+        .to_str()
+        .expect("UTF-8")
+        .to_owned();
+
+    let cases: Vec<(&str, &str, Value, &str)> = vec![
+        (
+            "bad regex",
+            "search_text",
+            json!({ "query": "fish(", "mode": "regex" }),
+            "invalid pattern",
+        ),
+        (
+            "unknown mode",
+            "search_text",
+            json!({ "query": "fish", "mode": "glob" }),
+            "mode",
+        ),
+        (
+            "garbage cursor",
+            "search_text",
+            json!({ "query": "fish", "cursor": "garbage!" }),
+            "cursor",
+        ),
+        (
+            "cursor of another tool",
+            "search_text",
+            json!({ "query": "fish", "cursor": foreign }),
+            "another query",
+        ),
+        (
+            "parent escape",
+            "search_text",
+            json!({ "query": "fish", "path": "../" }),
+            "outside",
+        ),
+        (
+            "nested parent escape",
+            "files_with_matches",
+            json!({ "query": "fish", "path": "a/../../x" }),
+            "outside",
+        ),
+        (
+            "absolute path elsewhere",
+            "count_matches",
+            json!({ "query": "fish", "path": outside }),
+            "outside",
+        ),
+        (
+            "excerpt outside",
+            "excerpt",
+            json!({ "path": outside_file }),
+            "outside",
+        ),
+        (
+            "excerpt escape",
+            "excerpt",
+            json!({ "path": "../x.txt" }),
+            "outside",
+        ),
+        (
+            "excerpt of a missing file",
+            "excerpt",
+            json!({ "path": "nope.txt" }),
+            "nope.txt",
+        ),
+        (
+            "missing query",
+            "search_text",
+            json!({ "limit": 3 }),
+            "query",
+        ),
+        (
+            "wrong type",
+            "search_text",
+            json!({ "query": "fish", "limit": "ten" }),
+            "limit",
+        ),
+        (
+            "unknown argument",
+            "search_text",
+            json!({ "query": "fish", "max_results": 3 }),
+            "max_results",
+        ),
+        (
+            "misspelled argument",
+            "count_matches",
+            json!({ "query": "fish", "limt": 3 }),
+            "did you mean \"limit\"",
+        ),
+        (
+            "fractional limit",
+            "search_text",
+            json!({ "query": "fish", "limit": 2.5 }),
+            "limit",
+        ),
+        (
+            "budget too small",
+            "search_text",
+            json!({ "query": "fish", "max_bytes": 5 }),
+            "max_bytes",
+        ),
+        (
+            "strict mode, incomplete",
+            "search_text",
+            json!({ "query": "fish", "limit": 1, "strict": true }),
+            "incomplete",
+        ),
+    ];
+    for (name, tool, arguments, needle) in cases {
+        let result = call(&client, tool, arguments).await;
+        assert!(is_error(&result), "{name}: expected a tool error");
+        let message = text(&result);
+        assert!(
+            message.to_lowercase().contains(needle),
+            "{name}: {message:?} does not mention {needle:?}"
+        );
+        // Still serving.
+        let next = call(&client, "files_with_matches", json!({ "query": "red" })).await;
+        let files = wire::<String>(&next, "files");
+        assert_eq!(items(&files), [json!("b/three.txt")], "after {name}");
+    }
+
+    // Strict mode's error carries what was found, marked as partial.
+    let strict = call(
+        &client,
+        "search_text",
+        json!({ "query": "fish", "limit": 1, "strict": true }),
+    )
+    .await;
+    let message = text(&strict);
+    let json_start = message
+        .find("{\"complete\":false")
+        .expect("the partial JSON");
+    let partial: Bounded<Match> =
+        serde_json::from_str(&message[json_start..]).expect("the wire shape");
+    assert_eq!(partial.len(), 1);
+    assert!(!partial.is_complete());
+
+    // An absolute path inside the root is fine.
+    let inside = root.join("b").to_str().expect("UTF-8").to_owned();
+    let result = call(
+        &client,
+        "files_with_matches",
+        json!({ "query": "red", "path": inside }),
+    )
+    .await;
+    assert_eq!(
+        items(&wire::<String>(&result, "files")),
+        [json!("b/three.txt")]
+    );
+    client.cancel().await.expect("shutdown");
+}
+
+/// Drives the server with raw JSON-RPC lines, for what a well-behaved
+/// client never sends.
+struct RawSession {
+    child: tokio::process::Child,
+    stdin: tokio::process::ChildStdin,
+    stdout: tokio::io::Lines<tokio::io::BufReader<tokio::process::ChildStdout>>,
+}
+
+impl RawSession {
+    async fn start(root: &Path) -> RawSession {
+        let mut child = tokio::process::Command::new(server())
+            .arg("--root")
+            .arg(root)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .kill_on_drop(true)
+            .spawn()
+            .expect("the server starts");
+        let stdin = child.stdin.take().expect("stdin");
+        let stdout = child.stdout.take().expect("stdout");
+        use tokio::io::AsyncBufReadExt;
+        let mut session = RawSession {
+            child,
+            stdin,
+            stdout: tokio::io::BufReader::new(stdout).lines(),
+        };
+        let init = session
+            .request(json!({
+                "jsonrpc": "2.0", "id": 1, "method": "initialize",
+                "params": { "protocolVersion": "2025-06-18", "capabilities": {},
+                            "clientInfo": { "name": "raw", "version": "0" } }
+            }))
+            .await;
+        assert!(init.get("result").is_some(), "{init}");
+        session
+            .send(&json!({ "jsonrpc": "2.0", "method": "notifications/initialized" }).to_string())
+            .await;
+        session
+    }
+
+    async fn send_bytes(&mut self, bytes: &[u8]) {
+        use tokio::io::AsyncWriteExt;
+        self.stdin
+            .write_all(bytes)
+            .await
+            .expect("write to the server");
+        self.stdin.flush().await.expect("flush");
+    }
+
+    async fn send(&mut self, line: &str) {
+        use tokio::io::AsyncWriteExt;
+        self.stdin
+            .write_all(format!("{line}\n").as_bytes())
+            .await
+            .expect("write to the server");
+        self.stdin.flush().await.expect("flush");
+    }
+
+    async fn reply(&mut self) -> Value {
+        let line = tokio::time::timeout(HANG_GUARD, self.stdout.next_line())
+            .await
+            .expect("the server answers")
+            .expect("read")
+            .expect("a line before the end");
+        serde_json::from_str(&line).expect("a JSON-RPC message")
+    }
+
+    async fn request(&mut self, message: Value) -> Value {
+        self.send(&message.to_string()).await;
+        self.reply().await
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn malformed_lines_and_wrong_argument_types_get_json_rpc_errors() {
+    let tmp = sample_tree();
+    let mut session = RawSession::start(tmp.path()).await;
+
+    for garbage in ["{not json", "[1, 2", "tools/call please"] {
+        session.send(garbage).await;
+        let reply = session.reply().await;
+        assert_eq!(reply["error"]["code"], json!(-32700), "{garbage}: {reply}");
+        assert_eq!(reply["id"], Value::Null, "{reply}");
+        assert!(
+            reply["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("not JSON"),
+            "{reply}"
+        );
+    }
+
+    for (id, arguments, kind) in [
+        (7, json!("fish"), "a string"),
+        (8, json!([1, 2]), "an array"),
+        (9, json!(3), "a number"),
+    ] {
+        let reply = session
+            .request(json!({
+                "jsonrpc": "2.0", "id": id, "method": "tools/call",
+                "params": { "name": "search_text", "arguments": arguments }
+            }))
+            .await;
+        assert_eq!(reply["id"], json!(id), "{reply}");
+        assert_eq!(reply["error"]["code"], json!(-32602), "{reply}");
+        let message = reply["error"]["message"].as_str().unwrap();
+        assert!(
+            message.contains("`arguments`") && message.contains(kind),
+            "{message}"
+        );
+    }
+
+    // Still serving, in step: the next answer is to the next request.
+    let reply = session
+        .request(json!({
+            "jsonrpc": "2.0", "id": 10, "method": "tools/call",
+            "params": { "name": "files_with_matches", "arguments": { "query": "red" } }
+        }))
+        .await;
+    assert_eq!(reply["id"], json!(10), "{reply}");
+    let result = &reply["result"];
+    assert_eq!(result["isError"], json!(false), "{reply}");
+    assert_eq!(result["structuredContent"]["items"], json!(["b/three.txt"]));
+    let mirror: Value =
+        serde_json::from_str(result["content"][1]["text"].as_str().unwrap()).expect("JSON");
+    assert_eq!(mirror, result["structuredContent"]);
+    session.child.kill().await.expect("stop the server");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn lines_that_are_not_utf8_get_a_parse_error_and_the_session_goes_on() {
+    let tmp = sample_tree();
+    let mut session = RawSession::start(tmp.path()).await;
+    for garbage in [
+        &b"\xff\xfe\n"[..],
+        b"\xc3\x28\n",
+        b"{\"jsonrpc\": \"2.0\xff\"}\r\n",
+    ] {
+        session.send_bytes(garbage).await;
+        let reply = session.reply().await;
+        assert_eq!(reply["error"]["code"], json!(-32700), "{reply}");
+        assert_eq!(reply["id"], Value::Null, "{reply}");
+        let message = reply["error"]["message"].as_str().unwrap();
+        assert!(message.contains("not UTF-8"), "{message}");
+    }
+    let reply = session
+        .request(json!({ "jsonrpc": "2.0", "id": 555, "method": "tools/list" }))
+        .await;
+    assert_eq!(reply["id"], json!(555), "{reply}");
+    assert!(reply["result"]["tools"].is_array(), "{reply}");
+    session.child.kill().await.expect("stop the server");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_line_longer_than_a_mebibyte_gets_an_error_with_its_id_and_the_session_goes_on() {
+    let tmp = sample_tree();
+    let mut session = RawSession::start(tmp.path()).await;
+    // A request padded to `len` bytes, then `ending`.
+    let padded = |len: usize, ending: &[u8]| {
+        let head = br#"{"jsonrpc": "2.0", "id": 7, "method": "tools/list"}"#;
+        let mut line = head.to_vec();
+        line.resize(len, b' ');
+        line.extend_from_slice(ending);
+        line
+    };
+    // Exactly the most a line may hold is read, whatever its line ending;
+    // one byte more is refused.
+    for ending in [&b"\n"[..], b"\r\n"] {
+        session.send_bytes(&padded(1 << 20, ending)).await;
+        let reply = session.reply().await;
+        assert_eq!(reply["id"], json!(7), "{reply}");
+    }
+    for (len, ending) in [
+        ((1 << 20) + 1, &b"\n"[..]),
+        ((1 << 20) + 1, b"\r\n"),
+        (10 << 20, b"\n"),
+    ] {
+        session.send_bytes(&padded(len, ending)).await;
+        let reply = session.reply().await;
+        assert_eq!(reply["id"], json!(7), "{reply}");
+        assert_eq!(reply["error"]["code"], json!(-32600), "{reply}");
+        let message = reply["error"]["message"].as_str().unwrap();
+        assert!(message.contains("longer than 1048576 bytes"), "{message}");
+    }
+    // A line whose id cannot be read is answered with a null id.
+    let mut garbage = vec![b'x'; 2 << 20];
+    garbage.push(b'\n');
+    session.send_bytes(&garbage).await;
+    let reply = session.reply().await;
+    assert_eq!(reply["id"], Value::Null, "{reply}");
+    assert_eq!(reply["error"]["code"], json!(-32600), "{reply}");
+    let reply = session
+        .request(json!({ "jsonrpc": "2.0", "id": 556, "method": "tools/list" }))
+        .await;
+    assert_eq!(reply["id"], json!(556), "{reply}");
+    session.child.kill().await.expect("stop the server");
+}
+
+/// The issue's case: a client that sends a 10 MiB pattern or a 1 MiB
+/// cursor gets an answer to its request (it used to wait forever), and
+/// the server keeps serving it.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_request_over_the_line_cap_is_answered_and_the_client_goes_on() {
+    let tmp = sample_tree();
+    let client = connect(tmp.path(), &[]).await;
+    let huge_pattern = json!({ "query": "x".repeat(10 << 20) });
+    let huge_cursor = json!({ "query": "fish", "cursor": "A".repeat(1 << 20) });
+    for arguments in [huge_pattern, huge_cursor] {
+        let Value::Object(arguments) = arguments else {
+            unreachable!()
+        };
+        let params = CallToolRequestParams::new("search_text").with_arguments(arguments);
+        let answer = tokio::time::timeout(HANG_GUARD, client.call_tool(params))
+            .await
+            .expect("the server answers the request");
+        let Err(rmcp::ServiceError::McpError(error)) = answer else {
+            panic!("expected a JSON-RPC error, got {answer:?}");
+        };
+        assert_eq!(error.code.0, -32600, "{error:?}");
+        assert!(
+            error.message.contains("longer than 1048576 bytes"),
+            "{error:?}"
+        );
+        let next = call(&client, "files_with_matches", json!({ "query": "red" })).await;
+        assert_eq!(
+            items(&wire::<String>(&next, "files")),
+            [json!("b/three.txt")]
+        );
+    }
+    client.cancel().await.expect("shutdown");
+}
+
+/// The target directory this test binary was built in, for `cargo run`.
+fn target_dir() -> std::path::PathBuf {
+    // This binary is <target>/<profile>/deps/integration-<hash>.
+    let exe = std::env::current_exe().expect("the test binary's path");
+    exe.ancestors()
+        .nth(3)
+        .expect("the test binary sits in <target>/<profile>/deps")
+        .to_owned()
+}
+
+/// Every MCP command README shows runs as written (`DIR` a folder): each
+/// starts a server that lists its tools and answers a search.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_readme_s_mcp_commands_run_as_written() {
+    let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md"))
+        .expect("README.md");
+    let commands: Vec<&str> = readme
+        .split('`')
+        .filter(|c| c.starts_with("cargo run") && c.contains("--example mcp_"))
+        .collect();
+    assert_eq!(commands.len(), 2, "{commands:?}");
+    let tmp = sample_tree();
+    for command in commands {
+        let words: Vec<&str> = command.split_whitespace().collect();
+        let mut process = tokio::process::Command::new(env!("CARGO"));
+        for word in &words[1..] {
+            match *word {
+                "DIR" => process.arg(tmp.path()),
+                word => process.arg(word),
+            };
+        }
+        // The command may build the example first.
+        process
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .env("CARGO_TARGET_DIR", target_dir());
+        let transport = TokioChildProcess::new(process).expect("cargo starts");
+        let Ok(session) = tokio::time::timeout(Duration::from_secs(900), ().serve(transport)).await
+        else {
+            panic!("{command}: no answer to initialize");
+        };
+        let client = session.unwrap_or_else(|e| panic!("{command}: no MCP session: {e}"));
+        let tools = tokio::time::timeout(HANG_GUARD, client.list_all_tools())
+            .await
+            .expect("the server answers")
+            .expect("tools/list");
+        let search = tools
+            .iter()
+            .find(|t| t.name.starts_with("search"))
+            .unwrap_or_else(|| panic!("{command}: no search tool"));
+        let result = call(
+            &client,
+            &search.name,
+            json!({ "query": "red fish", "limit": 5 }),
+        )
+        .await;
+        let page = wire::<Match>(&result, "matches");
+        assert_eq!(page["items"][0]["path"], "b/three.txt", "{command}: {page}");
+        client.cancel().await.expect("shutdown");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_server_exits_when_its_input_ends() {
+    let tmp = sample_tree();
+    // Mid-session, after a request, and before anything at all.
+    for initialize in [true, false] {
+        let mut child = tokio::process::Command::new(server())
+            .arg("--root")
+            .arg(tmp.path())
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::null())
+            .kill_on_drop(true)
+            .spawn()
+            .expect("the server starts");
+        let mut stdin = child.stdin.take().expect("stdin");
+        if initialize {
+            use tokio::io::AsyncWriteExt;
+            let init = json!({
+                "jsonrpc": "2.0", "id": 1, "method": "initialize",
+                "params": { "protocolVersion": "2025-06-18", "capabilities": {},
+                            "clientInfo": { "name": "raw", "version": "0" } }
+            });
+            stdin
+                .write_all(format!("{init}\n").as_bytes())
+                .await
+                .expect("write");
+        }
+        drop(stdin);
+        let status = tokio::time::timeout(HANG_GUARD, child.wait())
+            .await
+            .unwrap_or_else(|_| {
+                panic!("still running after its input ended (initialize: {initialize})")
+            })
+            .expect("wait");
+        // Before the handshake there was no session: the server says it
+        // could not start, and fails.
+        assert_eq!(status.success(), initialize, "{status}");
+    }
+}
+
+/// The wire shape of a tool result without its cursor (bound to the
+/// corpus that issued it).
+fn without_cursor(result: &CallToolResult) -> Value {
+    let mut value = result
+        .structured_content
+        .clone()
+        .expect("structured content");
+    if let Some(object) = value.as_object_mut() {
+        object.remove("next_cursor");
+    }
+    value
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn every_tool_answers_from_the_index_as_from_the_tree() {
+    let tmp = many_matches();
+    let root = tmp.path();
+    let store = tempfile::tempdir().expect("a folder");
+    let index = store.path().join("idx");
+    let index_arg = index.to_str().expect("a UTF-8 path");
+    let plain = connect(root, &[]).await;
+    let indexed = connect(root, &["--index", index_arg]).await;
+    let calls = [
+        ("search_text", json!({ "query": "needle", "limit": 5 })),
+        ("search_text", json!({ "query": "fish" })),
+        ("count_matches", json!({ "query": "needle" })),
+        ("files_with_matches", json!({ "query": "line", "limit": 2 })),
+        (
+            "excerpt",
+            json!({ "path": "many/file1.txt", "start_line": 2, "end_line": 3 }),
+        ),
+    ];
+    for (tool, arguments) in &calls {
+        let a = call(&plain, tool, arguments.clone()).await;
+        let b = call(&indexed, tool, arguments.clone()).await;
+        assert_eq!(without_cursor(&a), without_cursor(&b), "{tool} {arguments}");
+    }
+    // A change is seen (the watcher's report, or the stamps).
+    std::fs::write(root.join("many/late.txt"), "needle late\n").expect("write");
+    let arguments = json!({ "query": "late" });
+    let mut found = false;
+    for _ in 0..100 {
+        let b = call(&indexed, "search_text", arguments.clone()).await;
+        if without_cursor(&b)["count"] == 1 {
+            found = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(found, "the change was never seen");
+    assert!(index.join("CURRENT").exists());
+}

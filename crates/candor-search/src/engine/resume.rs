@@ -1,0 +1,60 @@
+//! Where the next page of a search starts, after the items kept: the
+//! position a search cursor records.
+
+use crate::item::Item;
+use crate::position::{Place, Position};
+use crate::{Cursor, Scope};
+
+/// What a search cursor records of a file, to notice on resuming that it
+/// changed (see `Source::stamp`).
+pub(crate) trait Stamps {
+    fn stamp(&self, path: &str) -> Option<u64>;
+}
+
+/// Where the next page starts, after the items kept.
+pub(crate) struct ResumeAfter<'a> {
+    pub(crate) scope: &'a Scope,
+    pub(crate) stamps: &'a dyn Stamps,
+    /// For each item kept, where to resume after it in its file (a
+    /// stream keeps only the last).
+    pub(crate) after_items: &'a [Place],
+    /// Where the first unsearched file starts, after a work-budget stop.
+    pub(crate) scan_resume: Option<&'a (String, Place)>,
+    /// Where this run began (the cursor's position), to tell whether a
+    /// cursor would advance.
+    pub(crate) began_at: Option<&'a Position>,
+    pub(crate) streaming: bool,
+    /// The last item was refused by a stream's receiver: the cursor
+    /// resumes at it, not after it.
+    pub(crate) at_last: bool,
+    /// Items of the answer the collector saw.
+    pub(crate) seen: u64,
+}
+
+impl ResumeAfter<'_> {
+    /// The cursor after `kept`, or `None` when resuming would not advance.
+    pub(crate) fn cursor<T: Item>(&self, kept: &[T]) -> Option<Cursor> {
+        if let Some(last) = kept.last() {
+            let index = if self.streaming { 0 } else { kept.len() - 1 };
+            let after = self.after_items.get(index).copied().unwrap_or(Place::End);
+            let path = last.path();
+            let place = match last.line_start().filter(|_| self.at_last) {
+                Some(at) => at,
+                None => after,
+            };
+            let stamp = self.stamps.stamp(path);
+            return Some(Position::new(path, place, stamp).to_cursor(self.scope));
+        }
+        // Nothing kept: resume where scanning stopped, if no item was found
+        // before it and that is past where this run began.
+        let (path, place) = self.scan_resume?;
+        let began_here = self
+            .began_at
+            .is_some_and(|b| &b.path == path && b.place.offset() == place.offset());
+        if self.seen > 0 || began_here {
+            return None;
+        }
+        let stamp = self.stamps.stamp(path);
+        Some(Position::new(path, *place, stamp).to_cursor(self.scope))
+    }
+}

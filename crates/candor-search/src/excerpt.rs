@@ -1,0 +1,377 @@
+//! Excerpts: which lines of which file an excerpt names, and how they are
+//! read: through the bounded reader, only as far as the last line wanted,
+//! under the read policy, the scanned-bytes budget and the deadline.
+
+use std::cell::RefCell;
+use std::ops::ControlFlow;
+use std::ops::RangeInclusive;
+
+use crate::Error;
+use crate::engine::{Budgets, LongLine, Tally, show};
+use crate::reader::{self, BLOCK, Ended, FileRead, Opened, Piece, Pieces};
+use crate::run;
+use crate::source::Source;
+use crate::{Bounded, BudgetKind, Completeness, Cursor, Fingerprint, Limits, Total};
+use crate::{Line, lines};
+use candor::collector::Collector;
+
+/// Which lines of which file an [`excerpt`](crate::Corpus::excerpt) returns.
+///
+/// # Example
+///
+/// ```
+/// let e = candor_search::Excerpt::new("src/lib.rs", 10..=20).max_columns(200);
+/// assert_eq!(e.get_path(), "src/lib.rs");
+/// assert_eq!(e.get_lines(), 10..=20);
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Excerpt {
+    path: String,
+    first: u64,
+    last: u64,
+    max_columns: Option<usize>,
+}
+
+impl Excerpt {
+    /// Lines `lines` (1-based, inclusive) of the file at `path`.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let e = candor_search::Excerpt::new("a.txt", 1..=1);
+    /// assert_eq!(e.get_lines(), 1..=1);
+    /// ```
+    #[must_use]
+    pub fn new(path: impl Into<String>, lines: RangeInclusive<u64>) -> Excerpt {
+        Excerpt {
+            path: path.into(),
+            first: *lines.start(),
+            last: *lines.end(),
+            max_columns: None,
+        }
+    }
+
+    /// Cuts lines longer than `max_columns` bytes, and marks them as cut.
+    /// Default: no cut. A limit of 0 is refused when the excerpt is read
+    /// ([`ErrorKind::InvalidArgument`](crate::ErrorKind::InvalidArgument)).
+    /// With a cut, a line on disk longer than the long-line cap (16 MiB)
+    /// is read in pieces and returned cut, its first `max_columns` bytes
+    /// kept, rather than ending the excerpt as `long_line`.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use candor_search::{Corpus, Documents, Excerpt, Limits};
+    /// let long = "y".repeat(200);
+    /// let docs = Documents::new().with("a.txt", format!("short\n{long}\n"));
+    /// let e = Excerpt::new("a.txt", 1..=2).max_columns(80);
+    /// let lines = docs.excerpt(&e, &Limits::new(), None)?;
+    /// assert!(lines.items()[0].line_cut.is_none());
+    /// assert_eq!(lines.items()[1].line.len(), 80);
+    /// assert_eq!(lines.items()[1].line_cut.map(|c| c.original_bytes), Some(200));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[must_use]
+    pub fn max_columns(mut self, max_columns: usize) -> Excerpt {
+        self.max_columns = Some(max_columns);
+        self
+    }
+
+    /// The file's path, as [`new`](Self::new) was given it.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// assert_eq!(candor_search::Excerpt::new("a.txt", 1..=2).get_path(), "a.txt");
+    /// ```
+    #[must_use]
+    pub fn get_path(&self) -> &str {
+        &self.path
+    }
+
+    /// The lines, 1-based, inclusive, as [`new`](Self::new) was given
+    /// them.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let e = candor_search::Excerpt::new("a.txt", 3..=9);
+    /// assert_eq!(e.get_lines(), 3..=9);
+    /// assert_eq!(e.get_lines().count(), 7);
+    /// ```
+    #[must_use]
+    pub fn get_lines(&self) -> RangeInclusive<u64> {
+        self.first..=self.last
+    }
+}
+
+/// Reads the lines of an excerpt from `begin` into `collector`, through
+/// the bounded reader: only as far as the last line wanted (or the limit's
+/// probe), under the size limit, the binary rule, the scanned-bytes
+/// budget and the deadline.
+///
+/// The binary rule of an excerpt is the reader's, over the bytes it reads
+/// (at least the first block): a NUL in the first block makes the file
+/// binary, and no line of it is returned; one further in ends the
+/// excerpt before its line. A NUL past the last line wanted is not looked
+/// for.
+fn read_excerpt(
+    source: &impl Source,
+    path: &str,
+    excerpt: &Excerpt,
+    begin: u64,
+    limits: &Limits,
+    budgets: &Budgets,
+    collector: &mut Collector<Line>,
+) -> Option<Total> {
+    // The lines wanted: up to `last`, and no more than the limit's probe;
+    // with an exact total asked for, the lines past the probe up to
+    // `last` are counted (not kept), within the count budget.
+    let limit = limits.applied_limit().limit();
+    let held_last = limit.map_or(excerpt.last, |l| {
+        excerpt.last.min(begin.saturating_add(l as u64))
+    });
+    let counting = limits.get_count_total();
+    let count_budget = limits.get_max_counted().unwrap_or(u64::MAX);
+    let last = if counting { excerpt.last } else { held_last };
+    let mut held: Vec<Line> = Vec::new();
+    let mut line_number = 0u64;
+    let mut stopped_by = None;
+    let mut count_ended = false;
+    // A line too long to hold whole, as its pieces come (see
+    // `reader::Piece`): its first `max_columns` bytes are shown.
+    let mut long: Option<LongLine> = None;
+    let mut step = |step: Step<'_>| -> ControlFlow<()> {
+        let (chunk, base, is_last) = match step {
+            Step::Chunk(chunk, base, is_last) => (chunk, base, is_last),
+            Step::Piece(piece) => {
+                let max = excerpt.max_columns.unwrap_or(usize::MAX);
+                let line = match &mut long {
+                    Some(line) if line.start == piece.line_start => line,
+                    _ => long.insert(LongLine::new(piece.line_start, max, None, false)),
+                };
+                line.feed(None, piece.bytes, piece.line_ends);
+                if !piece.line_ends || line_number >= last {
+                    return ControlFlow::Continue(());
+                }
+                if line_number >= held_last {
+                    if line_number - begin + 1 >= count_budget {
+                        count_ended = true;
+                        return ControlFlow::Break(());
+                    }
+                    line_number += 1;
+                } else {
+                    line_number += 1;
+                    if line_number >= begin {
+                        let mut text = String::new();
+                        let line_cut = line.show(&mut text, &mut Vec::new());
+                        held.push(Line {
+                            line_number,
+                            byte_offset: piece.line_start,
+                            line: text,
+                            line_cut,
+                        });
+                    }
+                }
+                if line_number >= last {
+                    return ControlFlow::Break(());
+                }
+                return ControlFlow::Continue(());
+            }
+        };
+        let mut at = 0usize;
+        while at < chunk.len() && line_number < last {
+            let line = lines::at(chunk, at);
+            if line_number >= held_last {
+                // Counted only: the line exists, and is not kept.
+                if line_number - begin + 1 >= count_budget {
+                    count_ended = true;
+                    return ControlFlow::Break(());
+                }
+                line_number += 1;
+                at = line.end + 1;
+                continue;
+            }
+            line_number += 1;
+            if line_number >= begin {
+                let mut text = String::new();
+                let line_cut = show(
+                    &chunk[line.start..line.content_end],
+                    &[],
+                    excerpt.max_columns,
+                    &mut text,
+                    &mut Vec::new(),
+                );
+                held.push(Line {
+                    line_number,
+                    byte_offset: base + at as u64,
+                    line: text,
+                    line_cut,
+                });
+            }
+            at = line.end + 1;
+        }
+        if line_number >= last {
+            // Every line wanted is read: no more of the file is needed.
+            return ControlFlow::Break(());
+        }
+        if is_last {
+            // The file (or the part before its NUL) ends here: the read
+            // reports how, a cut included.
+            return ControlFlow::Continue(());
+        }
+        // Scanned: from the first line returned, so that a resumed page
+        // advances; and a page holds at least one line.
+        let read = held
+            .first()
+            .map_or(0, |l| base + chunk.len() as u64 - l.byte_offset);
+        match budgets.spent_inside_file(read) {
+            // The deadline stops a page only once it holds a line.
+            Some(budget) if budget.kind() == BudgetKind::ScannedBytes || !held.is_empty() => {
+                stopped_by = Some(budget);
+                ControlFlow::Break(())
+            }
+            _ => ControlFlow::Continue(()),
+        }
+    };
+    let ended = match source.open(path) {
+        // The caller named this file: any skip of it, policy or error,
+        // leaves the excerpt incomplete.
+        Opened::Skip(input) => {
+            collector.skip(input.named());
+            return None;
+        }
+        Opened::Memory(bytes, known) => {
+            let mut visit =
+                |chunk: &[u8], base: u64, is_last: bool| step(Step::Chunk(chunk, base, is_last));
+            reader::visit_memory(bytes, known, BLOCK, 0, &mut visit)
+        }
+        Opened::File(file, rules) => match FileRead::open(file, rules) {
+            Ok(mut read) => {
+                let step = RefCell::new(step);
+                let mut visit = |chunk: &[u8], base: u64, is_last: bool| {
+                    (step.borrow_mut())(Step::Chunk(chunk, base, is_last))
+                };
+                let mut pieces = |piece: Piece<'_>| (step.borrow_mut())(Step::Piece(piece));
+                // With a column window narrower than a line too long to
+                // hold, such a line is read in pieces and shown cut.
+                let in_pieces = excerpt.max_columns.is_some_and(|max| max < read.max_line());
+                let pieces: Option<&mut Pieces<'_>> = in_pieces.then_some(&mut pieces);
+                read.visit_in_pieces(&mut Vec::new(), &mut visit, pieces)
+            }
+            Err((reason, detail)) => Ended::Skip(reason, detail),
+        },
+    };
+    let whole = matches!(ended, Ended::Whole(_)) || line_number >= last;
+    let tail = match ended {
+        Ended::Skip(reason, detail) => {
+            collector.skip(reader::skipped(path, reason, detail).named());
+            return None;
+        }
+        // The lines before the cut are the file's; the rest was not read.
+        Ended::Cut { reason, detail, .. } => Some(reader::skipped(path, reason, Some(detail))),
+        Ended::Whole(_) | Ended::Stopped(_) => None,
+    };
+    let lines_from_begin = line_number.saturating_sub(begin - 1);
+    let mut full = false;
+    for line in held {
+        if collector.offer(line).is_break() {
+            full = true;
+            break;
+        }
+    }
+    if let Some(tail) = tail {
+        collector.skip(tail.named());
+    }
+    if let (false, Some(budget)) = (full, stopped_by) {
+        collector.stop_with(Completeness::TruncatedByBudget {
+            budget,
+            clamp: None,
+        });
+    }
+    // The lines from `begin` on, counted to the end of the excerpt (or of
+    // the file) unless something ended the count first.
+    counting.then(|| {
+        if whole && !count_ended && stopped_by.is_none() {
+            Total::Exact(lines_from_begin)
+        } else {
+            Total::AtLeast(lines_from_begin)
+        }
+    })
+}
+
+/// What the reader hands an excerpt: a chunk of whole lines (its offset
+/// in the file, and whether it is the last), or a piece of a long line.
+enum Step<'a> {
+    Chunk(&'a [u8], u64, bool),
+    Piece(Piece<'a>),
+}
+
+pub(crate) fn excerpt(
+    source: &impl Source,
+    excerpt: &Excerpt,
+    limits: &Limits,
+    cursor: Option<&Cursor>,
+) -> Result<Bounded<Line>, Error> {
+    let (first, last) = (excerpt.first, excerpt.last);
+    run::no_empty_window(excerpt.max_columns)?;
+    if first == 0 {
+        return Err(Error::invalid_argument("lines", "line numbers start at 1"));
+    }
+    if first > last {
+        return Err(Error::invalid_argument(
+            "lines",
+            format!("the range {first}..={last} is empty: its start is after its end"),
+        ));
+    }
+    let resolved = source.resolve_file(excerpt.get_path())?;
+    let fingerprint = Fingerprint::of(&(
+        "excerpt",
+        &resolved.path,
+        first,
+        last,
+        excerpt.max_columns,
+        source.fingerprint(),
+    ));
+    let scope = source.scope(fingerprint);
+    let after = match cursor {
+        Some(c) => {
+            let after: u64 = scope.resume(c)?;
+            if after < first || after >= last {
+                return Err(Error::cursor_out_of_range(format!(
+                    "it resumes after line {after}, outside the excerpt {first}..={last}"
+                )));
+            }
+            Some(after)
+        }
+        None => None,
+    };
+    let mut collector: Collector<Line> = Collector::resuming(limits, cursor);
+    let begin = after.map_or(first, |a| a + 1);
+    let budgets = Budgets::new(limits);
+    // The excerpt reads one file, under the same budgets as a search: the
+    // one refusal before it is `max_files(0)`.
+    let refused = budgets.spent_before_file(&Tally::default(), true, || None);
+    let counted = match refused {
+        Some(budget) => {
+            collector.stop_with(Completeness::TruncatedByBudget {
+                budget,
+                clamp: None,
+            });
+            None
+        }
+        None => read_excerpt(
+            source,
+            &resolved.path,
+            excerpt,
+            begin,
+            limits,
+            &budgets,
+            &mut collector,
+        ),
+    };
+    collector.finish(
+        |kept| kept.last().map(|l| scope.cursor(&l.line_number, 0)),
+        counted,
+    )
+}

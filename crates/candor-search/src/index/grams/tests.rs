@@ -1,0 +1,270 @@
+//! Properties of the postings: candidates are exactly the files whose
+//! trigrams satisfy the plan (brute force over the files is the oracle),
+//! in order, lazily and from any seek; merging and encoding change
+//! nothing; decoding arbitrary bytes never panics.
+
+use std::collections::HashSet;
+
+use proptest::prelude::*;
+
+use super::{Grams, GramsBuilder, split_blocks};
+use crate::index::plan::{Gram, Need};
+
+/// Files over a small alphabet, so trigrams repeat across files.
+fn files() -> impl Strategy<Value = Vec<Vec<u8>>> {
+    prop::collection::vec(
+        prop::collection::vec(prop::sample::select(b"abcx\xFF".to_vec()), 0..40),
+        0..30,
+    )
+}
+
+/// Plans over the trigrams of the same alphabet.
+fn plan() -> impl Strategy<Value = Need> {
+    let gram = prop::collection::vec(prop::sample::select(b"abcx\xFF".to_vec()), 3)
+        .prop_map(|v| Need::Gram([v[0], v[1], v[2]]));
+    let leaf = prop_oneof![8 => gram, 1 => Just(Need::Any)];
+    leaf.prop_recursive(3, 20, 4, |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..4).prop_map(Need::All),
+            prop::collection::vec(inner, 0..4).prop_map(Need::AnyOf),
+        ]
+    })
+}
+
+fn trigrams(bytes: &[u8]) -> HashSet<Gram> {
+    bytes.windows(3).map(|w| [w[0], w[1], w[2]]).collect()
+}
+
+/// The ids (`id0`, `id0 + 2`, ...: not contiguous) whose file satisfies
+/// `plan`.
+fn brute_force(files: &[Vec<u8>], plan: &Need) -> Vec<u32> {
+    files
+        .iter()
+        .enumerate()
+        .filter(|(_, f)| {
+            let grams = trigrams(f);
+            plan.holds(&|g| grams.contains(g))
+        })
+        .map(|(i, _)| id(i))
+        .collect()
+}
+
+fn id(i: usize) -> u32 {
+    3 + 2 * i as u32
+}
+
+fn build(files: &[Vec<u8>]) -> Grams {
+    let mut b = GramsBuilder::new();
+    for (i, f) in files.iter().enumerate() {
+        b.add(id(i), f);
+    }
+    b.finish()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(500))]
+
+    #[test]
+    fn candidates_are_the_files_the_plan_lets_through(
+        files in files(),
+        plan in plan(),
+        split in any::<prop::sample::Index>(),
+        interleave in any::<bool>(),
+        seek in 0u32..80,
+    ) {
+        let expected = brute_force(&files, &plan);
+        let grams = build(&files);
+        prop_assert_eq!(grams.candidates(&plan).collect::<Vec<_>>(), expected.clone());
+
+        // Built on two threads (a prefix and the rest, or odd and even
+        // files), then merged.
+        let mut a = GramsBuilder::new();
+        let mut b = GramsBuilder::new();
+        let cut = split.index(files.len() + 1);
+        for (i, f) in files.iter().enumerate() {
+            let first = if interleave { i % 2 == 0 } else { i < cut };
+            if first { a.add(id(i), f) } else { b.add(id(i), f) }
+        }
+        let merged = b.merge(a).finish();
+        prop_assert_eq!(&merged, &grams);
+
+        // Finished in two parts, then merged.
+        let (mut a, mut b) = (GramsBuilder::new(), GramsBuilder::new());
+        for (i, f) in files.iter().enumerate() {
+            if i < cut { a.add(id(i), f) } else { b.add(id(i), f) }
+        }
+        let merged = b.finish().merge(a.finish()).expect("well formed");
+        prop_assert_eq!(&merged, &grams);
+
+        // Encoded and decoded.
+        let mut bytes = Vec::new();
+        grams.encode(&mut bytes);
+        let decoded = Grams::decode(&bytes).expect("decodes");
+        prop_assert_eq!(&decoded, &grams);
+
+        // A seek forward, then one backward.
+        let mut c = decoded.candidates(&plan);
+        let first = c.next();
+        prop_assert_eq!(first, expected.first().copied());
+        c.seek(seek);
+        let after: Vec<u32> = expected.iter().copied().filter(|&i| i >= seek).collect();
+        prop_assert_eq!(c.by_ref().collect::<Vec<_>>(), after);
+        c.seek(0);
+        prop_assert_eq!(c.collect::<Vec<_>>(), expected);
+    }
+
+    #[test]
+    fn decoding_damaged_bytes_never_panics(
+        files in files(),
+        cut in any::<prop::sample::Index>(),
+        flip in any::<prop::sample::Index>(),
+        byte in any::<u8>(),
+    ) {
+        let mut bytes = Vec::new();
+        build(&files).encode(&mut bytes);
+        let at = flip.index(bytes.len());
+        let mut damaged = bytes.clone();
+        damaged[at] = byte;
+        for attempt in [&bytes[..cut.index(bytes.len())], &damaged[..]] {
+            if let Ok(grams) = Grams::decode(attempt) {
+                let ids: Vec<u32> = grams.candidates(&Need::Any).collect();
+                prop_assert!(ids.windows(2).all(|w| w[0] < w[1]));
+            }
+            // Also with the table's checksums made to match the damage.
+            super::hooks::fuzz_decode(attempt);
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(500))]
+
+    /// A file cut into blocks: exactly as many parts as asked, end to
+    /// end, and every line (every match's trigrams) within one part.
+    #[test]
+    fn blocks_hold_whole_lines(
+        bytes in prop::collection::vec(prop::sample::select(b"ab\n\r".to_vec()), 0..200),
+        blocks in 1u32..12,
+        size in 1u64..40,
+    ) {
+        let parts = split_blocks(&bytes, blocks, size);
+        prop_assert_eq!(parts.len(), blocks as usize);
+        prop_assert_eq!(parts.concat(), bytes.clone());
+        // Where each part starts: no line begins before a start and
+        // ends after it, so each start is 0, the end, or follows a `\n`.
+        let mut at = 0;
+        for part in &parts {
+            prop_assert!(at == 0 || at == bytes.len() || bytes[at - 1] == b'\n');
+            at += part.len();
+        }
+        // The line-based oracle: each line's trigrams are in one part.
+        for line in bytes.split(|&b| b == b'\n') {
+            if line.is_empty() {
+                continue;
+            }
+            let start = line.as_ptr() as usize - bytes.as_ptr() as usize;
+            let holder = parts.iter().find(|p| {
+                let from = p.as_ptr() as usize - bytes.as_ptr() as usize;
+                from <= start && start + line.len() <= from + p.len()
+            });
+            prop_assert!(holder.is_some(), "line at {} spans blocks", start);
+        }
+    }
+}
+
+#[test]
+fn a_large_file_takes_one_id_per_block_begun() {
+    super::hooks::set_block_bytes(None);
+    assert_eq!(super::blocks_for(0), 1);
+    assert_eq!(super::blocks_for(super::BLOCK_BYTES), 1);
+    assert_eq!(super::blocks_for(super::BLOCK_BYTES + 1), 2);
+    assert_eq!(super::blocks_for(u64::MAX), 1 << 16);
+    // A part past the bytes' end is empty; the last takes what is left.
+    let parts = split_blocks(b"ab\ncd\n", 4, 2);
+    assert_eq!(parts, [&b"ab\n"[..], b"cd\n", b"", b""]);
+    let parts = split_blocks(b"abcdefgh", 3, 2);
+    assert_eq!(parts, [&b"abcdefgh"[..], b"", b""]);
+}
+
+#[test]
+fn long_lists_seek_forward_and_back() {
+    let mut b = GramsBuilder::new();
+    for i in 0..10_000u32 {
+        let bytes: &[u8] = if i % 3 == 0 { b"abcd" } else { b"bcde" };
+        b.add(i * 5, bytes);
+    }
+    let grams = b.finish();
+    let plan = Need::All(vec![Need::Gram(*b"abc"), Need::Gram(*b"bcd")]);
+    let mut c = grams.candidates(&plan);
+    c.seek(30_001);
+    assert_eq!(c.next(), Some(30_015));
+    assert_eq!(c.next(), Some(30_030));
+    c.seek(7);
+    assert_eq!(c.next(), Some(15));
+    assert_eq!(grams.candidates(&plan).count(), 3334);
+    assert_eq!(grams.candidates(&Need::Gram(*b"zzz")).count(), 0);
+    assert_eq!(grams.candidates(&Need::Any).count(), 10_000);
+}
+
+#[test]
+fn other_formats_are_refused_by_name() {
+    let mut bytes = Vec::new();
+    build(&[b"abcd".to_vec()]).encode(&mut bytes);
+    for bad in [&b"nonsense"[..], &bytes[..bytes.len() - 1], b""] {
+        let e = Grams::decode(bad).unwrap_err();
+        assert!(
+            matches!(
+                e.kind(),
+                crate::ErrorKind::InvalidArgument { name: "index", .. }
+            ),
+            "{e}"
+        );
+    }
+    let mut longer = bytes.clone();
+    longer.push(0);
+    assert!(Grams::decode(&longer).is_err());
+    let mut other_version = bytes;
+    other_version[8] = 4;
+    let e = Grams::decode(&other_version).unwrap_err();
+    assert!(e.to_string().contains("version 4"), "{e}");
+}
+
+#[test]
+fn the_fuzz_corpus_replays() {
+    let dir =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fuzz/corpus/index_grams");
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .expect("the fuzz corpus")
+        .map(|e| e.expect("an entry").path())
+        .collect();
+    files.sort();
+    assert!(files.len() >= 4);
+    let mut decoded = 0;
+    for file in files {
+        let bytes = std::fs::read(&file).expect("a corpus file");
+        super::hooks::fuzz_decode(&bytes);
+        decoded += usize::from(Grams::decode(&bytes).is_ok());
+    }
+    assert!(decoded >= 4, "the corpus holds valid indexes");
+}
+
+#[test]
+fn a_damaged_list_reads_as_every_file() {
+    let files = [b"abcd".to_vec(), b"xyz".to_vec(), b"abc".to_vec()];
+    let mut bytes = Vec::new();
+    build(&files).encode(&mut bytes);
+    // The lists end the encoding, the last one `xyz`'s (one id): its
+    // varint is made to run past the end.
+    let last = bytes.len() - 1;
+    bytes[last] |= 0x80;
+    let grams = Grams::decode(&bytes).expect("the structure is sound");
+    let plan = Need::Gram(*b"xyz");
+    assert_eq!(
+        grams.candidates(&plan).collect::<Vec<_>>(),
+        [id(0), id(1), id(2)]
+    );
+    assert_eq!(
+        grams.candidates(&Need::Gram(*b"abc")).collect::<Vec<_>>(),
+        [id(0), id(2)]
+    );
+}

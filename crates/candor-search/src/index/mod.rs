@@ -1,0 +1,615 @@
+//! The index corpus (feature `index`): `Index`, a `Tree` whose queries
+//! read only the files that may match, and that is never wrong about the
+//! tree as it is when asked.
+//!
+//! One concept per file: `plan/`, what a file must contain for a query
+//! to match in it (planned from the matcher's syntax tree); `grams/`, the
+//! trigram posting lists of the files; `snapshot.rs`, one generation in memory (the
+//! walk's entries in path order, the posting lists); `stamp.rs`, what
+//! tells a change without a read; `traverse.rs`, the tree as it is now,
+//! from the entries where they still hold and the tree's walk where
+//! they do not; `build.rs`, a generation written down from a traversal;
+//! `format.rs`, the files on disk; `store.rs`, the folder and its atomic
+//! switch; `entries.rs`, what the index finds for a query, in path
+//! order; `parts.rs`, a large file read in its candidate blocks only;
+//! `counting.rs`, the counting phase on several threads;
+//! `source.rs`, the index as the engine's source.
+
+use std::cell::Cell;
+use std::collections::HashSet;
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, RwLock};
+
+use crate::{Error, ErrorKind};
+use crate::{Source, Tree};
+
+mod build;
+mod check;
+mod counting;
+mod entries;
+mod format;
+pub(crate) mod grams;
+mod parts;
+pub(crate) mod plan;
+mod snapshot;
+mod source;
+mod stamp;
+mod store;
+mod traverse;
+mod watch;
+
+use build::Builder;
+use check::LastStamps;
+use snapshot::{Segment, Snapshot};
+use store::{LoadError, Store};
+use traverse::{Reuse, Traversal};
+use watch::Watching;
+
+/// A [`Tree`] with an index on disk: every [`Corpus`](crate::Corpus)
+/// query gives the same items, order, totals and `skipped` as the tree
+/// gives on the same files, and reads only the files that may match.
+/// Its cursors are its own (they name the index's generation, and are a
+/// few bytes longer than the tree's), so a page fitted to `max_bytes`,
+/// which counts the cursor, can be cut elsewhere than the tree's (an
+/// item, or an entry of the `skipped` sample, fewer or more, as the fit
+/// trades them); followed to the end, the pages hold the same items.
+///
+/// The index records, in path order, what the tree's walk met (folders,
+/// files, the inputs it left out) with each one's stamp, and the files'
+/// trigrams. A query walks that record instead of the tree, and
+/// **checks** it as it goes: a folder whose stamp moved (an entry added,
+/// removed or renamed, an ignore file changed) is walked again with the
+/// tree's own rules, and so is everything below it; a file whose stamp
+/// (device, inode, size, modification and change times) moved is read;
+/// an unchanged file is read only when the query's plan says it may
+/// match. Checking costs stats, not reads, and a capped page checks only
+/// as far as its cut. So an answer is about the tree as it is when
+/// asked, whether or not the index was updated since.
+///
+/// **A rewrite within one clock tick.** A file rewritten with the same
+/// size within the file system's clock tick could keep its stamp. A
+/// file or folder whose modification time lies within a tick of the
+/// start of the build that recorded it is never trusted: every query
+/// reads (or lists) it again, until an [`update`](Index::update) made
+/// after the tick records it. The tick is 2 s (FAT's, the coarsest) for
+/// a time in whole seconds, 50 ms for one with a fraction of a second (a
+/// file system that keeps nanoseconds, stamped from the kernel's coarse
+/// clock). Any later rewrite moves the change time, which the stamp
+/// holds.
+///
+/// **Generations.** Each build or update writes a new generation beside
+/// the current one and then switches a pointer to it by a rename: a
+/// crash leaves the previous generation usable, and a reader sees one
+/// or the other. A cursor is bound to the generation it was issued
+/// under: once an update made a new one, it is refused as stale
+/// ([`ErrorKind::StaleCursor`]). A damaged index, one of another format
+/// version or built under other walk rules is refused
+/// ([`ErrorKind::UnusableIndex`]), never read as truth.
+///
+/// **Damage, not forgery.** The checksums catch damage (a flipped bit, a
+/// torn or cut write, another index's file in its place). They cannot
+/// catch a file rewritten on purpose with its checksums made to match:
+/// whoever can write the index's folder can make it leave files out, as
+/// with any cache a process trusts. Keep the folder where only those who
+/// may change the answers write.
+///
+/// # Example
+///
+/// ```
+/// use candor_search::{Corpus, Index, Limits, Query, Tree};
+/// # let dir = tempfile::tempdir()?;
+/// # let store = tempfile::tempdir()?;
+/// std::fs::write(dir.path().join("a.rs"), "fn parse() {}\n")?;
+/// std::fs::write(dir.path().join("b.rs"), "fn other() {}\n")?;
+/// let index = Index::open_or_build(Tree::new(dir.path())?, store.path().join("idx"))?;
+/// let found = index.search(&Query::literal("parse"), &Limits::new(), None)?;
+/// assert_eq!(found.items()[0].path, "a.rs");
+/// // A file changed since the build is seen: the answer is about the tree now.
+/// std::fs::write(dir.path().join("b.rs"), "fn parse_more() {}\n")?;
+/// assert_eq!(index.search(&Query::literal("parse"), &Limits::new(), None)?.len(), 2);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug)]
+pub struct Index {
+    tree: Tree,
+    store: Store,
+    current: RwLock<Arc<Snapshot>>,
+    /// One update at a time.
+    updating: Mutex<()>,
+    /// A query (or the watcher) met a change this generation does not
+    /// hold.
+    behind: Arc<AtomicBool>,
+    /// The watcher, in the watched mode.
+    watching: Mutex<Option<Watching>>,
+    /// Opened by `open_or_build`: damage that a query finds (a block of
+    /// the trigram table or a posting list whose checksum does not
+    /// match) is answered by reading every file the query checks, and
+    /// the next update builds the index again; else it is refused.
+    rebuild: bool,
+    /// A query found the base's posting lists damaged.
+    damaged: AtomicBool,
+    /// The stamps the last checked query took, for the next update.
+    last_stamps: LastStamps,
+}
+
+impl Index {
+    /// Builds an index of `tree` at the folder `path` (created if
+    /// missing): a new generation from a full walk and a read of every
+    /// file, on the tree's threads.
+    ///
+    /// Memory: each thread holds one file at a time (files over 16 MiB are
+    /// not indexed, and every query reads them), besides the index being
+    /// built.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::Read`] when the index's files cannot be written, and
+    /// the errors of the tree's walk (a bad glob).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// # let dir = tempfile::tempdir()?;
+    /// # let store = tempfile::tempdir()?;
+    /// let index = candor_search::Index::build(candor_search::Tree::new(dir.path())?, store.path())?;
+    /// assert!(index.generation() > 0);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn build(tree: Tree, path: impl AsRef<Path>) -> Result<Index, Error> {
+        let store = Store {
+            dir: path.as_ref().to_owned(),
+            rules: tree.fingerprint(),
+        };
+        let previous = store.current().ok();
+        let snap = full_build(&tree, previous)?;
+        store.write(&snap, true)?;
+        Ok(Index::with(tree, store, snap))
+    }
+
+    /// Opens the index of `tree` at `path`, as it was last written.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::UnusableIndex`] when there is none, or it is corrupt,
+    /// truncated, of another format version or built under other walk
+    /// rules than `tree`'s.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use candor_search::{ErrorKind, Index, Tree};
+    /// # let dir = tempfile::tempdir()?;
+    /// # let store = tempfile::tempdir()?;
+    /// let missing = Index::open(Tree::new(dir.path())?, store.path());
+    /// assert!(matches!(missing.unwrap_err().kind(), ErrorKind::UnusableIndex { .. }));
+    /// Index::build(Tree::new(dir.path())?, store.path())?;
+    /// // Other walk rules: refused.
+    /// let other = Index::open(Tree::new(dir.path())?.hidden(true), store.path());
+    /// assert!(matches!(other.unwrap_err().kind(), ErrorKind::UnusableIndex { .. }));
+    /// assert!(Index::open(Tree::new(dir.path())?, store.path()).is_ok());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn open(tree: Tree, path: impl AsRef<Path>) -> Result<Index, Error> {
+        let store = Store {
+            dir: path.as_ref().to_owned(),
+            rules: tree.fingerprint(),
+        };
+        match store.load(None) {
+            Ok(snap) => Ok(Index::with(tree, store, snap)),
+            Err(LoadError::Unusable(e)) => Err(e),
+            Err(LoadError::Missing) => Err(ErrorKind::UnusableIndex {
+                path: store.dir.clone(),
+                reason: "there is no index here".into(),
+            }
+            .into()),
+        }
+    }
+
+    /// Opens the index of `tree` at `path`, or builds it when there is
+    /// none or it cannot be used (see [`open`](Index::open)).
+    ///
+    /// Damage that shows only when a query reads it (a part of the
+    /// posting lists whose checksum does not match) is not refused as
+    /// [`open`](Index::open)'s index refuses it: that query reads every
+    /// file it checks (the tree's answer, at the cost of a scan), the
+    /// index reports itself [behind](Index::is_behind), and the next
+    /// [`update`](Index::update) builds it again.
+    ///
+    /// # Errors
+    ///
+    /// Those of [`build`](Index::build).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// # let dir = tempfile::tempdir()?;
+    /// # let store = tempfile::tempdir()?;
+    /// std::fs::write(store.path().join("CURRENT"), "garbage")?;
+    /// let index = candor_search::Index::open_or_build(candor_search::Tree::new(dir.path())?, store.path())?;
+    /// assert!(index.generation() > 0);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn open_or_build(tree: Tree, path: impl AsRef<Path>) -> Result<Index, Error> {
+        let store = Store {
+            dir: path.as_ref().to_owned(),
+            rules: tree.fingerprint(),
+        };
+        let mut index = match store.load(None) {
+            Ok(snap) => Index::with(tree, store, snap),
+            Err(_) => Index::build(tree, path)?,
+        };
+        index.rebuild = true;
+        Ok(index)
+    }
+
+    fn with(tree: Tree, store: Store, snap: Snapshot) -> Index {
+        Index {
+            tree,
+            store,
+            current: RwLock::new(Arc::new(snap)),
+            updating: Mutex::new(()),
+            behind: Arc::new(AtomicBool::new(false)),
+            watching: Mutex::new(None),
+            rebuild: false,
+            damaged: AtomicBool::new(false),
+            last_stamps: LastStamps::default(),
+        }
+    }
+
+    /// The generation queries run on now.
+    fn snapshot(&self) -> Arc<Snapshot> {
+        Arc::clone(&self.current.read().unwrap_or_else(|p| p.into_inner()))
+    }
+
+    /// The generation a query runs on and, in the watched mode, the
+    /// paths the watcher reported since it was read from the tree (both
+    /// read under the generation's lock, which an update holds while it
+    /// switches them); `None` when every entry must be checked.
+    fn snapshot_to_query(&self) -> (Arc<Snapshot>, Option<HashSet<String>>) {
+        let passed = self.pass_barrier();
+        let current = self.current.read().unwrap_or_else(|p| p.into_inner());
+        let watching = self.watching.lock().unwrap_or_else(|p| p.into_inner());
+        let trust = watching
+            .as_ref()
+            .filter(|_| passed)
+            .and_then(|w| w.seen.lock().unwrap_or_else(|p| p.into_inner()).to_check());
+        (Arc::clone(&current), trust)
+    }
+
+    /// Watched, waits until the watcher has reported every change made
+    /// before now (see `watch.rs`); false when that cannot be known, and
+    /// the caller must check everything.
+    fn pass_barrier(&self) -> bool {
+        let barrier = {
+            let watching = self.watching.lock().unwrap_or_else(|p| p.into_inner());
+            watching.as_ref().map(|w| Arc::clone(&w.barrier))
+        };
+        barrier.is_none_or(|b| b.pass())
+    }
+
+    /// What an update starts from: the current generation, the paths the
+    /// watcher reported since it was read (`None`: check everything), and
+    /// the number of the watcher's last event (`None`: not watched), all
+    /// read under the generation's lock.
+    fn to_update(&self) -> (Arc<Snapshot>, Option<HashSet<String>>, Option<u64>) {
+        let passed = self.pass_barrier();
+        let current = self.current.read().unwrap_or_else(|p| p.into_inner());
+        let watching = self.watching.lock().unwrap_or_else(|p| p.into_inner());
+        let (trust, upto) = match watching.as_ref() {
+            Some(w) => {
+                let seen = w.seen.lock().unwrap_or_else(|p| p.into_inner());
+                (seen.to_check().filter(|_| passed), Some(seen.now()))
+            }
+            None => (None, None),
+        };
+        (Arc::clone(&current), trust, upto)
+    }
+
+    /// Installs `snap` as the current generation; the watcher's reports
+    /// up to `upto` are forgotten with the same lock held.
+    fn install(&self, snap: Snapshot, upto: Option<u64>) {
+        let mut current = self.current.write().unwrap_or_else(|p| p.into_inner());
+        if let Some(upto) = upto {
+            let watching = self.watching.lock().unwrap_or_else(|p| p.into_inner());
+            if let Some(w) = watching.as_ref() {
+                w.seen
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .forget(upto);
+            }
+        }
+        *current = Arc::new(snap);
+    }
+
+    /// Watches the tree: from now on, queries trust every file and folder
+    /// the watcher did not report changed, without a stat (the watched
+    /// mode), and check only the others. The index is brought up to date
+    /// once the watcher runs, by an update that checks the whole tree
+    /// (an index opened from disk may be older than the tree), and until
+    /// that update is done nothing is trusted, so nothing changed before
+    /// the watcher ran is missed.
+    ///
+    /// A watcher reports a change a moment after it is made, so each query
+    /// (and update) first waits until the watcher has reported every
+    /// change made before it began: it creates and removes a file of its
+    /// own in a folder of its own beside the index's files (`.watch-*`),
+    /// which the same watcher watches, and waits for that file's event
+    /// (on Linux, inotify reports one watcher's events in the order of
+    /// the changes). Where the watcher gives no such order (other
+    /// systems), or that event does not come within 2 s, the query checks
+    /// everything.
+    ///
+    /// A watcher reports a change under the name it was made through. A
+    /// file that has another name (a hard link, perhaps outside the tree)
+    /// when it is indexed is stat'ed by every query; a file given another
+    /// name after the index last read it, then written through that name,
+    /// is not seen until the watcher reports it for another reason (the
+    /// checked mode sees it: its change time moved).
+    ///
+    /// Returns false, and stays in the checked mode, when the tree cannot
+    /// be watched (on Linux, more folders than the user's inotify watch
+    /// limit). When the watcher may have lost events (a queue overflow),
+    /// queries check everything until the next [`update`](Index::update):
+    /// the fallback is exact. Call `update` now and then (when
+    /// [`is_behind`](Index::is_behind)) so that the changes the watcher
+    /// reports are indexed.
+    ///
+    /// # Errors
+    ///
+    /// Those of [`update`](Index::update).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use candor_search::{Corpus, Index, Limits, Query, Tree};
+    /// # let dir = tempfile::tempdir()?;
+    /// # let store = tempfile::tempdir()?;
+    /// let index = Index::build(Tree::new(dir.path())?, store.path())?;
+    /// let watched = index.watch()?;
+    /// std::fs::write(dir.path().join("a.txt"), "needle\n")?;
+    /// let found = index.search(&Query::literal("needle"), &Limits::new(), None)?;
+    /// assert_eq!(found.len(), 1, "watched: {watched}");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn watch(&self) -> Result<bool, Error> {
+        let started = Watching::start(
+            self.tree.get_root(),
+            &self.store.dir,
+            Arc::clone(&self.behind),
+        );
+        let Ok(watching) = started else {
+            return Ok(false);
+        };
+        *self.watching.lock().unwrap_or_else(|p| p.into_inner()) = Some(watching);
+        // Whatever changed before the watcher ran is read now.
+        self.update()?;
+        Ok(true)
+    }
+
+    /// The current generation's number. Every build and update that
+    /// changes anything makes a new one, larger than the last.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// # let dir = tempfile::tempdir()?;
+    /// # let store = tempfile::tempdir()?;
+    /// let index = candor_search::Index::build(candor_search::Tree::new(dir.path())?, store.path())?;
+    /// let before = index.generation();
+    /// assert!(!index.update()?, "nothing changed");
+    /// std::fs::write(dir.path().join("new.txt"), "x\n")?;
+    /// # std::thread::sleep(std::time::Duration::from_millis(10));
+    /// assert!(index.update()?);
+    /// assert!(index.generation() > before);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[must_use]
+    pub fn generation(&self) -> u64 {
+        self.snapshot().generation
+    }
+
+    /// Returns true when a query since the last build or update met a
+    /// change in the tree that the index does not hold yet (a folder
+    /// listed again, a file new or changed): an [`update`](Index::update)
+    /// would make the next queries cheaper. The answers were right either
+    /// way.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use candor_search::{Corpus, Index, Limits, Query, Tree};
+    /// # let dir = tempfile::tempdir()?;
+    /// # let store = tempfile::tempdir()?;
+    /// let index = Index::build(Tree::new(dir.path())?, store.path())?;
+    /// std::fs::write(dir.path().join("new.txt"), "x\n")?;
+    /// let found = index.search(&Query::literal("x"), &Limits::new(), None)?;
+    /// assert_eq!(found.len(), 1);
+    /// assert!(index.is_behind());
+    /// index.update()?;
+    /// # std::thread::sleep(std::time::Duration::from_millis(10));
+    /// # let _ = index.search(&Query::literal("x"), &Limits::new(), None)?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[must_use]
+    pub fn is_behind(&self) -> bool {
+        self.behind.load(Ordering::Relaxed)
+    }
+
+    /// The tree this index is of.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// # let dir = tempfile::tempdir()?;
+    /// # let store = tempfile::tempdir()?;
+    /// let index = candor_search::Index::build(candor_search::Tree::new(dir.path())?, store.path())?;
+    /// assert_eq!(index.get_tree().get_root(), dir.path().canonicalize()?);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[must_use]
+    pub fn get_tree(&self) -> &Tree {
+        &self.tree
+    }
+
+    /// Brings the index up to date with the tree (watched, as far as the
+    /// watcher reported changes; else checking every stamp): the folders
+    /// that changed are walked again, the files that changed or are new are
+    /// read into a small delta over the base, the files gone are
+    /// dropped, and the result is written as a new generation (compacted
+    /// into a new base when the delta has grown large). Returns whether
+    /// anything changed; when nothing did, no generation is written.
+    ///
+    /// Queries need no update to be right (they check the tree as they
+    /// go); an update makes them cheaper again. Queries running meanwhile
+    /// see the old generation or the new one.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::Read`] when the index's files cannot be written, and
+    /// the errors of the tree's walk.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use candor_search::{Corpus, Index, Limits, Query, Tree};
+    /// # let dir = tempfile::tempdir()?;
+    /// # let store = tempfile::tempdir()?;
+    /// let index = Index::build(Tree::new(dir.path())?, store.path())?;
+    /// std::fs::write(dir.path().join("a.txt"), "needle\n")?;
+    /// index.update()?;
+    /// let found = index.search(&Query::literal("needle"), &Limits::new(), None)?;
+    /// assert_eq!(found.len(), 1);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn update(&self) -> Result<bool, Error> {
+        self.update_with(Reuse::No)
+    }
+
+    /// Brings the index up to date with the tree **as the last checked
+    /// query saw it**: as [`update`](Index::update), except that the
+    /// stamps that query took are not taken again (a query that
+    /// stopped at its cut took those before it; the others are taken
+    /// now). For a process that runs one query and then updates the
+    /// index (a command-line tool), this halves the stats.
+    ///
+    /// A change made after that query took its stamp may be left out of
+    /// the new generation; it is seen as any change is: the next query
+    /// checks it, reads it, and reports the index [behind](Index::is_behind),
+    /// and the next update records it. Answers are right either way.
+    /// With no such query since the last update (or in the watched mode),
+    /// this is `update`.
+    ///
+    /// # Errors
+    ///
+    /// Those of [`update`](Index::update).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use candor_search::{Corpus, Index, Limits, Query, Tree};
+    /// # let dir = tempfile::tempdir()?;
+    /// # let store = tempfile::tempdir()?;
+    /// let index = Index::build(Tree::new(dir.path())?, store.path())?;
+    /// std::fs::write(dir.path().join("a.txt"), "needle\n")?;
+    /// let found = index.search(&Query::literal("needle"), &Limits::new(), None)?;
+    /// assert_eq!(found.len(), 1);
+    /// if index.is_behind() {
+    ///     assert!(index.update_as_seen()?);
+    /// }
+    /// assert!(!index.is_behind());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn update_as_seen(&self) -> Result<bool, Error> {
+        self.update_with(Reuse::Use(&self.last_stamps))
+    }
+
+    fn update_with(&self, reuse: Reuse<'_>) -> Result<bool, Error> {
+        let _one = self.updating.lock().unwrap_or_else(|p| p.into_inner());
+        // The watcher's reports up to now are read from the tree below.
+        let (old, trust, upto) = self.to_update();
+        self.behind.store(false, Ordering::Relaxed);
+        let built_ns = stamp::now_ns();
+        let (gitignore, parent_ignores) = self.tree.reads_ignores();
+        let parents = stamp::parents_stamp(self.tree.get_root(), gitignore, parent_ignores);
+        let mut builder = Builder::new(&self.tree, built_ns, Segment::Delta);
+        Traversal {
+            snap: &old,
+            tree: &self.tree,
+            start: None,
+            filters: &[],
+            changed: Cell::new(false),
+            // Watched, what the watcher did not report is trusted here
+            // too: an update after one change reads that change.
+            trust: trust.as_ref(),
+            reuse,
+        }
+        .run(&mut |event| builder.visit(event))?;
+        let (entries, delta) = builder.finish();
+        let damaged = self.damaged.load(Ordering::Relaxed);
+        if entries == old.entries && parents == old.parents && !damaged {
+            let same = Snapshot::clone(&old);
+            self.install(same, upto);
+            return Ok(false);
+        }
+        let mut snap = Snapshot {
+            generation: next_generation(Some(old.generation)),
+            base_generation: old.base_generation,
+            parents,
+            entries,
+            base: Arc::clone(&old.base),
+            delta,
+        };
+        let (base_files, delta_files) = snap.segment_sizes();
+        let new_base = damaged || delta_files > COMPACT_AFTER + base_files / 8;
+        if new_base {
+            snap = full_build(&self.tree, Some(old.generation))?;
+        }
+        self.store.write(&snap, new_base)?;
+        self.install(snap, upto);
+        if damaged {
+            self.damaged.store(false, Ordering::Relaxed);
+        }
+        Ok(true)
+    }
+}
+
+/// A delta of more files than this (and an eighth of the base) is
+/// compacted into a new base.
+const COMPACT_AFTER: usize = 256;
+
+/// A generation number after `previous`: the time in nanoseconds, so
+/// that an index removed and built again does not reuse the numbers of
+/// the cursors issued under the old one.
+fn next_generation(previous: Option<u64>) -> u64 {
+    stamp::now_ns().max(previous.map_or(1, |p| p.saturating_add(1)))
+}
+
+/// A full build of `tree`: a new base.
+fn full_build(tree: &Tree, previous: Option<u64>) -> Result<Snapshot, Error> {
+    let built_ns = stamp::now_ns();
+    let (gitignore, parent_ignores) = tree.reads_ignores();
+    let parents = stamp::parents_stamp(tree.get_root(), gitignore, parent_ignores);
+    let mut builder = Builder::new(tree, built_ns, Segment::Base);
+    let empty = Snapshot::empty();
+    Traversal {
+        snap: &empty,
+        tree,
+        start: None,
+        filters: &[],
+        changed: Cell::new(false),
+        trust: None,
+        reuse: Reuse::No,
+    }
+    .run(&mut |event| builder.visit(event))?;
+    let (entries, base) = builder.finish();
+    let generation = next_generation(previous);
+    Ok(Snapshot {
+        generation,
+        base_generation: generation,
+        parents,
+        entries,
+        base: Arc::new(base),
+        delta: grams::Grams::default(),
+    })
+}

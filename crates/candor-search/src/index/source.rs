@@ -1,0 +1,115 @@
+//! The index as the engine's `Source`: the entries it finds in path
+//! order (see `entries.rs`), each file read and searched by the tree's
+//! own reader and matcher unless the index can tell, without reading it,
+//! that it holds no match; searched one after the other, or in batches
+//! on several threads once the search only counts (see `counting.rs`).
+
+use std::ops::ControlFlow;
+
+use super::Index;
+use crate::Error;
+use crate::Fingerprint;
+use crate::index::counting::Batch;
+use crate::index::entries::Found;
+use crate::{Entry, FileOutcome, Opened, Plan, Resolved, Search, Source, no_match};
+
+impl Source for Index {
+    fn fingerprint(&self) -> u64 {
+        Fingerprint::of(&("index", self.tree.fingerprint())).as_u64()
+    }
+
+    fn generation(&self) -> Option<u64> {
+        Some(self.snapshot().generation)
+    }
+
+    fn resolve(&self, path: &str) -> Result<Resolved, Error> {
+        self.tree.resolve(path)
+    }
+
+    fn filter_path(&self, path: &str) -> Result<String, Error> {
+        self.tree.filter_path(path)
+    }
+
+    fn check_position(&self, path: &str) -> Result<(), Error> {
+        self.tree.check_position(path)
+    }
+
+    fn stamp(&self, path: &str) -> Option<u64> {
+        self.tree.stamp(path)
+    }
+
+    fn open(&self, path: &str) -> Opened<'_> {
+        self.tree.open(path)
+    }
+
+    fn files(
+        &self,
+        plan: &Plan<'_>,
+        each: &mut dyn FnMut(Entry<'_>) -> ControlFlow<()>,
+    ) -> Result<(), Error> {
+        self.entries(plan, false, &mut |found| match found {
+            // A file found binary is read as any file: the engine applies
+            // the binary rule.
+            Found::File { path, dir, .. } | Found::Binary { path, dir } => {
+                let open = || self.open_in(path, dir.place(path).as_ref());
+                each(Entry::File { path, open: &open })
+            }
+            Found::NoMatch { path, len } => each(Entry::NoMatch { path, len }),
+            Found::Skip(input) => each(Entry::Skip(input)),
+        })
+    }
+
+    /// The files searched one after the other, as `files` yields them,
+    /// until the search only counts, then in batches on the tree's threads
+    /// (see `counting.rs`). With the search known: a file of any length
+    /// that holds no match is `NoMatch` when no budget can stop inside a
+    /// file, and once only counting remains it needs no outcome (it counts
+    /// nothing, and no budget applies to a count); a file found binary is
+    /// skipped as binary without a read.
+    fn run(
+        &self,
+        search: &Search<'_>,
+        take: &mut dyn FnMut(FileOutcome<'_>) -> ControlFlow<()>,
+    ) -> Result<(), Error> {
+        let mut buffer = Vec::new();
+        let matcher = search.plan.matcher;
+        let whole = !search.budgets.may_stop_inside_file();
+        let mut batch = Batch::new(self.tree.get_threads());
+        let mut stopped = false;
+        self.entries(&search.plan, whole, &mut |found| {
+            let flow =
+                if matches!(found, Found::NoMatch { .. }) && search.budgets.is_counting_only() {
+                    ControlFlow::Continue(())
+                } else if batch.admits(search, whole) {
+                    batch.push(self, search, found, take)
+                } else {
+                    match found {
+                        Found::File {
+                            path, dir, parts, ..
+                        } => {
+                            let place = dir.place(path);
+                            take(self.search_found(
+                                search,
+                                matcher,
+                                path,
+                                place.as_ref(),
+                                parts.as_ref(),
+                                &mut buffer,
+                            ))
+                        }
+                        Found::NoMatch { path, len } => take(no_match(search, path, len)),
+                        Found::Binary { path, dir } => {
+                            take(self.binary(search, matcher, path, dir, &mut buffer))
+                        }
+                        Found::Skip(input) => take(FileOutcome::Skipped(input)),
+                    }
+                };
+            stopped = flow.is_break();
+            flow
+        })?;
+        if !stopped {
+            let _ = batch.flush(self, search, take);
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,116 @@
+//! Positions in a corpus: a file's path as the corpus writes it, a place
+//! in that file (a line start and its number when known, or past the
+//! file's end), and what the corpus could tell of the file then (its
+//! stamp). One type serves where a query resumes, where a budget stopped
+//! it, where a file's search goes on, and the search cursor's key, which
+//! is written and read back here (its wire form is fixed: see
+//! [`Position::to_key`]).
+
+use crate::Error;
+use crate::{Cursor, Scope};
+
+/// A place in one file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Place {
+    /// The start of a line: its byte offset, and its number (1-based)
+    /// when known. A page resumed at a line whose number is known reads
+    /// the file from there, not from its start.
+    Line { offset: u64, number: Option<u64> },
+    /// Past the file's end: nothing of it is left to search.
+    End,
+}
+
+impl Place {
+    /// The start of a file.
+    pub(crate) const START: Place = Place::Line {
+        offset: 0,
+        number: None,
+    };
+
+    /// The start of the line at `offset`, numbered `number`.
+    pub(crate) fn line(offset: u64, number: u64) -> Place {
+        Place::Line {
+            offset,
+            number: Some(number),
+        }
+    }
+
+    /// The byte offset of a line start; `None` past the file's end.
+    pub(crate) fn offset(self) -> Option<u64> {
+        match self {
+            Place::Line { offset, .. } => Some(offset),
+            Place::End => None,
+        }
+    }
+}
+
+/// A place in a file of the corpus, and the file's stamp (what changes
+/// when it changes, see `Source::stamp`; `None` when the corpus has
+/// nothing to tell).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Position {
+    pub(crate) path: String,
+    pub(crate) place: Place,
+    pub(crate) stamp: Option<u64>,
+}
+
+/// The key as a cursor holds it: the path, the offset (`u64::MAX` past
+/// the file's end) and line number (`0` when not known), and the stamp's
+/// eight bytes (`0` for none). Fixed width, so that a cursor's length
+/// does not depend on the stamp's value (nor the response's size on it).
+/// Cursors issued by earlier versions decode to the same positions.
+type Key = (String, (u64, u64), Vec<u8>);
+
+impl Position {
+    /// The position in `path` at `place`, the file stamped `stamp`.
+    pub(crate) fn new(path: &str, place: Place, stamp: Option<u64>) -> Position {
+        Position {
+            path: path.to_owned(),
+            place,
+            stamp,
+        }
+    }
+
+    /// This position as a cursor's key (see `Key`).
+    fn to_key(&self) -> Key {
+        let (offset, line) = match self.place {
+            Place::Line { offset, number } => (offset, number.unwrap_or(0)),
+            Place::End => (u64::MAX, 0),
+        };
+        (
+            self.path.clone(),
+            (offset, line),
+            self.stamp.unwrap_or(0).to_le_bytes().to_vec(),
+        )
+    }
+
+    /// The cursor of `scope` that resumes here.
+    pub(crate) fn to_cursor(&self, scope: &Scope) -> Cursor {
+        scope.cursor(&self.to_key(), 0)
+    }
+
+    /// Reads a search cursor of `scope`: where it resumes.
+    ///
+    /// # Errors
+    ///
+    /// Those of [`Scope::resume`], and a malformed cursor whose stamp is
+    /// not one.
+    pub(crate) fn of_cursor(scope: &Scope, cursor: &Cursor) -> Result<Position, Error> {
+        let (path, (offset, line), stamp): Key = scope.resume(cursor)?;
+        let stamp = <[u8; 8]>::try_from(stamp.as_slice())
+            .map(u64::from_le_bytes)
+            .map_err(|_| Error::malformed_cursor("its stamp is not 8 bytes"))?;
+        let place = match offset {
+            u64::MAX => Place::End,
+            offset => Place::Line {
+                offset,
+                number: (line > 0).then_some(line),
+            },
+        };
+        Ok(Position {
+            path,
+            place,
+            stamp: (stamp != 0).then_some(stamp),
+        })
+    }
+}

@@ -1,0 +1,266 @@
+//! The tree as the engine's `Source`: its identity for cursors, and the
+//! paths a caller names (path filters, `find_in_file`, `excerpt`, a
+//! cursor's position), found, stamped and opened name by name from the
+//! root's handle. The walk's files take the scheduler's way
+//! (`schedule.rs`).
+
+use std::ops::ControlFlow;
+
+use super::Tree;
+use crate::confine::{self, Kind, Target, Unresolved};
+use crate::engine::{FileOutcome, Plan, Search};
+use crate::path::{os_name, parse_position, parse_tree_path};
+use crate::reader::Opened;
+use crate::source::Entry;
+use crate::walk::Job;
+use crate::{Error, ErrorKind};
+use crate::{Fingerprint, SkipReason, SkippedInput};
+use crate::{Resolved, Source};
+
+impl Tree {
+    /// Finds the caller's path `path` (read as `names`) name by name
+    /// from the root's handle. A link on the way is refused unless links
+    /// are followed; hidden and ignore rules do not apply to a named path.
+    fn locate(&self, path: &str, names: Vec<Vec<u8>>) -> Result<Target, Error> {
+        let components = names.into_iter().map(os_name).collect();
+        confine::resolve(&self.root_dir, &self.root, components, self.follow_links).map_err(|why| {
+            match why {
+                Unresolved::Outside => ErrorKind::OutsideRoot {
+                    path: path.to_owned(),
+                }
+                .into(),
+                Unresolved::Link => Error::invalid_argument(
+                    "path",
+                    format!(
+                        "{path:?} goes through a symbolic link, and this tree does not follow links"
+                    ),
+                ),
+                Unresolved::Loop => Error::invalid_argument(
+                    "path",
+                    format!("{path:?} goes through a loop of symbolic links"),
+                ),
+                Unresolved::Missing(_) => ErrorKind::NotFound {
+                    path: path.to_owned(),
+                }
+                .into(),
+            }
+        })
+    }
+}
+
+impl Source for Tree {
+    fn fingerprint(&self) -> u64 {
+        Fingerprint::of(&(
+            "tree",
+            &self.root,
+            self.hidden,
+            self.gitignore,
+            &self.globs,
+            self.max_file_size,
+            // Both change which files the walk reaches; the thread settings
+            // do not change the answer and are left out.
+            self.follow_links,
+            self.parent_ignores,
+        ))
+        .as_u64()
+    }
+
+    fn generation(&self) -> Option<u64> {
+        None
+    }
+
+    fn resolve(&self, path: &str) -> Result<Resolved, Error> {
+        let (names, rel) = parse_tree_path(path, &self.root)?;
+        let target = self.locate(path, names)?;
+        Ok(Resolved {
+            // A FIFO or device named by the caller is a file here: it is
+            // never opened, and the reader counts it as `special`.
+            is_file: target.kind != Kind::Dir,
+            path: rel,
+        })
+    }
+
+    fn filter_path(&self, path: &str) -> Result<String, Error> {
+        // The walk meets the path, or counts it as skipped where it would
+        // have (see `walk/mod.rs`).
+        parse_tree_path(path, &self.root).map(|(_, rel)| rel)
+    }
+
+    fn check_position(&self, path: &str) -> Result<(), Error> {
+        match parse_position(path) {
+            Some(_) => Ok(()),
+            None => Err(Error::cursor_out_of_range(format!(
+                "it names {path:?}, which is not a path of this tree"
+            ))),
+        }
+    }
+
+    fn stamp(&self, path: &str) -> Option<u64> {
+        let mut names = parse_position(path)?;
+        let last = names.pop()?;
+        let folders = names.into_iter().map(os_name).collect();
+        let target =
+            confine::resolve(&self.root_dir, &self.root, folders, self.follow_links).ok()?;
+        let folder = match &target.name {
+            Some(name) => confine::open_dir(&target.parent, name).ok()?,
+            None => target.parent,
+        };
+        // A stamp of 0 is none: a cursor writes none as 0.
+        confine::stamp_at(&folder, &os_name(last))
+            .ok()
+            .filter(|&stamp| stamp != 0)
+    }
+
+    fn open(&self, path: &str) -> Opened<'_> {
+        let not_read = |reason: SkipReason, detail: String| {
+            Opened::Skip(SkippedInput::new(path, reason).with_detail(detail))
+        };
+        let (names, rel) = match parse_tree_path(path, &self.root) {
+            Ok(parsed) => parsed,
+            Err(e) => return not_read(SkipReason::Unreadable, e.to_string()),
+        };
+        let target = match self.locate(path, names) {
+            Ok(target) => target,
+            Err(e) if matches!(e.kind(), ErrorKind::NotFound { .. }) => {
+                return not_read(SkipReason::Vanished, e.to_string());
+            }
+            Err(e) => return not_read(SkipReason::Unreadable, e.to_string()),
+        };
+        let Some(name) = target.name else {
+            return not_read(SkipReason::Unreadable, "the root is a folder".to_owned());
+        };
+        // Name by name from the root's handle, no link followed on the
+        // way, and a FIFO or device refused before any read can block.
+        match confine::open_regular(&target.parent, &name) {
+            Ok(confine::Opened::File(file, _)) => {
+                Opened::File(self.input(&rel, file), self.read_rules())
+            }
+            Ok(confine::Opened::Special) => {
+                Opened::Skip(SkippedInput::new(&rel, SkipReason::Special))
+            }
+            Err(e) => self.open_error(&rel, &e),
+        }
+    }
+
+    fn files(
+        &self,
+        plan: &Plan<'_>,
+        each: &mut dyn FnMut(Entry<'_>) -> ControlFlow<()>,
+    ) -> Result<(), Error> {
+        for job in self.jobs(plan)? {
+            let flow = match job {
+                Job::File { rel, dir, name } => {
+                    let open = || self.open_at(&rel, &dir, &name);
+                    each(Entry::File {
+                        path: &rel,
+                        open: &open,
+                    })
+                }
+                Job::Skip(input) => each(Entry::Skip(input)),
+            };
+            if flow.is_break() {
+                break;
+            }
+        }
+        Ok(())
+    }
+
+    /// The files searched in parallel (see `schedule.rs`), their outcomes
+    /// handed on in path order: the same as `files` searched one after the
+    /// other gives.
+    fn run(
+        &self,
+        search: &Search<'_>,
+        take: &mut dyn FnMut(FileOutcome<'_>) -> ControlFlow<()>,
+    ) -> Result<(), Error> {
+        self.schedule(search, take)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::ops::ControlFlow;
+    use std::time::Duration;
+
+    use super::super::tree_with;
+    use super::Tree;
+    use crate::Error;
+    use crate::engine::Plan;
+    use crate::reader::Opened;
+    use crate::source::{Entry, Resolved, Source};
+    use crate::{Corpus, Limits, Query};
+
+    /// The tree searched through `Source::files` one file after the
+    /// other, as any corpus that does not override `run` is.
+    struct OneByOne(Tree);
+
+    impl Source for OneByOne {
+        fn fingerprint(&self) -> u64 {
+            self.0.fingerprint()
+        }
+        fn generation(&self) -> Option<u64> {
+            self.0.generation()
+        }
+        fn resolve(&self, path: &str) -> Result<Resolved, Error> {
+            self.0.resolve(path)
+        }
+        fn filter_path(&self, path: &str) -> Result<String, Error> {
+            self.0.filter_path(path)
+        }
+        fn check_position(&self, path: &str) -> Result<(), Error> {
+            self.0.check_position(path)
+        }
+        fn stamp(&self, path: &str) -> Option<u64> {
+            self.0.stamp(path)
+        }
+        fn open(&self, path: &str) -> Opened<'_> {
+            self.0.open(path)
+        }
+        fn files(
+            &self,
+            plan: &Plan<'_>,
+            each: &mut dyn FnMut(Entry<'_>) -> ControlFlow<()>,
+        ) -> Result<(), Error> {
+            self.0.files(plan, each)
+        }
+    }
+
+    #[test]
+    fn the_parallel_run_answers_as_the_files_searched_one_by_one() {
+        let files: Vec<(String, String)> = (0..120)
+            .map(|i| {
+                let text = format!("hit {i}\n{}", "miss\nhit again\n".repeat(i % 5));
+                (format!("d{}/f{i:03}.txt", i % 6), text)
+            })
+            .collect();
+        let refs: Vec<(&str, &str)> = files
+            .iter()
+            .map(|(a, b)| (a.as_str(), b.as_str()))
+            .collect();
+        let (_dir, tree) = tree_with(&refs);
+        let parallel = tree.clone().threads(4).start_threads_after(Duration::ZERO);
+        let one_by_one = OneByOne(tree);
+        let query = Query::literal("hit");
+        for limits in [
+            Limits::new(),
+            Limits::new().limit(7),
+            Limits::new().limit(7).count_total(true),
+            Limits::new().max_files(9),
+            Limits::new().max_files(0),
+        ] {
+            let (mut a, mut b) = (None, None);
+            loop {
+                let x = parallel.search(&query, &limits, a.as_ref()).unwrap();
+                let y = one_by_one.search(&query, &limits, b.as_ref()).unwrap();
+                assert_eq!(x, y, "{limits:?}");
+                match (x.next_cursor(), y.next_cursor()) {
+                    (Some(c), Some(d)) => (a, b) = (Some(c.clone()), Some(d.clone())),
+                    _ => break,
+                }
+            }
+            let x = parallel.count_per_file(&query, &limits, None).unwrap();
+            let y = one_by_one.count_per_file(&query, &limits, None).unwrap();
+            assert_eq!(x, y, "{limits:?}");
+        }
+    }
+}

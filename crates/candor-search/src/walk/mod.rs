@@ -1,0 +1,550 @@
+//! The directory walk: depth first, each folder's entries in name order
+//! (which is path order), yielding the files to search and the inputs
+//! left out on the way.
+//!
+//! The walk holds a handle of each folder it is in (see `confine.rs`),
+//! lists the folder through it once, and hands each file on as its
+//! folder's handle and its name, so that the file is opened relative to
+//! the folder the walk listed, never by a path that a concurrent swap
+//! could redirect. The listing also tells which ignore files a folder
+//! holds, so the walk asks the file system nothing more for folders
+//! without any. Entries are checked in this order: the resume point and
+//! path filters (the query's scope), the globs (also scope, not counted),
+//! hidden names and ignore files (policy, counted; not for a path the
+//! caller named; a hidden name that an ignore file lets in with a `!` rule
+//! is not left out, as in ripgrep), FIFOs, sockets and devices (never opened, counted),
+//! then symbolic links (counted and not followed, unless the tree follows
+//! them; then only while they stay inside the root, and never into a
+//! folder the walk is already in).
+//!
+//! A path the caller names that the walk cannot reach is counted where it
+//! would have been met (`named.rs`).
+//!
+//! The query's scope is `scope.rs`, the ignore rules are `rules.rs`, the
+//! paths named that the walk cannot reach are `named.rs`, and the bound
+//! on the folder handles held is `handles.rs`.
+
+use std::collections::VecDeque;
+use std::ffi::{OsStr, OsString};
+use std::io;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use ignore::gitignore::Gitignore;
+
+use crate::Error;
+use crate::confine::{self, DirHandle, Identity, Kind, Unresolved};
+use crate::path::push_name;
+use crate::{SkipReason, SkippedInput};
+
+mod handles;
+mod named;
+mod rules;
+mod scope;
+
+use rules::{Say, rules_above, rules_of};
+use scope::QueryScope;
+
+/// What the walk hands on: a file to search (its folder's handle and its
+/// name there), or an input left out.
+pub(crate) enum Job {
+    File {
+        rel: String,
+        dir: Arc<DirHandle>,
+        name: OsString,
+    },
+    Skip(SkippedInput),
+}
+
+/// What the walk needs to know of the tree and the query.
+pub(crate) struct WalkOptions<'a> {
+    /// The root's absolute path (symbolic links resolved).
+    pub(crate) root: &'a Path,
+    /// The root's handle.
+    pub(crate) root_dir: &'a Arc<DirHandle>,
+    pub(crate) hidden: bool,
+    pub(crate) gitignore: bool,
+    /// Reads the ignore files of the folders above the root.
+    pub(crate) parent_ignores: bool,
+    pub(crate) follow_links: bool,
+    pub(crate) globs: &'a [String],
+    /// Where to resume, as the names (bytes) from the root of the input
+    /// to begin with: inputs before it, in walk order, are passed over.
+    /// The walk's scope takes it.
+    pub(crate) start: Option<Vec<Vec<u8>>>,
+    /// Normalized path filters; empty for the whole corpus.
+    pub(crate) filters: &'a [String],
+}
+
+/// A folder the walk is in.
+struct Frame {
+    /// Its handle; `None` once closed to bound the handles held.
+    dir: Option<Arc<DirHandle>>,
+    /// Its name in its parent folder; empty for the root.
+    name: OsString,
+    /// Entered through a followed link, or the root: its handle is kept
+    /// and not counted in `Walk::open` (a link's name does not lead to
+    /// its folder without following the link).
+    via_link: bool,
+    abs: PathBuf,
+    /// The path relative to the root, `/`-separated; empty for the root.
+    rel: String,
+    /// Its device and inode, to tell a link back into it (only when links
+    /// are followed).
+    id: Option<Identity>,
+    /// The rules of its `.gitignore`, `.ignore` (and, at a repository's
+    /// root, `.git/info/exclude`), if any.
+    rules: Option<Gitignore>,
+    /// Its entries not yet visited, in name order.
+    entries: std::vec::IntoIter<(OsString, Kind)>,
+    /// The paths the caller names below it that its listing shows no way
+    /// to, each with the name missing here, in walk order.
+    missing: VecDeque<(Vec<u8>, String)>,
+    /// Its path is a prefix of the resume point's: its entries before
+    /// the resume point's are passed over.
+    on_start_path: bool,
+}
+
+/// The walk, as an iterator of jobs in path order.
+pub(crate) struct Walk<'a> {
+    options: WalkOptions<'a>,
+    /// The resume point, the path filters and the globs.
+    scope: QueryScope<'a>,
+    /// The rules above the root: those of the root's parents up to the
+    /// repository's root, innermost first.
+    base_rules: Vec<Gitignore>,
+    /// The folders being walked, innermost last.
+    stack: Vec<Frame>,
+    /// How many frames hold a handle that may be closed.
+    open: usize,
+    /// Skips found on the way (entering the root; the paths the caller
+    /// names below an entry that is no folder), handed on next.
+    pending: VecDeque<SkippedInput>,
+    /// The listing buffer, reused from folder to folder.
+    buffer: Vec<std::mem::MaybeUninit<u8>>,
+    /// The folders entered since last asked, when recorded (an index
+    /// keeps each folder's stamp, to tell later whether its entries
+    /// changed).
+    entered: Option<Vec<Entered>>,
+}
+
+/// A folder the walk entered: its path, its handle, and whether it was
+/// reached through a followed link.
+#[cfg_attr(not(feature = "index"), allow(dead_code))]
+pub(crate) struct Entered {
+    pub(crate) rel: String,
+    pub(crate) dir: Arc<DirHandle>,
+    pub(crate) via_link: bool,
+}
+
+impl<'a> Walk<'a> {
+    /// Starts a walk at the root.
+    ///
+    /// # Errors
+    ///
+    /// An invalid argument when a glob does not parse.
+    pub(crate) fn new(mut options: WalkOptions<'a>) -> Result<Walk<'a>, Error> {
+        let scope = QueryScope::new(
+            options.root,
+            options.globs,
+            options.start.take(),
+            options.filters,
+        )?;
+        let mut walk = Walk {
+            scope,
+            base_rules: Vec::new(),
+            stack: Vec::new(),
+            open: 0,
+            pending: VecDeque::new(),
+            buffer: Vec::new(),
+            entered: None,
+            options,
+        };
+        // A handle of its own: listing moves a handle's position, and the
+        // tree's handle is shared by every search and clone.
+        let listed = confine::open_dir(walk.options.root_dir, OsStr::new("."))
+            .and_then(|root_dir| Ok((sorted(&root_dir, &mut walk.buffer)?, root_dir)));
+        match listed {
+            Ok((entries, root_dir)) => {
+                let root_dir = Arc::new(root_dir);
+                let is_repo = entries.iter().any(|(n, _)| n == ".git");
+                if walk.options.gitignore && walk.options.parent_ignores && !is_repo {
+                    walk.base_rules = rules_above(walk.options.root);
+                }
+                let rules = if walk.options.gitignore {
+                    rules_of(&root_dir, walk.options.root, &entries)
+                } else {
+                    None
+                };
+                let id = if walk.options.follow_links {
+                    confine::identity(&root_dir).ok()
+                } else {
+                    None
+                };
+                let missing = walk.missing_in("", 0, &entries);
+                walk.stack.push(Frame {
+                    dir: Some(root_dir),
+                    name: OsString::new(),
+                    via_link: true,
+                    abs: walk.options.root.to_path_buf(),
+                    rel: String::new(),
+                    id,
+                    rules,
+                    entries: entries.into_iter(),
+                    missing,
+                    on_start_path: walk.scope.resumes(),
+                });
+            }
+            Err(e) => walk.pending.push_back(unlisted(String::new(), &e)),
+        }
+        Ok(walk)
+    }
+
+    /// Enters a folder: lists it through `dir` and pushes it.
+    fn enter(
+        &mut self,
+        dir: Arc<DirHandle>,
+        name: OsString,
+        rel: String,
+        abs: PathBuf,
+        via_link: bool,
+        on_start_path: bool,
+    ) -> Option<Job> {
+        let id = if self.options.follow_links {
+            match confine::identity(&dir) {
+                Ok(id) => {
+                    // A link back into a folder the walk is in would never end.
+                    if via_link && self.stack.iter().any(|f| f.id == Some(id)) {
+                        return Some(Job::Skip(SkippedInput::new(rel, SkipReason::SymlinkLoop)));
+                    }
+                    Some(id)
+                }
+                Err(e) => return Some(Job::Skip(unlisted(rel, &e))),
+            }
+        } else {
+            None
+        };
+        let entries = match sorted(&dir, &mut self.buffer) {
+            Ok(entries) => entries,
+            Err(e) => return Some(Job::Skip(unlisted(rel, &e))),
+        };
+        let rules = if self.options.gitignore {
+            rules_of(&dir, &abs, &entries)
+        } else {
+            None
+        };
+        let missing = self.missing_in(&rel, self.stack.len(), &entries);
+        self.stack.push(Frame {
+            dir: Some(dir),
+            name,
+            via_link,
+            abs,
+            rel,
+            id,
+            rules,
+            entries: entries.into_iter(),
+            missing,
+            on_start_path,
+        });
+        if let Some(entered) = &mut self.entered {
+            if let Some(Frame {
+                dir: Some(dir),
+                rel,
+                ..
+            }) = self.stack.last()
+            {
+                entered.push(Entered {
+                    rel: rel.clone(),
+                    dir: Arc::clone(dir),
+                    via_link,
+                });
+            }
+        }
+        if !via_link {
+            self.open += 1;
+            self.close_extra();
+        }
+        None
+    }
+
+    /// Records the folders the walk enters from now on (and the root, if
+    /// it was listed), for [`take_entered`](Self::take_entered).
+    #[cfg_attr(not(feature = "index"), allow(dead_code))]
+    pub(crate) fn recording(mut self) -> Self {
+        let mut entered = Vec::new();
+        if let Some(Frame { dir: Some(dir), .. }) = self.stack.first() {
+            entered.push(Entered {
+                rel: String::new(),
+                dir: Arc::clone(dir),
+                via_link: false,
+            });
+        }
+        self.entered = Some(entered);
+        self
+    }
+
+    /// The folders entered since last asked, in walk order: each before
+    /// the jobs within it.
+    #[cfg_attr(not(feature = "index"), allow(dead_code))]
+    pub(crate) fn take_entered(&mut self) -> Vec<Entered> {
+        self.entered
+            .as_mut()
+            .map(std::mem::take)
+            .unwrap_or_default()
+    }
+
+    /// Checks one entry of the innermost folder: the job it makes, if any,
+    /// and whether the walk descends into it (then it is pushed).
+    fn visit(&mut self, name: OsString, kind: Kind) -> Option<Job> {
+        let frame = self.stack.last()?;
+        let mut rel = String::with_capacity(frame.rel.len() + 1 + name.len());
+        if !frame.rel.is_empty() {
+            rel.push_str(&frame.rel);
+            rel.push('/');
+        }
+        push_name(name.as_encoded_bytes(), &mut rel);
+        let mut abs = PathBuf::with_capacity(frame.abs.as_os_str().len() + 1 + name.len());
+        abs.push(&frame.abs);
+        abs.push(&name);
+        let is_dir = kind == Kind::Dir;
+        // A link the walk follows may lead to a folder.
+        let may_be_dir = is_dir || (kind == Kind::Link && self.options.follow_links);
+        // The query's scope: before the resume point, or outside the path
+        // filters or the globs, an entry is passed over without a word.
+        let depth = self.stack.len() - 1;
+        let on_start_path =
+            self.scope
+                .after_start(depth, &name, frame.on_start_path, may_be_dir)?;
+        if !may_be_dir {
+            self.unreachable_below(&rel, kind);
+        }
+        if !self.scope.admits(&rel, &abs, is_dir, may_be_dir) {
+            return None;
+        }
+        // A path the caller names, and the folders on the way to it, are
+        // searched whatever the hidden and ignore rules say.
+        let named = self.scope.names(&rel);
+        // Policy: left out, and counted. A hidden entry that an ignore
+        // file lets in by name (a `!` rule) is searched, as in ripgrep.
+        if !named {
+            let say = if self.options.gitignore {
+                self.verdict(&abs, is_dir)
+            } else {
+                Say::Nothing
+            };
+            let hidden = !self.options.hidden && name.as_encoded_bytes().starts_with(b".");
+            if hidden && say != Say::LetIn {
+                return Some(Job::Skip(SkippedInput::new(rel, SkipReason::Hidden)));
+            }
+            if say == Say::Ignored {
+                return Some(Job::Skip(SkippedInput::new(rel, SkipReason::Ignored)));
+            }
+        }
+        let dir = match self.top_handle() {
+            Ok(dir) => dir,
+            Err(e) => {
+                // The folder changed under the walk: the rest of it is
+                // left out, and counted once.
+                let frame = self.stack.last_mut()?;
+                frame.entries = Vec::new().into_iter();
+                let input = SkippedInput::new(frame.rel.clone(), SkipReason::Changed);
+                return Some(Job::Skip(input.with_detail(e.to_string())));
+            }
+        };
+        match kind {
+            Kind::Special => Some(Job::Skip(SkippedInput::new(rel, SkipReason::Special))),
+            Kind::File => Some(Job::File { rel, dir, name }),
+            Kind::Dir => match confine::open_dir(&dir, &name) {
+                Ok(handle) => self.enter(Arc::new(handle), name, rel, abs, false, on_start_path),
+                Err(e) => Some(Job::Skip(changed_or_unlisted(rel, &e))),
+            },
+            Kind::Link if !self.options.follow_links => {
+                Some(Job::Skip(SkippedInput::new(rel, SkipReason::Symlink)))
+            }
+            Kind::Link => self.follow(name, rel, abs, on_start_path),
+        }
+    }
+
+    /// Follows the link `name` of the innermost folder, within the root.
+    fn follow(
+        &mut self,
+        name: OsString,
+        rel: String,
+        abs: PathBuf,
+        on_start_path: bool,
+    ) -> Option<Job> {
+        let mut components: Vec<OsString> =
+            self.stack[1..].iter().map(|f| f.name.clone()).collect();
+        components.push(name.clone());
+        let root_dir = Arc::clone(self.options.root_dir);
+        let skip = |reason: SkipReason, detail: Option<String>| {
+            let input = SkippedInput::new(rel.clone(), reason);
+            Some(Job::Skip(match detail {
+                Some(detail) => input.with_detail(detail),
+                None => input,
+            }))
+        };
+        let target = match confine::resolve(&root_dir, self.options.root, components, true) {
+            Ok(target) => target,
+            Err(Unresolved::Outside) => return skip(SkipReason::OutsideRoot, None),
+            Err(Unresolved::Loop) => return skip(SkipReason::SymlinkLoop, None),
+            Err(Unresolved::Missing(e)) if e.kind() == io::ErrorKind::NotFound => {
+                return skip(SkipReason::BrokenLink, Some(e.to_string()));
+            }
+            Err(Unresolved::Missing(e)) => {
+                return skip(SkipReason::Unreadable, Some(e.to_string()));
+            }
+            Err(Unresolved::Link) => return skip(SkipReason::Symlink, None),
+        };
+        match (target.kind, target.name) {
+            (Kind::File, Some(file)) => Some(Job::File {
+                rel,
+                dir: Arc::new(target.parent),
+                name: file,
+            }),
+            (Kind::Dir, None) => {
+                self.enter(Arc::new(target.parent), name, rel, abs, true, on_start_path)
+            }
+            (Kind::Dir, Some(dir)) => match confine::open_dir(&target.parent, &dir) {
+                Ok(handle) => self.enter(Arc::new(handle), name, rel, abs, true, on_start_path),
+                Err(e) => skip(SkipReason::Changed, Some(e.to_string())),
+            },
+            _ => skip(SkipReason::Special, None),
+        }
+    }
+
+    /// What the ignore files of the folders the walk is in, or of those
+    /// above the root, say of the entry at `abs`.
+    fn verdict(&self, abs: &Path, is_dir: bool) -> Say {
+        let inner = self.stack.iter().rev().filter_map(|f| f.rules.as_ref());
+        rules::verdict(inner.chain(self.base_rules.iter()), abs, is_dir)
+    }
+}
+
+impl Iterator for Walk<'_> {
+    type Item = Job;
+
+    fn next(&mut self) -> Option<Job> {
+        loop {
+            if let Some(input) = self.pending.pop_front() {
+                return Some(Job::Skip(input));
+            }
+            match self.next_missing() {
+                Some(Some(job)) => return Some(job),
+                Some(None) => continue,
+                None => {}
+            }
+            let frame = self.stack.last_mut()?;
+            let Some((name, kind)) = frame.entries.next() else {
+                if let Some(frame) = self.stack.pop() {
+                    if frame.dir.is_some() && !frame.via_link {
+                        self.open -= 1;
+                    }
+                }
+                continue;
+            };
+            if let Some(job) = self.visit(name, kind) {
+                return Some(job);
+            }
+        }
+    }
+}
+
+/// A folder's entries, in name order.
+fn sorted(
+    dir: &DirHandle,
+    buffer: &mut Vec<std::mem::MaybeUninit<u8>>,
+) -> io::Result<Vec<(OsString, Kind)>> {
+    let mut entries = confine::list(dir, buffer)?;
+    entries.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    Ok(entries)
+}
+
+/// The skip for a folder that could not be listed.
+fn unlisted(rel: String, e: &io::Error) -> SkippedInput {
+    let reason = if e.kind() == io::ErrorKind::NotFound {
+        SkipReason::Vanished
+    } else {
+        SkipReason::Unreadable
+    };
+    SkippedInput::new(rel, reason).with_detail(e.to_string())
+}
+
+/// The skip for a folder that could not be opened: replaced by a link or
+/// a file since it was listed, gone, or unreadable.
+fn changed_or_unlisted(rel: String, e: &io::Error) -> SkippedInput {
+    if confine::is_swapped(e) {
+        SkippedInput::new(rel, SkipReason::Changed).with_detail(e.to_string())
+    } else {
+        unlisted(rel, e)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    pub(super) fn options<'a>(root: &'a Path, root_dir: &'a Arc<DirHandle>) -> WalkOptions<'a> {
+        WalkOptions {
+            root,
+            root_dir,
+            hidden: false,
+            gitignore: true,
+            parent_ignores: true,
+            follow_links: false,
+            globs: &[],
+            start: None,
+            filters: &[],
+        }
+    }
+
+    fn describe(job: &Job) -> String {
+        match job {
+            Job::File { rel, .. } => rel.clone(),
+            Job::Skip(input) => format!("{} ({})", input.path(), input.reason()),
+        }
+    }
+
+    #[test]
+    fn a_folder_removed_before_the_walk_reaches_it_is_counted_as_vanished() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        for file in ["a.txt", "b/x.txt", "c.txt"] {
+            let path = root.join(file);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, "x\n").unwrap();
+        }
+        let handle = Arc::new(confine::open_root(&root).unwrap());
+        let mut walk = Walk::new(options(&root, &handle)).unwrap();
+        // Folders are listed when the walk reaches them, not before.
+        assert_eq!(walk.next().map(|j| describe(&j)).as_deref(), Some("a.txt"));
+        std::fs::remove_dir_all(root.join("b")).unwrap();
+        let rest: Vec<String> = walk.map(|j| describe(&j)).collect();
+        assert_eq!(rest, ["b (vanished)", "c.txt"]);
+    }
+
+    #[test]
+    fn files_and_folders_interleave_in_name_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        for file in ["b.txt", "a/z.txt", "a/b/c.txt", "a.txt", "_/x", ".h/y"] {
+            let path = root.join(file);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, "x\n").unwrap();
+        }
+        let handle = Arc::new(confine::open_root(&root).unwrap());
+        let walk = Walk::new(options(&root, &handle)).unwrap();
+        let jobs: Vec<String> = walk.map(|j| describe(&j)).collect();
+        assert_eq!(
+            jobs,
+            [
+                ".h (hidden)",
+                "_/x",
+                "a/b/c.txt",
+                "a/z.txt",
+                "a.txt",
+                "b.txt"
+            ]
+        );
+    }
+}

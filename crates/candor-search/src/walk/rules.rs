@@ -1,0 +1,130 @@
+//! Ignore rules: a folder's `.gitignore` and `.ignore` (and, at a
+//! repository's root, `.git/info/exclude`), each read through the
+//! folder's handle, never through a link, only when regular and within a
+//! size cap; those of the folders above the root, read as git does; and
+//! the verdict, which the nearest folder with a say gives (a `!` rule lets
+//! an entry in, a hidden one too).
+
+use std::ffi::{OsStr, OsString};
+use std::path::Path;
+
+use ignore::Match as Verdict;
+use ignore::gitignore::{Gitignore, GitignoreBuilder};
+
+use crate::confine::{self, DirHandle, Kind};
+
+/// What the ignore files say of an entry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Say {
+    /// A rule leaves it out.
+    Ignored,
+    /// A `!` rule lets it in: it is searched even if hidden, as in
+    /// ripgrep.
+    LetIn,
+    /// No rule names it.
+    Nothing,
+}
+
+/// What `rules` say of the entry at `abs`, innermost folder's first: the
+/// rules of the nearest folder that has a say decide (a `!` rule there
+/// lets it back in).
+pub(super) fn verdict<'r>(
+    rules: impl Iterator<Item = &'r Gitignore>,
+    abs: &Path,
+    is_dir: bool,
+) -> Say {
+    for rules in rules {
+        match rules.matched(abs, is_dir) {
+            Verdict::Ignore(_) => return Say::Ignored,
+            Verdict::Whitelist(_) => return Say::LetIn,
+            Verdict::None => {}
+        }
+    }
+    Say::Nothing
+}
+
+/// The rules of the folders above the root: its parents', up to the
+/// first that holds a `.git` (the repository's root), or to the top when
+/// there is none; innermost first. Their ignore files are outside the
+/// root, and read as the ones inside are: through the folder's handle,
+/// never through a link, only when regular, and within a size cap.
+pub(super) fn rules_above(root: &Path) -> Vec<Gitignore> {
+    let mut rules = Vec::new();
+    for dir in root.ancestors().skip(1) {
+        let Ok(handle) = confine::open_root(dir) else {
+            break;
+        };
+        let is_repo = confine::kind_at(&handle, OsStr::new(".git")).is_ok();
+        let names = [".gitignore", ".ignore"].into_iter();
+        if let Some(found) = build_rules(&handle, dir, is_repo, names) {
+            rules.push(found);
+        }
+        if is_repo {
+            break;
+        }
+    }
+    rules
+}
+
+/// The rules of a folder the walk enters, from its listing: no file
+/// system call at all for a folder without ignore files.
+pub(super) fn rules_of(
+    dir: &DirHandle,
+    abs: &Path,
+    entries: &[(OsString, Kind)],
+) -> Option<Gitignore> {
+    let listed = |name: &str| entries.iter().any(|(n, _)| n == name);
+    let is_repo = listed(".git");
+    let names = [".gitignore", ".ignore"]
+        .into_iter()
+        .filter(|name| listed(name));
+    build_rules(dir, abs, is_repo, names)
+}
+
+/// Builds the rules of the folder `dir` (at `abs`) from its ignore files
+/// named `names` (a later file wins over an earlier one) and, for a
+/// repository's root, `.git/info/exclude` first; `None` when there are
+/// none. Each file is read through `dir`'s handle, without following a
+/// link, only when regular and no larger than `confine::MAX_IGNORE_FILE`.
+fn build_rules<'n>(
+    dir: &DirHandle,
+    abs: &Path,
+    is_repo: bool,
+    names: impl Iterator<Item = &'n str>,
+) -> Option<Gitignore> {
+    let mut builder = GitignoreBuilder::new(abs);
+    let mut any = false;
+    if is_repo {
+        let exclude = confine::open_dir(dir, OsStr::new(".git"))
+            .and_then(|git| confine::open_dir(&git, OsStr::new("info")))
+            .ok()
+            .and_then(|info| confine::read_small(&info, OsStr::new("exclude")));
+        if let Some(bytes) = exclude {
+            add_lines(&mut builder, &abs.join(".git/info/exclude"), &bytes);
+            any = true;
+        }
+    }
+    for name in names {
+        if let Some(bytes) = confine::read_small(dir, OsStr::new(name)) {
+            add_lines(&mut builder, &abs.join(name), &bytes);
+            any = true;
+        }
+    }
+    if !any {
+        return None;
+    }
+    builder.build().ok()
+}
+
+/// Adds an ignore file's lines; a bad line is skipped, the rest applies.
+fn add_lines(builder: &mut GitignoreBuilder, from: &Path, bytes: &[u8]) {
+    let text = String::from_utf8_lossy(bytes);
+    for (i, line) in text.lines().enumerate() {
+        let line = if i == 0 {
+            line.trim_start_matches('\u{feff}')
+        } else {
+            line
+        };
+        let _ = builder.add_line(Some(from.to_path_buf()), line);
+    }
+}

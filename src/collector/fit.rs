@@ -1,0 +1,264 @@
+//! Fitting a finished result to its output-bytes budget: the optional
+//! parts of the disclosure yield, level by level, before the last item
+//! does.
+
+use crate::envelope::fitted_len;
+use crate::error::{Error, ErrorKind};
+use crate::note::NoteForm;
+use crate::{Budget, BudgetKind, Clamp, Completeness, Cursor, Disclosure, Skipped};
+
+/// Fits a response to its byte budget. The optional parts of the
+/// disclosure are the skipped sample and the truncation note; the levels
+/// go from all of them to none: the sample shrinks one input at a time,
+/// then the note shortens, then it goes.
+///
+/// - An answer that fits whole stays exact, at the richest level where it
+///   fits: the sample yields before an exact answer loses an item.
+/// - Otherwise the result is cut, at the richest level where one item
+///   fits, with as many items as fit there: the optional parts yield
+///   before the last item does.
+/// - With no item fitting at any level, the page holds none (at the
+///   poorest level), and if even that does not fit, the budget is too small.
+#[derive(Clone, Copy)]
+pub(super) struct Fitting<'a> {
+    pub(super) base: &'a Disclosure,
+    /// The JSON size of each item.
+    pub(super) sizes: &'a [usize],
+    pub(super) max: usize,
+    pub(super) clamp: Option<Clamp>,
+    /// The cursor after the first `k` items.
+    pub(super) cursor_at: &'a dyn Fn(usize) -> Option<Cursor>,
+    /// The skips a page of the first `k` items reports, when it is cut
+    /// before the last item (it resumes after item `k`).
+    pub(super) skipped_at: &'a dyn Fn(usize) -> Skipped,
+}
+
+pub(super) struct Fitted {
+    pub(super) count: usize,
+    pub(super) disclosure: Disclosure,
+}
+
+impl Fitting<'_> {
+    fn levels(&self) -> Vec<(usize, NoteForm)> {
+        let sample = self.base.skipped().sample().len();
+        let mut levels: Vec<(usize, NoteForm)> =
+            (0..=sample).rev().map(|n| (n, NoteForm::Full)).collect();
+        levels.push((0, NoteForm::Short));
+        levels.push((0, NoteForm::Omitted));
+        levels
+    }
+
+    /// The response of the first `k` items at `level`, if it fits.
+    fn try_fit(&self, level: (usize, NoteForm), k: usize, n: usize) -> Result<Fit, Error> {
+        self.try_fit_needing(level, k, n, None)
+    }
+
+    /// `try_fit`, for a page cut before its first item that says what a
+    /// page holding that item needs (`needed`).
+    fn try_fit_needing(
+        &self,
+        level: (usize, NoteForm),
+        k: usize,
+        n: usize,
+        needed: Option<u64>,
+    ) -> Result<Fit, Error> {
+        let mut d = self.base.clone();
+        if k < n {
+            // The items left out prove there is more; the next page
+            // resumes after item `k`, and meets the skips beyond it.
+            let mut budget = Budget::new(BudgetKind::OutputBytes, self.max as u64, 0);
+            if let Some(needed) = needed {
+                budget = budget.with_needed(needed);
+            }
+            d.set_completeness(Completeness::TruncatedByBudget {
+                budget,
+                clamp: self.clamp,
+            });
+            let cursor = (self.cursor_at)(k);
+            if cursor.is_some() {
+                *d.skipped_mut() = (self.skipped_at)(k);
+            }
+            d.set_next_cursor(cursor);
+        }
+        d.skipped_mut().truncate_sample(level.0);
+        d.set_note(level.1);
+        let item_bytes = self.sizes[..k].iter().sum::<usize>() + k.saturating_sub(1);
+        let (len, budget) = fitted_len(&d, k, item_bytes, self.max)?;
+        if let Some(budget) = budget {
+            d.set_completeness(Completeness::TruncatedByBudget {
+                budget,
+                clamp: self.clamp,
+            });
+        }
+        Ok(if len <= self.max {
+            Fit::Fits(Box::new(d))
+        } else {
+            Fit::Over(len)
+        })
+    }
+
+    pub(super) fn fit(&self, n: usize) -> Result<Fitted, Error> {
+        let levels = self.levels();
+        if self.base.completeness().is_exact() {
+            // The whole answer, at the richest level where it fits.
+            for &level in &levels {
+                if let Fit::Fits(disclosure) = self.try_fit(level, n, n)? {
+                    return Ok(Fitted {
+                        count: n,
+                        disclosure: *disclosure,
+                    });
+                }
+            }
+        }
+        let exact = self.base.completeness().is_exact();
+        for &level in levels.iter().filter(|_| n > 0) {
+            // All the items, with the stop the collector found (a limit
+            // stop writes a shorter envelope than a cut by the budget
+            // would): fitting more items here than by cutting is possible.
+            // An exact answer was tried whole above.
+            if !exact {
+                if let Fit::Fits(all) = self.try_fit(level, n, n)? {
+                    return Ok(Fitted {
+                        count: n,
+                        disclosure: *all,
+                    });
+                }
+            }
+            let Fit::Fits(one) = self.try_fit(level, 1, n)? else {
+                continue;
+            };
+            // The most items that fit at this level, cut by the budget: at
+            // least one, fewer than all.
+            let (mut lo, mut hi, mut best) = (1, n - 1, one);
+            while lo < hi {
+                let mid = lo + (hi - lo).div_ceil(2);
+                match self.try_fit(level, mid, n)? {
+                    Fit::Fits(d) => {
+                        lo = mid;
+                        best = d;
+                    }
+                    Fit::Over(_) => hi = mid - 1,
+                }
+            }
+            return Ok(Fitted {
+                count: lo,
+                disclosure: *best,
+            });
+        }
+        // Not one item fits: a page without items, at the richest level
+        // where that fits. Without a cursor such a page is a dead end, so
+        // it says how large a budget a page holding the next item needs;
+        // where even that does not fit, the budget is too small.
+        let mut needed = 0;
+        let dead_end = n > 0 && (self.cursor_at)(0).is_none();
+        for (at, &level) in levels.iter().enumerate() {
+            match self.try_fit(level, 0, n)? {
+                Fit::Fits(disclosure) if !dead_end => {
+                    return Ok(Fitted {
+                        count: 0,
+                        disclosure: *disclosure,
+                    });
+                }
+                Fit::Fits(_) => {
+                    let one = self.needed_for_one(n)?;
+                    for &poorer in &levels[at..] {
+                        if let Fit::Fits(d) = self.try_fit_needing(poorer, 0, n, Some(one))? {
+                            return Ok(Fitted {
+                                count: 0,
+                                disclosure: *d,
+                            });
+                        }
+                    }
+                    return Err(ErrorKind::BudgetTooSmall {
+                        max_bytes: self.max,
+                        needed: usize::try_from(one).unwrap_or(usize::MAX),
+                    }
+                    .into());
+                }
+                Fit::Over(len) => needed = len,
+            }
+        }
+        // The response names its budget (`max`), so at a budget of
+        // `needed` it can be longer than it is at `max`: the smallest
+        // budget that fits is the least fixed point, reached from below.
+        let poorest = levels[levels.len() - 1];
+        needed = self.least_budget(poorest, 0, n, needed)?;
+        // Every item read, with the stop the collector found, can be
+        // shorter than no items cut by the budget, which carries a note:
+        // the smaller of the two is what a retry needs. (Unless that stop
+        // is the output-bytes budget itself, whose size depends on it.)
+        let stopped_by_output = self
+            .base
+            .completeness()
+            .budget()
+            .is_some_and(|budget| budget.kind() == BudgetKind::OutputBytes);
+        if !stopped_by_output {
+            if let Fit::Over(len) = self.try_fit(poorest, n, n)? {
+                needed = needed.min(len);
+            }
+        }
+        // A page without items and without a cursor is a dead end: what
+        // a retry needs is a page that holds the first item.
+        if dead_end {
+            needed = needed.max(usize::try_from(self.needed_for_one(n)?).unwrap_or(usize::MAX));
+        }
+        Err(ErrorKind::BudgetTooSmall {
+            max_bytes: self.max,
+            needed,
+        }
+        .into())
+    }
+}
+
+impl Fitting<'_> {
+    /// The smallest budget whose page holds the first item, at the poorest
+    /// level.
+    fn needed_for_one(&self, n: usize) -> Result<u64, Error> {
+        let poorest = *self.levels().last().expect("levels are never empty");
+        // As if more items followed: the page holding the first item then
+        // has a cursor too, where cursors can be issued.
+        let n = n.max(2);
+        let first = match self.try_fit(poorest, 1, n)? {
+            Fit::Over(len) => len,
+            Fit::Fits(_) => self.max,
+        };
+        Ok(self.least_budget(poorest, 1, n, first)? as u64)
+    }
+
+    /// The smallest budget whose page of the first `k` items fits at
+    /// `level`, from a first guess `needed`: the response names its budget,
+    /// so that budget is the least fixed point of its own length, reached
+    /// from below.
+    fn least_budget(
+        &self,
+        level: (usize, NoteForm),
+        k: usize,
+        n: usize,
+        mut needed: usize,
+    ) -> Result<usize, Error> {
+        for _ in 0..4 {
+            let at_needed = Fitting {
+                max: needed,
+                ..*self
+            };
+            match at_needed.try_fit(level, k, n)? {
+                Fit::Fits(_) => break,
+                Fit::Over(len) => needed = len,
+            }
+        }
+        Ok(needed)
+    }
+}
+
+enum Fit {
+    Fits(Box<Disclosure>),
+    /// The response's length, over the budget.
+    Over(usize),
+}
+
+pub(super) fn output_bytes(max: usize, used: usize, clamp: Option<Clamp>) -> Completeness {
+    Completeness::TruncatedByBudget {
+        budget: Budget::new(BudgetKind::OutputBytes, max as u64, used as u64),
+        clamp,
+    }
+}
