@@ -229,6 +229,12 @@ impl Cursor {
     pub fn start(&self) -> u64 {
         self.start
     }
+
+    /// The corpus generation the cursor names, if it names one.
+    #[cfg_attr(not(feature = "index"), allow(dead_code))]
+    pub(crate) fn generation(&self) -> Option<u64> {
+        self.generation
+    }
 }
 
 impl fmt::Display for Cursor {

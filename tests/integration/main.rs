@@ -23,6 +23,8 @@ mod fuzz_replay;
 mod hostile;
 #[cfg(feature = "index")]
 mod index_corpus;
+#[cfg(feature = "index")]
+mod index_paging;
 mod layers;
 mod mcp_args;
 mod mcp_budget;
