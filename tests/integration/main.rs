@@ -15,6 +15,8 @@ mod core_support;
 mod core_wire;
 mod disclosure_truth;
 mod examples_cli;
+#[cfg(feature = "index")]
+mod examples_index_paging;
 mod examples_mcp;
 mod examples_opensearch;
 mod fixture;
