@@ -229,6 +229,22 @@ impl Cursor {
     pub fn start(&self) -> u64 {
         self.start
     }
+
+    /// The corpus generation the cursor is bound to, if its scope had one
+    /// ([`Scope::generation`]).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use candor::{Fingerprint, Scope};
+    /// let scope = Scope::new(Fingerprint::of("q")).generation(7);
+    /// assert_eq!(scope.cursor("key", 0).generation(), Some(7));
+    /// assert_eq!(Scope::new(Fingerprint::of("q")).cursor("key", 0).generation(), None);
+    /// ```
+    #[must_use]
+    pub fn generation(&self) -> Option<u64> {
+        self.generation
+    }
 }
 
 impl fmt::Display for Cursor {

@@ -134,11 +134,7 @@ pub fn check(data: &[u8]) {
     let whole_word = mode & 8 != 0;
     let (query, line_spans): (Query, Box<LineSpans>) = match mode % 3 {
         0 | 1 => {
-            let count = if mode % 3 == 0 {
-                1
-            } else {
-                1 + r.byte() % 3
-            };
+            let count = if mode % 3 == 0 { 1 } else { 1 + r.byte() % 3 };
             let needles: Vec<String> = (0..count)
                 .map(|_| {
                     let n = 1 + r.byte() % 3;

@@ -336,7 +336,7 @@ pub(crate) fn excerpt(
     let scope = source.scope(fingerprint);
     let after = match cursor {
         Some(c) => {
-            let after: u64 = scope.resume(c)?;
+            let after: u64 = source.resume_scope(scope, c).resume(c)?;
             if after < first || after >= last {
                 return Err(Error::cursor_out_of_range(format!(
                     "it resumes after line {after}, outside the excerpt {first}..={last}"

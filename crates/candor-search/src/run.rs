@@ -64,7 +64,7 @@ fn prepare<'s, S: Source, K: QueryKind>(
     }
     let scope = source.scope(query.scoped_fingerprint(K::NAME, source.fingerprint()));
     let start = match cursor {
-        Some(c) => Some(resume_point(source, &scope, c)?),
+        Some(c) => Some(resume_point(source, &source.resume_scope(scope, c), c)?),
         None => None,
     };
     Ok(Prepared {

@@ -11,8 +11,8 @@ use std::ops::ControlFlow;
 
 use crate::engine::{FileOutcome, Plan, Search, no_match, search_file};
 use crate::reader::Opened;
+use crate::{Cursor, Fingerprint, Scope, SkippedInput};
 use crate::{Error, ErrorKind};
-use crate::{Fingerprint, Scope, SkippedInput};
 
 /// One entry of a corpus, in path order.
 pub(crate) enum Entry<'a> {
@@ -48,7 +48,9 @@ pub(crate) trait Source: Sync {
     /// Identifies the corpus (its root and options), for cursors.
     fn fingerprint(&self) -> u64;
     /// The corpus's version, if it has one: cursors of another version
-    /// are refused as stale.
+    /// are refused as stale. A corpus whose search cursors stay good
+    /// while it changes elsewhere (a tree, an index) has none: a cursor
+    /// is stale only when the input it resumes in changed (`stamp`).
     fn generation(&self) -> Option<u64>;
     /// Normalizes and confines a caller's path; fails when it leaves the
     /// corpus or does not exist. A path the caller names is found whatever
@@ -141,6 +143,14 @@ pub(crate) trait Source: Sync {
             Some(g) => scope.generation(g),
             None => scope,
         }
+    }
+
+    /// The scope `cursor`, given back to this corpus, is read in:
+    /// `scope`, the one its cursors are issued in now. A corpus whose
+    /// cursors carried more in earlier versions (an index's: its
+    /// generation) reads those here too, or leaves them to be refused.
+    fn resume_scope(&self, scope: Scope, _cursor: &Cursor) -> Scope {
+        scope
     }
 }
 

@@ -49,11 +49,10 @@ use watch::Watching;
 /// A [`Tree`] with an index on disk: every [`Corpus`](crate::Corpus)
 /// query gives the same items, order, totals and `skipped` as the tree
 /// gives on the same files, and reads only the files that may match.
-/// Its cursors are its own (they name the index's generation, and are a
-/// few bytes longer than the tree's), so a page fitted to `max_bytes`,
-/// which counts the cursor, can be cut elsewhere than the tree's (an
-/// item, or an entry of the `skipped` sample, fewer or more, as the fit
-/// trades them); followed to the end, the pages hold the same items.
+/// Its cursors are the tree's in all but the query they are bound to (a
+/// tree's cursor is refused by its index, and the other way round, as
+/// [`ErrorKind::ForeignCursor`]), and as long, so a page fitted to
+/// `max_bytes`, which counts the cursor, is cut where the tree's is.
 ///
 /// The index records, in path order, what the tree's walk met (folders,
 /// files, the inputs it left out) with each one's stamp, and the files'
@@ -81,11 +80,29 @@ use watch::Watching;
 /// **Generations.** Each build or update writes a new generation beside
 /// the current one and then switches a pointer to it by a rename: a
 /// crash leaves the previous generation usable, and a reader sees one
-/// or the other. A cursor is bound to the generation it was issued
-/// under: once an update made a new one, it is refused as stale
-/// ([`ErrorKind::StaleCursor`]). A damaged index, one of another format
-/// version or built under other walk rules is refused
+/// or the other. A damaged index, one of another format version or
+/// built under other walk rules is refused
 /// ([`ErrorKind::UnusableIndex`]), never read as truth.
+///
+/// **Cursors survive updates.** A cursor resumes as a [`Tree`]'s does:
+/// in the file it stopped in, at its place there, and on in path order.
+/// It records that file's stamp (device, inode, size, modification and
+/// change times, taken from the tree as the tree's cursors take it, not
+/// from the index), and is refused as stale ([`ErrorKind::StaleCursor`])
+/// only when that file changed or went away since (an excerpt's cursor,
+/// as a tree's, names only the line it resumes after). An update, a
+/// compaction, the watcher, or another process opening the index from
+/// disk in between changes nothing of that: pages go on while files
+/// elsewhere in the tree are edited. The files after the cursor's are
+/// read as they are when the next page comes to them (a file added
+/// there is found, one removed is not). The files before it are not
+/// looked at again: a later page's `start` counts the items the earlier
+/// pages held, and its total (with
+/// [`count_total`](crate::Limits::count_total)) adds what the tree holds
+/// from the cursor on now, so an `eq` total is exact for a tree that did
+/// not change before the cursor while it was paged. Cursors issued by
+/// earlier versions, which named the index's generation, resume the
+/// same way.
 ///
 /// **Damage, not forgery.** The checksums catch damage (a flipped bit, a
 /// torn or cut write, another index's file in its place). They cannot
@@ -108,6 +125,14 @@ use watch::Watching;
 /// // A file changed since the build is seen: the answer is about the tree now.
 /// std::fs::write(dir.path().join("b.rs"), "fn parse_more() {}\n")?;
 /// assert_eq!(index.search(&Query::literal("parse"), &Limits::new(), None)?.len(), 2);
+///
+/// // A cursor survives an update: only a change to the file it resumes
+/// // in would make it stale.
+/// let first = index.search(&Query::literal("parse"), &Limits::new().limit(1), None)?;
+/// std::fs::write(dir.path().join("c.rs"), "fn parse_late() {}\n")?;
+/// index.update()?;
+/// let next = index.search(&Query::literal("parse"), &Limits::new(), first.next_cursor())?;
+/// assert_eq!((next.start(), next.len()), (1, 2), "b.rs and c.rs");
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Debug)]

@@ -8,9 +8,9 @@ use std::ops::ControlFlow;
 
 use super::Index;
 use crate::Error;
-use crate::Fingerprint;
 use crate::index::counting::Batch;
 use crate::index::entries::Found;
+use crate::{Cursor, Fingerprint, Scope};
 use crate::{Entry, FileOutcome, Opened, Plan, Resolved, Search, Source, no_match};
 
 impl Source for Index {
@@ -18,8 +18,21 @@ impl Source for Index {
         Fingerprint::of(&("index", self.tree.fingerprint())).as_u64()
     }
 
+    /// None: an index's cursors are a tree's, stale only when the file
+    /// they resume in changed, whatever the index's generation is now.
     fn generation(&self) -> Option<u64> {
-        Some(self.snapshot().generation)
+        None
+    }
+
+    /// Cursors issued by earlier versions name the generation they were
+    /// issued under, beside what a cursor names now (a file, a place in
+    /// it, the file's stamp, taken as the tree takes it): the generation
+    /// is passed over, and the stamp decides, as for any cursor.
+    fn resume_scope(&self, scope: Scope, cursor: &Cursor) -> Scope {
+        match cursor.generation() {
+            Some(g) if scope.get_generation().is_none() => scope.generation(g),
+            _ => scope,
+        }
     }
 
     fn resolve(&self, path: &str) -> Result<Resolved, Error> {

@@ -1,7 +1,8 @@
 //! `Index` against `Tree`: the same answers (items, order, totals,
 //! skipped) page by page, over generated trees that change between the
-//! build and the query, and the index's own promises (stale cursors,
-//! refused damage, a rewrite within one clock tick).
+//! build and the query, and the index's own promises (cursors that
+//! outlive a generation, refused damage, a rewrite within one clock
+//! tick).
 
 use std::path::Path;
 use std::time::{Duration, SystemTime};
@@ -566,23 +567,35 @@ fn indexed(
 }
 
 #[test]
-fn a_cursor_of_a_generation_gone_is_stale() {
-    let (dir, _store, _tree, index) = indexed(&[("a.txt", "x\nx\nx\n"), ("b.txt", "x\n")]);
+fn a_cursor_outlives_the_generation_it_was_issued_under() {
+    let (dir, store, _tree, index) = indexed(&[("a.txt", "x\nx\nx\n"), ("b.txt", "x\n")]);
     let query = Query::literal("x");
     let limits = Limits::new().limit(1);
     let first = index.search(&query, &limits, None).unwrap();
-    // The same generation resumes.
     let second = index.search(&query, &limits, first.next_cursor()).unwrap();
     assert_eq!(second.start(), 1);
+    // A file elsewhere changes and an update makes a new generation: the
+    // cursor resumes, in this process and in one that opens the index.
     std::fs::write(dir.path().join("c.txt"), "x\n").unwrap();
     assert!(index.update().unwrap());
-    let err = index
+    let again = index.search(&query, &limits, first.next_cursor()).unwrap();
+    assert_eq!(again.items(), second.items());
+    assert_eq!(again.start(), 1);
+    let reopened = Index::open(index.get_tree().clone(), store.path().join("idx")).unwrap();
+    let again = reopened
         .search(&query, &limits, first.next_cursor())
-        .unwrap_err();
-    assert!(matches!(err.kind(), ErrorKind::StaleCursor { .. }), "{err}");
-    // A process that opens the new generation refuses it too.
-    let reopened = Index::open(index.get_tree().clone(), _store.path().join("idx")).unwrap();
-    let err = reopened
+        .unwrap();
+    assert_eq!(again.items(), second.items());
+    // The file it resumes in changes: stale, updated or not.
+    std::fs::write(dir.path().join("a.txt"), "x\ny\nx\n").unwrap();
+    for corpus in [&index, &reopened] {
+        let err = corpus
+            .search(&query, &limits, first.next_cursor())
+            .unwrap_err();
+        assert!(matches!(err.kind(), ErrorKind::StaleCursor { .. }), "{err}");
+    }
+    assert!(index.update().unwrap());
+    let err = index
         .search(&query, &limits, first.next_cursor())
         .unwrap_err();
     assert!(matches!(err.kind(), ErrorKind::StaleCursor { .. }), "{err}");

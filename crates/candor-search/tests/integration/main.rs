@@ -10,12 +10,16 @@ mod core_paging;
 mod core_support;
 mod disclosure_truth;
 mod examples_cli;
+#[cfg(feature = "index")]
+mod examples_index_paging;
 mod fixture;
 mod fuzz_replay;
 #[cfg(unix)]
 mod hostile;
 #[cfg(feature = "index")]
 mod index_corpus;
+#[cfg(feature = "index")]
+mod index_paging;
 mod json_stream;
 #[path = "../../../../fuzz/checks/oracle.rs"]
 mod oracle;
