@@ -66,7 +66,9 @@ impl SkippedInput {
     /// Marks the input as one the caller named (the one file to search
     /// or to excerpt, or a path given explicitly): the caller asked for
     /// it, so its skip leaves the answer incomplete whatever the reason,
-    /// policy or error.
+    /// policy or error. [`SkipReason::BinaryAsText`] is the exception:
+    /// it says a named file was searched (as text), not that anything of
+    /// it was left out, so it stays policy.
     ///
     /// # Example
     ///
@@ -74,10 +76,14 @@ impl SkippedInput {
     /// use candor::{SkipReason, SkippedInput};
     /// let s = SkippedInput::new("logo.png", SkipReason::Binary).named();
     /// assert!(s.is_error());
+    /// let searched = SkippedInput::new("logo.png", SkipReason::BinaryAsText).named();
+    /// assert!(!searched.is_error());
     /// ```
     #[must_use]
     pub fn named(mut self) -> Self {
-        self.error = true;
+        if self.reason != SkipReason::BinaryAsText {
+            self.error = true;
+        }
         self
     }
 

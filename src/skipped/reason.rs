@@ -25,6 +25,14 @@ pub enum SkipReason {
     /// or from the line of a NUL found past its start (then its detail
     /// says where).
     Binary,
+    /// Not a skip: a file the caller named (the one file to search or to
+    /// excerpt, or a path given explicitly) holds a NUL byte, so it is
+    /// binary, and it was searched as text all the same, as ripgrep
+    /// searches a file named on its command line: every matching line is
+    /// returned, those that hold NUL bytes too (policy: nothing of it was
+    /// left out). Counted once per file, where its first NUL byte is, and
+    /// its detail says at which byte.
+    BinaryAsText,
     /// A file or folder left out by an ignore file such as `.gitignore`
     /// (policy).
     Ignored,
@@ -77,8 +85,9 @@ pub enum SkipReason {
 
 /// The wire names of the reasons candor defines, which a reason named by
 /// another tool may not take.
-const BUILT_IN: [&str; 13] = [
+const BUILT_IN: [&str; 14] = [
     "binary",
+    "binary_as_text",
     "ignored",
     "hidden",
     "too_large",
@@ -143,6 +152,7 @@ impl SkipReason {
     pub fn is_error(&self) -> bool {
         match self {
             SkipReason::Binary
+            | SkipReason::BinaryAsText
             | SkipReason::Ignored
             | SkipReason::Hidden
             | SkipReason::TooLarge
@@ -170,6 +180,7 @@ impl SkipReason {
     pub fn as_str(&self) -> &str {
         match self {
             SkipReason::Binary => "binary",
+            SkipReason::BinaryAsText => "binary_as_text",
             SkipReason::Ignored => "ignored",
             SkipReason::Hidden => "hidden",
             SkipReason::TooLarge => "too_large",
@@ -215,6 +226,7 @@ impl SkipReason {
     pub fn from_wire(name: &str) -> SkipReason {
         match name {
             "binary" => SkipReason::Binary,
+            "binary_as_text" => SkipReason::BinaryAsText,
             "ignored" => SkipReason::Ignored,
             "hidden" => SkipReason::Hidden,
             "too_large" => SkipReason::TooLarge,

@@ -275,7 +275,7 @@ fn query() -> impl Strategy<Value = Query> {
         Just("FOO"),
         Just("tail"),
     ];
-    prop_oneof![
+    let query = prop_oneof![
         word.clone().prop_map(Query::literal),
         (word.clone(), word.clone()).prop_map(|(a, b)| Query::literals([a, b])),
         word.clone()
@@ -283,7 +283,17 @@ fn query() -> impl Strategy<Value = Query> {
         word.prop_map(|w| Query::literal(w).whole_word(true)),
         Just(Query::regex("fo+|ba")),
         Just(Query::regex("^$")),
-    ]
+    ];
+    // Now and then paths named: folders, files (read as text, binary or
+    // not), a hidden one, a missing one.
+    let paths = prop_oneof![
+        4 => Just(Vec::new()),
+        1 => Just(vec!["a"]),
+        1 => Just(vec!["a/z.txt", "b"]),
+        1 => Just(vec!["z.txt", ".h", "missing"]),
+        1 => Just(vec!["a/a", "b/z.txt"]),
+    ];
+    (query, paths).prop_map(|(q, paths)| q.paths(paths))
 }
 
 fn limits() -> impl Strategy<Value = Limits> {

@@ -2,6 +2,7 @@
 //! area.
 
 mod adopters;
+mod binary_named;
 mod cluster_opensearch;
 mod cluster_opensearch_props;
 mod cluster_zoekt;

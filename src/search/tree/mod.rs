@@ -54,7 +54,9 @@ mod source;
 /// A path the caller names ([`Query::paths`](crate::Query::paths),
 /// [`find_in_file`](crate::Corpus::find_in_file),
 /// [`excerpt`](crate::Corpus::excerpt)) is searched even if an ignore rule
-/// or the hidden rule would leave it out of a walk. A path filter the
+/// or the hidden rule would leave it out of a walk, and a
+/// file named is read as text whatever NUL bytes it holds (see
+/// [`Corpus`](crate::Corpus)). A path filter the
 /// walk cannot reach is counted in `skipped` where it would have been met
 /// (see [`Query::paths`](crate::Query::paths)), and the others are
 /// searched.
