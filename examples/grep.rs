@@ -28,6 +28,17 @@
 //! around offset N)`. The last line on standard error says how many
 //! matching lines were held back. Files found by walking a folder keep
 //! the binary rule: a binary file is skipped, and counted.
+//!
+//! `--max-depth N` is ripgrep's: 0 searches only the files named, 1 the
+//! direct children of each folder named (or of the current folder), and
+//! so on; each folder not entered is counted as skipped (`max_depth`).
+//!
+//! Exit status, as ripgrep's: 2 when an error occurred (a bad argument,
+//! or an input that could not be searched; the matches found elsewhere
+//! are still printed), else 0 when something matched and 1 when nothing
+//! did. An answer cut short (a deadline, a budget) before any match exits
+//! with 2, not 1: nothing matched in what was searched, but the rest was
+//! not searched.
 
 use std::ffi::OsString;
 use std::io::{self, Write};
@@ -131,6 +142,13 @@ struct Args {
     /// Do not respect .gitignore and .ignore files.
     #[arg(long)]
     no_ignore: bool,
+
+    /// Descend at most N folders below each PATH (below the current
+    /// folder when none is given): 0 searches only the files named, 1
+    /// the direct children of the folders named. The folders not entered
+    /// are counted as skipped (`max_depth`).
+    #[arg(long, value_name = "N")]
+    max_depth: Option<usize>,
 
     /// Include (or, with a leading `!`, exclude) files whose path matches
     /// GLOB; repeatable.
@@ -408,6 +426,9 @@ fn build_tree(args: &Args, root: &Path) -> Result<Tree, Failure> {
         .globs(args.globs.iter().cloned());
     if let Some(max) = args.max_filesize {
         tree = tree.max_file_size(max);
+    }
+    if let Some(depth) = args.max_depth {
+        tree = tree.max_depth(depth);
     }
     if let Some(n) = args.threads {
         tree = tree.threads(usize::from(n));

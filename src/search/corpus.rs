@@ -282,8 +282,8 @@ pub trait Corpus: sealed::Sealed {
     /// [`search`](Self::search) confined to the one file at `path`.
     ///
     /// The file is searched because it is named, as ripgrep searches the
-    /// paths it is given: no hidden-file or ignore rule applies to it,
-    /// only the read policy (the size limit, the scanned-bytes and
+    /// paths it is given: no hidden-file, ignore or depth rule applies to
+    /// it, only the read policy (the size limit, the scanned-bytes and
     /// files budgets, the deadline). A binary file is searched as text
     /// and said to be binary (see **A binary file the caller named**
     /// above). A FIFO, socket or device is not opened: it is counted in

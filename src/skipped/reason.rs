@@ -57,6 +57,10 @@ pub enum SkipReason {
     /// A FIFO, socket or device: never opened, since reading one can block
     /// forever or never end (policy).
     Special,
+    /// A folder at the tree's depth limit (see `Tree::max_depth`), not
+    /// entered (policy): nothing below it was walked. Each such folder
+    /// counts once.
+    MaxDepth,
     /// The file changed while it was being read, so what was read of it
     /// may be neither its old nor its new content (error). The lines read
     /// before the change was seen are kept.
@@ -85,7 +89,7 @@ pub enum SkipReason {
 
 /// The wire names of the reasons candor defines, which a reason named by
 /// another tool may not take.
-const BUILT_IN: [&str; 14] = [
+const BUILT_IN: [&str; 15] = [
     "binary",
     "binary_as_text",
     "ignored",
@@ -96,6 +100,7 @@ const BUILT_IN: [&str; 14] = [
     "broken_link",
     "symlink",
     "special",
+    "max_depth",
     "changed",
     "long_line",
     "unreadable",
@@ -160,7 +165,8 @@ impl SkipReason {
             | SkipReason::OutsideRoot
             | SkipReason::BrokenLink
             | SkipReason::Symlink
-            | SkipReason::Special => false,
+            | SkipReason::Special
+            | SkipReason::MaxDepth => false,
             SkipReason::Unreadable
             | SkipReason::Vanished
             | SkipReason::Changed
@@ -189,6 +195,7 @@ impl SkipReason {
             SkipReason::BrokenLink => "broken_link",
             SkipReason::Symlink => "symlink",
             SkipReason::Special => "special",
+            SkipReason::MaxDepth => "max_depth",
             SkipReason::Changed => "changed",
             SkipReason::LongLine => "long_line",
             SkipReason::Unreadable => "unreadable",
@@ -235,6 +242,7 @@ impl SkipReason {
             "broken_link" => SkipReason::BrokenLink,
             "symlink" => SkipReason::Symlink,
             "special" => SkipReason::Special,
+            "max_depth" => SkipReason::MaxDepth,
             "changed" => SkipReason::Changed,
             "long_line" => SkipReason::LongLine,
             "unreadable" => SkipReason::Unreadable,

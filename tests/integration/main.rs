@@ -41,5 +41,7 @@ mod search_lines;
 mod search_paging;
 mod search_props;
 #[cfg(unix)]
+mod tree_depth;
+#[cfg(unix)]
 mod tree_links;
 mod tree_walk;
