@@ -512,25 +512,23 @@ impl FileRead {
                 let line = lines::after_last_end(&buffer[front..front + keep + i]).unwrap_or(0);
                 let line_start = self.base + line as u64;
                 if rules.as_text {
-                    let now = self.position + n as u64;
-                    if let Err(ended) = self.note_nul(nul, line_start, now) {
+                    // Text: noted, and read on.
+                    if let Err(ended) = self.note_nul(nul, line_start, self.position + n as u64) {
                         return ended;
                     }
+                } else {
+                    let ended = Ended::nul(nul, line_start, prefix as usize);
+                    // The lines before the NUL's, unless the visitor wants
+                    // no more of the file (then the rest is not needed
+                    // either).
+                    if line > 0
+                        && matches!(ended, Ended::Cut { .. })
+                        && visit(&buffer[front..front + line], self.base, true).is_break()
+                    {
+                        return Ended::Stopped(line_start);
+                    }
+                    return ended;
                 }
-            }
-            if let Some(i) = found.filter(|_| !rules.as_text) {
-                let nul = self.position + i as u64;
-                let line = lines::after_last_end(&buffer[front..front + keep + i]).unwrap_or(0);
-                let ended = Ended::nul(nul, self.base + line as u64, prefix as usize);
-                // The lines before the NUL's, unless the visitor wants no
-                // more of the file (then the rest is not needed either).
-                if line > 0
-                    && matches!(ended, Ended::Cut { .. })
-                    && visit(&buffer[front..front + line], self.base, true).is_break()
-                {
-                    return Ended::Stopped(self.base + line as u64);
-                }
-                return ended;
             }
             let end_of_file = match self.advance(n, known, self.base) {
                 Ok(end) => end,
