@@ -66,7 +66,12 @@ impl SkippedInput {
     /// Marks the input as one the caller named (the one file to search
     /// or to excerpt, or a path given explicitly): the caller asked for
     /// it, so its skip leaves the answer incomplete whatever the reason,
-    /// policy or error.
+    /// policy or error. Two reasons stay policy:
+    /// [`SkipReason::BinaryAsText`] says a named file was searched (as
+    /// text), not that anything of it was left out; and
+    /// [`SkipReason::MaxDepth`] is the depth the caller set, which counts
+    /// from the paths named (a folder named is not entered at depth 0, as
+    /// the caller asked).
     ///
     /// # Example
     ///
@@ -74,10 +79,14 @@ impl SkippedInput {
     /// use candor::{SkipReason, SkippedInput};
     /// let s = SkippedInput::new("logo.png", SkipReason::Binary).named();
     /// assert!(s.is_error());
+    /// let searched = SkippedInput::new("logo.png", SkipReason::BinaryAsText).named();
+    /// assert!(!searched.is_error());
     /// ```
     #[must_use]
     pub fn named(mut self) -> Self {
-        self.error = true;
+        if !matches!(self.reason, SkipReason::BinaryAsText | SkipReason::MaxDepth) {
+            self.error = true;
+        }
         self
     }
 

@@ -1,12 +1,15 @@
 //! The `excerpt` check: excerpts of a random document against the lines of
 //! the oracle (`oracle.rs`: split on `\n`, one trailing `\r` stripped, a
 //! leading byte-order mark left out), shown as lossy UTF-8, whole and page
-//! by page.
+//! by page. The file is named, so a NUL byte is text: every line is
+//! returned, and the excerpt says the file is binary (`binary_as_text`,
+//! once over its pages) when its first NUL lies on a line up to the last
+//! asked for.
 
-use candor_search::{Corpus, Documents, Excerpt, Limits};
+use candor_search::{Corpus, Documents, Excerpt, Limits, SkipReason};
 
-use super::oracle::{BOM, excerpt_lines, searched};
-use super::pages::items;
+use super::oracle::{BOM, excerpt_lines, lines};
+use super::pages::{items, pages};
 
 const CHUNKS: &[&[u8]] = &[
     b"a",
@@ -47,7 +50,15 @@ pub fn check(data: &[u8]) {
             .take(64)
             .flat_map(|&b| CHUNKS[usize::from(b) % CHUNKS.len()].to_vec()),
     );
-    let want: Vec<Item> = searched(&bytes).map_or_else(Vec::new, |s| excerpt_lines(s, first, last));
+    let want: Vec<Item> = excerpt_lines(&bytes, first, last);
+    // The line of the first NUL, if the file holds one.
+    let nul_line = bytes.iter().position(|&b| b == 0).map(|nul| {
+        lines(&bytes)
+            .iter()
+            .take_while(|l| l.offset <= nul as u64)
+            .count() as u64
+    });
+    let told = u64::from(nul_line.is_some_and(|n| n <= last));
     let docs = Documents::new().with("doc.txt", bytes.clone());
     let excerpt = Excerpt::new("doc.txt", first..=last);
     let full = match docs.excerpt(&excerpt, &Limits::new(), None) {
@@ -62,6 +73,9 @@ pub fn check(data: &[u8]) {
         .collect();
     assert_eq!(got, want, "lines {first}..={last} of {bytes:?}");
     assert!(full.completeness().is_exact());
+    assert!(full.is_complete(), "lines {first}..={last} of {bytes:?}");
+    let as_text = |b: &candor_search::Bounded<candor_search::Line>| b.skipped().count(&SkipReason::BinaryAsText);
+    assert_eq!(as_text(&full), told, "lines {first}..={last} of {bytes:?}");
 
     let what = format!("lines {first}..={last} of {bytes:?}");
     let limits = Limits::new().limit(limit);
@@ -73,4 +87,14 @@ pub fn check(data: &[u8]) {
         |l| (l.line_number, l.byte_offset, l.line.clone()),
     );
     assert_eq!(paged, want, "pages of lines {first}..={last} of {bytes:?}");
+    // Told once over the pages, by the page that holds its line (or the
+    // first, for a NUL before the first line asked for).
+    let walked = pages(&what, want.len() + 2, |cursor| {
+        docs.excerpt(&excerpt, &limits, cursor)
+    });
+    let told_over_pages: u64 = walked.iter().map(as_text).sum();
+    assert_eq!(
+        told_over_pages, told,
+        "pages of lines {first}..={last} of {bytes:?}"
+    );
 }

@@ -25,6 +25,14 @@ pub enum SkipReason {
     /// or from the line of a NUL found past its start (then its detail
     /// says where).
     Binary,
+    /// Not a skip: a file the caller named (the one file to search or to
+    /// excerpt, or a path given explicitly) holds a NUL byte, so it is
+    /// binary, and it was searched as text all the same, as ripgrep
+    /// searches a file named on its command line: every matching line is
+    /// returned, those that hold NUL bytes too (policy: nothing of it was
+    /// left out). Counted once per file, where its first NUL byte is, and
+    /// its detail says at which byte.
+    BinaryAsText,
     /// A file or folder left out by an ignore file such as `.gitignore`
     /// (policy).
     Ignored,
@@ -49,6 +57,10 @@ pub enum SkipReason {
     /// A FIFO, socket or device: never opened, since reading one can block
     /// forever or never end (policy).
     Special,
+    /// A folder at the tree's depth limit (see `Tree::max_depth`), not
+    /// entered (policy): nothing below it was walked. Each such folder
+    /// counts once.
+    MaxDepth,
     /// The file changed while it was being read, so what was read of it
     /// may be neither its old nor its new content (error). The lines read
     /// before the change was seen are kept.
@@ -77,8 +89,9 @@ pub enum SkipReason {
 
 /// The wire names of the reasons candor defines, which a reason named by
 /// another tool may not take.
-const BUILT_IN: [&str; 13] = [
+const BUILT_IN: [&str; 15] = [
     "binary",
+    "binary_as_text",
     "ignored",
     "hidden",
     "too_large",
@@ -87,6 +100,7 @@ const BUILT_IN: [&str; 13] = [
     "broken_link",
     "symlink",
     "special",
+    "max_depth",
     "changed",
     "long_line",
     "unreadable",
@@ -143,6 +157,7 @@ impl SkipReason {
     pub fn is_error(&self) -> bool {
         match self {
             SkipReason::Binary
+            | SkipReason::BinaryAsText
             | SkipReason::Ignored
             | SkipReason::Hidden
             | SkipReason::TooLarge
@@ -150,7 +165,8 @@ impl SkipReason {
             | SkipReason::OutsideRoot
             | SkipReason::BrokenLink
             | SkipReason::Symlink
-            | SkipReason::Special => false,
+            | SkipReason::Special
+            | SkipReason::MaxDepth => false,
             SkipReason::Unreadable
             | SkipReason::Vanished
             | SkipReason::Changed
@@ -170,6 +186,7 @@ impl SkipReason {
     pub fn as_str(&self) -> &str {
         match self {
             SkipReason::Binary => "binary",
+            SkipReason::BinaryAsText => "binary_as_text",
             SkipReason::Ignored => "ignored",
             SkipReason::Hidden => "hidden",
             SkipReason::TooLarge => "too_large",
@@ -178,6 +195,7 @@ impl SkipReason {
             SkipReason::BrokenLink => "broken_link",
             SkipReason::Symlink => "symlink",
             SkipReason::Special => "special",
+            SkipReason::MaxDepth => "max_depth",
             SkipReason::Changed => "changed",
             SkipReason::LongLine => "long_line",
             SkipReason::Unreadable => "unreadable",
@@ -215,6 +233,7 @@ impl SkipReason {
     pub fn from_wire(name: &str) -> SkipReason {
         match name {
             "binary" => SkipReason::Binary,
+            "binary_as_text" => SkipReason::BinaryAsText,
             "ignored" => SkipReason::Ignored,
             "hidden" => SkipReason::Hidden,
             "too_large" => SkipReason::TooLarge,
@@ -223,6 +242,7 @@ impl SkipReason {
             "broken_link" => SkipReason::BrokenLink,
             "symlink" => SkipReason::Symlink,
             "special" => SkipReason::Special,
+            "max_depth" => SkipReason::MaxDepth,
             "changed" => SkipReason::Changed,
             "long_line" => SkipReason::LongLine,
             "unreadable" => SkipReason::Unreadable,

@@ -13,7 +13,9 @@
 //! each query checks the tree's stamps instead.
 //!
 //! Tools: `search_text`, `count_matches`, `files_with_matches` and
-//! `excerpt`. Each answers through `candor_search::mcp`: the wire shape in
+//! `excerpt`. The three search tools take `max_depth`, ripgrep's
+//! `--max-depth` (a call with it searches the tree, not the index, whose
+//! record of the walk has no depth limit). Each answers through `candor_mcp`: the wire shape in
 //! `structuredContent` (its JSON Schema is the tool's `outputSchema`), a
 //! text block with the one-line disclosure, and one with exactly the JSON,
 //! the whole within the client's `max_bytes`. A bad pattern, a bad cursor,
@@ -81,6 +83,9 @@ struct Server {
 
 struct Inner {
     tree: Arc<dyn Corpus + Send + Sync>,
+    /// The tree itself, which a call with `max_depth` searches (an index
+    /// records the walk without a depth limit).
+    base: Tree,
     policy: Policy,
     deadline: Duration,
     tools: Vec<Tool>,
@@ -172,6 +177,11 @@ fn query_properties() -> JsonObject {
         "path": {
             "type": "string",
             "description": "A file or folder under the served root (relative, or absolute inside the root) to confine the search to. Default: the whole root."
+        },
+        "max_depth": {
+            "type": "integer",
+            "minimum": 0,
+            "description": "Descend at most this many folders below `path` (or the root), as ripgrep's --max-depth: 0 searches only a file named by `path`, 1 the files directly in the folder. Each folder not entered is counted in `skipped` as max_depth. Default: no limit."
         }
     }))
 }
@@ -336,23 +346,37 @@ impl Inner {
         };
         let cursor = cursor.as_ref();
         let columns = || Ok::<_, Error>(args.number("max_columns")?.map(|n| n as usize));
+        // With a depth limit, the tree is searched with it (its cursors
+        // are bound to it); without, the tree or its index.
+        let limited;
+        let corpus: &dyn Corpus = match args.number("max_depth") {
+            Ok(Some(depth)) => {
+                limited = self
+                    .base
+                    .clone()
+                    .max_depth(usize::try_from(depth).unwrap_or(usize::MAX));
+                &limited
+            }
+            Ok(None) => &*self.tree,
+            Err(e) => return error_result(&e, budget),
+        };
         match tool.name.as_ref() {
             "search_text" => page.respond(
                 columns()
                     .and_then(|c| self.query(&args, Some(c.unwrap_or(DEFAULT_MAX_COLUMNS))))
-                    .and_then(|q| self.tree.search(&q, &limits, cursor)),
+                    .and_then(|q| corpus.search(&q, &limits, cursor)),
                 "matches",
                 &self.policy,
             ),
             "count_matches" => page.respond(
                 self.query(&args, None)
-                    .and_then(|q| self.tree.count_per_file(&q, &limits, cursor)),
+                    .and_then(|q| corpus.count_per_file(&q, &limits, cursor)),
                 "files with matches",
                 &self.policy,
             ),
             "files_with_matches" => page.respond(
                 self.query(&args, None)
-                    .and_then(|q| self.tree.files_with_matches(&q, &limits, cursor)),
+                    .and_then(|q| corpus.files_with_matches(&q, &limits, cursor)),
                 "files",
                 &self.policy,
             ),
@@ -484,6 +508,7 @@ async fn main() -> std::process::ExitCode {
             return std::process::ExitCode::from(2);
         }
     };
+    let base = tree.clone();
     let tree = match corpus(tree, args.index.as_deref()) {
         Ok(tree) => tree,
         Err(e) => {
@@ -497,6 +522,7 @@ async fn main() -> std::process::ExitCode {
     let server = Server {
         inner: Arc::new(Inner {
             tree,
+            base,
             policy,
             deadline,
             tools,

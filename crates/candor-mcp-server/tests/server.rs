@@ -332,6 +332,92 @@ async fn every_tool_answers_like_the_library() {
     client.cancel().await.expect("shutdown");
 }
 
+#[tokio::test(flavor = "multi_thread")]
+async fn max_depth_limits_the_walk_of_every_search_tool_as_the_library_does() {
+    let tmp = many_matches();
+    let root = tmp.path();
+    let client = connect(root, &[]).await;
+    let tree = tree(root);
+    for (depth, path) in [
+        (0, None),
+        (1, None),
+        (2, None),
+        (1, Some("many")),
+        (0, Some("b/three.txt")),
+    ] {
+        let limited = tree.clone().max_depth(depth);
+        let mut arguments = json!({ "query": "fish", "max_depth": depth });
+        let mut query = Query::literal("fish");
+        if let Some(path) = path {
+            arguments["path"] = json!(path);
+            query = query.paths([path]);
+        }
+        let what = format!("{arguments}");
+        let search = call(&client, "search_text", arguments.clone()).await;
+        let expected = limited
+            .search(
+                &query.clone().max_columns(500),
+                &Limits::new().limit(100),
+                None,
+            )
+            .expect("search");
+        assert_eq!(
+            wire::<Match>(&search, "matches"),
+            serde_json::to_value(&expected).expect("json"),
+            "{what}"
+        );
+        let counts = call(&client, "count_matches", arguments.clone()).await;
+        let expected = limited
+            .count_per_file(&query, &Limits::new().limit(100), None)
+            .expect("count");
+        assert_eq!(
+            wire::<FileCount>(&counts, "files with matches"),
+            serde_json::to_value(&expected).expect("json"),
+            "{what}"
+        );
+        let files = call(&client, "files_with_matches", arguments).await;
+        let expected = limited
+            .files_with_matches(&query, &Limits::new().limit(100), None)
+            .expect("files");
+        assert_eq!(
+            wire::<String>(&files, "files"),
+            serde_json::to_value(&expected).expect("json"),
+            "{what}"
+        );
+    }
+    // Page by page, the cursors bound to the depth: every match once.
+    let paged = all_pages(
+        &client,
+        "search_text",
+        json!({ "query": "needle", "max_depth": 1, "path": "many", "limit": 4 }),
+        "matches",
+    )
+    .await;
+    let whole = tree
+        .clone()
+        .max_depth(1)
+        .search(
+            &Query::literal("needle").paths(["many"]).max_columns(500),
+            &Limits::new(),
+            None,
+        )
+        .expect("search");
+    assert_eq!(paged, items(&serde_json::to_value(&whole).expect("json")));
+    // A bad depth is a tool error; an excerpt takes none.
+    for (tool, arguments) in [
+        ("search_text", json!({ "query": "fish", "max_depth": -1 })),
+        (
+            "count_matches",
+            json!({ "query": "fish", "max_depth": "deep" }),
+        ),
+        ("excerpt", json!({ "path": "c.txt", "max_depth": 1 })),
+    ] {
+        let result = call(&client, tool, arguments.clone()).await;
+        assert!(is_error(&result), "{tool} {arguments}: {}", text(&result));
+    }
+    client.cancel().await.expect("shutdown");
+}
+
 /// Follows `next_cursor` to the end and returns every item once.
 async fn all_pages(client: &Client, tool: &str, arguments: Value, noun: &str) -> Vec<Value> {
     let mut all = Vec::new();
@@ -1018,6 +1104,9 @@ async fn every_tool_answers_from_the_index_as_from_the_tree() {
     let calls = [
         ("search_text", json!({ "query": "needle", "limit": 5 })),
         ("search_text", json!({ "query": "fish" })),
+        // With a depth limit, the tree answers: the same answer.
+        ("search_text", json!({ "query": "fish", "max_depth": 1 })),
+        ("count_matches", json!({ "query": "fish", "max_depth": 2 })),
         ("count_matches", json!({ "query": "needle" })),
         ("files_with_matches", json!({ "query": "line", "limit": 2 })),
         (

@@ -17,6 +17,22 @@
 //! standard error, as ripgrep does, and the others are searched; the
 //! answer then says it is incomplete.
 //!
+//! A file named as a PATH that holds NUL bytes is searched as text, as
+//! ripgrep searches a file named on its command line, and the library's
+//! answer (`--json`) holds every matching line of it and says it is
+//! binary (`binary_as_text`). The human output prints such a file's
+//! matches as ripgrep does by default (with memory maps, as it searches a
+//! few named files): none when the file's first NUL lies in its first
+//! 64 KiB, else those before the first matching line that holds a NUL;
+//! then, if it held any back, `PATH: binary file matches (found "\0" byte
+//! around offset N)`. The last line on standard error says how many
+//! matching lines were held back. Files found by walking a folder keep
+//! the binary rule: a binary file is skipped, and counted.
+//!
+//! `--max-depth N` is ripgrep's: 0 searches only the files named, 1 the
+//! direct children of each folder named (or of the current folder), and
+//! so on; each folder not entered is counted as skipped (`max_depth`).
+//!
 //! Exit status, as ripgrep's: 2 when an error occurred (a bad argument,
 //! or an input that could not be searched; the matches found elsewhere
 //! are still printed), else 0 when something matched and 1 when nothing
@@ -127,6 +143,13 @@ struct Args {
     #[arg(long)]
     no_ignore: bool,
 
+    /// Descend at most N folders below each PATH (below the current
+    /// folder when none is given): 0 searches only the files named, 1
+    /// the direct children of the folders named. The folders not entered
+    /// are counted as skipped (`max_depth`).
+    #[arg(long, value_name = "N")]
+    max_depth: Option<usize>,
+
     /// Include (or, with a leading `!`, exclude) files whose path matches
     /// GLOB; repeatable.
     #[arg(short = 'g', long = "glob", value_name = "GLOB")]
@@ -195,6 +218,9 @@ struct Target {
     root: PathBuf,
     filters: Vec<String>,
     display_prefix: String,
+    /// Some PATH names a file (searched as text, whatever NUL bytes it
+    /// holds).
+    names_a_file: bool,
 }
 
 /// Maps the PATH arguments onto one tree. A single folder becomes the root
@@ -248,6 +274,7 @@ fn target(paths: &[PathBuf]) -> Result<Target, Failure> {
                 root: only.clone(),
                 filters: Vec::new(),
                 display_prefix,
+                names_a_file: false,
             });
         }
     }
@@ -282,10 +309,12 @@ fn target(paths: &[PathBuf]) -> Result<Target, Failure> {
         Some(rel) => rel.to_string_lossy().into_owned(),
         None => root.to_string_lossy().into_owned(),
     };
+    let names_a_file = canonical.iter().any(|p| !p.is_dir());
     Ok(Target {
         root,
         filters,
         display_prefix,
+        names_a_file,
     })
 }
 
@@ -398,6 +427,9 @@ fn build_tree(args: &Args, root: &Path) -> Result<Tree, Failure> {
     if let Some(max) = args.max_filesize {
         tree = tree.max_file_size(max);
     }
+    if let Some(depth) = args.max_depth {
+        tree = tree.max_depth(depth);
+    }
     if let Some(n) = args.threads {
         tree = tree.threads(usize::from(n));
         if tree.get_threads() < usize::from(n) {
@@ -472,13 +504,7 @@ impl Drop for Searched {
 /// Written piece by piece rather than with one `write!`: this runs once
 /// per matching line, and formatting machinery shows in a large listing.
 fn write_match(out: &mut impl Write, prefix: &str, m: &Match) -> io::Result<()> {
-    if !prefix.is_empty() {
-        out.write_all(prefix.as_bytes())?;
-        if !prefix.ends_with('/') {
-            out.write_all(b"/")?;
-        }
-    }
-    out.write_all(m.path.as_bytes())?;
+    write_prefixed(out, prefix, &m.path)?;
     out.write_all(b":")?;
     write_number(out, m.line_number)?;
     out.write_all(b":")?;
@@ -493,6 +519,108 @@ fn write_match(out: &mut impl Write, prefix: &str, m: &Match) -> io::Result<()> 
         )?;
     }
     out.write_all(b"\n")
+}
+
+/// The human output of a collected answer: each match as `write_match`
+/// writes it, but for the lines of a binary file named (one the answer
+/// says is `binary_as_text`) that ripgrep holds back when it searches a
+/// file named on its command line (with memory maps, as it searches a
+/// few named files): every line when the file's first NUL byte lies in
+/// its first 64 KiB (ripgrep looks there first), else those from the
+/// first matching line that holds a NUL on. After a file's lines, one
+/// `PATH: binary file matches (found "\0" byte around offset N)` line
+/// says lines were held back, as ripgrep's does.
+struct Printer<'a> {
+    prefix: &'a str,
+    /// The first NUL byte of each binary file named, as the answer's
+    /// skipped sample tells it (a file it does not list, past the
+    /// sample's few, is judged by its lines alone).
+    first_nul: std::collections::HashMap<&'a str, u64>,
+    /// The file whose lines are being printed, and where the NUL byte is
+    /// that holds the rest of its lines back, once one does.
+    file: Option<(String, Option<u64>)>,
+    /// The lines held back.
+    held_back: u64,
+}
+
+/// How far into a file ripgrep looks for a NUL byte before it searches
+/// the file with a memory map.
+const RIPGREP_FIRST_LOOK: u64 = 64 * 1024;
+
+impl<'a> Printer<'a> {
+    fn new(prefix: &'a str, skipped: &'a Skipped) -> Printer<'a> {
+        let first_nul = skipped
+            .sample()
+            .iter()
+            .filter(|s| *s.reason() == candor_search::SkipReason::BinaryAsText)
+            .filter_map(|s| Some((s.path(), nul_offset(s.detail()?)?)))
+            .collect();
+        Printer {
+            prefix,
+            first_nul,
+            file: None,
+            held_back: 0,
+        }
+    }
+
+    fn print(&mut self, out: &mut impl Write, m: &Match) -> io::Result<()> {
+        if self.file.as_ref().is_none_or(|(path, _)| *path != m.path) {
+            self.finish(out)?;
+            let early = self
+                .first_nul
+                .get(m.path.as_str())
+                .copied()
+                .filter(|&nul| nul < RIPGREP_FIRST_LOOK);
+            self.file = Some((m.path.clone(), early));
+        }
+        let Some((_, held)) = &mut self.file else {
+            return Ok(());
+        };
+        // Only a file named holds a line with a NUL byte: a walked one is
+        // cut before its first.
+        if held.is_none() {
+            if let Some(at) = m.line.find('\0') {
+                let from = m.line_cut.map_or(0, |c| c.kept_from);
+                *held = Some(m.byte_offset + from + at as u64);
+            }
+        }
+        if held.is_some() {
+            self.held_back += 1;
+            return Ok(());
+        }
+        write_match(out, self.prefix, m)
+    }
+
+    /// Ends the file being printed: says so if lines of it were held back.
+    fn finish(&mut self, out: &mut impl Write) -> io::Result<()> {
+        if let Some((path, Some(nul))) = self.file.take() {
+            write_prefixed(out, self.prefix, &path)?;
+            writeln!(
+                out,
+                ": binary file matches (found \"\\0\" byte around offset {nul})"
+            )?;
+        }
+        Ok(())
+    }
+}
+
+/// The offset in a `binary_as_text` skip's detail: "a NUL byte at byte N:
+/// ...".
+fn nul_offset(detail: &str) -> Option<u64> {
+    let rest = detail.strip_prefix("a NUL byte at byte ")?;
+    let digits = rest.split(|c: char| !c.is_ascii_digit()).next()?;
+    digits.parse().ok()
+}
+
+/// Writes `path` after the display prefix.
+fn write_prefixed(out: &mut impl Write, prefix: &str, path: &str) -> io::Result<()> {
+    if !prefix.is_empty() {
+        out.write_all(prefix.as_bytes())?;
+        if !prefix.ends_with('/') {
+            out.write_all(b"/")?;
+        }
+    }
+    out.write_all(path.as_bytes())
 }
 
 /// Writes `n` in decimal.
@@ -581,6 +709,7 @@ fn run(args: &Args) -> Result<Outcome, Failure> {
         .transpose()
         .map_err(|e| Failure(format!("--cursor: {}", chain(&e))))?;
     let target = target(&paths)?;
+    let names_a_file = target.names_a_file;
     let tree = build_tree(args, &target.root)?;
     let corpus = corpus(args, tree)?;
     let tree = corpus.as_ref();
@@ -631,18 +760,33 @@ fn run(args: &Args) -> Result<Outcome, Failure> {
             errors: report_errors(end.skipped(), prefix),
             complete: end.is_complete(),
         });
-    } else if args.max_bytes.is_some() {
+    } else if args.max_bytes.is_some() || names_a_file {
         // The byte budget bounds a collected response; a stream has none.
+        // A file named is collected too: where its first NUL byte is (told
+        // at the end) decides which of its lines are printed.
         let result = tree.search(&query, &limits, cursor.as_ref())?;
-        let mut written = Ok(());
-        for m in result.iter() {
-            written = written.and_then(|()| write_match(&mut out, prefix, m));
-        }
+        let mut printer = Printer::new(prefix, result.skipped());
+        let written = result
+            .iter()
+            .try_for_each(|m| printer.print(&mut out, m))
+            .and_then(|()| printer.finish(&mut out));
         ignore_broken_pipe(written.and_then(|()| out.flush()))?;
         matched = !result.is_empty() || result.total().value() > 0;
         errors = report_errors(result.skipped(), prefix);
         complete = result.is_complete();
         status = status_line(result.summary("matches"), result.next_cursor());
+        if printer.held_back > 0 {
+            eprintln!(
+                "grep: note: {} matching {} of binary files named not printed, as ripgrep \
+                 prints them (--json shows them)",
+                printer.held_back,
+                if printer.held_back == 1 {
+                    "line"
+                } else {
+                    "lines"
+                }
+            );
+        }
         leak_at_exit(result);
     } else {
         // Print each match as soon as its place in the order is certain.

@@ -43,6 +43,20 @@ mod sealed {
 /// `files_with_matches`) reads it no further, and then reports no cut it
 /// did not reach.
 ///
+/// **A binary file the caller named** (the file of
+/// [`find_in_file`](Corpus::find_in_file) or
+/// [`excerpt`](Corpus::excerpt), or a file that [`Query::paths`] names
+/// itself) is searched whatever NUL bytes it holds, as ripgrep searches a
+/// file named on its command line: a NUL is an ordinary byte, every
+/// matching line is an item (those that hold NUL bytes too), and the
+/// answer says the file is binary: it is counted once in `skipped` as
+/// `binary_as_text`, with the offset of its first NUL in the detail
+/// (policy: nothing of it was left out, and the answer stays complete).
+/// That record comes where the line of the first NUL comes in the answer,
+/// so that the page holding that line (or the file's one item, for
+/// [`count_per_file`](Corpus::count_per_file) and
+/// [`files_with_matches`](Corpus::files_with_matches)) tells it, once.
+///
 /// **Reading.** Files on disk are read through a buffer of 256 KiB per
 /// thread, whatever their size, and a file's matching lines are handed on
 /// in parts of 2,048 (or 512 KiB), so the memory of a search does not
@@ -268,12 +282,14 @@ pub trait Corpus: sealed::Sealed {
     /// [`search`](Self::search) confined to the one file at `path`.
     ///
     /// The file is searched because it is named, as ripgrep searches the
-    /// paths it is given: no hidden-file or ignore rule applies to it, only
-    /// the read policy (the size limit, the binary rule, the scanned-bytes
-    /// and files budgets, the deadline). A FIFO, socket or device is not
-    /// opened: it is counted in `skipped` as `special`. The query's path
-    /// filters ([`Query::paths`]) do not apply: `path` is the one file
-    /// searched.
+    /// paths it is given: no hidden-file, ignore or depth rule applies to
+    /// it, only the read policy (the size limit, the scanned-bytes and
+    /// files budgets, the deadline). A binary file is searched as text
+    /// and said to be binary (see **A binary file the caller named**
+    /// above). A FIFO, socket or device is not opened: it is counted in
+    /// `skipped` as `special`, and the answer is not complete. The query's
+    /// path filters ([`Query::paths`]) do not apply: `path` is the one
+    /// file searched.
     ///
     /// # Errors
     ///
@@ -304,11 +320,12 @@ pub trait Corpus: sealed::Sealed {
     ///
     /// As for [`find_in_file`](Self::find_in_file), only the read policy
     /// applies to the named file, and the file is read only as far as the
-    /// lines asked for, in blocks of about 256 KiB. The binary rule is the
-    /// search's: a NUL in the first 256 KiB makes the file binary (skipped,
-    /// no lines), one further in ends the excerpt before its line (counted
-    /// as `binary` in `skipped`); one past the last line asked for is not
-    /// looked for. The scanned-bytes budget
+    /// lines asked for, in blocks of about 256 KiB. A binary file is read
+    /// as text, its lines returned whatever NUL bytes they hold, and the
+    /// excerpt says the file is binary (`binary_as_text` in `skipped`,
+    /// policy), before the line of its first NUL, or before the first line
+    /// when that NUL comes earlier; a NUL past the last line asked for is
+    /// not looked for. The scanned-bytes budget
     /// counts from the first line returned, the deadline is checked per
     /// block, and either stops the excerpt with a cursor.
     ///

@@ -8,7 +8,7 @@ use std::ops::RangeInclusive;
 
 use crate::Error;
 use crate::engine::{Budgets, LongLine, Tally, show};
-use crate::reader::{self, BLOCK, Ended, FileRead, Opened, Piece, Pieces};
+use crate::reader::{self, BLOCK, Ended, FileRead, Opened, Piece, Pieces, ReadRules};
 use crate::run;
 use crate::source::Source;
 use crate::{Bounded, BudgetKind, Completeness, Cursor, Fingerprint, Limits, Total};
@@ -110,11 +110,12 @@ impl Excerpt {
 /// probe), under the size limit, the binary rule, the scanned-bytes
 /// budget and the deadline.
 ///
-/// The binary rule of an excerpt is the reader's, over the bytes it reads
-/// (at least the first block): a NUL in the first block makes the file
-/// binary, and no line of it is returned; one further in ends the
-/// excerpt before its line. A NUL past the last line wanted is not looked
-/// for.
+/// The caller named the file, so it is read as text whatever NUL bytes it
+/// holds, as ripgrep reads a file named on its command line: its lines
+/// are returned, and the excerpt says the file is binary
+/// (`binary_as_text`, policy) before the line of its first NUL, or before
+/// its first line when that NUL comes earlier (on the first page only).
+/// A NUL past the last line wanted is not looked for.
 fn read_excerpt(
     source: &impl Source,
     path: &str,
@@ -234,6 +235,7 @@ fn read_excerpt(
             _ => ControlFlow::Continue(()),
         }
     };
+    let mut first_nul = None;
     let ended = match source.open(path) {
         // The caller named this file: any skip of it, policy or error,
         // leaves the excerpt incomplete.
@@ -242,25 +244,34 @@ fn read_excerpt(
             return None;
         }
         Opened::Memory(bytes, known) => {
+            first_nul = known.first_nul_line(bytes);
             let mut visit =
                 |chunk: &[u8], base: u64, is_last: bool| step(Step::Chunk(chunk, base, is_last));
-            reader::visit_memory(bytes, known, BLOCK, 0, &mut visit)
+            reader::visit_memory(bytes, known, BLOCK, 0, true, &mut visit)
         }
-        Opened::File(file, rules) => match FileRead::open(file, rules) {
-            Ok(mut read) => {
-                let step = RefCell::new(step);
-                let mut visit = |chunk: &[u8], base: u64, is_last: bool| {
-                    (step.borrow_mut())(Step::Chunk(chunk, base, is_last))
-                };
-                let mut pieces = |piece: Piece<'_>| (step.borrow_mut())(Step::Piece(piece));
-                // With a column window narrower than a line too long to
-                // hold, such a line is read in pieces and shown cut.
-                let in_pieces = excerpt.max_columns.is_some_and(|max| max < read.max_line());
-                let pieces: Option<&mut Pieces<'_>> = in_pieces.then_some(&mut pieces);
-                read.visit_in_pieces(&mut Vec::new(), &mut visit, pieces)
+        Opened::File(file, rules) => {
+            let rules = ReadRules {
+                as_text: true,
+                ..rules
+            };
+            match FileRead::open(file, rules) {
+                Ok(mut read) => {
+                    let step = RefCell::new(step);
+                    let mut visit = |chunk: &[u8], base: u64, is_last: bool| {
+                        (step.borrow_mut())(Step::Chunk(chunk, base, is_last))
+                    };
+                    let mut pieces = |piece: Piece<'_>| (step.borrow_mut())(Step::Piece(piece));
+                    // With a column window narrower than a line too long to
+                    // hold, such a line is read in pieces and shown cut.
+                    let in_pieces = excerpt.max_columns.is_some_and(|max| max < read.max_line());
+                    let pieces: Option<&mut Pieces<'_>> = in_pieces.then_some(&mut pieces);
+                    let ended = read.visit_in_pieces(&mut Vec::new(), &mut visit, pieces);
+                    first_nul = read.first_nul();
+                    ended
+                }
+                Err((reason, detail)) => Ended::Skip(reason, detail),
             }
-            Err((reason, detail)) => Ended::Skip(reason, detail),
-        },
+        }
     };
     let whole = matches!(ended, Ended::Whole(_)) || line_number >= last;
     let tail = match ended {
@@ -273,12 +284,33 @@ fn read_excerpt(
         Ended::Whole(_) | Ended::Stopped(_) => None,
     };
     let lines_from_begin = line_number.saturating_sub(begin - 1);
+    // Where the file's first NUL is among the lines held: before the line
+    // that holds it, or before the first line when it comes earlier (on
+    // the first page: a later one resumes past it). Past the lines held,
+    // a later page tells it, or it is past the excerpt.
+    let mut as_text = first_nul.and_then(|n| {
+        let at = held.partition_point(|l| l.byte_offset <= n.nul);
+        let told = if at == 0 {
+            (begin == excerpt.first).then_some(0)
+        } else if at < held.len() || n.line_start <= held[at - 1].byte_offset {
+            Some(at - 1)
+        } else {
+            None
+        };
+        told.map(|at| (at, n.searched_as_text(path)))
+    });
     let mut full = false;
-    for line in held {
+    for (i, line) in held.into_iter().enumerate() {
+        if let Some((_, input)) = as_text.take_if(|(at, _)| *at == i) {
+            collector.skip(input);
+        }
         if collector.offer(line).is_break() {
             full = true;
             break;
         }
+    }
+    if let Some((_, input)) = as_text.filter(|_| !full) {
+        collector.skip(input);
     }
     if let Some(tail) = tail {
         collector.skip(tail.named());

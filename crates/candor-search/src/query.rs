@@ -251,6 +251,13 @@ impl Query {
     /// a symbolic link the tree does not follow, or that leads out of the
     /// root, as the walk counts such a link.
     ///
+    /// A path named is searched as ripgrep searches the paths it is
+    /// given: whatever the hidden, ignore and depth rules say (a
+    /// [`Tree::max_depth`](crate::Tree::max_depth) counts from each path
+    /// named), and a file named that holds NUL bytes is searched as text
+    /// and said to be binary (`binary_as_text`, see
+    /// [`Corpus`](crate::Corpus)).
+    ///
     /// # Example
     ///
     /// ```

@@ -33,6 +33,15 @@
 //! A read can stop at any line start and go on from there later
 //! (`FileRead`): a file with many matching lines is searched in parts.
 //!
+//! **A file the caller named is read as text** (`ReadRules::as_text`), as
+//! ripgrep reads a file named on its command line: a NUL byte is an
+//! ordinary byte there, nothing stops at it, and the read tells where the
+//! file's first NUL is (`FileRead::first_nul`), so that the answer can
+//! say the file is binary. A read that began past the file's start looks
+//! back for a NUL before where it began only once it meets one: the file's
+//! first NUL may then lie before the part read, where an earlier page of
+//! the same query met it.
+//!
 //! **A byte-order mark is not text.** A file (or document) that starts
 //! with the UTF-8 byte-order mark `EF BB BF` is handed on from byte 3, as
 //! ripgrep and editors read it: its first line starts after the mark (so
@@ -72,7 +81,7 @@ pub(crate) const BINARY_PREFIX: usize = BLOCK;
 pub(crate) const MAX_LINE: usize = 16 << 20;
 
 /// How files are read: the buffer's size, the binary rule's prefix, the
-/// longest line held, and the size limit.
+/// longest line held, the size limit, and whether a NUL byte is text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct ReadRules {
     pub(crate) block: usize,
@@ -80,6 +89,9 @@ pub(crate) struct ReadRules {
     pub(crate) binary_prefix: usize,
     pub(crate) max_line: usize,
     pub(crate) max_file_size: Option<u64>,
+    /// A NUL byte is an ordinary byte: no binary rule applies, and the
+    /// first NUL is only noted (a file the caller named).
+    pub(crate) as_text: bool,
 }
 
 impl ReadRules {
@@ -90,6 +102,7 @@ impl ReadRules {
             binary_prefix: BINARY_PREFIX,
             max_line: MAX_LINE,
             max_file_size,
+            as_text: false,
         }
     }
 
@@ -118,6 +131,47 @@ impl Known {
             utf8: utf8 || std::str::from_utf8(bytes).is_ok(),
         }
     }
+
+    /// The first NUL byte of `bytes` (the document this is known of), and
+    /// where its line starts.
+    pub(crate) fn first_nul_line(&self, bytes: &[u8]) -> Option<FirstNul> {
+        let nul = self.first_nul?;
+        let line_start = lines::after_last_end(&bytes[..nul]).unwrap_or(0);
+        Some(FirstNul {
+            nul: nul as u64,
+            line_start: line_start as u64,
+        })
+    }
+}
+
+/// The first NUL byte of a file read as text, and the start of its line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct FirstNul {
+    pub(crate) nul: u64,
+    pub(crate) line_start: u64,
+}
+
+impl FirstNul {
+    /// The record that says a file the caller named at `path` is binary,
+    /// and was searched as text.
+    pub(crate) fn searched_as_text(&self, path: &str) -> SkippedInput {
+        SkippedInput::new(path, SkipReason::BinaryAsText).with_detail(format!(
+            "a NUL byte at byte {}: binary, searched as text since it was named",
+            self.nul
+        ))
+    }
+}
+
+/// What a read as text knows of the file's first NUL byte.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum NulSeen {
+    /// None met yet.
+    Unseen,
+    /// The file's first NUL.
+    At(FirstNul),
+    /// One lies before where the read began: what the read met later is
+    /// not the file's first.
+    Before,
 }
 
 /// A file opened by its corpus, ready to be read; or why it cannot be.
@@ -268,6 +322,10 @@ pub(crate) struct FileRead {
     /// line carried over when the read stopped.
     position: u64,
     reads: u32,
+    /// Where the first read began, once one did.
+    began: Option<u64>,
+    /// Read as text: what is known of the file's first NUL.
+    nul: NulSeen,
 }
 
 impl FileRead {
@@ -302,7 +360,70 @@ impl FileRead {
             base: 0,
             position: 0,
             reads: 0,
+            began: None,
+            nul: NulSeen::Unseen,
         })
+    }
+
+    /// Read as text: the file's first NUL byte, when the read met it (not
+    /// when it lies before where the read began).
+    pub(crate) fn first_nul(&self) -> Option<FirstNul> {
+        match self.nul {
+            NulSeen::At(first) => Some(first),
+            NulSeen::Unseen | NulSeen::Before => None,
+        }
+    }
+
+    /// Whether the bytes just read need a look for a NUL byte: always,
+    /// but read as text once the first was met.
+    fn looks_for_nul(&self) -> bool {
+        !self.rules.as_text || self.nul == NulSeen::Unseen
+    }
+
+    /// Read as text, a NUL byte met at `nul`, on the line that starts at
+    /// `line_start`, with the file's read position at `now`: the file's
+    /// first, unless one lies before where the read began (looked for
+    /// then, with reads of its own, and the position put back).
+    fn note_nul(&mut self, nul: u64, line_start: u64, now: u64) -> Result<(), Ended> {
+        let began = self.began.unwrap_or(0);
+        let before = began > 0
+            && self
+                .nul_before(began, now)
+                .map_err(|e| Ended::early(self.base, SkipReason::Unreadable, e.to_string()))?;
+        self.nul = if before {
+            NulSeen::Before
+        } else {
+            NulSeen::At(FirstNul { nul, line_start })
+        };
+        Ok(())
+    }
+
+    /// Whether the file holds a NUL byte before `end`; the read position
+    /// is `now`, and is put back there.
+    fn nul_before(&mut self, end: u64, now: u64) -> io::Result<bool> {
+        let mut scratch = vec![0u8; usize::try_from(end).unwrap_or(usize::MAX).min(64 * 1024)];
+        self.file.seek_to(0)?;
+        let mut at = 0u64;
+        let mut found = false;
+        while at < end {
+            let want = usize::try_from(end - at).map_or(scratch.len(), |w| w.min(scratch.len()));
+            let n = match self.file.read(&mut scratch[..want]) {
+                Ok(n) => n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            };
+            self.reads += 1;
+            if n == 0 {
+                break;
+            }
+            if memchr::memchr(0, &scratch[..n]).is_some() {
+                found = true;
+                break;
+            }
+            at += n as u64;
+        }
+        self.file.seek_to(now)?;
+        Ok(found)
     }
 
     /// Goes on from `at`, a line start at or before where the last read
@@ -337,6 +458,7 @@ impl FileRead {
         let rules = self.rules;
         let block = rules.block.max(1);
         let prefix = rules.binary_prefix.min(block) as u64;
+        self.began.get_or_insert(self.base);
         if buffer.len() < rules.buffer_len() {
             buffer.resize(rules.buffer_len(), 0);
         }
@@ -379,20 +501,34 @@ impl FileRead {
                 }
             };
             self.reads += 1;
-            if let Some(i) = memchr::memchr(0, &buffer[front + keep..front + keep + n]) {
+            let found = if self.looks_for_nul() {
+                memchr::memchr(0, &buffer[front + keep..front + keep + n])
+            } else {
+                None
+            };
+            if let Some(i) = found {
                 let nul = self.position + i as u64;
                 // The carried part starts at a line start (`base`).
                 let line = lines::after_last_end(&buffer[front..front + keep + i]).unwrap_or(0);
-                let ended = Ended::nul(nul, self.base + line as u64, prefix as usize);
-                // The lines before the NUL's, unless the visitor wants no
-                // more of the file (then the rest is not needed either).
-                if line > 0
-                    && matches!(ended, Ended::Cut { .. })
-                    && visit(&buffer[front..front + line], self.base, true).is_break()
-                {
-                    return Ended::Stopped(self.base + line as u64);
+                let line_start = self.base + line as u64;
+                if rules.as_text {
+                    // Text: noted, and read on.
+                    if let Err(ended) = self.note_nul(nul, line_start, self.position + n as u64) {
+                        return ended;
+                    }
+                } else {
+                    let ended = Ended::nul(nul, line_start, prefix as usize);
+                    // The lines before the NUL's, unless the visitor wants
+                    // no more of the file (then the rest is not needed
+                    // either).
+                    if line > 0
+                        && matches!(ended, Ended::Cut { .. })
+                        && visit(&buffer[front..front + line], self.base, true).is_break()
+                    {
+                        return Ended::Stopped(line_start);
+                    }
+                    return ended;
                 }
-                return ended;
             }
             let end_of_file = match self.advance(n, known, self.base) {
                 Ok(end) => end,
@@ -631,10 +767,27 @@ impl FileRead {
                 }
             };
             self.reads += 1;
-            let new = &buffer[front..front + n];
             let at = self.position;
-            let line_end = memchr::memchr(b'\n', new);
-            if let Some(i) = memchr::memchr(0, new) {
+            let line_end = memchr::memchr(b'\n', &buffer[front..front + n]);
+            let found = if self.looks_for_nul() {
+                memchr::memchr(0, &buffer[front..front + n])
+            } else {
+                None
+            };
+            if let (Some(i), true) = (found, rules.as_text) {
+                // In the long line, or on a line after it.
+                let line_start = match line_end.filter(|&end| end < i) {
+                    None => start,
+                    Some(_) => {
+                        at + lines::after_last_end(&buffer[front..front + i]).unwrap_or(0) as u64
+                    }
+                };
+                if let Err(ended) = self.note_nul(at + i as u64, line_start, at + n as u64) {
+                    return Long::Ended(ended);
+                }
+            }
+            let new = &buffer[front..front + n];
+            if let Some(i) = found.filter(|_| !rules.as_text) {
                 let nul = at + i as u64;
                 let Some(end) = line_end.filter(|&end| end < i) else {
                     // In the long line: the read ends at its start.

@@ -28,6 +28,10 @@ pub(crate) enum FileOutcome<'p> {
         /// These hits are one part of the file's (`PART_LINES` of them):
         /// its search goes on from here, once they are taken.
         more: Option<Box<Unfinished>>,
+        /// A file the caller named, binary, searched as text: the record
+        /// that says so, told before the items from its first NUL's line
+        /// on (with the part whose lines hold that line).
+        as_text: Option<Box<AsText>>,
         /// This outcome goes on with a file an earlier one began.
         continued: bool,
     },
@@ -45,6 +49,7 @@ impl<'p> FileOutcome<'p> {
             stopped_at: None,
             tail: None,
             more: None,
+            as_text: None,
             continued: false,
         }
     }
@@ -69,6 +74,7 @@ impl<'p> FileOutcome<'p> {
                 stopped_at,
                 tail,
                 more,
+                as_text,
                 continued,
             } => FileOutcome::Searched {
                 path: Cow::Owned(path.into_owned()),
@@ -77,12 +83,22 @@ impl<'p> FileOutcome<'p> {
                 stopped_at,
                 tail,
                 more,
+                as_text,
                 continued,
             },
             FileOutcome::Skipped(input) => FileOutcome::Skipped(input),
             FileOutcome::Failed(error) => FileOutcome::Failed(error),
         }
     }
+}
+
+/// A file the caller named that holds a NUL byte, searched as text (see
+/// `SkipReason::BinaryAsText`).
+pub(crate) struct AsText {
+    /// Where the line of its first NUL starts: the record comes before
+    /// the items from that line on.
+    pub(crate) line_start: u64,
+    pub(crate) input: SkippedInput,
 }
 
 /// What is left of a file's search after one part of it: where it goes
@@ -102,6 +118,8 @@ pub(crate) struct Unfinished {
     /// The file being read; `None` for a document, whose bytes its corpus
     /// gives again.
     pub(crate) read: Option<FileRead>,
+    /// The caller named the file: it is read as text.
+    pub(crate) named: bool,
 }
 
 impl Unfinished {

@@ -38,6 +38,15 @@ pub(crate) struct Plan<'a> {
 }
 
 impl Plan<'_> {
+    /// Returns true when the caller named the file at `path` itself (a
+    /// path filter that is the file, or the file of a find-in-file): it
+    /// is then read as text whatever NUL bytes it holds.
+    pub(crate) fn names(&self, path: &str) -> bool {
+        self.filters
+            .binary_search_by(|f| crate::path::cmp_paths(f, path))
+            .is_ok()
+    }
+
     /// Where to begin searching in the file at `path`: the resume point
     /// when it is in this file, else the file's start.
     pub(crate) fn start_in(&self, path: &str) -> Place {

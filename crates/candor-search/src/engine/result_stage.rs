@@ -144,6 +144,7 @@ impl<'l, K: QueryKind> ResultStage<'l, K> {
                 stopped_at,
                 tail,
                 more: _,
+                as_text,
                 continued,
             } => {
                 self.tally.charge(scanned, continued);
@@ -152,17 +153,24 @@ impl<'l, K: QueryKind> ResultStage<'l, K> {
                 // items before the stop stand, and the next page resumes
                 // at the stop (or after the last item kept).
                 let stop = stopped_at.map(|at| (path.to_string(), at, self.budget_inside_file()));
+                let search = self.search;
+                let filters = &search.plan.filters;
                 let mut sink = StageSink {
                     collector: &mut self.collector,
                     stream: &mut self.stream,
                     after_items: &mut self.after_items,
                     refused: &mut self.refused,
+                    as_text: as_text.map(|a| (a.line_start, as_asked(filters, a.input))),
                 };
-                let flow = K::offer_items(&path, &hits, &mut sink);
+                let mut flow = K::offer_items(&path, &hits, &mut sink);
+                // Told after the items, when none comes from its line on.
+                if let (Some((_, input)), ControlFlow::Continue(())) = (sink.as_text.take(), flow) {
+                    self.collector.skip(input);
+                }
                 if let Hits::Lines { items, .. } = hits {
                     self.search.spares.give(items);
                 }
-                let flow = if flow.is_break() {
+                flow = if flow.is_break() {
                     self.after_stop(stop.is_none())
                 } else {
                     ControlFlow::Continue(())
@@ -273,9 +281,13 @@ impl<'l, K: QueryKind> ResultStage<'l, K> {
                 hits,
                 stopped_at,
                 tail,
+                as_text,
                 ..
             } => {
                 count.add(K::answer_items(&hits));
+                if let Some(as_text) = as_text {
+                    self.collector.skip(as_asked(filters, as_text.input));
+                }
                 if let Some(tail) = tail {
                     self.collector.skip(as_asked(filters, tail));
                 }
@@ -358,10 +370,22 @@ struct StageSink<'s, 'l, T> {
     stream: &'s mut Option<&'l mut Receiver<'l, T>>,
     after_items: &'s mut Vec<Place>,
     refused: &'s mut bool,
+    /// The record that a named file is binary, and the start of the line
+    /// it is told before: it comes before the first item that does not
+    /// end before that line (a file's one item, for a count or a list of
+    /// files), so that the page that holds that item tells it.
+    as_text: Option<(u64, SkippedInput)>,
 }
 
 impl<T: crate::item::Item> ItemSink<T> for StageSink<'_, '_, T> {
     fn offer(&mut self, after: Place, build: &dyn Fn(Option<T>) -> T) -> ControlFlow<()> {
+        if let Some((line_start, _)) = &self.as_text {
+            if after.offset().is_none_or(|ends| ends > *line_start) {
+                if let Some((_, input)) = self.as_text.take() {
+                    self.collector.skip(input);
+                }
+            }
+        }
         self.collector.offer_with(build)?;
         let mut answer = ControlFlow::Continue(());
         if let (Some(receiver), Some(last)) = (self.stream.as_mut(), self.collector.last()) {

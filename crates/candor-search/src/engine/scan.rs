@@ -82,7 +82,6 @@ impl<'p, 'm> FileScan<'p, 'm> {
 
     /// Returns true when this scan lists the file's matching lines (and
     /// so numbers them), rather than counting them or asking for one.
-    #[cfg_attr(not(feature = "index"), allow(dead_code))]
     pub(super) fn lists_lines(&self) -> bool {
         self.items_wanted
     }

@@ -9,12 +9,14 @@ use std::ops::ControlFlow;
 
 use crate::Error;
 use crate::engine::hits::Hits;
-use crate::engine::outcome::{FileOutcome, Unfinished};
+use crate::engine::outcome::{AsText, FileOutcome, Unfinished};
 use crate::engine::scan::FileScan;
 use crate::engine::search::Search;
 use crate::matcher::Matcher;
 use crate::position::Place;
-use crate::reader::{BLOCK, Ended, FileRead, Known, Opened, Piece, bom_len, skipped, visit_memory};
+use crate::reader::{
+    BLOCK, Ended, FileRead, Known, Opened, Piece, ReadRules, bom_len, skipped, visit_memory,
+};
 use crate::{SkipReason, SkippedInput};
 
 /// Searches one file from the plan's start in it (a line start), opening
@@ -27,8 +29,12 @@ use crate::{SkipReason, SkippedInput};
 /// The binary rule is the same in every mode and with any thread count
 /// (see `reader.rs`): a NUL byte near the start makes the whole file
 /// binary, one further in ends its search at the start of its line. A
-/// file whose lines are no longer needed (past the cap, or one found for
-/// `Any`) is read no further, once its start was checked for the rule.
+/// file the caller named (`Plan::names`) is read as text instead, as
+/// ripgrep reads a file named on its command line: its outcome then
+/// carries the record that says it is binary (`AsText`), where its
+/// first NUL is. A file whose lines are no longer needed (past the cap,
+/// or one found for `Any`) is read no further, once its start was
+/// checked for the rule.
 /// Its matching lines are handed on in parts of `PART_LINES`: an outcome
 /// with `more` is one part, and `search_more` goes on with the file.
 ///
@@ -60,6 +66,7 @@ pub(crate) fn search_file<'p, 'o>(
     };
     // A page resumed inside the file reads it from there.
     let (from, line_number) = search.plan.read_from(path).unwrap_or((0, 1));
+    let named = search.plan.names(path);
     let reading = match open() {
         Opened::Skip(input) => return FileOutcome::Skipped(input),
         Opened::Memory(bytes, known) => {
@@ -73,17 +80,25 @@ pub(crate) fn search_file<'p, 'o>(
             let at = usize::try_from(from).unwrap_or(usize::MAX);
             Reading::Memory(bytes, known, at)
         }
-        Opened::File(file, rules) => match FileRead::open(file, rules) {
-            Ok(mut read) => {
-                read.resume_at(from);
-                Reading::File(read)
+        Opened::File(file, rules) => {
+            let rules = ReadRules {
+                as_text: named,
+                ..rules
+            };
+            match FileRead::open(file, rules) {
+                Ok(mut read) => {
+                    read.resume_at(from);
+                    Reading::File(read)
+                }
+                Err((reason, detail)) => {
+                    return FileOutcome::Skipped(skipped(path, reason, detail));
+                }
             }
-            Err((reason, detail)) => return FileOutcome::Skipped(skipped(path, reason, detail)),
-        },
+        }
     };
     let mut scan = FileScan::new(search, matcher, path, start);
     scan.line_number = line_number;
-    search_part(scan, Cow::Borrowed(path), reading, from, buffer)
+    search_part(scan, Cow::Borrowed(path), reading, from, named, buffer)
 }
 
 /// Returns true when a document in memory is known, from one scan, to
@@ -115,6 +130,7 @@ pub(crate) fn search_more<'r>(
         listed,
         start,
         read,
+        named,
     } = more;
     let reading = match read {
         Some(mut read) => {
@@ -135,7 +151,7 @@ pub(crate) fn search_more<'r>(
     scan.line_number = line_number;
     scan.listed = listed;
     scan.first = false;
-    let mut outcome = search_part(scan, Cow::Borrowed(&path), reading, at, buffer);
+    let mut outcome = search_part(scan, Cow::Borrowed(&path), reading, at, named, buffer);
     if let FileOutcome::Searched { continued, .. } = &mut outcome {
         *continued = true;
     }
@@ -150,22 +166,30 @@ enum Reading<'b> {
 }
 
 /// Searches a file from `begin` (its start, or where its last part ended)
-/// until its end, a stop, or a part's worth of lines.
+/// until its end, a stop, or a part's worth of lines; `named`, as text.
 fn search_part<'p>(
     mut scan: FileScan<'_, '_>,
     path: Cow<'p, str>,
     reading: Reading<'_>,
     begin: u64,
+    named: bool,
     buffer: &mut Vec<u8>,
 ) -> FileOutcome<'p> {
     let start = scan.start;
-    if let Reading::Memory(_, known, _) = &reading {
+    let mut first_nul = None;
+    if let Reading::Memory(bytes, known, _) = &reading {
         scan.utf8 = known.utf8;
+        if named {
+            first_nul = known.first_nul_line(bytes);
+        }
     }
     let (ended, mut read) = match reading {
         Reading::Memory(bytes, known, from) => {
             let mut visit = |chunk: &[u8], base: u64, last: bool| scan.visit(chunk, base, last);
-            (visit_memory(bytes, known, BLOCK, from, &mut visit), None)
+            (
+                visit_memory(bytes, known, BLOCK, from, named, &mut visit),
+                None,
+            )
         }
         // A line too long to hold whole is taken in pieces when the scan
         // can show it from them (see `long_line.rs`).
@@ -185,7 +209,26 @@ fn search_part<'p>(
     if let Some(error) = scan.error.take() {
         return FileOutcome::Failed(error);
     }
+    if let Some(read) = &read {
+        first_nul = read.first_nul();
+    }
     let begin = begin.max(start);
+    // The record that the named file is binary, with the part whose
+    // lines hold its first NUL's line (`begin` to `end`), and only
+    // from the query's start on (an earlier page told it before). One
+    // whose lines are not listed is told with its one outcome.
+    let lists = scan.lists_lines();
+    let as_text = |end: u64| {
+        first_nul
+            .filter(|n| n.line_start >= begin && (!lists || n.line_start < end))
+            .map(|n| {
+                Box::new(AsText {
+                    line_start: n.line_start,
+                    input: n.searched_as_text(&path),
+                })
+            })
+    };
+    let ended_whole = matches!(ended, Ended::Whole(_));
     let (end, stopped_at, tail) = match ended {
         Ended::Skip(reason, detail) => {
             return FileOutcome::Skipped(skipped(&path, reason, detail));
@@ -207,10 +250,12 @@ fn search_part<'p>(
                     listed: scan.listed + scan.items.len(),
                     start,
                     read: read.take(),
+                    named,
                 };
                 return FileOutcome::Searched {
                     scanned: paused.saturating_sub(begin),
                     hits: scan.finish(),
+                    as_text: as_text(paused),
                     path,
                     stopped_at: None,
                     tail: None,
@@ -225,9 +270,13 @@ fn search_part<'p>(
         },
         Ended::Cut { at, reason, detail } => (at, None, Some(skipped(&path, reason, Some(detail)))),
     };
+    // A whole file's lines hold every line; a search stopped or cut at
+    // `end` holds those before it.
+    let as_text = as_text(if ended_whole { u64::MAX } else { end });
     FileOutcome::Searched {
         scanned: end.saturating_sub(begin),
         hits: scan.finish(),
+        as_text,
         path,
         stopped_at,
         tail,

@@ -125,7 +125,11 @@ impl Index {
                 stamp,
             } => {
                 let unchanged = recorded.filter(|f| stamp == Some(f.stamp));
-                if unchanged.is_some_and(|f| f.binary && !f.racy && start != Some(path.as_ref())) {
+                // A file the caller named is read as text, binary or not.
+                let named = plan.names(&path);
+                if unchanged.is_some_and(|f| f.binary && !f.racy && start != Some(path.as_ref()))
+                    && !named
+                {
                     return each(Found::Binary {
                         path: &path,
                         dir: &dir,

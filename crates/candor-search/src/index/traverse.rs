@@ -249,7 +249,12 @@ impl Traversal<'_> {
             within = [folder.to_owned()];
             &within[..]
         };
-        let mut walk = self.tree.walk_within(start, filters)?.recording();
+        // A folder walked again is no path the caller named.
+        let walk = match folder.is_empty() {
+            true => self.tree.walk_within(start, filters)?,
+            false => self.tree.walk_folders(start, filters)?,
+        };
+        let mut walk = walk.recording();
         loop {
             let job = walk.next();
             for entered in walk.take_entered() {

@@ -143,6 +143,7 @@ mod tests {
             binary_prefix: 64,
             max_line: 256,
             max_file_size: None,
+            as_text: false,
         };
         let Ok(mut read) = FileRead::open(Box::new(input), rules) else {
             panic!("not opened");

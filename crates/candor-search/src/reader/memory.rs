@@ -9,14 +9,15 @@ use crate::lines;
 
 /// Hands a document's bytes from `from` (a line start) to `visit` in
 /// chunks of whole lines of about `block` bytes, under the same binary
-/// rule as a file's (see the module's docs). Where the first NUL is was
-/// found when the document was added (`known`), so no block is scanned
-/// for it again.
+/// rule as a file's (see the module's docs), or `as_text`, with none (a
+/// document the caller named). Where the first NUL is was found when the
+/// document was added (`known`), so no block is scanned for it again.
 pub(crate) fn visit_memory(
     haystack: &[u8],
     known: Known,
     block: usize,
     from: usize,
+    as_text: bool,
     visit: &mut Visit<'_>,
 ) -> Ended {
     debug_assert!(from > 0 || known == Known::of(haystack, known.utf8));
@@ -25,7 +26,7 @@ pub(crate) fn visit_memory(
     // Where the search of the document ends: its end, or the start of the
     // line of its first NUL.
     let mut cut = None;
-    if let Some(nul) = known.first_nul {
+    if let Some(nul) = known.first_nul.filter(|_| !as_text) {
         let line_start = lines::after_last_end(&haystack[..nul]).unwrap_or(0);
         match Ended::nul(nul as u64, line_start as u64, BINARY_PREFIX) {
             Ended::Cut { at, reason, detail } => cut = Some((at, reason, detail)),

@@ -65,6 +65,7 @@ mod tests {
                 binary_prefix: block,
                 max_line: 1024,
                 max_file_size: None,
+                as_text: false,
             };
             let file = std::fs::File::open(&path).unwrap();
             let Ok(mut read) = FileRead::open(Box::new(file), rules) else {

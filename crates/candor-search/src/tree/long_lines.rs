@@ -20,6 +20,7 @@ fn rules(block: usize, max_line: usize) -> ReadRules {
         binary_prefix: block,
         max_line,
         max_file_size: None,
+        as_text: false,
     }
 }
 

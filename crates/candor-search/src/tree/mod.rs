@@ -40,7 +40,9 @@ mod source;
 /// `skipped` as `symlink` (policy). With [`Tree::follow_links`], they are
 /// followed only while they stay inside the root; a link out of the root,
 /// a broken link and a link loop are counted in `skipped`. FIFOs, sockets
-/// and devices are counted as `special` and never opened.
+/// and devices are counted as `special` and never opened. With a depth
+/// limit ([`Tree::max_depth`]), each folder not entered is counted as
+/// `max_depth`.
 ///
 /// Nothing outside the root is read, even while the tree changes during a
 /// search: the root is opened once, and every folder and file below it is
@@ -53,8 +55,10 @@ mod source;
 ///
 /// A path the caller names ([`Query::paths`](crate::Query::paths),
 /// [`find_in_file`](crate::Corpus::find_in_file),
-/// [`excerpt`](crate::Corpus::excerpt)) is searched even if an ignore rule
-/// or the hidden rule would leave it out of a walk. A path filter the
+/// [`excerpt`](crate::Corpus::excerpt)) is searched even if an ignore rule,
+/// the hidden rule or the depth limit would leave it out of a walk, and a
+/// file named is read as text whatever NUL bytes it holds (see
+/// [`Corpus`](crate::Corpus)). A path filter the
 /// walk cannot reach is counted in `skipped` where it would have been met
 /// (see [`Query::paths`](crate::Query::paths)), and the others are
 /// searched.
@@ -101,6 +105,7 @@ pub struct Tree {
     follow_links: bool,
     globs: Vec<String>,
     max_file_size: Option<u64>,
+    max_depth: Option<usize>,
     threads: usize,
     solo: Duration,
     /// Run before each read of a file, for tests that change it between
@@ -194,6 +199,7 @@ impl Tree {
             follow_links: false,
             globs: Vec::new(),
             max_file_size: None,
+            max_depth: None,
             threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
             solo: SOLO,
             #[cfg(test)]
@@ -300,6 +306,60 @@ impl Tree {
     pub fn max_file_size(mut self, max_bytes: u64) -> Tree {
         self.max_file_size = Some(max_bytes);
         self
+    }
+
+    /// Walks at most `max_depth` folders deep, as ripgrep's `--max-depth`:
+    /// the depth counts from each path a query names
+    /// ([`Query::paths`](crate::Query::paths)), or from the root when it
+    /// names none. Files that deep are searched; a folder that deep is not
+    /// entered, and is counted once in `skipped` as `max_depth` (policy:
+    /// the result stays complete), nothing below it walked. So 0 searches
+    /// only the files named (a root or a folder named is not entered), and
+    /// 1 their direct children. A path named is searched whatever its
+    /// depth, and the folders on the way to it are entered (one at the
+    /// limit is counted, and only the way is walked). Default: no limit.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use candor_search::{Corpus, Limits, Query, SkipReason, Tree};
+    /// # let dir = tempfile::tempdir()?;
+    /// std::fs::create_dir_all(dir.path().join("src/deep"))?;
+    /// std::fs::write(dir.path().join("top.rs"), "fn main() {}\n")?;
+    /// std::fs::write(dir.path().join("src/lib.rs"), "fn lib() {}\n")?;
+    /// std::fs::write(dir.path().join("src/deep/inner.rs"), "fn inner() {}\n")?;
+    /// let query = Query::literal("fn");
+    /// let tree = Tree::new(dir.path())?.max_depth(1);
+    /// assert_eq!(tree.get_max_depth(), Some(1));
+    /// let top = tree.search(&query, &Limits::new(), None)?;
+    /// assert_eq!(top.iter().map(|m| m.path.as_str()).collect::<Vec<_>>(), ["top.rs"]);
+    /// assert_eq!(top.skipped().count(&SkipReason::MaxDepth), 1, "src, not entered");
+    /// assert!(top.is_complete(), "a depth limit is policy");
+    /// // From a folder named, as ripgrep counts from each path given.
+    /// let below = tree.search(&query.clone().paths(["src"]), &Limits::new(), None)?;
+    /// assert_eq!(below.iter().map(|m| m.path.as_str()).collect::<Vec<_>>(), ["src/lib.rs"]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[must_use]
+    pub fn max_depth(mut self, max_depth: usize) -> Tree {
+        self.max_depth = Some(max_depth);
+        self
+    }
+
+    /// The depth limit [`max_depth`](Tree::max_depth) set, if any.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// # let dir = tempfile::tempdir()?;
+    /// let tree = candor_search::Tree::new(dir.path())?;
+    /// assert_eq!(tree.get_max_depth(), None);
+    /// assert_eq!(tree.max_depth(3).get_max_depth(), Some(3));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[must_use]
+    pub fn get_max_depth(&self) -> Option<usize> {
+        self.max_depth
     }
 
     /// Searches with `threads` threads (at least 1), which share the walk

@@ -187,6 +187,7 @@ mod tests {
             binary_prefix: block,
             max_line: 4 * block,
             max_file_size: None,
+            as_text: false,
         });
         (dir, tree)
     }
@@ -482,6 +483,7 @@ mod tests {
                 binary_prefix: block,
                 max_line: 1 << 20,
                 max_file_size: None,
+                as_text: false,
             });
             let query = Query::literal("x");
             let found = tree.search(&query, &Limits::new(), None).unwrap();

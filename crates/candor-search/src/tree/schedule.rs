@@ -32,11 +32,33 @@ const KEPT_PARTS: usize = 4;
 
 impl Tree {
     /// The walk of this tree under its own rules, resuming at `start`
-    /// (names from the root) and within `filters` (normalized paths).
+    /// (names from the root) and within `filters` (normalized paths the
+    /// caller named: the depth limit counts from each).
     pub(crate) fn walk_within<'p>(
         &'p self,
         start: Option<Vec<Vec<u8>>>,
         filters: &'p [String],
+    ) -> Result<Walk<'p>, Error> {
+        self.walk_with(start, filters, false)
+    }
+
+    /// The walk of this tree within `folders`, which the caller did not
+    /// name (an index walking them again): as the whole tree's walk meets
+    /// them, the depth limit counted from the root.
+    #[cfg_attr(not(feature = "index"), allow(dead_code))]
+    pub(crate) fn walk_folders<'p>(
+        &'p self,
+        start: Option<Vec<Vec<u8>>>,
+        folders: &'p [String],
+    ) -> Result<Walk<'p>, Error> {
+        self.walk_with(start, folders, true)
+    }
+
+    fn walk_with<'p>(
+        &'p self,
+        start: Option<Vec<Vec<u8>>>,
+        filters: &'p [String],
+        depth_from_root: bool,
     ) -> Result<Walk<'p>, Error> {
         Walk::new(WalkOptions {
             root: &self.root,
@@ -48,6 +70,8 @@ impl Tree {
             globs: &self.globs,
             start,
             filters,
+            max_depth: self.max_depth,
+            depth_from_root,
         })
     }
 

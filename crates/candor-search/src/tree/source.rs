@@ -61,6 +61,7 @@ impl Source for Tree {
             // do not change the answer and are left out.
             self.follow_links,
             self.parent_ignores,
+            self.max_depth,
         ))
         .as_u64()
     }

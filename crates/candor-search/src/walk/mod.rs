@@ -20,6 +20,14 @@
 //! A path the caller names that the walk cannot reach is counted where it
 //! would have been met (`named.rs`).
 //!
+//! **The depth limit**, as ripgrep's `--max-depth`: depth counts from each
+//! path the caller names (a named path is depth 0), or from the root when
+//! none is named; files down to the limit are searched, and a folder at
+//! the limit is not entered, and counted once as `max_depth`. The folders
+//! on the way to a named path are entered whatever their depth (one at
+//! or past the limit only on the way: it is counted, once, at the limit,
+//! and nothing else below it is walked).
+//!
 //! The query's scope is `scope.rs`, the ignore rules are `rules.rs`, the
 //! paths named that the walk cannot reach are `named.rs`, and the bound
 //! on the folder handles held is `handles.rs`.
@@ -74,6 +82,25 @@ pub(crate) struct WalkOptions<'a> {
     pub(crate) start: Option<Vec<Vec<u8>>>,
     /// Normalized path filters; empty for the whole corpus.
     pub(crate) filters: &'a [String],
+    /// The depth limit: files this many folders below the paths named (or
+    /// the root) are searched, folders there are not entered.
+    pub(crate) max_depth: Option<usize>,
+    /// The depth counts from the root, whatever the filters: they are not
+    /// paths the caller named, only where to walk (an index walking a
+    /// folder again).
+    pub(crate) depth_from_root: bool,
+}
+
+/// How deep an entry is, for the depth limit.
+#[derive(Clone, Copy)]
+struct Depth {
+    /// Folders below the path named that holds it (or the root); `None`
+    /// when none holds it.
+    level: Option<usize>,
+    /// It holds a path named, and is not one.
+    on_the_way: bool,
+    /// The walk resumes inside it.
+    resumed_inside: bool,
 }
 
 /// A folder the walk is in.
@@ -103,6 +130,10 @@ struct Frame {
     /// Its path is a prefix of the resume point's: its entries before
     /// the resume point's are passed over.
     on_start_path: bool,
+    /// How many folders below the path named that holds it (or the root)
+    /// it is; `None` when no such path holds it (a folder on the way to
+    /// one).
+    level: Option<usize>,
 }
 
 /// The walk, as an iterator of jobs in path order.
@@ -162,6 +193,13 @@ impl<'a> Walk<'a> {
         };
         // A handle of its own: listing moves a handle's position, and the
         // tree's handle is shared by every search and clone.
+        let level = (walk.options.filters.is_empty() || walk.options.depth_from_root).then_some(0);
+        if level.is_some() && walk.options.max_depth == Some(0) {
+            // The root is the folder at the limit: not entered.
+            let input = SkippedInput::new(String::new(), SkipReason::MaxDepth);
+            walk.pending.push_back(input);
+            return Ok(walk);
+        }
         let listed = confine::open_dir(walk.options.root_dir, OsStr::new("."))
             .and_then(|root_dir| Ok((sorted(&root_dir, &mut walk.buffer)?, root_dir)));
         match listed {
@@ -193,6 +231,7 @@ impl<'a> Walk<'a> {
                     entries: entries.into_iter(),
                     missing,
                     on_start_path: walk.scope.resumes(),
+                    level,
                 });
             }
             Err(e) => walk.pending.push_back(unlisted(String::new(), &e)),
@@ -201,6 +240,7 @@ impl<'a> Walk<'a> {
     }
 
     /// Enters a folder: lists it through `dir` and pushes it.
+    #[allow(clippy::too_many_arguments)]
     fn enter(
         &mut self,
         dir: Arc<DirHandle>,
@@ -209,6 +249,7 @@ impl<'a> Walk<'a> {
         abs: PathBuf,
         via_link: bool,
         on_start_path: bool,
+        level: Option<usize>,
     ) -> Option<Job> {
         let id = if self.options.follow_links {
             match confine::identity(&dir) {
@@ -245,6 +286,7 @@ impl<'a> Walk<'a> {
             entries: entries.into_iter(),
             missing,
             on_start_path,
+            level,
         });
         if let Some(entered) = &mut self.entered {
             if let Some(Frame {
@@ -307,6 +349,7 @@ impl<'a> Walk<'a> {
         abs.push(&frame.abs);
         abs.push(&name);
         let is_dir = kind == Kind::Dir;
+        let parent_level = frame.level;
         // A link the walk follows may lead to a folder.
         let may_be_dir = is_dir || (kind == Kind::Link && self.options.follow_links);
         // The query's scope: before the resume point, or outside the path
@@ -324,6 +367,24 @@ impl<'a> Walk<'a> {
         // A path the caller names, and the folders on the way to it, are
         // searched whatever the hidden and ignore rules say.
         let named = self.scope.names(&rel);
+        // The depth limit: past it, only the way to a path named is
+        // walked, without a word (the folder at the limit was counted).
+        let level = if !self.options.depth_from_root && self.scope.is_named(&rel) {
+            Some(0)
+        } else {
+            parent_level.map(|d| d + 1)
+        };
+        let on_the_way = named && !self.scope.is_named(&rel);
+        if let (Some(max), Some(d)) = (self.options.max_depth, level) {
+            if d > max && !on_the_way {
+                return None;
+            }
+        }
+        let deep = Depth {
+            level,
+            on_the_way,
+            resumed_inside: on_start_path,
+        };
         // Policy: left out, and counted. A hidden entry that an ignore
         // file lets in by name (a `!` rule) is searched, as in ripgrep.
         if !named {
@@ -354,15 +415,50 @@ impl<'a> Walk<'a> {
         match kind {
             Kind::Special => Some(Job::Skip(SkippedInput::new(rel, SkipReason::Special))),
             Kind::File => Some(Job::File { rel, dir, name }),
-            Kind::Dir => match confine::open_dir(&dir, &name) {
-                Ok(handle) => self.enter(Arc::new(handle), name, rel, abs, false, on_start_path),
-                Err(e) => Some(Job::Skip(changed_or_unlisted(rel, &e))),
-            },
+            Kind::Dir => {
+                if let Some(job) = self.at_the_limit(&rel, deep) {
+                    return job;
+                }
+                match confine::open_dir(&dir, &name) {
+                    Ok(handle) => self.enter(
+                        Arc::new(handle),
+                        name,
+                        rel,
+                        abs,
+                        false,
+                        on_start_path,
+                        deep.level,
+                    ),
+                    Err(e) => Some(Job::Skip(changed_or_unlisted(rel, &e))),
+                }
+            }
             Kind::Link if !self.options.follow_links => {
                 Some(Job::Skip(SkippedInput::new(rel, SkipReason::Symlink)))
             }
-            Kind::Link => self.follow(name, rel, abs, on_start_path),
+            Kind::Link => self.follow(name, rel, abs, on_start_path, deep),
         }
+    }
+
+    /// A folder at `rel`, as deep as `deep` says, about to be entered:
+    /// `Some(job)` when the depth limit keeps it out (its skip, counted
+    /// once), `None` when it is entered; one on the way to a path named
+    /// is entered, and counted first when it is at the limit (unless the
+    /// walk resumes inside it: an earlier page counted it).
+    fn at_the_limit(&mut self, rel: &str, deep: Depth) -> Option<Option<Job>> {
+        let (Some(max), Some(d)) = (self.options.max_depth, deep.level) else {
+            return None;
+        };
+        if d < max {
+            return None;
+        }
+        let skip = || SkippedInput::new(rel, SkipReason::MaxDepth);
+        if !deep.on_the_way {
+            return Some(Some(Job::Skip(skip())));
+        }
+        if d == max && !deep.resumed_inside {
+            self.pending.push_back(skip());
+        }
+        None
     }
 
     /// Follows the link `name` of the innermost folder, within the root.
@@ -372,6 +468,7 @@ impl<'a> Walk<'a> {
         rel: String,
         abs: PathBuf,
         on_start_path: bool,
+        deep: Depth,
     ) -> Option<Job> {
         let mut components: Vec<OsString> =
             self.stack[1..].iter().map(|f| f.name.clone()).collect();
@@ -396,17 +493,36 @@ impl<'a> Walk<'a> {
             }
             Err(Unresolved::Link) => return skip(SkipReason::Symlink, None),
         };
+        if target.kind == Kind::Dir {
+            if let Some(job) = self.at_the_limit(&rel, deep) {
+                return job;
+            }
+        }
         match (target.kind, target.name) {
             (Kind::File, Some(file)) => Some(Job::File {
                 rel,
                 dir: Arc::new(target.parent),
                 name: file,
             }),
-            (Kind::Dir, None) => {
-                self.enter(Arc::new(target.parent), name, rel, abs, true, on_start_path)
-            }
+            (Kind::Dir, None) => self.enter(
+                Arc::new(target.parent),
+                name,
+                rel,
+                abs,
+                true,
+                on_start_path,
+                deep.level,
+            ),
             (Kind::Dir, Some(dir)) => match confine::open_dir(&target.parent, &dir) {
-                Ok(handle) => self.enter(Arc::new(handle), name, rel, abs, true, on_start_path),
+                Ok(handle) => self.enter(
+                    Arc::new(handle),
+                    name,
+                    rel,
+                    abs,
+                    true,
+                    on_start_path,
+                    deep.level,
+                ),
                 Err(e) => skip(SkipReason::Changed, Some(e.to_string())),
             },
             _ => skip(SkipReason::Special, None),
@@ -495,6 +611,8 @@ mod tests {
             globs: &[],
             start: None,
             filters: &[],
+            max_depth: None,
+            depth_from_root: false,
         }
     }
 

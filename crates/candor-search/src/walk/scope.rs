@@ -138,6 +138,11 @@ impl<'a> QueryScope<'a> {
         !self.filters.is_empty() && self.filters.iter().any(|f| is_within(f, rel))
     }
 
+    /// Returns true when the caller names the entry at `rel` itself.
+    pub(super) fn is_named(&self, rel: &str) -> bool {
+        self.filters.binary_search_by(|f| cmp_paths(f, rel)).is_ok()
+    }
+
     /// The paths the caller names strictly below `rel` (the root: `""`),
     /// in path order.
     pub(super) fn named_below<'s>(&'s self, rel: &'s str) -> impl Iterator<Item = &'s str> + 's {

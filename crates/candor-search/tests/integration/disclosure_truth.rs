@@ -43,35 +43,40 @@ fn summed<T>(pages: &[Bounded<T>]) -> Skipped {
 fn a_named_file_left_out_by_policy_leaves_the_answer_incomplete() {
     let f = Fixture::new(&[
         ("a.txt", b"needle\n"),
-        ("logo.png", b"needle\x00\xff\xfe"),
+        ("big.log", b"needle\nneedle needle needle needle\n"),
         ("z.txt", b"needle\n"),
     ]);
     let query = Query::literal("needle");
-    for (name, corpus) in f.all() {
-        // Met in a walk, a binary file is policy: the answer is whole.
-        let walked = corpus.search(&query, &Limits::new(), None).unwrap();
+    for (name, tree) in &f.trees {
+        let tree = tree.clone().max_file_size(16);
+        // Met in a walk, a file over the size limit is policy: the answer
+        // is whole.
+        let walked = tree.search(&query, &Limits::new(), None).unwrap();
         assert!(walked.is_complete(), "{name}");
-        assert_eq!(walked.skipped().count(&SkipReason::Binary), 1, "{name}");
+        assert_eq!(walked.skipped().count(&SkipReason::TooLarge), 1, "{name}");
         // Named, it is what the caller asked for, and it was not searched.
-        let found = corpus
-            .find_in_file("logo.png", &query, &Limits::new(), None)
+        let found = tree
+            .find_in_file("big.log", &query, &Limits::new(), None)
             .unwrap();
         assert!(found.is_empty(), "{name}");
         assert!(!found.is_complete(), "{name}: find_in_file");
         assert_eq!(found.skipped().error_total(), 1, "{name}");
-        let lines = corpus
-            .excerpt(&Excerpt::new("logo.png", 1..=10), &Limits::new(), None)
+        let lines = tree
+            .excerpt(&Excerpt::new("big.log", 1..=10), &Limits::new(), None)
             .unwrap();
         assert!(lines.is_empty(), "{name}");
         assert!(!lines.is_complete(), "{name}: excerpt");
         let json = lines.to_json().unwrap();
         assert!(json.starts_with(r#"{"complete":false"#), "{name}: {json}");
-        assert!(json.contains(r#""errors":{"binary":1}"#), "{name}: {json}");
+        assert!(
+            json.contains(r#""errors":{"too_large":1}"#),
+            "{name}: {json}"
+        );
         // A path filter that names the file names it too; one that names
         // its folder does not.
-        let filtered = corpus
+        let filtered = tree
             .search(
-                &query.clone().paths(["logo.png", "z.txt"]),
+                &query.clone().paths(["big.log", "z.txt"]),
                 &Limits::new(),
                 None,
             )
@@ -80,7 +85,7 @@ fn a_named_file_left_out_by_policy_leaves_the_answer_incomplete() {
         assert!(!filtered.is_complete(), "{name}: a named path");
         let summary = filtered.summary("matches");
         assert!(
-            summary.contains("could not be searched") && summary.contains("binary: 1"),
+            summary.contains("could not be searched") && summary.contains("too_large: 1"),
             "{name}: {summary}"
         );
     }

@@ -97,7 +97,7 @@ fn compare_pages<T: PartialEq + std::fmt::Debug>(
 /// lower bound on one run and count the file whole on another (see
 /// `Limits::max_scanned_bytes`); the index reads in path order, as one
 /// thread does.
-fn compare_all(tree: &Tree, index: &Index, query: &Query, limits: &Limits) {
+pub(crate) fn compare_all(tree: &Tree, index: &Index, query: &Query, limits: &Limits) {
     let sequential;
     let tree = if limits.get_count_total() && limits.get_max_scanned_bytes().is_some() {
         sequential = tree.clone().threads(1);
@@ -264,6 +264,8 @@ struct Spec {
     /// default, larger than these files): small, a file takes many ids.
     blocks: Option<u64>,
     queries: Vec<(Query, Limits)>,
+    /// The tree's depth limit.
+    max_depth: Option<usize>,
 }
 
 fn query() -> impl Strategy<Value = Query> {
@@ -276,7 +278,7 @@ fn query() -> impl Strategy<Value = Query> {
         Just("FOO"),
         Just("tail"),
     ];
-    prop_oneof![
+    let query = prop_oneof![
         word.clone().prop_map(Query::literal),
         (word.clone(), word.clone()).prop_map(|(a, b)| Query::literals([a, b])),
         word.clone()
@@ -284,7 +286,17 @@ fn query() -> impl Strategy<Value = Query> {
         word.prop_map(|w| Query::literal(w).whole_word(true)),
         Just(Query::regex("fo+|ba")),
         Just(Query::regex("^$")),
-    ]
+    ];
+    // Now and then paths named: folders (the depth counts from them),
+    // files (read as text, binary or not), a hidden one, a missing one.
+    let paths = prop_oneof![
+        4 => Just(Vec::new()),
+        1 => Just(vec!["a"]),
+        1 => Just(vec!["a/z.txt", "b"]),
+        1 => Just(vec!["z.txt", ".h", "missing"]),
+        1 => Just(vec!["a/a", "b/z.txt"]),
+    ];
+    (query, paths).prop_map(|(q, paths)| q.paths(paths))
 }
 
 fn limits() -> impl Strategy<Value = Limits> {
@@ -326,7 +338,10 @@ fn spec() -> impl Strategy<Value = Spec> {
             prop_oneof![3 => Just(false), 1 => Just(true)],
         ),
         prop::collection::vec((query(), limits()), 1..4),
-        prop_oneof![2 => Just(None), 1 => Just(Some(16)), 1 => Just(Some(64)), 1 => Just(Some(1000))],
+        (
+            prop_oneof![2 => Just(None), 1 => Just(Some(16)), 1 => Just(Some(64)), 1 => Just(Some(1000))],
+            prop_oneof![3 => Just(None), 1 => (0usize..4).prop_map(Some)],
+        ),
     )
         .prop_map(
             |(
@@ -338,7 +353,7 @@ fn spec() -> impl Strategy<Value = Spec> {
                 threads,
                 (changes, later, as_seen, bulk),
                 queries,
-                blocks,
+                (blocks, max_depth),
             )| {
                 Spec {
                     files,
@@ -353,6 +368,7 @@ fn spec() -> impl Strategy<Value = Spec> {
                     bulk,
                     blocks,
                     queries,
+                    max_depth,
                 }
             },
         )
@@ -481,12 +497,15 @@ fn check(spec: &Spec) {
         let _ = std::os::unix::fs::symlink("/", root.join("ln-out"));
     }
     age_all(root);
-    let tree = Tree::new(root)
+    let mut tree = Tree::new(root)
         .unwrap()
         .threads(spec.threads)
         .hidden(spec.hidden)
         .follow_links(spec.follow)
         .parent_ignores(false);
+    if let Some(depth) = spec.max_depth {
+        tree = tree.max_depth(depth);
+    }
     let index = Index::build(tree.clone(), store.path()).unwrap();
     // With the bulk folders, a page of one or two files would make a
     // hundred pages: those budgets are left to the trees without them.

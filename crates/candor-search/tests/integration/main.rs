@@ -2,6 +2,7 @@
 //! one module per area.
 
 mod adopters;
+mod binary_named;
 mod core_disclosure;
 mod core_paging;
 // Shared with the contract's tests, which use the rest of it.
@@ -35,6 +36,8 @@ mod search_cases;
 mod search_lines;
 mod search_paging;
 mod search_props;
+#[cfg(unix)]
+mod tree_depth;
 #[cfg(unix)]
 mod tree_links;
 mod tree_walk;

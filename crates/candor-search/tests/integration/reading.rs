@@ -364,15 +364,26 @@ fn excerpt_reads_only_as_far_as_its_lines() {
         assert_eq!(got, [2, 3], "{name}");
         assert!(lines.is_complete(), "{name}");
         assert_eq!(lines.items()[0].byte_offset, 36, "{name}");
-        // Its first block holds a NUL: binary.
-        let mut early = text.clone();
-        early[1000] = 0;
-        let docs = Documents::new().with("f.txt", early);
-        let lines = docs
-            .excerpt(&Excerpt::new("f.txt", 2..=3), &Limits::new(), None)
-            .unwrap();
-        assert!(lines.is_empty());
-        assert_eq!(lines.skipped().count(&SkipReason::Binary), 1);
+        // A NUL on a line asked for: binary, and named, so read as text:
+        // the lines asked for, and the record that it is binary. One past
+        // the last line asked for is not looked for.
+        for (nul, told) in [(40, 1), (1000, 0)] {
+            let mut early = text.clone();
+            early[nul] = 0;
+            let docs = Documents::new().with("f.txt", early);
+            let lines = docs
+                .excerpt(&Excerpt::new("f.txt", 2..=3), &Limits::new(), None)
+                .unwrap();
+            let got: Vec<u64> = lines.iter().map(|l| l.line_number).collect();
+            assert_eq!(got, [2, 3]);
+            assert!(lines.is_complete());
+            assert_eq!(lines.skipped().count(&SkipReason::BinaryAsText), told);
+            assert_eq!(lines.items()[0].line.contains('\0'), told == 1);
+            if told == 1 {
+                let detail = lines.skipped().sample()[0].detail().unwrap_or_default();
+                assert!(detail.contains(&format!("at byte {nul}:")), "{detail}");
+            }
+        }
     }
 }
 
@@ -433,21 +444,22 @@ fn a_nul_near_the_start_makes_a_file_binary_and_one_further_in_ends_its_search()
                 files.skipped().count(&SkipReason::Binary),
                 u64::from(n == 0)
             );
-            // An excerpt of every line reaches the cut too, and says so.
+            // An excerpt names the file: every line is read as text, NUL
+            // and all, and the excerpt says the file is binary.
             let total_lines = text.iter().filter(|&&b| b == b'\n').count() as u64 + 1;
             let excerpt = Excerpt::new("f.txt", 1..=total_lines);
             let lines = corpus.excerpt(&excerpt, &Limits::new(), None).unwrap();
-            let searched_lines = searched(&text).map_or(0, |s| crate::oracle::lines(s).len());
-            assert_eq!(lines.len(), searched_lines, "{name}, NUL at {depth}");
             assert_eq!(
-                lines.skipped().count(&SkipReason::Binary),
+                lines.len(),
+                crate::oracle::lines(&text).len(),
+                "{name}, NUL at {depth}"
+            );
+            assert_eq!(
+                lines.skipped().count(&SkipReason::BinaryAsText),
                 1,
                 "{name}, NUL at {depth}"
             );
-            // The caller named the file and asked for all its lines: the
-            // lines past the NUL are missing, so the excerpt is incomplete.
-            assert!(!lines.is_complete(), "{name}, NUL at {depth}");
-            assert!(lines.skipped().has_errors(), "{name}, NUL at {depth}");
+            assert!(lines.is_complete(), "{name}, NUL at {depth}");
             // A page cut by its limit that counts on counts the file's
             // lines before the NUL. The NUL lies past the page's cursor:
             // the page that reaches it says the rest was not searched,
@@ -596,14 +608,15 @@ proptest! {
             let n = counted.items().first().map_or(0, |c| c.count);
             prop_assert_eq!(n, expected.len() as u64, "{}", name);
             prop_assert_eq!(counted.skipped().count(&SkipReason::Binary), binary, "{}", name);
-            // An excerpt of every line: the lines the rule searches, and
-            // the same skip.
+            // An excerpt of every line names the file: every line, read
+            // as text, and the record that it is binary for a NUL.
             let total_lines = text.iter().filter(|&&b| b == b'\n').count() as u64 + 1;
             let excerpt = Excerpt::new("f.txt", 1..=total_lines);
             let lines = corpus.excerpt(&excerpt, &Limits::new(), None).unwrap();
-            let want_lines = searched(&text).map_or(0, |s| crate::oracle::lines(s).len());
-            prop_assert_eq!(lines.len(), want_lines, "{}: excerpt", name);
-            prop_assert_eq!(lines.skipped().count(&SkipReason::Binary), binary, "{}: excerpt", name);
+            prop_assert_eq!(lines.len(), crate::oracle::lines(&text).len(), "{}: excerpt", name);
+            let nul = u64::from(text.contains(&0));
+            prop_assert_eq!(lines.skipped().count(&SkipReason::BinaryAsText), nul, "{}: excerpt", name);
+            prop_assert!(lines.is_complete(), "{}: excerpt", name);
             let exact = corpus
                 .search(&query, &Limits::new().limit(page).count_total(true), None)
                 .unwrap();

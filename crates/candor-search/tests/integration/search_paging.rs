@@ -58,14 +58,38 @@ fn excerpt_pages_rebuild_the_range() {
 }
 
 #[test]
-fn excerpt_of_a_binary_file_is_skipped() {
+fn excerpt_of_a_binary_file_reads_it_as_text_and_says_so() {
     let f = Fixture::new(&[("b.bin", b"x\n\x00\n")]);
     for (corpus, c) in f.all() {
         let b = c
             .excerpt(&Excerpt::new("b.bin", 1..=2), &Limits::new(), None)
             .expect(corpus);
-        assert!(b.is_empty(), "{corpus}");
-        assert_eq!(b.skipped().count(&SkipReason::Binary), 1, "{corpus}");
+        let lines: Vec<&str> = b.iter().map(|l| l.line.as_str()).collect();
+        assert_eq!(lines, ["x", "\0"], "{corpus}");
+        assert!(b.is_complete(), "{corpus}");
+        assert_eq!(b.skipped().count(&SkipReason::Binary), 0, "{corpus}");
+        assert_eq!(b.skipped().count(&SkipReason::BinaryAsText), 1, "{corpus}");
+        // Page by page, told by the page that holds the NUL's line.
+        let first = c
+            .excerpt(&Excerpt::new("b.bin", 1..=2), &Limits::new().limit(1), None)
+            .expect(corpus);
+        assert_eq!(
+            first.skipped().count(&SkipReason::BinaryAsText),
+            0,
+            "{corpus}"
+        );
+        let second = c
+            .excerpt(
+                &Excerpt::new("b.bin", 1..=2),
+                &Limits::new().limit(1),
+                first.next_cursor(),
+            )
+            .expect(corpus);
+        assert_eq!(
+            second.skipped().count(&SkipReason::BinaryAsText),
+            1,
+            "{corpus}"
+        );
     }
 }
 

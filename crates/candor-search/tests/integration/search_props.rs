@@ -472,12 +472,14 @@ fn line_matcher(q: &Q) -> Box<LineSpans> {
 }
 
 /// The oracle's full answer for `q` on `corpus` within `filters` (empty:
-/// all), in path order, and the binary documents it left out.
+/// all), in path order, the binary documents it left out, and those a
+/// filter names itself, searched whole as text.
 struct Oracle {
     items: Vec<Want>,
     /// Matching lines per file, in path order.
     counts: Vec<(String, u64)>,
     binary: Vec<String>,
+    as_text: Vec<String>,
 }
 
 fn oracle(corpus: &[Doc], q: &Q, filters: &[String]) -> Oracle {
@@ -496,12 +498,22 @@ fn oracle(corpus: &[Doc], q: &Q, filters: &[String]) -> Oracle {
         items: Vec::new(),
         counts: Vec::new(),
         binary: Vec::new(),
+        as_text: Vec::new(),
     };
     for doc in docs {
+        // A document a filter names is searched whole, NUL bytes and all.
+        let named = filters.contains(&doc.name);
         if doc.has_binary_skip() {
-            o.binary.push(doc.name.clone());
+            match named {
+                true => o.as_text.push(doc.name.clone()),
+                false => o.binary.push(doc.name.clone()),
+            }
         }
-        let Some(searched) = doc.searched() else {
+        let Some(searched) = (if named {
+            Some(&doc.bytes[..])
+        } else {
+            doc.searched()
+        }) else {
             continue;
         };
         let hits = matching_lines(searched, &*matcher);
@@ -619,19 +631,19 @@ proptest! {
             prop_assert_eq!(b.total(), Total::Exact(o.items.len() as u64), "{}", name);
             prop_assert!(b.next_cursor().is_none(), "{}: an exact result has no cursor", name);
             prop_assert_eq!(b.skipped().count(&SkipReason::Binary), o.binary.len() as u64, "{}", name);
-            prop_assert_eq!(b.skipped().total(), o.binary.len() as u64, "{}", name);
-            // Binary files are policy, not errors, unless a filter names
-            // one: the caller asked for that file.
-            let named_binary = o.binary.iter().any(|p| filters.contains(p));
-            prop_assert_eq!(b.is_complete(), !named_binary, "{}: binary files are policy", name);
-            prop_assert_eq!(b.skipped().has_errors(), named_binary, "{}", name);
+            prop_assert_eq!(b.skipped().count(&SkipReason::BinaryAsText), o.as_text.len() as u64, "{}", name);
+            prop_assert_eq!(b.skipped().total(), (o.binary.len() + o.as_text.len()) as u64, "{}", name);
+            // Binary files are policy, not errors: one a filter names is
+            // searched as text, and said to be binary.
+            prop_assert!(b.is_complete(), "{}: binary files are policy", name);
+            prop_assert!(!b.skipped().has_errors(), "{}", name);
 
             let mut streamed = Vec::new();
             let end = c.search_each(&query, &limits, None, &mut |m| { streamed.push(want_of(m)); ControlFlow::Continue(()) })
                 .map_err(|e| TestCaseError::fail(format!("{name}: search_each failed: {e}")))?;
             prop_assert_eq!(&streamed, &o.items, "{}: streamed items", name);
             prop_assert_eq!(end.count(), o.items.len(), "{}", name);
-            prop_assert_eq!(end.is_complete(), !named_binary, "{}", name);
+            prop_assert!(end.is_complete(), "{}", name);
             prop_assert_eq!(end.skipped(), b.skipped(), "{}", name);
 
             let n = c.count_per_file(&query, &limits, None).map_err(|e| {
@@ -639,14 +651,16 @@ proptest! {
             })?;
             prop_assert_eq!(counts_of(&n), o.counts.clone(), "{}: counts", name);
             prop_assert_eq!(n.total(), Total::Exact(o.counts.len() as u64), "{}", name);
-            prop_assert_eq!(n.is_complete(), !named_binary, "{}", name);
+            prop_assert!(n.is_complete(), "{}", name);
 
             let w = c.files_with_matches(&query, &limits, None).map_err(|e| {
                 TestCaseError::fail(format!("{name}: files_with_matches failed: {e}"))
             })?;
             let want_files: Vec<String> = o.counts.iter().map(|(p, _)| p.clone()).collect();
             prop_assert_eq!(w.items(), &want_files[..], "{}: files", name);
-            prop_assert_eq!(w.is_complete(), !named_binary, "{}", name);
+            prop_assert!(w.is_complete(), "{}", name);
+            prop_assert_eq!(w.skipped().count(&SkipReason::BinaryAsText), o.as_text.len() as u64, "{}", name);
+            prop_assert_eq!(n.skipped().count(&SkipReason::BinaryAsText), o.as_text.len() as u64, "{}", name);
 
             searches.push((name, b));
             counts.push((name, n));
@@ -674,7 +688,10 @@ proptest! {
             })?;
             prop_assert!(b.completeness().is_exact(), "{}", name);
             prop_assert_eq!(wants_of(&b), o.items.clone(), "{}", name);
-            prop_assert_eq!(b.skipped().count(&SkipReason::Binary), u64::from(doc.has_binary_skip()), "{}", name);
+            // Named: searched as text, and said to be binary.
+            prop_assert_eq!(b.skipped().count(&SkipReason::Binary), 0, "{}", name);
+            prop_assert_eq!(b.skipped().count(&SkipReason::BinaryAsText), u64::from(doc.has_binary_skip()), "{}", name);
+            prop_assert!(b.is_complete(), "{}", name);
             results.push((name, b));
         }
         agree(&results)?;
@@ -1346,7 +1363,13 @@ proptest! {
         prop_assume!(!corpus.is_empty());
         let doc = pick.get(&corpus);
         let last = first + span;
-        let want = doc.searched().map_or_else(Vec::new, |s| excerpt_lines(s, first, last));
+        // Named: every line, read as text; said to be binary when the
+        // first NUL's line is one asked for or before them.
+        let want = excerpt_lines(&doc.bytes, first, last);
+        let nul_line = doc.bytes.iter().position(|&b| b == 0).map(|nul| {
+            lines(&doc.bytes).iter().take_while(|l| l.offset <= nul as u64).count() as u64
+        });
+        let told = u64::from(nul_line.is_some_and(|n| n <= last));
         let f = fixture(&corpus);
         let excerpt = Excerpt::new(doc.name.clone(), first..=last);
         let mut results = Vec::new();
@@ -1356,10 +1379,14 @@ proptest! {
             let got: Vec<(u64, u64, String)> = b.iter().map(|l| (l.line_number, l.byte_offset, l.line.clone())).collect();
             prop_assert_eq!(&got, &want, "{}", name);
             prop_assert!(b.completeness().is_exact(), "{}", name);
-            prop_assert_eq!(b.skipped().count(&SkipReason::Binary), u64::from(doc.has_binary_skip()), "{}", name);
+            prop_assert!(b.is_complete(), "{}", name);
+            prop_assert_eq!(b.skipped().count(&SkipReason::Binary), 0, "{}", name);
+            prop_assert_eq!(b.skipped().count(&SkipReason::BinaryAsText), told, "{}", name);
 
             let limits = Limits::new().limit(page_limit);
             let walked = pages(name, want.len() + 2, |cursor| c.excerpt(&excerpt, &limits, cursor));
+            let told_over: u64 = walked.iter().map(|p| p.skipped().count(&SkipReason::BinaryAsText)).sum();
+            prop_assert_eq!(told_over, told, "{}: pages", name);
             let paged: Vec<(u64, u64, String)> = walked
                 .iter()
                 .flat_map(|b| b.iter().map(|l| (l.line_number, l.byte_offset, l.line.clone())))

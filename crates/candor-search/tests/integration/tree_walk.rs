@@ -207,11 +207,14 @@ fn binary_files_are_skipped_and_counted_in_every_mode() {
     assert_eq!(n.skipped().count(&SkipReason::Binary), 2);
     let f = t.files_with_matches(&query, &Limits::new(), None).unwrap();
     assert_eq!(f.skipped().count(&SkipReason::Binary), 2);
+    // Named, a binary file is searched as text, and said to be binary.
     let found = t
         .find_in_file("a.png", &query, &Limits::new(), None)
         .unwrap();
-    assert!(found.is_empty());
-    assert_eq!(found.skipped().count(&SkipReason::Binary), 1);
+    assert_eq!(found.len(), 1);
+    assert!(found.is_complete());
+    assert_eq!(found.skipped().count(&SkipReason::Binary), 0);
+    assert_eq!(found.skipped().count(&SkipReason::BinaryAsText), 1);
     let json = b.to_json().unwrap();
     assert!(json.contains(r#""binary":2"#), "{json}");
 }
