@@ -74,7 +74,9 @@ pub fn check(data: &[u8]) {
     assert_eq!(got, want, "lines {first}..={last} of {bytes:?}");
     assert!(full.completeness().is_exact());
     assert!(full.is_complete(), "lines {first}..={last} of {bytes:?}");
-    let as_text = |b: &candor_search::Bounded<candor_search::Line>| b.skipped().count(&SkipReason::BinaryAsText);
+    let as_text = |b: &candor_search::Bounded<candor_search::Line>| {
+        b.skipped().count(&SkipReason::BinaryAsText)
+    };
     assert_eq!(as_text(&full), told, "lines {first}..={last} of {bytes:?}");
 
     let what = format!("lines {first}..={last} of {bytes:?}");

@@ -97,7 +97,7 @@ pub use tree::Tree;
 #[cfg(feature = "index")]
 mod index;
 #[cfg(feature = "index")]
-pub use index::Index;
+pub use index::{Index, IndexState, Indexes, Served};
 // The index's entry points for the fuzz target and the benchmark.
 #[cfg(feature = "index")]
 #[doc(hidden)]

@@ -30,6 +30,7 @@ mod counting;
 mod entries;
 mod format;
 pub(crate) mod grams;
+mod indexes;
 mod parts;
 pub(crate) mod plan;
 mod snapshot;
@@ -38,6 +39,8 @@ mod stamp;
 mod store;
 mod traverse;
 mod watch;
+
+pub use indexes::{IndexState, Indexes, Served};
 
 use build::Builder;
 use check::LastStamps;
@@ -280,6 +283,26 @@ impl Index {
             damaged: AtomicBool::new(false),
             last_stamps: LastStamps::default(),
         }
+    }
+
+    /// The folders the current generation records (a watcher watches
+    /// each), and about how many bytes its record of the walk holds in
+    /// memory (paths, stamps, where blocks start).
+    pub(crate) fn footprint(&self) -> (u64, u64) {
+        let snap = self.snapshot();
+        let (mut folders, mut bytes) = (0u64, 0u64);
+        for entry in &snap.entries {
+            let (path, fixed) = match entry {
+                snapshot::Entry::Folder(f) => {
+                    folders += 1;
+                    (f.path.len(), 48)
+                }
+                snapshot::Entry::File(f) => (f.path.len(), 96 + 8 * f.starts.len()),
+                snapshot::Entry::Skip(s) => (s.input.path().len(), 96),
+            };
+            bytes += (path + fixed) as u64;
+        }
+        (folders, bytes)
     }
 
     /// The generation queries run on now.

@@ -10,12 +10,15 @@ use super::Index;
 use crate::Error;
 use crate::index::counting::Batch;
 use crate::index::entries::Found;
-use crate::{Cursor, Fingerprint, Scope};
+use crate::{Cursor, Scope};
 use crate::{Entry, FileOutcome, Opened, Plan, Resolved, Search, Source, no_match};
 
 impl Source for Index {
+    /// The tree's: the index answers as its tree does, item for item, so
+    /// a cursor of either resumes on the other (a scan that answered while
+    /// the index was built, then the index).
     fn fingerprint(&self) -> u64 {
-        Fingerprint::of(&("index", self.tree.fingerprint())).as_u64()
+        self.tree.fingerprint()
     }
 
     /// None: an index's cursors are a tree's, stale only when the file

@@ -530,6 +530,15 @@ impl Tree {
     pub fn get_root(&self) -> &Path {
         &self.root
     }
+
+    /// This tree's settings at another root, already opened.
+    pub(crate) fn with_root(&self, root: PathBuf, root_dir: DirHandle) -> Tree {
+        Tree {
+            root,
+            root_dir: Arc::new(root_dir),
+            ..self.clone()
+        }
+    }
 }
 
 /// The most threads per core (see `Tree::max_threads`).

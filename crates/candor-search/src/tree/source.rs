@@ -22,29 +22,96 @@ impl Tree {
     /// from the root's handle. A link on the way is refused unless links
     /// are followed; hidden and ignore rules do not apply to a named path.
     fn locate(&self, path: &str, names: Vec<Vec<u8>>) -> Result<Target, Error> {
+        self.locate_following(path, names, self.follow_links)
+    }
+
+    /// [`locate`](Tree::locate), following links or not as `follow` says.
+    fn locate_following(
+        &self,
+        path: &str,
+        names: Vec<Vec<u8>>,
+        follow: bool,
+    ) -> Result<Target, Error> {
         let components = names.into_iter().map(os_name).collect();
-        confine::resolve(&self.root_dir, &self.root, components, self.follow_links).map_err(|why| {
-            match why {
-                Unresolved::Outside => ErrorKind::OutsideRoot {
-                    path: path.to_owned(),
-                }
-                .into(),
-                Unresolved::Link => Error::invalid_argument(
-                    "path",
-                    format!(
-                        "{path:?} goes through a symbolic link, and this tree does not follow links"
-                    ),
-                ),
-                Unresolved::Loop => Error::invalid_argument(
-                    "path",
-                    format!("{path:?} goes through a loop of symbolic links"),
-                ),
-                Unresolved::Missing(_) => ErrorKind::NotFound {
-                    path: path.to_owned(),
-                }
-                .into(),
+        confine::resolve(&self.root_dir, &self.root, components, follow).map_err(|why| match why {
+            Unresolved::Outside => ErrorKind::OutsideRoot {
+                path: path.to_owned(),
             }
+            .into(),
+            Unresolved::Link => Error::invalid_argument(
+                "path",
+                format!(
+                    "{path:?} goes through a symbolic link, and this tree does not follow links"
+                ),
+            ),
+            Unresolved::Loop => Error::invalid_argument(
+                "path",
+                format!("{path:?} goes through a loop of symbolic links"),
+            ),
+            Unresolved::Missing(_) => ErrorKind::NotFound {
+                path: path.to_owned(),
+            }
+            .into(),
         })
+    }
+}
+
+impl Tree {
+    /// A tree of the folder `path` below this tree's root, with this
+    /// tree's settings: for a server that takes the folder to search with
+    /// each call, confined to the roots it was started with.
+    ///
+    /// `path` is relative to the root (`/` separators), or absolute and
+    /// below the root. It is opened name by name from the root's handle,
+    /// never through a symbolic link (whether or not this tree follows
+    /// links in its walk), so that a folder swapped for a link while it
+    /// is opened cannot lead outside; `..` may not leave the root. The
+    /// new tree's root is this root joined with `path` as given, and its
+    /// folder handle is the one opened here.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::OutsideRoot`] when `path` leaves the root,
+    /// [`ErrorKind::NotFound`] when it is missing,
+    /// [`ErrorKind::InvalidArgument`] when it goes through a symbolic link
+    /// or is not a folder.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use candor_search::{Corpus, ErrorKind, Limits, Query, Tree};
+    /// # let dir = tempfile::tempdir()?;
+    /// std::fs::create_dir(dir.path().join("src"))?;
+    /// std::fs::write(dir.path().join("src/lib.rs"), "fn parse() {}\n")?;
+    /// std::fs::write(dir.path().join("notes.txt"), "parse later\n")?;
+    /// let root = Tree::new(dir.path())?;
+    /// let src = root.folder("src")?;
+    /// let found = src.search(&Query::literal("parse"), &Limits::new(), None)?;
+    /// assert_eq!(found.items()[0].path, "lib.rs"); // paths are the folder's own
+    /// assert!(matches!(root.folder("../..").unwrap_err().kind(), ErrorKind::OutsideRoot { .. }));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn folder(&self, path: &str) -> Result<Tree, Error> {
+        let (names, _) = parse_tree_path(path, &self.root)?;
+        let mut root = self.root.clone();
+        root.extend(names.iter().cloned().map(os_name));
+        let target = self.locate_following(path, names, false)?;
+        let dir = match (target.name, target.kind) {
+            (None, _) => target.parent,
+            (Some(name), Kind::Dir) => {
+                confine::open_dir(&target.parent, &name).map_err(|source| ErrorKind::Read {
+                    path: root.clone(),
+                    source,
+                })?
+            }
+            (Some(_), _) => {
+                return Err(Error::invalid_argument(
+                    "path",
+                    format!("{path:?} is not a folder"),
+                ));
+            }
+        };
+        Ok(self.with_root(root, dir))
     }
 }
 

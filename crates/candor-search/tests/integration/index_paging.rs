@@ -934,9 +934,10 @@ fn a_cursor_is_stale_when_its_file_changed_and_only_then() {
     assert!(matches!(err.kind(), ErrorKind::StaleCursor { .. }), "{err}");
 }
 
-/// A cursor stays bound to its query and to the index's tree: another
-/// query's, a tree's, or an index's of other walk rules is refused as
-/// foreign; a page fitted to `max_bytes` is cut where the tree's is
+/// A cursor stays bound to its query and to the index's tree: the tree's
+/// own cursors and the index's are one (each resumes on the other, where
+/// the same page follows), and another query's, or an index's of other
+/// walk rules, is refused as foreign; a page fitted to `max_bytes` is cut where the tree's is
 /// (the cursors are as long).
 #[test]
 fn a_cursor_is_bound_to_its_query_and_its_tree() {
@@ -953,8 +954,14 @@ fn a_cursor_is_bound_to_its_query_and_its_tree() {
             "{err}"
         );
     };
-    foreign(setup.tree.search(&query, &limits, from_index.next_cursor()));
-    foreign(index.search(&query, &limits, from_tree.next_cursor()));
+    // A scan may answer while its index builds, and the index the next
+    // page: the cursors of the two resume on each other.
+    let next_on_tree = setup.tree.search(&query, &limits, from_index.next_cursor());
+    let next_on_index = index.search(&query, &limits, from_tree.next_cursor());
+    let next_on_tree = next_on_tree.expect("the index's cursor resumes on the tree");
+    let next_on_index = next_on_index.expect("the tree's cursor resumes on the index");
+    assert_eq!(next_on_tree.items(), next_on_index.items());
+    assert_eq!(next_on_tree.start(), 3);
     foreign(index.search(&Query::literal("other"), &limits, from_index.next_cursor()));
     let hidden_store = tempfile::tempdir().expect("a folder");
     let hidden =
