@@ -43,7 +43,7 @@
 //! (`engine/`) searches each file with the matcher (`matcher/`) over the
 //! reader's chunks (`reader.rs`, split into lines by `lines.rs`) and turns
 //! the outcomes into the result through candor's
-//! [`Collector`](candor_search::collector::Collector). No file imports one above
+//! [`Collector`](candor::collector::Collector). No file imports one above
 //! it.
 //!
 //! # Features
