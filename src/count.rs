@@ -7,22 +7,13 @@
 use serde::Serialize;
 
 use crate::collect::Collector;
-use crate::{Limits, Total};
+use crate::{Budget, BudgetKind, Limits, Total};
 
 /// The count of an answer past its collection.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Count {
     counted: u64,
     max: Option<u64>,
-}
-
-/// What ended a count before its source ran out.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum CountStop {
-    /// The count budget ([`Limits::max_counted`]) is spent.
-    Budget,
-    /// The deadline passed, or the query was cancelled.
-    Deadline,
 }
 
 impl Count {
@@ -46,13 +37,17 @@ impl Count {
         self.counted = self.counted.saturating_add(n);
     }
 
-    /// What ends the count now, if anything: the count budget, then the
-    /// deadline (as the collector measures it).
-    pub(crate) fn stop<T: Serialize>(&self, collector: &Collector<T>) -> Option<CountStop> {
-        if self.max.is_some_and(|max| self.counted >= max) {
-            return Some(CountStop::Budget);
+    /// What ends the count now, if anything: the count budget
+    /// ([`BudgetKind::Counted`]), then the deadline or a cancellation (as
+    /// the collector measures it). The count's total is then a lower
+    /// bound, and the budget is what the answer names as having cut it
+    /// ([`Collector::cut_count`]); but when the count budget is spent, a
+    /// source that happens to end there still gives the exact total.
+    pub(crate) fn stop<T: Serialize>(&self, collector: &Collector<T>) -> Option<Budget> {
+        if let Some(max) = self.max.filter(|&max| self.counted >= max) {
+            return Some(Budget::new(BudgetKind::Counted, max, self.counted));
         }
-        collector.deadline_passed().map(|_| CountStop::Deadline)
+        collector.deadline_passed()
     }
 
     /// The total when the source ran out: every item was counted.
@@ -81,7 +76,10 @@ mod tests {
         let mut count = Count::after(&limits, &collector, 2).expect("counting");
         assert_eq!(count.stop(&collector), None);
         count.add(1);
-        assert_eq!(count.stop(&collector), Some(CountStop::Budget));
+        assert_eq!(
+            count.stop(&collector),
+            Some(Budget::new(BudgetKind::Counted, 3, 3))
+        );
         assert_eq!(count.at_least(), Total::AtLeast(3));
         assert_eq!(count.exact(), Total::Exact(3));
         let uncounted = Limits::new().limit(1);

@@ -39,6 +39,7 @@ mod search_cases;
 mod search_lines;
 mod search_paging;
 mod search_props;
+mod texts;
 #[cfg(unix)]
 mod tree_links;
 mod tree_walk;
