@@ -493,6 +493,7 @@ impl<T: Serialize> Collector<T> {
                 clamp,
                 cursor_at: &|k: usize| stamp(cursor_for(&items[..k]), k),
                 skipped_at: &skipped_at,
+                longest_total: false,
             }
             .fit(items.len())?;
             items.truncate(fitted.count);

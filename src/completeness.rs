@@ -279,8 +279,10 @@ impl Budget {
     /// For an output-bytes budget too small for one item: a budget whose
     /// page holds the next item, so that a reader knows what to ask for
     /// instead of meeting a dead end. It is measured as if more items
-    /// followed (with a cursor and a truncation), so a page that turns out
-    /// to be the last can need less.
+    /// followed (with a cursor, a truncation, and the longest total a page
+    /// of that budget can state: asked with it, a query reads on), so a
+    /// page can need a little less. In the units of the budget asked for
+    /// (see [`Limits::enclosing`](crate::Limits::enclosing)).
     ///
     /// # Example
     ///

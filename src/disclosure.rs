@@ -457,6 +457,10 @@ impl Disclosure {
         &mut self.skipped
     }
 
+    pub(crate) fn set_total(&mut self, total: Total) {
+        self.total = total;
+    }
+
     pub(crate) fn set_completeness(&mut self, completeness: Completeness) {
         self.completeness = completeness;
     }

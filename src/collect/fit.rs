@@ -37,6 +37,10 @@ pub(super) struct Fitting<'a> {
     /// The skips a page of the first `k` items reports, when it is cut
     /// before the last item (it resumes after item `k`).
     pub(super) skipped_at: &'a dyn Fn(usize) -> Skipped,
+    /// Measures pages with the longest lower-bound total a page of this
+    /// budget can state: a page asked for with a larger budget reads on,
+    /// and the items it then sees raise its total.
+    pub(super) longest_total: bool,
 }
 
 pub(super) struct Fitted {
@@ -74,6 +78,12 @@ impl Fitting<'_> {
         needed: Option<u64>,
     ) -> Result<Fit, Error> {
         let mut d = self.base.clone();
+        if self.longest_total && d.total().is_lower_bound() {
+            // Fewer items than the budget has bytes are kept before it
+            // stops the page, and one more proves it.
+            let most = d.start().saturating_add(self.max as u64).saturating_add(1);
+            d.set_total(crate::Total::AtLeast(d.total().value().max(most)));
+        }
         if k < n {
             // The items left out prove there is more; the next page
             // resumes after item `k`, and meets the skips beyond it.
@@ -234,13 +244,19 @@ impl Fitting<'_> {
     fn needed_for_one(&self, n: usize) -> Result<usize, Error> {
         let poorest = *self.levels().last().expect("levels are never empty");
         // As if more items followed: the page holding the first item then
-        // has a cursor too, where cursors can be issued.
+        // has a cursor too, where cursors can be issued; and its total is
+        // as long as one a page of that budget can state, so that asking
+        // with the budget found gives that page.
         let n = n.max(2);
-        let first = match self.try_fit(poorest, 1, n)? {
+        let padded = Fitting {
+            longest_total: true,
+            ..*self
+        };
+        let first = match padded.try_fit(poorest, 1, n)? {
             Fit::Over(len) => len,
             Fit::Fits(_) => self.max,
         };
-        self.least_budget(poorest, 1, n, first)
+        padded.least_budget(poorest, 1, n, first)
     }
 
     /// The smallest budget, in bytes of JSON, whose page of the first `k`

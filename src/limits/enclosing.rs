@@ -17,7 +17,7 @@ use crate::error::Error;
 /// of [`ErrorKind::BudgetTooSmall`](crate::ErrorKind::BudgetTooSmall)) a
 /// figure of the enclosing budget, in the units the reader asked in: `max`
 /// is `max_bytes`, `used` the least `max_bytes` whose share holds the page,
-/// `needed` the least `max_bytes` whose page holds the next item. Asking
+/// `needed` a `max_bytes` whose page holds the next item. Asking
 /// again with `needed` gives a page that holds it.
 ///
 /// # Example

@@ -178,7 +178,7 @@ impl Limits {
     /// reader asked in. `max` is the enclosing `max_bytes`; `used` is the
     /// least enclosing budget whose share holds the page
     /// ([`Enclosing::bytes_for`] its length); `needed`, on a page that
-    /// holds no item, the least enclosing budget whose page holds the next
+    /// holds no item, an enclosing budget whose page holds the next
     /// item, so that asking again with it gives that page; a budget too
     /// small for any page ([`ErrorKind::BudgetTooSmall`](crate::ErrorKind::BudgetTooSmall))
     /// says both in those units too. Setting [`max_bytes`](Self::max_bytes)

@@ -27,7 +27,7 @@ searched. With a limit of 0, a page only counts: `total` is the answer, and no i
 ceiling; `limit_reached` when the limit was hit as well as a budget) and its `note`, when present, \
 says how to get the rest. For the \"output_bytes\" budget, `max`, `used` and `needed` are in the \
 units of the `max_bytes` you sent: `used` is the least `max_bytes` that holds this page, and \
-`needed` (on a page with no item) the least `max_bytes` whose page holds the next item, so ask \
+`needed` (on a page with no item) a `max_bytes` whose page holds the next item, so ask \
 again with it. When `truncation.subset` is true the items are some of those after `start`, not \
 the first ones: do not treat them as the top results, and retry with more time or a narrower \
 query. `next_cursor`, when present, fetches the next page: pass it back unchanged with the same \
@@ -149,7 +149,7 @@ fn envelope_schema_with(item_schema: Value) -> Value {
                             "budget": { "enum": ["output_bytes", "scanned_bytes", "files", "deadline", "cancelled", "shard"] },
                             "max": { "type": "integer", "minimum": 0, "description": "The budget, in the units the reader set it in (for output_bytes, the max_bytes sent)." },
                             "used": { "type": "integer", "minimum": 0, "description": "What was used, in the same units; for output_bytes, the least max_bytes that holds this page." },
-                            "needed": { "type": "integer", "minimum": 0, "description": "Output bytes only, on a page that holds no item: the least max_bytes whose page holds the next item; ask again with it." },
+                            "needed": { "type": "integer", "minimum": 0, "description": "Output bytes only, on a page that holds no item: a max_bytes whose page holds the next item; ask again with it." },
                             "limit": { "type": "integer", "minimum": 0, "description": "The item limit: with requested, applied after the clamp to the ceiling; with limit_reached, reached as well as the budget." },
                             "requested": { "type": "integer", "minimum": 0, "description": "With limit: the limit asked for, above the ceiling." },
                             "limit_reached": { "const": true, "description": "The item limit was reached as well as the budget: more items exist." },
