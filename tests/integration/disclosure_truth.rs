@@ -756,3 +756,32 @@ fn a_walk_s_pages_say_what_it_skipped_so_far() {
     assert_eq!(page.items(), &[3, 4, 5]);
     assert!(page.skipped_so_far().is_empty());
 }
+
+/// A page fitted to an enclosing budget and mapped states its new size in
+/// that budget's units, as it was fitted: `used` is the least enclosing
+/// budget whose share holds the new JSON.
+#[test]
+fn a_mapped_page_keeps_the_units_of_its_budget() {
+    let enclosing = candor::Enclosing::new(3000, 3, 672).unwrap();
+    let page = Bounded::collect(
+        (0..500u32).map(|n| format!("item {n}")),
+        &Limits::new().enclosing(enclosing),
+    )
+    .unwrap();
+    let mapped = page.clone().map(|s| s.replace("item", "it")).unwrap();
+    let json = mapped.to_json().unwrap();
+    assert!(json.len() <= enclosing.json_budget());
+    let budget = mapped
+        .completeness()
+        .budget()
+        .copied()
+        .expect("cut by the budget");
+    assert_eq!(budget.max(), 3000);
+    assert_eq!(budget.used(), enclosing.bytes_for(json.len()));
+    // Grown past the share, it is refused, in the same units.
+    let err = page.map(|s| format!("{s:>60}")).unwrap_err();
+    assert!(
+        matches!(err.kind(), ErrorKind::OverBudget { max_bytes: 3000, size } if *size > 3000),
+        "{err:?}"
+    );
+}
