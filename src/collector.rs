@@ -62,13 +62,13 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 
 use crate::clock::Clock;
-use crate::envelope::{envelope_len, json_len};
+use crate::envelope::{Stated, envelope_len, json_len};
 use crate::error::Error;
 use crate::{
-    Bounded, Budget, BudgetKind, CancelToken, Clamp, Completeness, Cursor, Disclosure, Limits,
-    Skipped, SkippedInput, Streamed, Total,
+    Bounded, Budget, BudgetKind, CancelToken, Clamp, Completeness, Cursor, Disclosure, Enclosing,
+    Limits, SkipTally, Skipped, SkippedInput, Streamed, Total,
 };
-pub use count::{Count, CountStop};
+pub use count::Count;
 use fit::{Fitting, output_bytes};
 use skips::SkipLog;
 
@@ -99,12 +99,19 @@ pub struct Collector<T> {
     limit: Option<usize>,
     requested: Option<usize>,
     max_bytes: Option<usize>,
+    /// The response that encloses the JSON, in whose units the figures of
+    /// `max_bytes` are stated.
+    enclosing: Option<Enclosing>,
     /// The size of the smallest exact envelope with a count of 0, cached
     /// with the number of skipped inputs it was measured with.
     envelope_base: Option<(u64, usize)>,
     stop: Option<Completeness>,
     /// Items of the full answer before this page (from the cursor).
     start: u64,
+    /// What the pages before this one skipped (from the cursor).
+    skipped_before: SkipTally,
+    /// The budget that cut a count past the limit.
+    count_cut: Option<Budget>,
     /// Items known to exist from `start` on: kept, plus the probe that
     /// proved truncation.
     seen: u64,
@@ -244,9 +251,12 @@ impl<T: Serialize> Collector<T> {
             limit,
             requested,
             max_bytes: limits.max_bytes,
+            enclosing: limits.enclosing,
             envelope_base: None,
             stop: None,
             start: 0,
+            skipped_before: SkipTally::default(),
+            count_cut: None,
             seen: 0,
             skips: SkipLog::default(),
             started: limits.deadline.map(|_| limits.clock.now()),
@@ -301,8 +311,55 @@ impl<T: Serialize> Collector<T> {
     #[must_use]
     pub fn resuming(limits: &Limits, cursor: Option<&Cursor>) -> Collector<T> {
         let mut c = Collector::new(limits);
-        c.set_start(cursor.map_or(0, Cursor::start));
+        c.resume_after(cursor);
         c
+    }
+
+    /// Says where this page resumes: after the items and the skips of the
+    /// pages before `cursor`, if any (a cursor carries both: the page's
+    /// [`start`](crate::Bounded::start) and the walk's skips so far).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use candor::collector::Collector;
+    /// use candor::{Fingerprint, Limits, Scope};
+    /// let scope = Scope::new(Fingerprint::of("q"));
+    /// let mut collector = Collector::streaming(&Limits::new());
+    /// collector.resume_after(Some(&scope.cursor(&9u64, 10)));
+    /// assert_eq!(collector.start(), 10);
+    /// ```
+    pub fn resume_after(&mut self, cursor: Option<&Cursor>) {
+        self.set_start(cursor.map_or(0, Cursor::start));
+        self.skipped_before = cursor.map_or_else(SkipTally::default, Cursor::skipped_before);
+    }
+
+    /// Records the budget that cut a count past the limit (the first one
+    /// wins): the answer names it beside a total that stays a lower bound
+    /// ([`Bounded::total_cut_by`](crate::Bounded::total_cut_by)), so that
+    /// its reader knows that more time or a larger count budget, not a
+    /// narrower query, gives the total.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use candor::collector::{Collector, Count};
+    /// use candor::{BudgetKind, Limits, Total};
+    /// let limits = Limits::new().limit(1).count_total(true).max_counted(3);
+    /// let mut collector = Collector::new(&limits);
+    /// let _ = collector.offer(1u32);
+    /// let _ = collector.offer(2u32);
+    /// let mut count = Count::after(&limits, &collector, collector.seen()).expect("asked for");
+    /// count.add(1);
+    /// let cut = count.stop(&collector).expect("the count budget is spent");
+    /// collector.cut_count(cut);
+    /// let page = collector.finish(|_| None, Some(count.at_least()))?;
+    /// assert_eq!(page.total(), Total::AtLeast(3));
+    /// assert_eq!(page.total_cut_by().map(|b| b.kind()), Some(BudgetKind::Counted));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn cut_count(&mut self, budget: Budget) {
+        self.count_cut.get_or_insert(budget);
     }
 
     /// The clamp of the item limit, if the limit asked for was above the
@@ -411,7 +468,7 @@ impl<T: Serialize> Collector<T> {
             // even that overflows, the full answer cannot fit.
             let envelope = self.exact_envelope_len(self.items.len() + 1);
             if envelope.saturating_add(bytes) > max {
-                self.stop = Some(output_bytes(max, 0, self.clamp()));
+                self.stop = Some(output_bytes(max, self.clamp()));
                 if self.items.is_empty() {
                     // Kept aside, to say what a page holding it needs.
                     self.refused = Some((item, size));
@@ -705,6 +762,7 @@ impl<T: Serialize> Collector<T> {
             _ => {
                 let mut skipped = self.skips.all().clone();
                 skipped.truncate_sample(0);
+                // Without the walk's skips so far, which yield too.
                 let disclosure = Disclosure::new(Completeness::Exact, Total::Exact(self.start))
                     .with_start(self.start)
                     .with_skipped(skipped);
@@ -799,8 +857,11 @@ impl<T: Serialize> Collector<T> {
             mut items,
             mut sizes,
             max_bytes,
+            enclosing,
             stop,
             start,
+            skipped_before,
+            count_cut,
             seen,
             skips,
             error,
@@ -813,16 +874,6 @@ impl<T: Serialize> Collector<T> {
             return Err(error);
         }
         let completeness = stop.unwrap_or(Completeness::Exact);
-        // A cursor carries how many items came before it.
-        let stamp = |cursor: Option<Cursor>, kept_now: usize| {
-            cursor.map(|c| c.at(start.saturating_add(kept_now as u64)))
-        };
-        let issued = if discard { kept } else { items.len() };
-        let next_cursor = if completeness.is_truncated() {
-            stamp(cursor_for(&items), issued)
-        } else {
-            None
-        };
         // The skips this page reports: a page that resumes after its last
         // item leaves those met beyond it (by the probe, or a count past
         // the limit) to the pages that reach them.
@@ -832,6 +883,21 @@ impl<T: Serialize> Collector<T> {
             } else {
                 skips.all().clone()
             }
+        };
+        // A cursor carries how many items came before it, and how many
+        // inputs the pages before it skipped: this page's report when it
+        // resumes there, and what the pages before this one skipped.
+        let stamp = |cursor: Option<Cursor>, kept_now: usize| {
+            cursor.map(|c| {
+                let skipped = skipped_before + skipped_at(kept_now).tally();
+                c.placed(start.saturating_add(kept_now as u64), skipped)
+            })
+        };
+        let issued = if discard { kept } else { items.len() };
+        let next_cursor = if completeness.is_truncated() {
+            stamp(cursor_for(&items), issued)
+        } else {
+            None
         };
         let skipped = if next_cursor.is_some() {
             skipped_at(issued)
@@ -852,9 +918,15 @@ impl<T: Serialize> Collector<T> {
                 None => Total::AtLeast(seen),
             }
         };
+        let truncated = completeness.is_truncated();
         let mut disclosure = Disclosure::new(completeness, total)
             .with_start(start)
-            .with_skipped(skipped);
+            .with_skipped(skipped)
+            .with_skipped_before(skipped_before);
+        // The count's cut explains a total that stays a lower bound.
+        if let Some(cut) = count_cut.filter(|_| truncated && total.is_lower_bound()) {
+            disclosure = disclosure.with_total_cut_by(cut);
+        }
         disclosure.set_next_cursor(next_cursor);
         if let Some(max) = max_bytes {
             // The first item, refused by the budget, is measured as the
@@ -867,14 +939,16 @@ impl<T: Serialize> Collector<T> {
                 base: &disclosure,
                 sizes: &sizes,
                 max,
+                stated: Stated::new(max, enclosing),
                 clamp,
                 cursor_at: &|k: usize| stamp(cursor_for(&items[..k]), k),
                 skipped_at: &skipped_at,
+                longest_total: false,
             }
             .fit(items.len())?;
             items.truncate(fitted.count);
             disclosure = fitted.disclosure;
-            disclosure.set_fitted_to(max);
+            disclosure.set_fitted_to(max, enclosing);
         }
         let kept = if discard { kept } else { items.len() };
         disclosure

@@ -279,8 +279,10 @@ impl Budget {
     /// For an output-bytes budget too small for one item: a budget whose
     /// page holds the next item, so that a reader knows what to ask for
     /// instead of meeting a dead end. It is measured as if more items
-    /// followed (with a cursor and a truncation), so a page that turns out
-    /// to be the last can need less.
+    /// followed (with a cursor, a truncation, and the longest total a page
+    /// of that budget can state: asked with it, a query reads on), so a
+    /// page can need a little less. In the units of the budget asked for
+    /// (see [`Limits::enclosing`](crate::Limits::enclosing)).
     ///
     /// # Example
     ///
@@ -380,11 +382,16 @@ pub enum BudgetKind {
     /// that part has more items, placed after the page's last. `max` and
     /// `used` are the items the part returned.
     Shard,
+    /// The count budget ([`Limits::max_counted`](crate::Limits::max_counted)):
+    /// it cuts only the count of the total past the limit
+    /// ([`Disclosure::total_cut_by`](crate::Disclosure::total_cut_by)),
+    /// never the items. `max` and `used` are items counted.
+    Counted,
 }
 
 impl BudgetKind {
     /// The wire name: `"output_bytes"`, `"scanned_bytes"`, `"files"`,
-    /// `"deadline"`, `"cancelled"` or `"shard"`.
+    /// `"deadline"`, `"cancelled"`, `"shard"` or `"counted"`.
     ///
     /// # Example
     ///
@@ -400,6 +407,7 @@ impl BudgetKind {
             BudgetKind::Deadline => "deadline",
             BudgetKind::Cancelled => "cancelled",
             BudgetKind::Shard => "shard",
+            BudgetKind::Counted => "counted",
         }
     }
 
@@ -409,7 +417,7 @@ impl BudgetKind {
             BudgetKind::OutputBytes | BudgetKind::ScannedBytes => "bytes",
             BudgetKind::Files => "files",
             BudgetKind::Deadline | BudgetKind::Cancelled => "ms",
-            BudgetKind::Shard => "items",
+            BudgetKind::Shard | BudgetKind::Counted => "items",
         }
     }
 }
@@ -431,6 +439,7 @@ impl std::str::FromStr for BudgetKind {
             "deadline" => Ok(BudgetKind::Deadline),
             "cancelled" => Ok(BudgetKind::Cancelled),
             "shard" => Ok(BudgetKind::Shard),
+            "counted" => Ok(BudgetKind::Counted),
             _ => Err(UnknownBudgetKind(name.to_owned())),
         }
     }

@@ -11,6 +11,7 @@ use std::fmt;
 use std::hash::Hasher;
 use std::str::FromStr;
 
+use crate::SkipTally;
 use crate::error::{Error, ErrorKind};
 use codec::{Fnv64, base64url_decode, base64url_encode, read_u64, read_varint, write_varint};
 
@@ -26,6 +27,10 @@ const VERSION: u8 = 1;
 const FLAG_GENERATION: u8 = 1;
 /// Set when the token carries how many items came before it.
 const FLAG_START: u8 = 2;
+/// Set when the token carries how many inputs the pages before it skipped
+/// (and how many for an error). Tokens written before it was known still
+/// read, as skipping nothing.
+const FLAG_SKIPPED: u8 = 4;
 /// Mixed into the checksum so that a token of another format that happens to
 /// decode is still refused.
 const CHECKSUM_SALT: &[u8] = b"candor-cursor-v1";
@@ -71,11 +76,18 @@ pub struct Cursor {
     fingerprint: u64,
     generation: Option<u64>,
     start: u64,
+    skipped: SkipTally,
     key: Vec<u8>,
 }
 
 impl Cursor {
-    fn build(fingerprint: u64, generation: Option<u64>, start: u64, key: Vec<u8>) -> Cursor {
+    fn build(
+        fingerprint: u64,
+        generation: Option<u64>,
+        start: u64,
+        skipped: SkipTally,
+        key: Vec<u8>,
+    ) -> Cursor {
         let mut raw = Vec::with_capacity(40 + key.len());
         raw.push(VERSION);
         let mut flags = 0;
@@ -85,6 +97,9 @@ impl Cursor {
         if start > 0 {
             flags |= FLAG_START;
         }
+        if !skipped.is_empty() {
+            flags |= FLAG_SKIPPED;
+        }
         raw.push(flags);
         raw.extend_from_slice(&fingerprint.to_le_bytes());
         if let Some(g) = generation {
@@ -92,6 +107,10 @@ impl Cursor {
         }
         if start > 0 {
             write_varint(&mut raw, start);
+        }
+        if !skipped.is_empty() {
+            write_varint(&mut raw, skipped.total());
+            write_varint(&mut raw, skipped.errors());
         }
         write_varint(&mut raw, key.len() as u64);
         raw.extend_from_slice(&key);
@@ -102,16 +121,24 @@ impl Cursor {
             fingerprint,
             generation,
             start,
+            skipped,
             key,
         }
     }
 
     /// The same resume point, after `start` items of the full answer.
     pub(crate) fn at(self, start: u64) -> Cursor {
-        if start == self.start {
+        let skipped = self.skipped;
+        self.placed(start, skipped)
+    }
+
+    /// The same resume point, after `start` items of the full answer and
+    /// pages that skipped `skipped` inputs.
+    pub(crate) fn placed(self, start: u64, skipped: SkipTally) -> Cursor {
+        if start == self.start && skipped == self.skipped {
             return self;
         }
-        Cursor::build(self.fingerprint, self.generation, start, self.key)
+        Cursor::build(self.fingerprint, self.generation, start, skipped, self.key)
     }
 
     /// Decodes a token and checks its integrity.
@@ -169,7 +196,7 @@ impl Cursor {
             return Err(ErrorKind::TamperedCursor.into());
         }
         let flags = body[1];
-        if flags & !(FLAG_GENERATION | FLAG_START) != 0 {
+        if flags & !(FLAG_GENERATION | FLAG_START | FLAG_SKIPPED) != 0 {
             return Err(Error::malformed_cursor("unknown flags"));
         }
         let mut rest = &body[2..];
@@ -187,6 +214,18 @@ impl Cursor {
         } else {
             0
         };
+        let skipped = if flags & FLAG_SKIPPED != 0 {
+            let total = read_varint(&mut rest).ok_or(ErrorKind::TamperedCursor)?;
+            let errors = read_varint(&mut rest).ok_or(ErrorKind::TamperedCursor)?;
+            if total == 0 || errors > total {
+                return Err(Error::malformed_cursor(
+                    "its skips are flagged but none, or more errors than skips",
+                ));
+            }
+            SkipTally::new(total, errors)
+        } else {
+            SkipTally::default()
+        };
         let key_len = read_varint(&mut rest).ok_or(ErrorKind::TamperedCursor)?;
         if key_len != rest.len() as u64 {
             return Err(ErrorKind::TamperedCursor.into());
@@ -196,6 +235,7 @@ impl Cursor {
             fingerprint,
             generation,
             start,
+            skipped,
             key: rest.to_vec(),
         })
     }
@@ -245,6 +285,32 @@ impl Cursor {
     pub fn generation(&self) -> Option<u64> {
         self.generation
     }
+
+    /// How many inputs the pages before this cursor skipped (and how many
+    /// of them for an error): a page resumed from it adds its own to say
+    /// what the walk skipped so far
+    /// ([`Bounded::skipped_so_far`](crate::Bounded::skipped_so_far)).
+    /// Tokens that carry none (a walk that skipped nothing yet, or one
+    /// written by an older candor) read as none.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use candor::collector::Collector;
+    /// use candor::{Fingerprint, Limits, Scope, SkipReason, SkippedInput};
+    /// let scope = Scope::new(Fingerprint::of("lines with x"));
+    /// let mut collector = Collector::new(&Limits::new().limit(1));
+    /// collector.skip(SkippedInput::new("b.bin", SkipReason::Binary));
+    /// let _ = collector.offer(1u32);
+    /// let _ = collector.offer(2u32); // the page is full
+    /// let page = collector.finish(|kept| kept.last().map(|n| scope.cursor(n, 0)), None)?;
+    /// assert_eq!(page.next_cursor().map(|c| c.skipped_before().total()), Some(1));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[must_use]
+    pub fn skipped_before(&self) -> SkipTally {
+        self.skipped
+    }
 }
 
 impl fmt::Display for Cursor {
@@ -293,7 +359,7 @@ mod tests {
     #[test]
     fn start_round_trips_and_zero_is_not_flagged() {
         for start in [0u64, 1, 127, 128, u64::MAX] {
-            let c = Cursor::build(7, Some(3), start, vec![1, 2]);
+            let c = Cursor::build(7, Some(3), start, SkipTally::default(), vec![1, 2]);
             let parsed = Cursor::parse(c.as_str()).expect("own token");
             assert_eq!(parsed, c);
             assert_eq!(parsed.start(), start);

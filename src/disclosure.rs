@@ -1,7 +1,7 @@
 //! `Disclosure`: everything a result says besides its items, and
 //! `Disclosure::check`, the one place the rules of the contract are stated.
 
-use crate::{BudgetKind, Completeness, Cursor, Skipped, Total};
+use crate::{Budget, BudgetKind, Completeness, Cursor, Enclosing, SkipTally, Skipped, Total};
 
 /// Everything a [`Bounded`](crate::Bounded) says besides its items: the [`Completeness`],
 /// the [`Total`], where the page starts, the cursor to resume from and what
@@ -28,6 +28,12 @@ pub struct Disclosure {
     start: u64,
     next_cursor: Option<Cursor>,
     skipped: Skipped,
+    /// What the pages before this one skipped (from the cursor it
+    /// resumed from).
+    skipped_before: SkipTally,
+    /// The budget that cut the count past the limit, when an exact total
+    /// was asked for: the total is then a lower bound.
+    total_cut_by: Option<Budget>,
     /// The items are some of the answer's items after `start`, not the
     /// first ones (a cluster whose shards each returned what they found
     /// before a time-out).
@@ -40,10 +46,11 @@ pub struct Disclosure {
     note: NoteForm,
     /// The note's text when the source wrote its own.
     note_text: Option<String>,
-    /// The output-bytes budget the page was fitted to, if any: not part
-    /// of what the result says (nor of its equality), but what a
-    /// transformation of its items must keep to.
-    fitted_to: Option<usize>,
+    /// The output-bytes budget the page was fitted to, if any, in bytes
+    /// of JSON, with the response that encloses it: not part of what the
+    /// result says (nor of its equality), but what a transformation of
+    /// its items must keep to.
+    fitted_to: Option<(usize, Option<Enclosing>)>,
 }
 
 impl PartialEq for Disclosure {
@@ -53,6 +60,8 @@ impl PartialEq for Disclosure {
             && self.start == other.start
             && self.next_cursor == other.next_cursor
             && self.skipped == other.skipped
+            && self.skipped_before == other.skipped_before
+            && self.total_cut_by == other.total_cut_by
             && self.subset == other.subset
             && self.limit_reached == other.limit_reached
             && self.note == other.note
@@ -84,6 +93,8 @@ impl Disclosure {
             start: 0,
             next_cursor: None,
             skipped: Skipped::new(),
+            skipped_before: SkipTally::default(),
+            total_cut_by: None,
             subset: false,
             limit_reached: None,
             note: NoteForm::Full,
@@ -137,6 +148,49 @@ impl Disclosure {
     /// ```
     pub fn with_skipped(mut self, skipped: Skipped) -> Disclosure {
         self.skipped = skipped;
+        self
+    }
+
+    /// What the pages before this one skipped, as the cursor it resumed
+    /// from carries it ([`Cursor::skipped_before`]): with this page's own
+    /// skips, what the walk skipped so far
+    /// ([`skipped_so_far`](Self::skipped_so_far)). Default: nothing.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use candor::{Completeness, Disclosure, SkipTally, Total};
+    /// let d = Disclosure::new(Completeness::Exact, Total::Exact(30))
+    ///     .with_start(20)
+    ///     .with_skipped_before(SkipTally::new(386, 0));
+    /// assert_eq!(d.skipped_so_far().total(), 386);
+    /// ```
+    pub fn with_skipped_before(mut self, skipped: SkipTally) -> Disclosure {
+        self.skipped_before = skipped;
+        self
+    }
+
+    /// Says that the count past the limit, asked for to make the total
+    /// exact ([`Limits::count_total`](crate::Limits::count_total)), was
+    /// cut by `budget` (the deadline, a cancellation, the count budget,
+    /// the scanned bytes or the files): the total is a lower bound, and
+    /// more time or a larger budget, not a narrower query, gives the
+    /// exact one. Only for a truncated result with a lower-bound total.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use candor::{Bounded, Budget, BudgetKind, Completeness, Disclosure, Total};
+    /// let cut = Completeness::TruncatedByLimit { limit: 2, requested: None };
+    /// let d = Disclosure::new(cut, Total::AtLeast(5461))
+    ///     .with_total_cut_by(Budget::new(BudgetKind::Deadline, 500, 503));
+    /// let b = Bounded::from_parts(vec![1, 2], d)?;
+    /// assert_eq!(b.total_cut_by().map(|b| b.kind()), Some(BudgetKind::Deadline));
+    /// assert!(b.summary("matches").contains("500 ms deadline"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn with_total_cut_by(mut self, budget: Budget) -> Disclosure {
+        self.total_cut_by = Some(budget);
         self
     }
 
@@ -324,6 +378,42 @@ impl Disclosure {
         &self.skipped
     }
 
+    /// What the walk skipped so far: this page's skips and those of the
+    /// pages before it (see [`with_skipped_before`](Self::with_skipped_before)).
+    /// On a first page, this page's; on the last page of a walk, all it
+    /// skipped, each input once.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let (_, d) = candor::Bounded::exact(vec![1u8]).into_parts();
+    /// assert!(d.skipped_so_far().is_empty());
+    /// ```
+    #[must_use]
+    pub fn skipped_so_far(&self) -> SkipTally {
+        self.skipped_before + self.skipped.tally()
+    }
+
+    /// What the pages before this one skipped.
+    pub(crate) fn skipped_before(&self) -> SkipTally {
+        self.skipped_before
+    }
+
+    /// The budget that cut the count of the total, when an exact total
+    /// was asked for and the count did not finish (see
+    /// [`with_total_cut_by`](Self::with_total_cut_by)).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let (_, d) = candor::Bounded::exact(vec![1u8]).into_parts();
+    /// assert_eq!(d.total_cut_by(), None);
+    /// ```
+    #[must_use]
+    pub fn total_cut_by(&self) -> Option<Budget> {
+        self.total_cut_by
+    }
+
     /// True when the result is exact and no input was skipped because of an
     /// error. Inputs left out by policy (binary, too large) do not count.
     /// This is the wire shape's `complete`, and every other type's
@@ -344,13 +434,14 @@ impl Disclosure {
         self.note
     }
 
-    /// The output-bytes budget the page was fitted to, if any.
-    pub(crate) fn fitted_to(&self) -> Option<usize> {
+    /// The output-bytes budget the page was fitted to, if any, in bytes
+    /// of JSON, with the response that encloses it.
+    pub(crate) fn fitted_to(&self) -> Option<(usize, Option<Enclosing>)> {
         self.fitted_to
     }
 
-    pub(crate) fn set_fitted_to(&mut self, max_bytes: usize) {
-        self.fitted_to = Some(max_bytes);
+    pub(crate) fn set_fitted_to(&mut self, max_bytes: usize, enclosing: Option<Enclosing>) {
+        self.fitted_to = Some((max_bytes, enclosing));
     }
 
     /// The source's own note, if it wrote one.
@@ -364,6 +455,10 @@ impl Disclosure {
 
     pub(crate) fn skipped_mut(&mut self) -> &mut Skipped {
         &mut self.skipped
+    }
+
+    pub(crate) fn set_total(&mut self, total: Total) {
+        self.total = total;
     }
 
     pub(crate) fn set_completeness(&mut self, completeness: Completeness) {
@@ -431,6 +526,11 @@ impl Disclosure {
                 }
             }
             Completeness::TruncatedByBudget { budget, clamp } => {
+                if budget.kind() == BudgetKind::Counted {
+                    return Err(
+                        "the count budget cuts only the count of the total, never the items".into(),
+                    );
+                }
                 if budget.kind() == BudgetKind::OutputBytes && budget.used() > budget.max() {
                     return Err("an output-bytes budget cannot have used more than its max".into());
                 }
@@ -489,6 +589,26 @@ impl Disclosure {
             .is_some_and(|n| n.trim().is_empty())
         {
             return Err("a note says something: it is not empty".into());
+        }
+        if let Some(cut) = self.total_cut_by {
+            if self.completeness.is_exact() || self.total.is_exact() {
+                return Err(
+                    "total_cut_by is stated only by a truncated result whose total is a lower bound"
+                        .into(),
+                );
+            }
+            if matches!(cut.kind(), BudgetKind::OutputBytes | BudgetKind::Shard) {
+                return Err(format!(
+                    "a count is cut by the deadline, a cancellation or a work budget, not {}",
+                    cut.kind()
+                ));
+            }
+            if cut.kind() == BudgetKind::Cancelled && (cut.max(), cut.used()) != (0, 0) {
+                return Err("a cancellation has no max nor used (both 0)".into());
+            }
+            if cut.needed().is_some() {
+                return Err("needed is stated only by an output-bytes budget".into());
+            }
         }
         if self.subset && self.next_cursor.is_some() {
             return Err(

@@ -9,7 +9,10 @@ use serde::ser::{SerializeMap, SerializeStruct, Serializer};
 
 use crate::error::{Error, ErrorKind};
 use crate::note::{NoteForm, short_note, truncation_note};
-use crate::{Budget, BudgetKind, Completeness, Disclosure, Skipped, SkippedInput, Total};
+use crate::{
+    Budget, BudgetKind, Completeness, Disclosure, Enclosing, SkipTally, Skipped, SkippedInput,
+    Total,
+};
 
 /// The envelope of a result, with `items` standing for whatever serializes
 /// the item list: the real items, or an empty list when only the envelope's
@@ -30,21 +33,20 @@ impl<I: Serialize> Serialize for Envelope<'_, I> {
         } else {
             s.skip_field("truncation")?;
         }
-        if d.start() > 0 {
-            s.serialize_field("start", &d.start())?;
-        } else {
-            s.skip_field("start")?;
-        }
+        // On every page, a first one too: a reader need not know that an
+        // absent start means 0.
+        s.serialize_field("start", &d.start())?;
         s.serialize_field("count", &self.count)?;
-        s.serialize_field("total", &TotalOut(d.total()))?;
+        s.serialize_field("total", &TotalOut(d.total(), d.total_cut_by()))?;
         match d.next_cursor() {
             Some(cursor) => s.serialize_field("next_cursor", cursor)?,
             None => s.skip_field("next_cursor")?,
         }
-        if d.skipped().is_empty() {
+        // Present when this page, or one before it, skipped an input.
+        if d.skipped_so_far().is_empty() {
             s.skip_field("skipped")?;
         } else {
-            s.serialize_field("skipped", &SkippedOut(d.skipped()))?;
+            s.serialize_field("skipped", &SkippedOut(d.skipped(), d.skipped_before()))?;
         }
         s.serialize_field("items", &self.items)?;
         s.end()
@@ -107,18 +109,34 @@ impl Serialize for TruncationOut<'_> {
     }
 }
 
-struct TotalOut(Total);
+/// The total, and the budget that cut its count when one did.
+struct TotalOut(Total, Option<Budget>);
 
 impl Serialize for TotalOut {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut s = serializer.serialize_struct("Total", 2)?;
+        struct CutOut(Budget);
+        impl Serialize for CutOut {
+            fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                let mut s = serializer.serialize_struct("CutBy", 3)?;
+                s.serialize_field("budget", self.0.kind().as_str())?;
+                s.serialize_field("max", &self.0.max())?;
+                s.serialize_field("used", &self.0.used())?;
+                s.end()
+            }
+        }
+        let mut s = serializer.serialize_struct("Total", 3)?;
         s.serialize_field("value", &self.0.value())?;
         s.serialize_field("relation", self.0.relation())?;
+        match self.1 {
+            Some(cut) => s.serialize_field("cut_by", &CutOut(cut))?,
+            None => s.skip_field("cut_by")?,
+        }
         s.end()
     }
 }
 
-struct SkippedOut<'a>(&'a Skipped);
+/// This page's skips, and what the pages before it skipped.
+struct SkippedOut<'a>(&'a Skipped, SkipTally);
 
 impl Serialize for SkippedOut<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
@@ -149,7 +167,21 @@ impl Serialize for SkippedOut<'_> {
                 m.end()
             }
         }
-        let mut s = serializer.serialize_struct("Skipped", 4)?;
+        /// What the walk skipped so far, this page included.
+        struct SoFar(SkipTally);
+        impl Serialize for SoFar {
+            fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                let mut s = serializer.serialize_struct("SoFar", 2)?;
+                s.serialize_field("total", &self.0.total())?;
+                if self.0.errors() > 0 {
+                    s.serialize_field("errors", &self.0.errors())?;
+                } else {
+                    s.skip_field("errors")?;
+                }
+                s.end()
+            }
+        }
+        let mut s = serializer.serialize_struct("Skipped", 5)?;
         s.serialize_field("total", &self.0.total())?;
         s.serialize_field("by_reason", &ByReason(self.0))?;
         // Which skips are errors, whatever a reason is called: those
@@ -163,6 +195,13 @@ impl Serialize for SkippedOut<'_> {
             "sample",
             &self.0.sample().iter().map(Sample).collect::<Vec<_>>(),
         )?;
+        // Only after earlier pages that skipped: on a first page it is
+        // this page's own count.
+        if self.1.is_empty() {
+            s.skip_field("so_far")?;
+        } else {
+            s.serialize_field("so_far", &SoFar(self.1 + self.0.tally()))?;
+        }
         s.end()
     }
 }
@@ -199,15 +238,60 @@ pub(crate) fn envelope_len(disclosure: &Disclosure, count: usize) -> Result<usiz
     })
 }
 
+/// The units of the output-bytes figures a page states: `max` as the
+/// reader set it, and `used` (and `needed`) as bytes of the JSON or of
+/// the response that encloses it.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Stated {
+    /// The `max` a page states.
+    pub(crate) max: u64,
+    pub(crate) enclosing: Option<Enclosing>,
+}
+
+impl Stated {
+    /// The figures of a budget of `max` bytes of JSON, or of the
+    /// enclosing response whose share that is.
+    pub(crate) fn new(max: usize, enclosing: Option<Enclosing>) -> Stated {
+        Stated {
+            max: enclosing.map_or(max as u64, |e| e.max_bytes() as u64),
+            enclosing,
+        }
+    }
+
+    /// The figure of `json_bytes` of JSON: the least budget that holds
+    /// them.
+    pub(crate) fn of(&self, json_bytes: usize) -> u64 {
+        match self.enclosing {
+            Some(e) => e.bytes_for(json_bytes),
+            None => json_bytes as u64,
+        }
+    }
+
+    /// The figures of another budget, of `json_max` bytes of JSON (what
+    /// a retry with a smaller or larger budget would state). Its `max` is
+    /// the largest enclosing budget of that share, the one with the most
+    /// digits, so that any budget of that share holds what this one does.
+    pub(crate) fn at(&self, json_max: usize) -> Stated {
+        Stated {
+            max: self
+                .enclosing
+                .map_or(json_max as u64, |e| e.largest_for(json_max)),
+            enclosing: self.enclosing,
+        }
+    }
+}
+
 /// The serialized length of a response with this disclosure and
-/// `item_bytes` of items. For an output-bytes stop, `used` is the
-/// response's own length, found as a fixed point (its digits are part of
-/// the length), and the budget that states it is returned.
+/// `item_bytes` of items. For an output-bytes stop, `used` is the least
+/// budget that holds the response (its own length, or the enclosing
+/// budget whose share that length is), found as a fixed point (its
+/// digits are part of the length), and the budget that states it, with
+/// the `max` of `stated`, is returned.
 pub(crate) fn fitted_len(
     disclosure: &Disclosure,
     count: usize,
     item_bytes: usize,
-    max: usize,
+    stated: Stated,
 ) -> Result<(usize, Option<Budget>), Error> {
     let (clamp, needed) = match disclosure.completeness() {
         Completeness::TruncatedByBudget { budget, clamp }
@@ -217,25 +301,29 @@ pub(crate) fn fitted_len(
         }
         _ => return Ok((envelope_len(disclosure, count)? + item_bytes, None)),
     };
-    let with_used = |used: usize| {
-        let budget = Budget::new(BudgetKind::OutputBytes, max as u64, used as u64);
+    let with_used = |used: u64| {
+        let budget = Budget::new(BudgetKind::OutputBytes, stated.max, used);
         match needed {
             Some(needed) => budget.with_needed(needed),
             None => budget,
         }
     };
     let mut trial = disclosure.clone();
-    let mut used = 0usize;
-    for _ in 0..4 {
+    let mut used = 0u64;
+    let mut len = 0usize;
+    // The length grows with the digits of `used`, and `used` with the
+    // length: both only grow, so this ends within a few rounds.
+    for _ in 0..8 {
         trial.set_completeness(Completeness::TruncatedByBudget {
             budget: with_used(used),
             clamp,
         });
-        let len = envelope_len(&trial, count)? + item_bytes;
-        if len == used {
+        len = envelope_len(&trial, count)? + item_bytes;
+        let next = stated.of(len);
+        if next == used {
             break;
         }
-        used = len;
+        used = next;
     }
-    Ok((used, Some(with_used(used))))
+    Ok((len, Some(with_used(used))))
 }

@@ -99,8 +99,11 @@ pub enum ErrorKind {
         reason: String,
     },
     /// The byte budget cannot hold even the required fields of a response
-    /// with no items.
-    #[error("max_bytes {max_bytes} is too small: the smallest response needs {needed} bytes")]
+    /// with no items. Both figures are in the units of the budget asked
+    /// for: bytes of the JSON ([`Limits::max_bytes`](crate::Limits::max_bytes)),
+    /// or of the response that encloses it
+    /// ([`Limits::enclosing`](crate::Limits::enclosing)).
+    #[error("max_bytes {max_bytes} is too small: the smallest response needs max_bytes {needed}")]
     BudgetTooSmall {
         /// The budget that was asked for.
         max_bytes: usize,
@@ -115,7 +118,8 @@ pub enum ErrorKind {
     },
     /// A result transformed after its query (its items mapped to another
     /// shape) no longer fits the output-bytes budget it was cut to: its
-    /// disclosure would state a size the response does not have.
+    /// disclosure would state a size the response does not have. Both
+    /// figures are in the units of the budget, as for `BudgetTooSmall`.
     #[error(
         "the transformed result is {size} bytes, over its max_bytes {max_bytes}: transform the items before they are collected, or give the query a smaller budget"
     )]

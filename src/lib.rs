@@ -257,11 +257,11 @@ pub use cursor::{Cursor, CursorKey, Fingerprint, Scope};
 pub use disclosure::Disclosure;
 pub use error::{Error, ErrorKind};
 pub use json_stream::JsonStream;
-pub use limits::{AppliedLimit, Limits};
+pub use limits::{AppliedLimit, Enclosing, Limits};
 pub use page::{
     Fallible, Interrupted, Items, KeyRequest, Keyset, NoCount, PageSource, Shards, TryError,
 };
-pub use skipped::{SKIPPED_SAMPLE_LEN, SkipReason, Skipped, SkippedInput};
+pub use skipped::{SKIPPED_SAMPLE_LEN, SkipReason, SkipTally, Skipped, SkippedInput};
 pub use stream_error::StreamError;
 pub use streamed::Streamed;
 pub use total::Total;

@@ -2,7 +2,7 @@
 //! stopped a result, how to get the rest and what will not help, its short
 //! form for a tight byte budget, and which form a response carries.
 
-use crate::{BudgetKind, Completeness, Disclosure};
+use crate::{Budget, BudgetKind, Completeness, Disclosure, Total};
 
 pub(crate) use crate::disclosure::NoteForm;
 
@@ -31,12 +31,15 @@ fn what_happened(completeness: &Completeness) -> String {
                 None => String::new(),
             };
             let happened = match budget.kind() {
+                // `used` is the least max_bytes that holds the page, in the
+                // units of the max_bytes asked for (the JSON's, or those of
+                // the response that encloses it).
                 BudgetKind::OutputBytes => match budget.needed() {
                     Some(needed) => format!(
-                        "Stopped because the response may not exceed {max} bytes (this one is {used}) and the next item does not fit: a page holding it needs max_bytes of at least {needed}"
+                        "Stopped at max_bytes {max} (this page needs {used} of it) with no room for the next item: a page holding it needs max_bytes of {needed}"
                     ),
                     None => format!(
-                        "Stopped because the response may not exceed {max} bytes (this one is {used}) and more items exist"
+                        "Stopped at max_bytes {max} (this page needs {used} of it) and more items exist"
                     ),
                 },
                 BudgetKind::ScannedBytes => format!(
@@ -54,15 +57,86 @@ fn what_happened(completeness: &Completeness) -> String {
                 BudgetKind::Cancelled => {
                     "Stopped because the query was cancelled before it finished, so more items may exist".to_owned()
                 }
+                BudgetKind::Counted => format!(
+                    "Stopped by the count budget of {max} items, so more items may exist"
+                ),
             };
             happened + &clamped
         }
     }
 }
 
+/// Returns true for a page that only counts: cut by a limit of 0 the
+/// caller asked for, it holds no item and states how many exist.
+pub(crate) fn counts_only(disclosure: &Disclosure) -> bool {
+    matches!(
+        disclosure.completeness(),
+        Completeness::TruncatedByLimit {
+            limit: 0,
+            requested: None
+        }
+    )
+}
+
+/// What a page that only counts says it found.
+fn counted(disclosure: &Disclosure) -> String {
+    match disclosure.total() {
+        Total::Exact(n) => {
+            format!("Counted {n} items (exact) and returned none, at the limit of 0")
+        }
+        Total::AtLeast(n) if disclosure.total_cut_by().is_some() => {
+            format!("Counted at least {n} items and returned none, at the limit of 0")
+        }
+        Total::AtLeast(n) => format!("Returned no items at the limit of 0; at least {n} exist"),
+    }
+}
+
+/// How the count of the total was cut, for the note: "counting the total
+/// stopped after 503 ms by the 500 ms deadline".
+fn count_cut(budget: &Budget) -> String {
+    let (max, used) = (budget.max(), budget.used());
+    match budget.kind() {
+        BudgetKind::Counted => {
+            format!("counting the total stopped at the count budget of {max} items")
+        }
+        BudgetKind::Deadline => {
+            format!("counting the total stopped after {used} ms by the {max} ms deadline")
+        }
+        BudgetKind::Cancelled => "counting the total stopped when the query was cancelled".into(),
+        BudgetKind::ScannedBytes => format!(
+            "counting the total stopped after scanning {used} bytes of input (budget {max})"
+        ),
+        BudgetKind::Files => {
+            format!("counting the total stopped after searching {used} files (budget {max})")
+        }
+        kind => format!("counting the total stopped at the {kind} budget of {max}"),
+    }
+}
+
+/// What gives the exact total when `budget` cut its count: more of that
+/// budget, never a narrower query alone.
+pub(crate) fn count_remedy(budget: &Budget) -> &'static str {
+    match budget.kind() {
+        BudgetKind::Counted => "raise the count budget",
+        BudgetKind::Deadline => "allow more time",
+        BudgetKind::Cancelled => "ask again",
+        BudgetKind::ScannedBytes => "raise the scan budget",
+        BudgetKind::Files => "raise the file budget",
+        _ => "raise that budget",
+    }
+}
+
 /// The ways to get the rest of a truncated result, best first.
 pub(crate) fn remedies(disclosure: &Disclosure) -> Vec<&'static str> {
     let completeness = disclosure.completeness();
+    if counts_only(disclosure) {
+        // Resuming with a limit of 0 again returns nothing again.
+        let mut options = vec!["raise the limit to see them"];
+        if disclosure.total().is_lower_bound() && disclosure.total_cut_by().is_none() {
+            options.push("ask with count_total for the exact total");
+        }
+        return options;
+    }
     let mut options = Vec::new();
     if disclosure.next_cursor().is_some() {
         options.push("resume with next_cursor");
@@ -82,6 +156,7 @@ pub(crate) fn remedies(disclosure: &Disclosure) -> Vec<&'static str> {
             BudgetKind::Deadline => "allow more time",
             BudgetKind::Cancelled => "ask again",
             BudgetKind::Shard => "ask the shards for more items each",
+            BudgetKind::Counted => "raise the count budget",
         }),
     }
     options.push("narrow the query");
@@ -121,7 +196,11 @@ pub(crate) fn truncation_note(disclosure: &Disclosure) -> String {
     if let Some(text) = disclosure.note_text() {
         return text.to_owned();
     }
-    let mut note = what_happened(completeness);
+    let mut note = if counts_only(disclosure) {
+        counted(disclosure)
+    } else {
+        what_happened(completeness)
+    };
     if let Some(limit) = disclosure.limit_reached() {
         note.push_str(&format!(
             "; the limit of {limit} items was reached as well, so more items exist"
@@ -137,8 +216,17 @@ pub(crate) fn truncation_note(disclosure: &Disclosure) -> String {
             "; the items are some of those after the page's start, not the first ones, so no cursor resumes from them",
         );
     }
+    if let Some(cut) = disclosure.total_cut_by() {
+        note.push_str("; ");
+        note.push_str(&count_cut(&cut));
+        note.push_str(", so the total is a lower bound");
+    }
     note.push_str(": ");
     note.push_str(&either(&remedies(disclosure)));
+    if let Some(cut) = disclosure.total_cut_by() {
+        note.push_str("; for the exact total, ");
+        note.push_str(count_remedy(&cut));
+    }
     if let Some(futile) = futile(completeness) {
         note.push_str("; ");
         note.push_str(futile);

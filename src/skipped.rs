@@ -349,6 +349,23 @@ impl Skipped {
             .fold(0u64, |sum, n| sum.saturating_add(*n))
     }
 
+    /// How many inputs were skipped, and how many of them because of an
+    /// error, without the reasons.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use candor::{SkipReason, Skipped, SkippedInput};
+    /// let mut s = Skipped::new();
+    /// s.record(SkippedInput::new("a.bin", SkipReason::Binary));
+    /// s.record(SkippedInput::new("gone.txt", SkipReason::Vanished));
+    /// assert_eq!((s.tally().total(), s.tally().errors()), (2, 1));
+    /// ```
+    #[must_use]
+    pub fn tally(&self) -> SkipTally {
+        SkipTally::new(self.total, self.error_total())
+    }
+
     /// The error skips by reason, in a fixed order: for each reason, how
     /// many of the inputs counted by [`by_reason`](Self::by_reason) leave
     /// the answer incomplete.
@@ -508,6 +525,108 @@ impl Skipped {
             by_reason,
             errors,
             sample,
+        }
+    }
+}
+
+/// How many inputs were skipped, and how many of them because of an
+/// error: what a walk's pages skipped so far
+/// ([`Bounded::skipped_so_far`](crate::Bounded::skipped_so_far)), or
+/// before a page ([`Cursor::skipped_before`](crate::Cursor::skipped_before)).
+/// Tallies add.
+///
+/// # Example
+///
+/// ```
+/// use candor::SkipTally;
+/// let a = SkipTally::new(10, 1);
+/// let b = SkipTally::new(2, 0);
+/// assert_eq!(a + b, SkipTally::new(12, 1));
+/// assert_eq!((a + b).policy(), 11);
+/// // More errors than inputs is not a tally: the errors are capped.
+/// assert_eq!(SkipTally::new(1, 5).errors(), 1);
+/// ```
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct SkipTally {
+    total: u64,
+    errors: u64,
+}
+
+impl SkipTally {
+    /// `total` inputs skipped, `errors` of them because of an error (at
+    /// most `total`).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// assert_eq!(candor::SkipTally::new(3, 1).total(), 3);
+    /// ```
+    #[must_use]
+    pub fn new(total: u64, errors: u64) -> SkipTally {
+        SkipTally {
+            total,
+            errors: errors.min(total),
+        }
+    }
+
+    /// How many inputs were skipped, for every reason.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// assert_eq!(candor::SkipTally::new(3, 1).total(), 3);
+    /// ```
+    #[must_use]
+    pub fn total(&self) -> u64 {
+        self.total
+    }
+
+    /// How many were skipped because of an error: those that leave an
+    /// answer incomplete.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// assert_eq!(candor::SkipTally::new(3, 1).errors(), 1);
+    /// ```
+    #[must_use]
+    pub fn errors(&self) -> u64 {
+        self.errors
+    }
+
+    /// How many were left out by policy (hidden, ignored, binary, too
+    /// large, a link not followed): `total - errors`.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// assert_eq!(candor::SkipTally::new(3, 1).policy(), 2);
+    /// ```
+    #[must_use]
+    pub fn policy(&self) -> u64 {
+        self.total - self.errors
+    }
+
+    /// Returns true when nothing was skipped.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// assert!(candor::SkipTally::default().is_empty());
+    /// ```
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.total == 0
+    }
+}
+
+impl std::ops::Add for SkipTally {
+    type Output = SkipTally;
+
+    fn add(self, other: SkipTally) -> SkipTally {
+        SkipTally {
+            total: self.total.saturating_add(other.total),
+            errors: self.errors.saturating_add(other.errors),
         }
     }
 }

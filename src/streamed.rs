@@ -145,6 +145,32 @@ impl Streamed {
         /// # Ok::<(), Box<dyn std::error::Error>>(())
         /// ```
         start -> u64;
+
+        /// See [`Bounded::skipped_so_far`](crate::Bounded::skipped_so_far).
+        ///
+        /// # Example
+        ///
+        /// ```
+        /// # use candor::{Corpus, Documents, Limits, Query};
+        /// # use std::ops::ControlFlow;
+        /// let end = Documents::new().search_each(&Query::literal("x"), &Limits::new(), None, &mut |_| ControlFlow::Continue(()))?;
+        /// assert!(end.skipped_so_far().is_empty());
+        /// # Ok::<(), Box<dyn std::error::Error>>(())
+        /// ```
+        skipped_so_far -> crate::SkipTally;
+
+        /// See [`Bounded::total_cut_by`](crate::Bounded::total_cut_by).
+        ///
+        /// # Example
+        ///
+        /// ```
+        /// # use candor::{Corpus, Documents, Limits, Query};
+        /// # use std::ops::ControlFlow;
+        /// let end = Documents::new().search_each(&Query::literal("x"), &Limits::new(), None, &mut |_| ControlFlow::Continue(()))?;
+        /// assert_eq!(end.total_cut_by(), None);
+        /// # Ok::<(), Box<dyn std::error::Error>>(())
+        /// ```
+        total_cut_by -> Option<crate::Budget>;
     }
 
     /// See [`Bounded::disclosure`](crate::Bounded::disclosure).

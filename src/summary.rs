@@ -3,8 +3,8 @@
 
 use std::fmt::Write as _;
 
-use crate::note::{either, remedies};
-use crate::{Budget, BudgetKind, Completeness, Disclosure, Skipped};
+use crate::note::{count_remedy, counts_only, either, remedies};
+use crate::{Budget, BudgetKind, Completeness, Disclosure, SkipReason, Skipped, Total};
 
 /// The one-line disclosure of a page of `count` items.
 pub(crate) fn summary_line(disclosure: &Disclosure, count: usize, noun: &str) -> String {
@@ -24,11 +24,14 @@ pub(crate) fn summary_line(disclosure: &Disclosure, count: usize, noun: &str) ->
         _ => format!("{noun} {}-{} of {total}", start + 1, start + count as u64),
     };
     match completeness {
-        Completeness::Exact if start == 0 && count != 1 && !skipped.has_errors() => {
-            let _ = write!(line, "Complete: {count} {noun}.");
-        }
         Completeness::Exact if start == 0 && !skipped.has_errors() => {
-            let _ = write!(line, "Complete: {span}.");
+            if count == 1 {
+                line.push_str("Complete: 1 of 1 ");
+                line.push_str(noun);
+                line.push('.');
+            } else {
+                let _ = write!(line, "Complete: {count} {noun}.");
+            }
         }
         Completeness::Exact if !skipped.has_errors() => {
             let _ = write!(line, "Complete: {span} (the last page).");
@@ -46,11 +49,38 @@ pub(crate) fn summary_line(disclosure: &Disclosure, count: usize, noun: &str) ->
                 reasons(skipped, true)
             );
         }
+        _ if counts_only(disclosure) => {
+            // A count: how many, and that none are shown on purpose.
+            match (total, disclosure.total_cut_by()) {
+                (Total::Exact(n), _) => {
+                    let _ = write!(
+                        line,
+                        "Counted {n} {noun} (exact); none shown: limit 0. Raise the limit to see them."
+                    );
+                }
+                (Total::AtLeast(n), Some(cut)) => {
+                    let _ = write!(
+                        line,
+                        "Counted at least {n} {noun}; none shown: limit 0. {}: {} for the exact total. Raise the limit to see them.",
+                        capitalized(&count_cut_text(&cut)),
+                        count_remedy(&cut)
+                    );
+                }
+                (Total::AtLeast(n), None) => {
+                    let _ = write!(
+                        line,
+                        "{} exist (at least {n}); none shown: limit 0. Ask with count_total for the exact total, or raise the limit to see them.",
+                        capitalized(noun)
+                    );
+                }
+            }
+        }
         Completeness::TruncatedByLimit { limit, requested } => {
             let _ = write!(line, "Incomplete: {span} (limit {limit}");
             if let Some(requested) = requested {
                 let _ = write!(line, "; {requested} requested, above the ceiling");
             }
+            count_cut_clause(&mut line, disclosure);
             line.push_str(").");
         }
         Completeness::TruncatedByBudget { budget, clamp } => {
@@ -75,6 +105,7 @@ pub(crate) fn summary_line(disclosure: &Disclosure, count: usize, noun: &str) ->
                     line.push_str(", asked with the cursor that led to this page");
                 }
             }
+            count_cut_clause(&mut line, disclosure);
             line.push_str(").");
         }
     }
@@ -89,29 +120,76 @@ pub(crate) fn summary_line(disclosure: &Disclosure, count: usize, noun: &str) ->
             );
         }
     }
-    if completeness.is_truncated() {
+    if completeness.is_truncated() && !counts_only(disclosure) {
         if disclosure.next_cursor().is_some() {
             line.push_str(" Resume with next_cursor.");
         } else {
             let options = either(&remedies(disclosure));
-            let mut chars = options.chars();
-            if let Some(first) = chars.next() {
-                let _ = write!(
-                    line,
-                    " {}{} to see the rest.",
-                    first.to_uppercase(),
-                    chars.as_str()
-                );
-            }
+            let _ = write!(line, " {} to see the rest.", capitalized(&options));
         }
     }
+    skips_text(&mut line, disclosure);
+    line
+}
+
+/// The count's cut, inside the parentheses of a truncated page: what cut
+/// it and what gives the exact total.
+fn count_cut_clause(line: &mut String, disclosure: &Disclosure) {
+    if let Some(cut) = disclosure.total_cut_by() {
+        let _ = write!(
+            line,
+            "; {}: {} for the exact total",
+            count_cut_text(&cut),
+            count_remedy(&cut)
+        );
+    }
+}
+
+/// What cut the count of the total, in a few words: "the count of the
+/// total stopped at the 500 ms deadline".
+fn count_cut_text(budget: &Budget) -> String {
+    let max = budget.max();
+    match budget.kind() {
+        BudgetKind::Counted => {
+            format!("the count of the total stopped at the count budget of {max} items")
+        }
+        BudgetKind::Deadline => format!("the count of the total stopped at the {max} ms deadline"),
+        BudgetKind::Cancelled => "the count of the total was cancelled".to_owned(),
+        BudgetKind::ScannedBytes => {
+            format!("the count of the total stopped at the scan budget of {max} bytes")
+        }
+        BudgetKind::Files => {
+            format!("the count of the total stopped at the file budget of {max} files")
+        }
+        kind => format!("the count of the total stopped at the {kind} budget of {max}"),
+    }
+}
+
+/// What was skipped, after the rest of the line: this page's policy
+/// skips (errors are said with what they leave incomplete), and, after
+/// earlier pages that skipped inputs, what the walk skipped so far.
+fn skips_text(line: &mut String, disclosure: &Disclosure) {
+    let skipped = disclosure.skipped();
+    let completeness = disclosure.completeness();
+    let before = disclosure.skipped_before();
+    let so_far = disclosure.skipped_so_far();
     let policy = skipped.total() - skipped.error_total();
     if policy > 0 {
         let _ = write!(
             line,
-            " {} skipped by policy ({}).",
+            " {} skipped by policy ({})",
             plural(policy, "input"),
             reasons(skipped, false)
+        );
+        if !before.is_empty() {
+            let _ = write!(line, "; {} in all so far", so_far.policy());
+        }
+        line.push('.');
+    } else if before.policy() > 0 {
+        let _ = write!(
+            line,
+            " {} skipped by policy in all so far, none on this page.",
+            plural(before.policy(), "input")
         );
     }
     if completeness.is_truncated() && skipped.has_errors() {
@@ -122,7 +200,39 @@ pub(crate) fn summary_line(disclosure: &Disclosure, count: usize, noun: &str) ->
             reasons(skipped, true)
         );
     }
-    line
+    if before.errors() > 0 {
+        let _ = write!(
+            line,
+            " Earlier pages could not search {} because of errors.",
+            plural(before.errors(), "input")
+        );
+    }
+    // Folders left out by policy are not searched at all: a reader who
+    // sees "12 inputs" must not take them for 12 files.
+    let folders = skipped.by_reason().any(|(reason, _)| {
+        matches!(
+            reason,
+            SkipReason::Hidden
+                | SkipReason::Ignored
+                | SkipReason::Symlink
+                | SkipReason::SymlinkLoop
+                | SkipReason::OutsideRoot
+        )
+    });
+    if folders {
+        line.push_str(
+            " A hidden, ignored or linked input can be a whole folder, none of it searched.",
+        );
+    }
+}
+
+/// `text` with its first letter in upper case.
+fn capitalized(text: &str) -> String {
+    let mut chars = text.chars();
+    match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars).collect(),
+        None => String::new(),
+    }
 }
 
 /// The reasons of the error skips, or of the policy skips, with their
@@ -168,11 +278,21 @@ pub(crate) fn incomplete_summary(disclosure: &Disclosure, len: usize) -> String 
         Completeness::Exact => {
             format!("{span} returned, but some inputs were skipped because of errors")
         }
-        Completeness::TruncatedByLimit { limit, .. } => format!("{span} (limit {limit})"),
+        Completeness::TruncatedByLimit { limit, .. } => {
+            format!("{span} (limit {limit}{})", cut_of(disclosure))
+        }
         Completeness::TruncatedByBudget { budget, .. } => {
-            format!("{span} ({})", budget_text(budget))
+            format!("{span} ({}{})", budget_text(budget), cut_of(disclosure))
         }
     }
+}
+
+/// The count's cut, for the text of an incomplete result.
+fn cut_of(disclosure: &Disclosure) -> String {
+    disclosure
+        .total_cut_by()
+        .map(|cut| format!("; {}", count_cut_text(&cut)))
+        .unwrap_or_default()
 }
 
 /// What stopped a result, in words: "deadline budget of 500 ms ran out",
@@ -181,6 +301,7 @@ fn budget_text(budget: &Budget) -> String {
     match budget.kind() {
         BudgetKind::Cancelled => "cancelled".to_owned(),
         BudgetKind::Shard => format!("a shard stopped after {} items", budget.used()),
+        BudgetKind::OutputBytes => format!("max_bytes {} reached", budget.max()),
         kind => format!("{kind} budget of {} {} ran out", budget.max(), kind.unit()),
     }
 }

@@ -318,6 +318,38 @@ impl<T> Bounded<T> {
         /// ```
         skipped -> &Skipped;
 
+        /// What the walk skipped so far: this page's skips and those of the
+        /// pages before it, as the cursor carried them
+        /// ([`Cursor::skipped_before`]). On the last page of a walk, every
+        /// input it skipped, each counted once; [`skipped`](Self::skipped)
+        /// is this page's alone.
+        ///
+        /// # Example
+        ///
+        /// ```
+        /// assert!(candor::Bounded::exact(vec![1u8]).skipped_so_far().is_empty());
+        /// ```
+        skipped_so_far -> crate::SkipTally;
+
+        /// The budget that stopped counting the total, when an exact total
+        /// was asked for ([`Limits::count_total`](crate::Limits::count_total))
+        /// and the count did not finish: the total is then a lower bound,
+        /// and more time or more of that budget gives the exact one. The
+        /// [`completeness`](Self::completeness) still names what cut the
+        /// items (the limit).
+        ///
+        /// # Example
+        ///
+        /// ```
+        /// use candor::{Bounded, BudgetKind, Limits};
+        /// let limits = Limits::new().limit(10).count_total(true).max_counted(100);
+        /// let b = Bounded::collect(0..1000u32, &limits)?;
+        /// assert_eq!(b.total(), candor::Total::AtLeast(100));
+        /// assert_eq!(b.total_cut_by().map(|c| c.kind()), Some(BudgetKind::Counted));
+        /// # Ok::<(), Box<dyn std::error::Error>>(())
+        /// ```
+        total_cut_by -> Option<crate::Budget>;
+
         /// True when the items are some of the answer's items after
         /// [`start`](Self::start), not the first ones: a source that could
         /// not give a prefix (a cluster that timed out) said so. Such a
@@ -405,25 +437,30 @@ impl<T> Bounded<T> {
             }
             _ => None,
         };
-        let max = match (cut, disclosure.fitted_to()) {
-            (Some((max, _)), _) => usize::try_from(max).unwrap_or(usize::MAX),
-            (None, Some(max)) => max,
+        // The budget in bytes of JSON, and the units of its figures: as
+        // the page was fitted, or, for a page read from the wire, as it
+        // states them.
+        let (max, enclosing) = match (cut, disclosure.fitted_to()) {
+            (_, Some(fitted)) => fitted,
+            (Some((max, _)), None) => (usize::try_from(max).unwrap_or(usize::MAX), None),
             (None, None) => return Ok(Bounded { items, disclosure }),
         };
-        if let Some((max, clamp)) = cut {
+        let mut stated = crate::envelope::Stated::new(max, enclosing);
+        if let Some((stated_max, clamp)) = cut {
             // `used` is measured anew, and `needed` no longer applies.
+            stated.max = stated_max;
             disclosure.set_completeness(Completeness::TruncatedByBudget {
-                budget: crate::Budget::new(crate::BudgetKind::OutputBytes, max, 0),
+                budget: crate::Budget::new(crate::BudgetKind::OutputBytes, stated_max, 0),
                 clamp,
             });
         }
         let item_bytes = crate::envelope::json_len(&items)?.saturating_sub(2);
         let (size, budget) =
-            crate::envelope::fitted_len(&disclosure, items.len(), item_bytes, max)?;
+            crate::envelope::fitted_len(&disclosure, items.len(), item_bytes, stated)?;
         if size > max {
             return Err(ErrorKind::OverBudget {
-                max_bytes: max,
-                size,
+                max_bytes: usize::try_from(stated.max).unwrap_or(usize::MAX),
+                size: usize::try_from(stated.of(size)).unwrap_or(usize::MAX),
             }
             .into());
         }
@@ -464,7 +501,7 @@ impl<T> Bounded<T> {
     ///
     /// ```
     /// let json = candor::Bounded::exact(vec![7u8]).to_json()?;
-    /// assert_eq!(json, r#"{"complete":true,"count":1,"total":{"value":1,"relation":"eq"},"items":[7]}"#);
+    /// assert_eq!(json, r#"{"complete":true,"start":0,"count":1,"total":{"value":1,"relation":"eq"},"items":[7]}"#);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn to_json(&self) -> Result<String, Error>

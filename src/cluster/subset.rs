@@ -12,7 +12,7 @@
 
 use serde::Serialize;
 
-use crate::envelope::{fitted_len, json_len};
+use crate::envelope::{Stated, fitted_len, json_len};
 use crate::error::{Error, ErrorKind};
 use crate::note::NoteForm;
 use crate::{Bounded, Budget, BudgetKind, Completeness, Disclosure, Limits, Skipped, Total};
@@ -84,6 +84,7 @@ impl<T: Serialize> SubsetPage<T> {
                     cut: [&base, &bare],
                     sizes: &sizes,
                     max,
+                    stated: Stated::new(max, limits.enclosing),
                 };
                 let (count, disclosure) = fitting.fit()?;
                 items.truncate(count);
@@ -104,6 +105,8 @@ struct Fitting<'a> {
     cut: [&'a Disclosure; 2],
     sizes: &'a [usize],
     max: usize,
+    /// The units of the figures a page states.
+    stated: Stated,
 }
 
 impl Fitting<'_> {
@@ -123,7 +126,7 @@ impl Fitting<'_> {
             let mut d = self.cut[noted].clone();
             let clamp = d.completeness().clamp();
             d.set_completeness(Completeness::TruncatedByBudget {
-                budget: Budget::new(BudgetKind::OutputBytes, self.max as u64, 0),
+                budget: Budget::new(BudgetKind::OutputBytes, self.stated.max, 0),
                 clamp,
             });
             d
@@ -133,7 +136,7 @@ impl Fitting<'_> {
         d.skipped_mut().truncate_sample(level.0);
         d.set_note(level.1);
         let item_bytes = self.sizes[..k].iter().sum::<usize>() + k.saturating_sub(1);
-        let (len, budget) = fitted_len(&d, k, item_bytes, self.max)?;
+        let (len, budget) = fitted_len(&d, k, item_bytes, self.stated)?;
         if let Some(budget) = budget {
             let clamp = d.completeness().clamp();
             d.set_completeness(Completeness::TruncatedByBudget { budget, clamp });
@@ -186,8 +189,8 @@ impl Fitting<'_> {
             needed = self.page(levels[levels.len() - 1], 0)?.0;
         }
         Err(ErrorKind::BudgetTooSmall {
-            max_bytes: self.max,
-            needed,
+            max_bytes: usize::try_from(self.stated.max).unwrap_or(usize::MAX),
+            needed: usize::try_from(self.stated.of(needed)).unwrap_or(usize::MAX),
         }
         .into())
     }

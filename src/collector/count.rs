@@ -7,7 +7,7 @@
 use serde::Serialize;
 
 use super::Collector;
-use crate::{Limits, Total};
+use crate::{Budget, BudgetKind, Limits, Total};
 
 /// The count of an answer past its collection, for an exact total.
 ///
@@ -43,16 +43,6 @@ use crate::{Limits, Total};
 pub struct Count {
     counted: u64,
     max: Option<u64>,
-}
-
-/// What ended a count before its source ran out.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum CountStop {
-    /// The count budget ([`Limits::max_counted`]) is spent.
-    Budget,
-    /// The deadline passed, or the query was cancelled.
-    Deadline,
 }
 
 impl Count {
@@ -106,27 +96,31 @@ impl Count {
         self.counted = self.counted.saturating_add(n);
     }
 
-    /// What ends the count now, if anything: the count budget, then the
-    /// deadline (as the collector measures it).
+    /// What ends the count now, if anything: the count budget
+    /// ([`BudgetKind::Counted`]), then the deadline or a cancellation (as
+    /// the collector measures it). The count's total is then a lower
+    /// bound, and the budget is what the answer names as having cut it
+    /// ([`Collector::cut_count`]); but when the count budget is spent, a
+    /// source that happens to end there still gives the exact total.
     ///
     /// # Example
     ///
     /// ```
-    /// use candor::collector::{Collector, Count, CountStop};
-    /// use candor::Limits;
+    /// use candor::collector::{Collector, Count};
+    /// use candor::{BudgetKind, Limits};
     /// let limits = Limits::new().limit(0).count_total(true).max_counted(5);
     /// let mut collector = Collector::new(&limits);
     /// let _ = collector.offer(1u8);
     /// let mut count = Count::after(&limits, &collector, 1).expect("asked for");
     /// count.add(4);
-    /// assert_eq!(count.stop(&collector), Some(CountStop::Budget));
+    /// assert_eq!(count.stop(&collector).map(|b| b.kind()), Some(BudgetKind::Counted));
     /// ```
     #[must_use]
-    pub fn stop<T: Serialize>(&self, collector: &Collector<T>) -> Option<CountStop> {
-        if self.max.is_some_and(|max| self.counted >= max) {
-            return Some(CountStop::Budget);
+    pub fn stop<T: Serialize>(&self, collector: &Collector<T>) -> Option<Budget> {
+        if let Some(max) = self.max.filter(|&max| self.counted >= max) {
+            return Some(Budget::new(BudgetKind::Counted, max, self.counted));
         }
-        collector.deadline_passed().map(|_| CountStop::Deadline)
+        collector.deadline_passed()
     }
 
     /// The total when the source ran out: every item was counted.
@@ -181,7 +175,10 @@ mod tests {
         let mut count = Count::after(&limits, &collector, 2).expect("counting");
         assert_eq!(count.stop(&collector), None);
         count.add(1);
-        assert_eq!(count.stop(&collector), Some(CountStop::Budget));
+        assert_eq!(
+            count.stop(&collector),
+            Some(Budget::new(BudgetKind::Counted, 3, 3))
+        );
         assert_eq!(count.at_least(), Total::AtLeast(3));
         assert_eq!(count.exact(), Total::Exact(3));
         let uncounted = Limits::new().limit(1);

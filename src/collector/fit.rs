@@ -2,15 +2,17 @@
 //! parts of the disclosure yield, level by level, before the last item
 //! does.
 
-use crate::envelope::fitted_len;
+use crate::envelope::{Stated, fitted_len};
 use crate::error::{Error, ErrorKind};
 use crate::note::NoteForm;
 use crate::{Budget, BudgetKind, Clamp, Completeness, Cursor, Disclosure, Skipped};
 
 /// Fits a response to its byte budget. The optional parts of the
-/// disclosure are the skipped sample and the truncation note; the levels
-/// go from all of them to none: the sample shrinks one input at a time,
-/// then the note shortens, then it goes.
+/// disclosure are the skipped sample, the truncation note and the running
+/// total of the walk's skips (`skipped.so_far`); the levels go from all
+/// of them to none: the sample shrinks one input at a time, then the note
+/// shortens, then it goes, then the running total does (the page still
+/// counts its own skips, and its cursor still carries the total on).
 ///
 /// - An answer that fits whole stays exact, at the richest level where it
 ///   fits: the sample yields before an exact answer loses an item.
@@ -24,13 +26,21 @@ pub(super) struct Fitting<'a> {
     pub(super) base: &'a Disclosure,
     /// The JSON size of each item.
     pub(super) sizes: &'a [usize],
+    /// The budget, in bytes of JSON.
     pub(super) max: usize,
+    /// The units of the figures a page states (`max`, `used`, `needed`):
+    /// those of the JSON, or of the response that encloses it.
+    pub(super) stated: Stated,
     pub(super) clamp: Option<Clamp>,
     /// The cursor after the first `k` items.
     pub(super) cursor_at: &'a dyn Fn(usize) -> Option<Cursor>,
     /// The skips a page of the first `k` items reports, when it is cut
     /// before the last item (it resumes after item `k`).
     pub(super) skipped_at: &'a dyn Fn(usize) -> Skipped,
+    /// Measures pages with the longest lower-bound total a page of this
+    /// budget can state: a page asked for with a larger budget reads on,
+    /// and the items it then sees raise its total.
+    pub(super) longest_total: bool,
 }
 
 pub(super) struct Fitted {
@@ -39,17 +49,22 @@ pub(super) struct Fitted {
 }
 
 impl Fitting<'_> {
-    fn levels(&self) -> Vec<(usize, NoteForm)> {
+    fn levels(&self) -> Vec<Level> {
         let sample = self.base.skipped().sample().len();
-        let mut levels: Vec<(usize, NoteForm)> =
-            (0..=sample).rev().map(|n| (n, NoteForm::Full)).collect();
-        levels.push((0, NoteForm::Short));
-        levels.push((0, NoteForm::Omitted));
+        let mut levels: Vec<Level> = (0..=sample)
+            .rev()
+            .map(|n| (n, NoteForm::Full, true))
+            .collect();
+        levels.push((0, NoteForm::Short, true));
+        levels.push((0, NoteForm::Omitted, true));
+        if !self.base.skipped_before().is_empty() {
+            levels.push((0, NoteForm::Omitted, false));
+        }
         levels
     }
 
     /// The response of the first `k` items at `level`, if it fits.
-    fn try_fit(&self, level: (usize, NoteForm), k: usize, n: usize) -> Result<Fit, Error> {
+    fn try_fit(&self, level: Level, k: usize, n: usize) -> Result<Fit, Error> {
         self.try_fit_needing(level, k, n, None)
     }
 
@@ -57,16 +72,22 @@ impl Fitting<'_> {
     /// page holding that item needs (`needed`).
     fn try_fit_needing(
         &self,
-        level: (usize, NoteForm),
+        level: Level,
         k: usize,
         n: usize,
         needed: Option<u64>,
     ) -> Result<Fit, Error> {
         let mut d = self.base.clone();
+        if self.longest_total && d.total().is_lower_bound() {
+            // Fewer items than the budget has bytes are kept before it
+            // stops the page, and one more proves it.
+            let most = d.start().saturating_add(self.max as u64).saturating_add(1);
+            d.set_total(crate::Total::AtLeast(d.total().value().max(most)));
+        }
         if k < n {
             // The items left out prove there is more; the next page
             // resumes after item `k`, and meets the skips beyond it.
-            let mut budget = Budget::new(BudgetKind::OutputBytes, self.max as u64, 0);
+            let mut budget = Budget::new(BudgetKind::OutputBytes, self.stated.max, 0);
             if let Some(needed) = needed {
                 budget = budget.with_needed(needed);
             }
@@ -81,9 +102,16 @@ impl Fitting<'_> {
             d.set_next_cursor(cursor);
         }
         d.skipped_mut().truncate_sample(level.0);
-        d.set_note(level.1);
+        // An exact page has no note, whatever the level: its form stays
+        // the one a decoder reads back.
+        if d.completeness().is_truncated() {
+            d.set_note(level.1);
+        }
+        if !level.2 {
+            d = d.with_skipped_before(crate::SkipTally::default());
+        }
         let item_bytes = self.sizes[..k].iter().sum::<usize>() + k.saturating_sub(1);
-        let (len, budget) = fitted_len(&d, k, item_bytes, self.max)?;
+        let (len, budget) = fitted_len(&d, k, item_bytes, self.stated)?;
         if let Some(budget) = budget {
             d.set_completeness(Completeness::TruncatedByBudget {
                 budget,
@@ -160,7 +188,7 @@ impl Fitting<'_> {
                     });
                 }
                 Fit::Fits(_) => {
-                    let one = self.needed_for_one(n)?;
+                    let one = self.stated.of(self.needed_for_one(n)?);
                     for &poorer in &levels[at..] {
                         if let Fit::Fits(d) = self.try_fit_needing(poorer, 0, n, Some(one))? {
                             return Ok(Fitted {
@@ -169,11 +197,7 @@ impl Fitting<'_> {
                             });
                         }
                     }
-                    return Err(ErrorKind::BudgetTooSmall {
-                        max_bytes: self.max,
-                        needed: usize::try_from(one).unwrap_or(usize::MAX),
-                    }
-                    .into());
+                    return Err(self.too_small(one));
                 }
                 Fit::Over(len) => needed = len,
             }
@@ -200,38 +224,52 @@ impl Fitting<'_> {
         // A page without items and without a cursor is a dead end: what
         // a retry needs is a page that holds the first item.
         if dead_end {
-            needed = needed.max(usize::try_from(self.needed_for_one(n)?).unwrap_or(usize::MAX));
+            needed = needed.max(self.needed_for_one(n)?);
         }
-        Err(ErrorKind::BudgetTooSmall {
-            max_bytes: self.max,
-            needed,
+        Err(self.too_small(self.stated.of(needed)))
+    }
+
+    /// The error of a budget too small for any page, where a page needs
+    /// a budget of `needed` (in the units stated).
+    fn too_small(&self, needed: u64) -> Error {
+        ErrorKind::BudgetTooSmall {
+            max_bytes: usize::try_from(self.stated.max).unwrap_or(usize::MAX),
+            needed: usize::try_from(needed).unwrap_or(usize::MAX),
         }
-        .into())
+        .into()
     }
 }
 
 impl Fitting<'_> {
-    /// The smallest budget whose page holds the first item, at the poorest
-    /// level.
-    fn needed_for_one(&self, n: usize) -> Result<u64, Error> {
+    /// The smallest budget, in bytes of JSON, whose page holds the first
+    /// item, at the poorest level.
+    fn needed_for_one(&self, n: usize) -> Result<usize, Error> {
         let poorest = *self.levels().last().expect("levels are never empty");
         // As if more items followed: the page holding the first item then
-        // has a cursor too, where cursors can be issued.
+        // has a cursor too, where cursors can be issued; and its total is
+        // as long as one a page of that budget can state, so that asking
+        // with the budget found gives that page.
         let n = n.max(2);
-        let first = match self.try_fit(poorest, 1, n)? {
+        let padded = Fitting {
+            longest_total: true,
+            ..*self
+        };
+        let first = match padded.try_fit(poorest, 1, n)? {
             Fit::Over(len) => len,
             Fit::Fits(_) => self.max,
         };
-        Ok(self.least_budget(poorest, 1, n, first)? as u64)
+        padded.least_budget(poorest, 1, n, first)
     }
 
-    /// The smallest budget whose page of the first `k` items fits at
-    /// `level`, from a first guess `needed`: the response names its budget,
-    /// so that budget is the least fixed point of its own length, reached
-    /// from below.
+    /// The smallest budget, in bytes of JSON, whose page of the first `k`
+    /// items fits at `level`, from a first guess `needed`: the response
+    /// names its budget, so that budget is the least fixed point of its
+    /// own length, reached from below. The page is measured with the
+    /// longest `max` a budget of that share states, so that every budget
+    /// that gives the JSON that share, or more, holds it too.
     fn least_budget(
         &self,
-        level: (usize, NoteForm),
+        level: Level,
         k: usize,
         n: usize,
         mut needed: usize,
@@ -239,6 +277,7 @@ impl Fitting<'_> {
         for _ in 0..4 {
             let at_needed = Fitting {
                 max: needed,
+                stated: self.stated.at(needed),
                 ..*self
             };
             match at_needed.try_fit(level, k, n)? {
@@ -250,15 +289,21 @@ impl Fitting<'_> {
     }
 }
 
+/// How much of the optional parts a page keeps: the sample's length, the
+/// note's form, and whether it states the walk's skips so far.
+type Level = (usize, NoteForm, bool);
+
 enum Fit {
     Fits(Box<Disclosure>),
     /// The response's length, over the budget.
     Over(usize),
 }
 
-pub(super) fn output_bytes(max: usize, used: usize, clamp: Option<Clamp>) -> Completeness {
+/// The stop of a collection whose next item the budget refused; the
+/// figures are written when the page is fitted.
+pub(super) fn output_bytes(max: usize, clamp: Option<Clamp>) -> Completeness {
     Completeness::TruncatedByBudget {
-        budget: Budget::new(BudgetKind::OutputBytes, max as u64, used as u64),
+        budget: Budget::new(BudgetKind::OutputBytes, max as u64, 0),
         clamp,
     }
 }

@@ -178,7 +178,13 @@ impl Scope {
     pub fn cursor<K: CursorKey + ?Sized>(&self, key: &K, start: u64) -> Cursor {
         let mut encoded = Vec::new();
         key.encode_key(&mut encoded);
-        Cursor::build(self.fingerprint.0, self.generation, start, encoded)
+        Cursor::build(
+            self.fingerprint.0,
+            self.generation,
+            start,
+            crate::SkipTally::default(),
+            encoded,
+        )
     }
 
     /// A cursor at `key` whose start is not known yet: the collector sets

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use super::Limits;
+use super::{Enclosing, Limits};
 use crate::{CancelToken, Clock};
 
 impl Limits {
@@ -38,8 +38,9 @@ impl Limits {
         self.ceiling
     }
 
-    /// The output-bytes budget, if one is set (see
-    /// [`max_bytes`](Self::max_bytes)).
+    /// The output-bytes budget of the JSON, if one is set (see
+    /// [`max_bytes`](Self::max_bytes)); with an
+    /// [`enclosing`](Self::enclosing) budget, the JSON's share of it.
     ///
     /// # Example
     ///
@@ -49,6 +50,26 @@ impl Limits {
     #[must_use]
     pub fn get_max_bytes(&self) -> Option<usize> {
         self.max_bytes
+    }
+
+    /// The budget of the response that encloses the JSON, if one is set
+    /// (see [`enclosing`](Self::enclosing)); [`get_max_bytes`](Self::get_max_bytes)
+    /// is then the JSON's share of it.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use candor::{Enclosing, Limits};
+    /// let enclosing = Enclosing::new(3000, 3, 672)?;
+    /// let limits = Limits::new().enclosing(enclosing);
+    /// assert_eq!(limits.get_enclosing(), Some(enclosing));
+    /// assert_eq!(limits.get_max_bytes(), Some(776));
+    /// assert_eq!(limits.max_bytes(500).get_enclosing(), None);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[must_use]
+    pub fn get_enclosing(&self) -> Option<Enclosing> {
+        self.enclosing
     }
 
     /// The scanned-bytes budget, if one is set (see

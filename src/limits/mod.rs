@@ -1,9 +1,11 @@
 //! Limits: the item limit, its ceiling, budgets and a deadline.
 
 mod applied;
+mod enclosing;
 mod get;
 
 pub use applied::AppliedLimit;
+pub use enclosing::Enclosing;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -43,6 +45,9 @@ pub struct Limits {
     pub(crate) limit: Option<usize>,
     pub(crate) ceiling: Option<usize>,
     pub(crate) max_bytes: Option<usize>,
+    /// The response that encloses the JSON, whose budget `max_bytes` is
+    /// a share of: the figures a result states are in its units.
+    pub(crate) enclosing: Option<Enclosing>,
     pub(crate) max_scanned_bytes: Option<u64>,
     pub(crate) max_files: Option<u64>,
     pub(crate) deadline: Option<Duration>,
@@ -74,6 +79,7 @@ impl Limits {
             limit: None,
             ceiling: None,
             max_bytes: None,
+            enclosing: None,
             max_scanned_bytes: None,
             max_files: None,
             deadline: None,
@@ -136,10 +142,18 @@ impl Limits {
     /// [`BudgetKind::OutputBytes`](crate::BudgetKind::OutputBytes). Under a
     /// tight budget the optional parts of the response yield before the
     /// last item does: the skipped sample shrinks (its counts stay), then
-    /// the truncation note shortens, then it goes. So whenever the required
+    /// the truncation note shortens, then it goes, then the running total
+    /// of a walk's skips (`skipped.so_far`, which the cursor still
+    /// carries on). So whenever the required
     /// fields and one item fit, a page holds at least one item and a
     /// cursor, and following cursors always ends. A budget too small for
     /// the required fields alone is an error.
+    ///
+    /// A page cut by this budget states its `max`, and what it `used`: its
+    /// own length, the least `max_bytes` that holds it. A page that holds
+    /// no item states what one `needs`: a `max_bytes` whose page holds the
+    /// next item. Setting this replaces an [`enclosing`](Self::enclosing)
+    /// budget: the figures are then those of the JSON.
     ///
     /// # Example
     ///
@@ -152,6 +166,42 @@ impl Limits {
     #[must_use]
     pub fn max_bytes(mut self, max_bytes: usize) -> Limits {
         self.max_bytes = Some(max_bytes);
+        self.enclosing = None;
+        self
+    }
+
+    /// A byte budget on a response that encloses the JSON (such as an MCP
+    /// tool result, which sends it twice beside a line of text): the JSON
+    /// gets its share, [`Enclosing::json_budget`], as
+    /// [`max_bytes`](Self::max_bytes), and every output-bytes figure the
+    /// result states is in the enclosing budget's units, the units its
+    /// reader asked in. `max` is the enclosing `max_bytes`; `used` is the
+    /// least enclosing budget whose share holds the page
+    /// ([`Enclosing::bytes_for`] its length); `needed`, on a page that
+    /// holds no item, an enclosing budget whose page holds the next
+    /// item, so that asking again with it gives that page; a budget too
+    /// small for any page ([`ErrorKind::BudgetTooSmall`](crate::ErrorKind::BudgetTooSmall))
+    /// says both in those units too. Setting [`max_bytes`](Self::max_bytes)
+    /// afterwards replaces it. Default: none.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use candor::{Bounded, Enclosing, Limits};
+    /// let enclosing = Enclosing::new(1500, 3, 672)?;
+    /// let limits = Limits::new().enclosing(enclosing);
+    /// assert_eq!(limits.get_max_bytes(), Some(276)); // the JSON's share
+    /// let b = Bounded::collect((0..100).map(|n| format!("item {n}")), &limits)?;
+    /// assert!(b.to_json()?.len() <= 276);
+    /// let budget = b.completeness().budget().expect("cut by the budget");
+    /// assert_eq!(budget.max(), 1500); // the enclosing budget, as asked
+    /// assert_eq!(budget.used(), enclosing.bytes_for(b.to_json()?.len()));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[must_use]
+    pub fn enclosing(mut self, enclosing: Enclosing) -> Limits {
+        self.max_bytes = Some(enclosing.json_budget());
+        self.enclosing = Some(enclosing);
         self
     }
 
@@ -262,8 +312,10 @@ impl Limits {
     /// This is the one way to ask for an exact total. Counting has its own
     /// budget, [`max_counted`](Self::max_counted), and stops at the
     /// deadline, a cancellation, or once the scanned bytes are spent; if it
-    /// stops early the total stays a lower bound with what was counted (the
-    /// completeness still names what cut the items, the limit). A
+    /// stops early the total stays a lower bound with what was counted, and
+    /// the result names what cut the count
+    /// ([`Bounded::total_cut_by`](crate::Bounded::total_cut_by), `total.cut_by`
+    /// on the wire) beside what cut the items (the limit). A
     /// [`Keyset`](crate::Keyset) that can count
     /// ([`Keyset::count`](crate::Keyset::count)) answers with its count
     /// instead of being read on.
@@ -286,7 +338,9 @@ impl Limits {
     /// The counting budget: the most items of the full answer counted in
     /// all when [`count_total`](Self::count_total) is on. Default:
     /// unlimited. When it runs out the total stays a lower bound with what
-    /// was counted.
+    /// was counted, and the result says so
+    /// ([`BudgetKind::Counted`](crate::BudgetKind::Counted) in
+    /// [`Bounded::total_cut_by`](crate::Bounded::total_cut_by)).
     ///
     /// # Example
     ///

@@ -21,6 +21,8 @@ pub(super) struct Merged<T> {
     /// then so is the merged page (SCALE.md rule 2).
     subset: Option<Completeness>,
     total: Total,
+    /// What cut the count of a part's total, the first part's that says.
+    total_cut_by: Option<Budget>,
     /// Items of the merged answer before these parts: the sum of the
     /// parts' starts.
     start: u64,
@@ -36,6 +38,7 @@ pub(super) fn merge_certain<T>(
     mut compare: impl FnMut(&T, &T) -> Ordering,
 ) -> Result<Merged<T>, Error> {
     let mut total = Total::Exact(0);
+    let mut total_cut_by = None;
     let mut start = 0u64;
     let mut skipped = Skipped::new();
     let mut tagged: Vec<(usize, usize, T)> = Vec::new();
@@ -53,6 +56,7 @@ pub(super) fn merge_certain<T>(
             }
         }
         total = total + disclosure.total();
+        total_cut_by = total_cut_by.or(disclosure.total_cut_by());
         start = start.saturating_add(disclosure.start());
         skipped.absorb(disclosure.skipped().clone());
         if disclosure.is_subset() && subset.is_none() {
@@ -109,6 +113,7 @@ pub(super) fn merge_certain<T>(
         upstream,
         subset,
         total,
+        total_cut_by,
         start,
         skipped,
     })
@@ -225,6 +230,7 @@ where
         upstream,
         subset,
         total,
+        total_cut_by,
         start: parts_start,
         skipped,
     } = merged;
@@ -238,6 +244,11 @@ where
     let mut collector = Collector::new(limits);
     collector.set_start(start);
     collector.absorb_skipped(skipped);
+    if let Some(cut) = total_cut_by {
+        // A part's total is a lower bound because its count was cut: so
+        // is the sum, for the same reason.
+        collector.cut_count(cut);
+    }
     let mut broke = false;
     let mut offered = 0usize;
     for item in items {

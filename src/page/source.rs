@@ -6,8 +6,9 @@ use serde::Serialize;
 
 use super::items::Items;
 use super::try_error::{Interrupted, TryError};
+use crate::BudgetKind;
 use crate::collector::Collector;
-use crate::collector::{Count, CountStop};
+use crate::collector::Count;
 use crate::error::Error;
 use crate::{Bounded, Cursor, Limits, Total};
 
@@ -103,13 +104,19 @@ pub(super) fn drive<T: Serialize>(
         match count.stop(collector) {
             // The count budget is spent; one more pull tells whether the
             // count happens to be complete.
-            Some(CountStop::Budget) => {
+            Some(budget) if budget.kind() == BudgetKind::Counted => {
                 return Some(match iter.next() {
                     None => count.exact(),
-                    Some(_) => count.at_least(),
+                    Some(_) => {
+                        collector.cut_count(budget);
+                        count.at_least()
+                    }
                 });
             }
-            Some(CountStop::Deadline) => return Some(count.at_least()),
+            Some(budget) => {
+                collector.cut_count(budget);
+                return Some(count.at_least());
+            }
             None => {}
         }
         match iter.next() {

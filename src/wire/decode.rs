@@ -8,7 +8,7 @@ use serde::de::{self, Deserializer};
 
 use crate::note::{NoteForm, short_note, truncation_note};
 use crate::{
-    Bounded, Budget, BudgetKind, Clamp, Completeness, Disclosure, SkipReason, Skipped,
+    Bounded, Budget, BudgetKind, Clamp, Completeness, Disclosure, SkipReason, SkipTally, Skipped,
     SkippedInput, Total,
 };
 
@@ -65,6 +65,24 @@ enum TruncationIn {
 struct TotalIn {
     value: u64,
     relation: String,
+    #[serde(default)]
+    cut_by: Option<CutIn>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CutIn {
+    budget: String,
+    max: u64,
+    used: u64,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SoFarIn {
+    total: u64,
+    #[serde(default)]
+    errors: u64,
 }
 
 #[derive(Deserialize)]
@@ -76,6 +94,8 @@ struct SkippedIn {
     errors: Option<BTreeMap<String, u64>>,
     #[serde(default)]
     sample: Vec<SampleIn>,
+    #[serde(default)]
+    so_far: Option<SoFarIn>,
 }
 
 #[derive(Deserialize)]
@@ -171,13 +191,21 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for Bounded<T> {
                 )));
             }
         };
-        let skipped = match wire.skipped {
-            None => Skipped::new(),
-            Some(s) => decode_skipped(s),
+        let (skipped, skipped_before) = match wire.skipped {
+            None => (Skipped::new(), SkipTally::default()),
+            Some(s) => decode_skipped(s).map_err(de::Error::custom)?,
         };
         let mut disclosure = Disclosure::new(completeness, total)
             .with_start(wire.start)
-            .with_skipped(skipped);
+            .with_skipped(skipped)
+            .with_skipped_before(skipped_before);
+        if let Some(cut) = wire.total.cut_by {
+            let kind = cut
+                .budget
+                .parse::<BudgetKind>()
+                .map_err(de::Error::custom)?;
+            disclosure = disclosure.with_total_cut_by(Budget::new(kind, cut.max, cut.used));
+        }
         disclosure.set_next_cursor(wire.next_cursor);
         if subset {
             disclosure = disclosure.with_subset();
@@ -210,11 +238,12 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for Bounded<T> {
     }
 }
 
-/// Rebuilds a `Skipped` from the wire. Where `errors` or a sample's `error`
-/// is left out, the reasons candor defines keep their own kind and a
-/// reason named by another tool counts as policy: a writer that counts it
-/// as an error says so.
-fn decode_skipped(s: SkippedIn) -> Skipped {
+/// Rebuilds a `Skipped` from the wire, and what the pages before it
+/// skipped (`so_far`, less this page's). Where `errors` or a sample's
+/// `error` is left out, the reasons candor defines keep their own kind and
+/// a reason named by another tool counts as policy: a writer that counts
+/// it as an error says so.
+fn decode_skipped(s: SkippedIn) -> Result<(Skipped, SkipTally), String> {
     let by_reason: BTreeMap<SkipReason, u64> = s
         .by_reason
         .into_iter()
@@ -246,5 +275,33 @@ fn decode_skipped(s: SkippedIn) -> Skipped {
             }
         })
         .collect();
-    Skipped::from_parts(s.total, by_reason, errors, sample)
+    let skipped = Skipped::from_parts(s.total, by_reason, errors, sample);
+    let before = match s.so_far {
+        None => SkipTally::default(),
+        Some(so_far) => {
+            let page = skipped.tally();
+            if so_far.errors > so_far.total {
+                return Err(format!(
+                    "skipped.so_far counts {} errors of {} skips",
+                    so_far.errors, so_far.total
+                ));
+            }
+            match (
+                so_far.total.checked_sub(page.total()),
+                so_far.errors.checked_sub(page.errors()),
+            ) {
+                (Some(total), Some(errors)) if errors <= total => SkipTally::new(total, errors),
+                _ => {
+                    return Err(format!(
+                        "skipped.so_far ({} skips, {} errors) counts fewer than this page's ({}, {})",
+                        so_far.total,
+                        so_far.errors,
+                        page.total(),
+                        page.errors()
+                    ));
+                }
+            }
+        }
+    };
+    Ok((skipped, before))
 }

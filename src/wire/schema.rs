@@ -15,17 +15,25 @@ use serde_json::{Value, json};
 pub const LLM_GUIDE: &str = "Results are bounded and say so. `complete` is true only when `items` \
 holds the whole answer and nothing was left unsearched because of an error; when it is false, \
 never describe the items as all of them. `count` is the number of items in this response, never \
-the total. `start` (absent on a first page) is how many items of the full answer came before this \
-page: it holds items `start`+1 to `start`+`count`. `total.value` is how many items the full answer \
-holds, counting every page: exact when `total.relation` is \"eq\", a lower bound when it is \
-\"gte\"; when `complete` is false without `truncation`, an input could not be searched (see \
-`skipped`) and `total` counts only what was searched. `truncation` (present only when something is missing) \
-says what stopped the result (`by`: \"limit\" or \"budget\"; `requested` when the limit asked for \
-was lowered to this server's ceiling; `limit_reached` when the limit was hit as well as a budget) and \
-its `note`, when present, says how to get the rest. When `truncation.subset` is true the items are \
-some of those after `start`, not the first ones: do not treat them as the top results, and retry \
-with more time or a narrower query. `next_cursor`, when present, fetches the next page: pass it \
-back unchanged with the same query. `skipped` counts inputs that were not searched, by reason; \
+the total. `start` (on every page, 0 on a first one) is how many items of the full answer came \
+before this page: it holds items `start`+1 to `start`+`count`. `total.value` is how many items the \
+full answer holds, counting every page: exact when `total.relation` is \"eq\", a lower bound when \
+it is \"gte\"; `total.cut_by`, when present, names the budget that stopped counting an exact total \
+(more time or that budget, not a narrower query, gives it); when `complete` is false without \
+`truncation`, an input could not be searched (see `skipped`) and `total` counts only what was \
+searched. With a limit of 0, a page only counts: `total` is the answer, and no item is shown. \
+`truncation` (present only when something is missing) says what stopped the result (`by`: \
+\"limit\" or \"budget\"; `requested` when the limit asked for was lowered to this server's \
+ceiling; `limit_reached` when the limit was hit as well as a budget) and its `note`, when present, \
+says how to get the rest. For the \"output_bytes\" budget, `max`, `used` and `needed` are in the \
+units of the `max_bytes` you sent: `used` is the least `max_bytes` that holds this page, and \
+`needed` (on a page with no item) a `max_bytes` whose page holds the next item, so ask \
+again with it. When `truncation.subset` is true the items are some of those after `start`, not \
+the first ones: do not treat them as the top results, and retry with more time or a narrower \
+query. `next_cursor`, when present, fetches the next page: pass it back unchanged with the same \
+query; the limit and `max_bytes` may change from page to page. `skipped` counts inputs that were \
+not searched on this page, by reason (a hidden or ignored folder counts once, and none of it was \
+searched); `skipped.so_far` counts those of this page and every page before it; \
 `skipped.errors` counts those that leave the answer incomplete (an input that could not be read, \
 or one you named that was left out).";
 
@@ -110,7 +118,7 @@ fn envelope_schema_with(item_schema: Value) -> Value {
         "title": "Bounded result",
         "description": "A result that discloses whether it is complete. Disclosure first, items last.",
         "type": "object",
-        "required": ["complete", "count", "total", "items"],
+        "required": ["complete", "start", "count", "total", "items"],
         "additionalProperties": false,
         "properties": {
             "complete": {
@@ -139,9 +147,9 @@ fn envelope_schema_with(item_schema: Value) -> Value {
                         "properties": {
                             "by": { "const": "budget" },
                             "budget": { "enum": ["output_bytes", "scanned_bytes", "files", "deadline", "cancelled", "shard"] },
-                            "max": { "type": "integer", "minimum": 0 },
-                            "used": { "type": "integer", "minimum": 0 },
-                            "needed": { "type": "integer", "minimum": 0, "description": "Output bytes only, on a page that holds no item: a max_bytes whose page holds the next item." },
+                            "max": { "type": "integer", "minimum": 0, "description": "The budget, in the units the reader set it in (for output_bytes, the max_bytes sent)." },
+                            "used": { "type": "integer", "minimum": 0, "description": "What was used, in the same units; for output_bytes, the least max_bytes that holds this page." },
+                            "needed": { "type": "integer", "minimum": 0, "description": "Output bytes only, on a page that holds no item: a max_bytes whose page holds the next item; ask again with it." },
                             "limit": { "type": "integer", "minimum": 0, "description": "The item limit: with requested, applied after the clamp to the ceiling; with limit_reached, reached as well as the budget." },
                             "requested": { "type": "integer", "minimum": 0, "description": "With limit: the limit asked for, above the ceiling." },
                             "limit_reached": { "const": true, "description": "The item limit was reached as well as the budget: more items exist." },
@@ -155,7 +163,7 @@ fn envelope_schema_with(item_schema: Value) -> Value {
             "start": {
                 "type": "integer",
                 "minimum": 0,
-                "description": "How many items of the full answer come before this page; absent on a first page. This page holds items start+1 to start+count."
+                "description": "How many items of the full answer come before this page: 0 on a first page. This page holds items start+1 to start+count."
             },
             "count": {
                 "type": "integer",
@@ -169,7 +177,18 @@ fn envelope_schema_with(item_schema: Value) -> Value {
                 "description": "How many items the full answer holds, counting every page (not only the rest after a cursor).",
                 "properties": {
                     "value": { "type": "integer", "minimum": 0 },
-                    "relation": { "enum": ["eq", "gte"], "description": "eq: exact; gte: a lower bound." }
+                    "relation": { "enum": ["eq", "gte"], "description": "eq: exact; gte: a lower bound." },
+                    "cut_by": {
+                        "type": "object",
+                        "required": ["budget", "max", "used"],
+                        "additionalProperties": false,
+                        "description": "Present when an exact total was asked for and counting it stopped early: the budget that stopped it. The total is a lower bound; more time or more of that budget, not a narrower query, gives the exact one.",
+                        "properties": {
+                            "budget": { "enum": ["counted", "deadline", "cancelled", "scanned_bytes", "files"] },
+                            "max": { "type": "integer", "minimum": 0 },
+                            "used": { "type": "integer", "minimum": 0 }
+                        }
+                    }
                 }
             },
             "next_cursor": {
@@ -181,7 +200,7 @@ fn envelope_schema_with(item_schema: Value) -> Value {
                 "type": "object",
                 "required": ["total", "by_reason", "sample"],
                 "additionalProperties": false,
-                "description": "Inputs that were not searched, counted by reason.",
+                "description": "Inputs that were not searched, on this page, counted by reason (a folder left out counts once, and none of it was searched). Present when this page or one before it skipped any.",
                 "properties": {
                     "total": { "type": "integer", "minimum": 0 },
                     "by_reason": { "type": "object", "additionalProperties": { "type": "integer", "minimum": 0 } },
@@ -199,6 +218,16 @@ fn envelope_schema_with(item_schema: Value) -> Value {
                                 "error": { "const": true, "description": "This skip leaves the answer incomplete." },
                                 "detail": { "type": "string" }
                             }
+                        }
+                    },
+                    "so_far": {
+                        "type": "object",
+                        "required": ["total"],
+                        "additionalProperties": false,
+                        "description": "After earlier pages that skipped inputs: the skips of this page and of every page before it (on the last page, all the walk skipped), and how many of them were errors.",
+                        "properties": {
+                            "total": { "type": "integer", "minimum": 1 },
+                            "errors": { "type": "integer", "minimum": 1 }
                         }
                     }
                 }

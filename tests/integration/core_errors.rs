@@ -290,7 +290,7 @@ fn budget_too_small_names_the_budget_and_the_need() {
     assert!(needed > 10);
     assert_eq!(
         err.to_string(),
-        format!("max_bytes 10 is too small: the smallest response needs {needed} bytes")
+        format!("max_bytes 10 is too small: the smallest response needs max_bytes {needed}")
     );
     assert_message_style(&err);
     // An empty answer needs only the plain envelope.
@@ -334,10 +334,7 @@ fn into_exact_refuses_an_incomplete_result_and_keeps_it() {
         .into_exact()
         .unwrap_err()
         .to_string();
-    assert!(
-        message.contains("output_bytes budget of 400 bytes"),
-        "{message}"
-    );
+    assert!(message.contains("max_bytes 400 reached"), "{message}");
 
     // An exact answer with an input skipped for an error is not complete.
     let mut skipped = Skipped::new();

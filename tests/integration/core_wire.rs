@@ -24,8 +24,7 @@ struct Wire<T> {
     complete: bool,
     #[serde(default)]
     truncation: Option<WireTruncation>,
-    #[serde(default)]
-    start: Option<u64>,
+    start: u64,
     count: usize,
     total: WireTotal,
     #[serde(default)]
@@ -113,15 +112,18 @@ fn golden_exact_result_is_small_and_plain() {
     let json = serde_json::to_string(&b).unwrap();
     assert_eq!(
         json,
-        r#"{"complete":true,"count":3,"total":{"value":3,"relation":"eq"},"items":[1,2,3]}"#
+        r#"{"complete":true,"start":0,"count":3,"total":{"value":3,"relation":"eq"},"items":[1,2,3]}"#
     );
-    assert_eq!(top_keys(&json), ["complete", "count", "total", "items"]);
+    assert_eq!(
+        top_keys(&json),
+        ["complete", "start", "count", "total", "items"]
+    );
     assert_eq!(
         decode::<u32>(&json),
         Wire {
             complete: true,
             truncation: None,
-            start: None,
+            start: 0,
             count: 3,
             total: eq_total(3),
             next_cursor: None,
@@ -136,7 +138,7 @@ fn golden_empty_exact_result() {
     let b = Bounded::collect(Vec::<String>::new(), &Limits::new()).unwrap();
     assert_eq!(
         b.to_json().unwrap(),
-        r#"{"complete":true,"count":0,"total":{"value":0,"relation":"eq"},"items":[]}"#
+        r#"{"complete":true,"start":0,"count":0,"total":{"value":0,"relation":"eq"},"items":[]}"#
     );
 }
 
@@ -150,7 +152,7 @@ fn golden_limit_truncation_with_clamp() {
             r#"{"complete":false,"truncation":{"by":"limit","limit":5,"requested":100,"#,
             r#""note":"Stopped at the limit of 5 items (the 100 asked for is above this server's ceiling) "#,
             r#"and more exist: narrow the query; asking for a larger limit will not help."},"#,
-            r#""count":5,"total":{"value":6,"relation":"gte"},"items":[0,1,2,3,4]}"#
+            r#""start":0,"count":5,"total":{"value":6,"relation":"gte"},"items":[0,1,2,3,4]}"#
         )
     );
     let wire = decode::<u32>(&json);
@@ -176,7 +178,7 @@ fn golden_limit_truncation_without_clamp_omits_requested() {
         concat!(
             r#"{"complete":false,"truncation":{"by":"limit","limit":3,"#,
             r#""note":"Stopped at the limit of 3 items and more exist: raise the limit or narrow the query."},"#,
-            r#""count":3,"total":{"value":4,"relation":"gte"},"items":[0,1,2]}"#
+            r#""start":0,"count":3,"total":{"value":4,"relation":"gte"},"items":[0,1,2]}"#
         )
     );
     // A ceiling that does not cut is not a clamp.
@@ -194,7 +196,7 @@ fn golden_page_with_cursor() {
         concat!(
             r#"{"complete":false,"truncation":{"by":"limit","limit":3,"#,
             r#""note":"Stopped at the limit of 3 items and more exist: resume with next_cursor, raise the limit or narrow the query."},"#,
-            r#""count":3,"total":{"value":4,"relation":"gte"},"next_cursor":"AQLZVnK1B8nRCAMDgAADKJkEMRkmGQc","items":[0,1,2]}"#
+            r#""start":0,"count":3,"total":{"value":4,"relation":"gte"},"next_cursor":"AQLZVnK1B8nRCAMDgAADKJkEMRkmGQc","items":[0,1,2]}"#
         )
     );
     assert_eq!(
@@ -202,6 +204,7 @@ fn golden_page_with_cursor() {
         [
             "complete",
             "truncation",
+            "start",
             "count",
             "total",
             "next_cursor",
@@ -223,10 +226,10 @@ fn golden_output_bytes_budget() {
         json,
         concat!(
             r#"{"complete":false,"truncation":{"by":"budget","budget":"output_bytes","max":400,"used":392,"#,
-            r#""note":"Stopped because the response may not exceed 400 bytes (this one is 392) and more items exist: "#,
+            r#""note":"Stopped at max_bytes 400 (this page needs 392 of it) and more items exist: "#,
             r#"raise max_bytes or narrow the query; a larger limit will not help."},"#,
-            r#""count":8,"total":{"value":34,"relation":"gte"},"#,
-            r#""items":["item 0","item 1","item 2","item 3","item 4","item 5","item 6","item 7"]}"#
+            r#""start":0,"count":9,"total":{"value":33,"relation":"gte"},"#,
+            r#""items":["item 0","item 1","item 2","item 3","item 4","item 5","item 6","item 7","item 8"]}"#
         )
     );
     assert_eq!(json.len(), 392, "used is the response's own length");
@@ -255,7 +258,7 @@ fn golden_deadline_budget() {
             r#"{"complete":false,"truncation":{"by":"budget","budget":"deadline","max":25,"used":30,"#,
             r#""note":"Stopped after 30 ms by the 25 ms deadline before the search finished, so more items may exist: "#,
             r#"allow more time or narrow the query; a larger limit will not help."},"#,
-            r#""count":3,"total":{"value":3,"relation":"gte"},"items":[0,1,2]}"#
+            r#""start":0,"count":3,"total":{"value":3,"relation":"gte"},"items":[0,1,2]}"#
         )
     );
 }
@@ -312,16 +315,12 @@ fn golden_design_example_with_skipped_decodes_and_reencodes() {
             r#"{"complete":false,"truncation":{"by":"limit","limit":3,"requested":100000,"#,
             r#""note":"Stopped at the limit of 3 items (the 100000 asked for is above this server's ceiling) "#,
             r#"and more exist: resume with next_cursor or narrow the query; asking for a larger limit will not help."},"#,
-            r#""count":3,"total":{"value":1001,"relation":"gte"},"next_cursor":"AQLZVnK1B8nRCAMDgAADKJkEMRkmGQc","#,
+            r#""start":0,"count":3,"total":{"value":1001,"relation":"gte"},"next_cursor":"AQLZVnK1B8nRCAMDgAADKJkEMRkmGQc","#,
             r#""skipped":{"total":4,"by_reason":{"binary":3,"too_large":1},"sample":[{"path":"img/logo.png","reason":"binary"}]},"#,
             r#""items":[0,1,2]}"#
         )
     );
-    let without_start: Vec<&str> = crate::core_support::KEY_ORDER
-        .into_iter()
-        .filter(|k| *k != "start")
-        .collect();
-    assert_eq!(top_keys(&json), without_start);
+    assert_eq!(top_keys(&json), crate::core_support::KEY_ORDER);
     let wire = decode::<u32>(&json);
     assert_eq!(
         wire.skipped,
@@ -363,7 +362,7 @@ fn policy_skips_leave_an_exact_result_complete_and_error_skips_do_not() {
     assert_eq!(
         json,
         concat!(
-            r#"{"complete":false,"count":1,"total":{"value":1,"relation":"eq"},"#,
+            r#"{"complete":false,"start":0,"count":1,"total":{"value":1,"relation":"eq"},"#,
             r#""skipped":{"total":1,"by_reason":{"unreadable":1},"errors":{"unreadable":1},"#,
             r#""sample":[{"path":"secret.txt","reason":"unreadable","error":true,"detail":"permission denied"}]},"items":["x"]}"#
         )
@@ -378,7 +377,7 @@ fn field_order_is_fixed_and_empty_fields_are_omitted() {
         (
             "exact",
             Bounded::exact(vec![1u8]).to_json().unwrap(),
-            vec!["complete", "count", "total", "items"],
+            vec!["complete", "start", "count", "total", "items"],
         ),
         (
             "limit without cursor",
@@ -386,7 +385,7 @@ fn field_order_is_fixed_and_empty_fields_are_omitted() {
                 .unwrap()
                 .to_json()
                 .unwrap(),
-            vec!["complete", "truncation", "count", "total", "items"],
+            vec!["complete", "truncation", "start", "count", "total", "items"],
         ),
         (
             "limit with cursor",
@@ -397,6 +396,7 @@ fn field_order_is_fixed_and_empty_fields_are_omitted() {
             vec![
                 "complete",
                 "truncation",
+                "start",
                 "count",
                 "total",
                 "next_cursor",
@@ -420,10 +420,7 @@ fn field_order_is_fixed_and_empty_fields_are_omitted() {
                 .unwrap()
                 .to_json()
                 .unwrap(),
-            crate::core_support::KEY_ORDER
-                .into_iter()
-                .filter(|k| *k != "start")
-                .collect(),
+            crate::core_support::KEY_ORDER.to_vec(),
         ),
     ];
     let mut names: Vec<&str> = cases.iter().map(|c| c.0).collect();
@@ -652,7 +649,7 @@ fn envelope_schema_is_structurally_sound() {
     assert_eq!(schema["additionalProperties"], false);
     assert_eq!(
         schema["required"],
-        json!(["complete", "count", "total", "items"])
+        json!(["complete", "start", "count", "total", "items"])
     );
     let properties: Vec<&str> = schema["properties"]
         .as_object()
@@ -761,7 +758,7 @@ fn disclosure_lines() {
         (
             "exact, one item",
             Bounded::exact(vec![7u32]).summary("matches"),
-            "Complete: matches 1-1 of 1.",
+            "Complete: 1 of 1 matches.",
         ),
         (
             "deadline",
@@ -832,7 +829,7 @@ fn disclosure_lines() {
     .summary("matches");
     assert!(
         budget.starts_with(
-            "Incomplete: matches 1-8 of at least 34 (output_bytes budget of 400 bytes ran out). Raise max_bytes or narrow the query to see the rest."
+            "Incomplete: matches 1-9 of at least 33 (max_bytes 400 reached). Raise max_bytes or narrow the query to see the rest."
         ),
         "{budget}"
     );
@@ -895,7 +892,7 @@ fn golden_resumed_page_says_where_it_starts() {
         )
     );
     let wire = decode::<u32>(&json);
-    assert_eq!(wire.start, Some(3));
+    assert_eq!(wire.start, 3);
     assert_eq!(wire.count, 3);
     assert_eq!(wire.total, eq_total(8));
     assert_eq!(wire.items, vec![3, 4, 5]);
@@ -913,8 +910,8 @@ fn golden_clamp_under_a_byte_budget() {
         json,
         concat!(
             r#"{"complete":false,"truncation":{"by":"budget","budget":"output_bytes","max":330,"used":325,"#,
-            r#""limit":50,"requested":100,"note":"More items exist."},"count":13,"total":{"value":27,"relation":"gte"},"#,
-            r#""items":["item 0","item 1","item 2","item 3","item 4","item 5","item 6","item 7","item 8","item 9","item 10","item 11","item 12"]}"#
+            r#""limit":50,"requested":100,"note":"More items exist."},"start":0,"count":12,"total":{"value":26,"relation":"gte"},"#,
+            r#""items":["item 0","item 1","item 2","item 3","item 4","item 5","item 6","item 7","item 8","item 9","item 10","item 11"]}"#
         )
     );
     match decode::<String>(&json).truncation {
@@ -943,27 +940,103 @@ fn golden_tight_budget_shortens_then_drops_the_note() {
     };
     // The full note does not fit beside one item: the short one does.
     assert_eq!(
-        page(260),
+        page(270),
         concat!(
-            r#"{"complete":false,"truncation":{"by":"budget","budget":"output_bytes","max":260,"used":259,"#,
-            r#""note":"More items exist: resume with next_cursor."},"count":1,"total":{"value":20,"relation":"gte"},"#,
+            r#"{"complete":false,"truncation":{"by":"budget","budget":"output_bytes","max":270,"used":269,"#,
+            r#""note":"More items exist: resume with next_cursor."},"start":0,"count":1,"total":{"value":20,"relation":"gte"},"#,
             r#""next_cursor":"AQLZVnK1B8nRCAEDgAABqodzCOxmC84","items":["item 0"]}"#
         )
     );
     // Not even the short note fits beside one item: without a note, two
     // items and their cursor do.
     assert_eq!(
-        page(218),
+        page(228),
         concat!(
-            r#"{"complete":false,"truncation":{"by":"budget","budget":"output_bytes","max":218,"used":216},"#,
-            r#""count":2,"total":{"value":16,"relation":"gte"},"#,
+            r#"{"complete":false,"truncation":{"by":"budget","budget":"output_bytes","max":228,"used":226},"#,
+            r#""start":0,"count":2,"total":{"value":16,"relation":"gte"},"#,
             r#""next_cursor":"AQLZVnK1B8nRCAIDgAACloHTfINN9tg","items":["item 0","item 1"]}"#
         )
     );
-    for (max, json) in [(260, page(260)), (218, page(218))] {
+    for (max, json) in [(270, page(270)), (228, page(228))] {
         let wire = decode::<String>(&json);
         assert!(json.len() <= max);
         assert!(wire.count >= 1);
         assert!(wire.next_cursor.is_some());
     }
+}
+
+// ---------------------------------------------------------------------------
+// Golden JSON: `start` on every page, a cut count, the skips so far
+
+/// A page written before `start` was on every page reads as a first page,
+/// and is written back with it.
+#[test]
+fn a_page_without_start_reads_as_a_first_page() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/corpus/wire");
+    let old = std::fs::read_to_string(dir.join("seed-old-no-start.json")).unwrap();
+    let now = std::fs::read_to_string(dir.join("seed-needed.json")).unwrap();
+    let b: Bounded<u32> = serde_json::from_str(old.trim()).unwrap();
+    assert_eq!(b.start(), 0);
+    assert_eq!(b.to_json().unwrap(), now.trim());
+    assert_eq!(serde_json::from_str::<Bounded<u32>>(now.trim()).unwrap(), b);
+}
+
+#[test]
+fn golden_count_cut_by_its_budget() {
+    let b = Bounded::collect(
+        0..1000u32,
+        &Limits::new().limit(2).count_total(true).max_counted(100),
+    )
+    .unwrap();
+    let json = b.to_json().unwrap();
+    assert_eq!(
+        json,
+        concat!(
+            r#"{"complete":false,"truncation":{"by":"limit","limit":2,"#,
+            r#""note":"Stopped at the limit of 2 items and more exist; counting the total stopped at the count budget of 100 items, "#,
+            r#"so the total is a lower bound: raise the limit or narrow the query; for the exact total, raise the count budget."},"#,
+            r#""start":0,"count":2,"total":{"value":100,"relation":"gte","cut_by":{"budget":"counted","max":100,"used":100}},"#,
+            r#""items":[0,1]}"#
+        )
+    );
+    assert_eq!(
+        b.summary("matches"),
+        "Incomplete: matches 1-2 of at least 100 (limit 2; the count of the total stopped at the count budget of 100 items: raise the count budget for the exact total). Raise the limit or narrow the query to see the rest."
+    );
+    assert_eq!(serde_json::from_str::<Bounded<u32>>(&json).unwrap(), b);
+    let schema = candor::envelope_schema(json!({ "type": "integer" }));
+    validate(&schema, &serde_json::from_str(&json).unwrap(), "$").unwrap();
+}
+
+#[test]
+fn golden_skips_so_far() {
+    use candor::{Completeness, Disclosure, SkipTally, Skipped, SkippedInput};
+    let mut skipped = Skipped::new();
+    skipped.record(SkippedInput::new(".cache", SkipReason::Hidden));
+    skipped.record(SkippedInput::new("logo.png", SkipReason::Binary));
+    let b = Bounded::from_parts(
+        vec![7u32],
+        Disclosure::new(Completeness::Exact, Total::Exact(21))
+            .with_start(20)
+            .with_skipped(skipped)
+            .with_skipped_before(SkipTally::new(396, 1)),
+    )
+    .unwrap();
+    let json = b.to_json().unwrap();
+    assert_eq!(
+        json,
+        concat!(
+            r#"{"complete":true,"start":20,"count":1,"total":{"value":21,"relation":"eq"},"#,
+            r#""skipped":{"total":2,"by_reason":{"binary":1,"hidden":1},"sample":[{"path":".cache","reason":"hidden"},{"path":"logo.png","reason":"binary"}],"#,
+            r#""so_far":{"total":398,"errors":1}},"items":[7]}"#
+        )
+    );
+    assert_eq!(b.skipped_so_far(), SkipTally::new(398, 1));
+    assert_eq!(
+        b.summary("matches"),
+        "Complete: matches 21-21 of 21 (the last page). 2 inputs skipped by policy (binary: 1, hidden: 1); 397 in all so far. Earlier pages could not search 1 input because of errors. A hidden, ignored or linked input can be a whole folder, none of it searched."
+    );
+    assert_eq!(serde_json::from_str::<Bounded<u32>>(&json).unwrap(), b);
+    let schema = candor::envelope_schema(json!({ "type": "integer" }));
+    validate(&schema, &serde_json::from_str(&json).unwrap(), "$").unwrap();
 }

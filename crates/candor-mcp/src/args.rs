@@ -10,7 +10,7 @@ use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::{Value, json};
 
 use super::argument::{flag, known_only, size, string};
-use super::budget::json_budget;
+use super::budget::enclosing;
 use super::policy::Policy;
 use candor::{Cursor, Error, Limits};
 
@@ -183,28 +183,32 @@ impl PageArgs {
     }
 
     /// The [`Limits`] these arguments ask for under `policy`: the limit
-    /// (or the policy's default) clamped to the ceiling, the JSON's share
-    /// of the [`budget`](Self::budget) ([`json_budget`](super::json_budget)),
-    /// and counting (within the policy's bound). `strict` is not a limit:
-    /// see [`respond`](Self::respond).
+    /// (or the policy's default) clamped to the ceiling, the
+    /// [`budget`](Self::budget) of the whole tool result
+    /// ([`Limits::enclosing`], with [`enclosing`](super::enclosing)): the
+    /// JSON gets its share ([`json_budget`](super::json_budget)), and the
+    /// figures a page states are in bytes of the whole tool result), and
+    /// counting (within the policy's bound). `strict` is not a limit: see
+    /// [`respond`](Self::respond).
     ///
     /// # Example
     ///
     /// ```
-    /// use candor_mcp::{PageArgs, Policy, json_budget};
+    /// use candor_mcp::{PageArgs, Policy, enclosing, json_budget};
     /// let args = PageArgs { limit: Some(3), max_bytes: Some(8192), count_total: true, ..PageArgs::default() };
     /// let limits = args.limits(&Policy::new());
     /// assert!(limits.get_count_total());
     /// assert_eq!(limits.applied_limit().limit(), Some(3));
     /// assert_eq!(limits.applied_limit().requested(), None);
     /// assert_eq!(limits.get_max_bytes(), Some(json_budget(8192)));
+    /// assert_eq!(limits.get_enclosing(), Some(enclosing(8192)));
     /// ```
     #[must_use]
     pub fn limits(&self, policy: &Policy) -> Limits {
         let limits = Limits::new()
             .ceiling(policy.ceiling)
             .limit(self.limit.unwrap_or_else(|| policy.limit_by_default()))
-            .max_bytes(json_budget(self.budget(policy)))
+            .enclosing(enclosing(self.budget(policy)))
             .count_total(self.count_total);
         match policy.max_counted {
             Some(n) => limits.max_counted(n),
@@ -265,13 +269,13 @@ fn properties(policy: Option<&Policy>) -> JsonObject {
         },
         "cursor": {
             "type": "string",
-            "description": "A next_cursor from an earlier result of this tool, to get the next page. Send the same query and options with it."
+            "description": "A next_cursor from an earlier result of this tool, to get the next page. Send the same query with it; limit, max_bytes and count_total may change from page to page."
         },
         "max_bytes": {
             "type": "integer",
             "minimum": 1,
             "description": format!(
-                "The most bytes of the whole tool result as sent: every content block and structuredContent. The JSON of the result is sent twice (structuredContent, and a text block that mirrors it), so it gets about a third.{max_bytes}"
+                "The most bytes of the whole tool result as sent: every content block and structuredContent. The JSON of the result is sent twice (structuredContent, and a text block that mirrors it, escaped) beside a summary line, so it gets (max_bytes - 672) / 3 bytes: 776 of 3000. The figures a result states (truncation.max, used, needed) count bytes of the whole tool result, as max_bytes does: ask again with needed to get a page that holds the next item.{max_bytes}"
             )
         },
         "count_total": {

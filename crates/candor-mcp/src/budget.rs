@@ -6,6 +6,8 @@ use std::io;
 
 use rmcp::model::{CallToolResult, ContentBlock};
 
+use candor::Enclosing;
+
 /// Bytes kept for the frame of a tool result: its keys, the two text
 /// blocks' own keys, `isError` and `resultType` (about 120 bytes; a test
 /// measures them).
@@ -24,19 +26,58 @@ pub(crate) const ERROR_MAX: usize = 2048;
 /// it still says what is wrong.
 pub(crate) const ERROR_FLOOR: usize = 256;
 
-/// The byte budget of the JSON of a result (what
-/// [`Limits::max_bytes`](candor::Limits::max_bytes) bounds) that makes the
-/// whole tool result fit `max_bytes`.
+/// The tool result of `max_bytes` that encloses a result's JSON: what
+/// [`Limits::enclosing`](candor::Limits::enclosing) takes, so that the
+/// query runs with the JSON's share ([`json_budget`]) and states every
+/// output-bytes figure (`max`, `used`, `needed`) in bytes of the whole
+/// tool result, the units of the client's `max_bytes`.
 ///
 /// A tool result sends the JSON twice: as `structuredContent`, and as the
 /// text block that mirrors it, where each `"` and `\` takes two bytes. So
-/// the JSON gets a third of `max_bytes`, less 672 bytes kept for the
+/// each byte of JSON takes at most 3 bytes of the result, and 672 bytes
+/// are kept for the disclosure line (512) and the frame of the result
+/// (160): the JSON gets `(max_bytes - 672) / 3` bytes, 776 of 3000.
+/// [`PageArgs::limits`](super::PageArgs::limits) applies it.
+///
+/// # Example
+///
+/// ```
+/// use candor::Limits;
+/// use candor_mcp::{enclosing, tool_result};
+/// let max_bytes = 3000;
+/// assert_eq!(enclosing(max_bytes).json_budget(), 776);
+/// let limits = Limits::new().enclosing(enclosing(max_bytes));
+/// let b = candor::Bounded::collect((0..1000).map(|n| format!("item {n}")), &limits)?;
+/// let budget = b.completeness().budget().expect("cut by the budget");
+/// assert_eq!(budget.max(), 3000); // what the client asked for
+/// let result = tool_result(&b, "items", max_bytes);
+/// assert_eq!(result.is_error, Some(false));
+/// assert!(serde_json::to_vec(&result)?.len() <= max_bytes);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[must_use]
+pub fn enclosing(max_bytes: usize) -> Enclosing {
+    // Three copies at most: never zero, which is the one refusal.
+    Enclosing::new(max_bytes, 3, FRAME + SUMMARY).expect("the JSON is sent at most three times")
+}
+
+/// The byte budget of the JSON of a result (what
+/// [`Limits::max_bytes`](candor::Limits::max_bytes) bounds) that makes the
+/// whole tool result fit `max_bytes`: `(max_bytes - 672) / 3`, the share
+/// [`enclosing`] gives it.
+///
+/// A tool result sends the JSON twice: as `structuredContent`, and as the
+/// text block that mirrors it, where each `"` and `\` takes two bytes. So
+/// the JSON gets a third of what is left once 672 bytes are kept for the
 /// disclosure line (512) and the frame of the result (160); with it, the
 /// whole result (every content block and `structuredContent`, as
 /// serialized) fits `max_bytes` whatever the items hold, as long as the
 /// disclosure line fits in its 512 bytes (a line is rarely above 300).
-/// [`PageArgs::limits`](super::PageArgs::limits) applies it; a result
-/// that does not fit is refused, never sent (see
+/// A query run with this budget alone states its figures in bytes of the
+/// JSON; run it with [`Limits::enclosing`](candor::Limits::enclosing)`(`[`enclosing`]`(max_bytes))`,
+/// as [`PageArgs::limits`](super::PageArgs::limits) does, so that they
+/// are in bytes of the whole tool result, as the client's `max_bytes` is.
+/// A result that does not fit is refused, never sent (see
 /// [`tool_result`](super::tool_result)).
 ///
 /// # Example
@@ -45,6 +86,7 @@ pub(crate) const ERROR_FLOOR: usize = 256;
 /// use candor::Limits;
 /// use candor_mcp::{json_budget, tool_result};
 /// let max_bytes = 4096;
+/// assert_eq!(json_budget(max_bytes), (4096 - 672) / 3);
 /// let b = candor::Bounded::collect((0..1000).map(|n| format!("\"{n}\"")), &Limits::new().max_bytes(json_budget(max_bytes)))?;
 /// assert!(b.completeness().is_truncated());
 /// let result = tool_result(&b, "names", max_bytes);
@@ -54,13 +96,13 @@ pub(crate) const ERROR_FLOOR: usize = 256;
 /// ```
 #[must_use]
 pub fn json_budget(max_bytes: usize) -> usize {
-    max_bytes.saturating_sub(FRAME + SUMMARY) / 3
+    enclosing(max_bytes).json_budget()
 }
 
 /// The least whole budget whose JSON share is `json_bytes`: the budget a
 /// client should ask for when the JSON needs that much.
 pub(crate) fn whole_budget(json_bytes: usize) -> usize {
-    json_bytes.saturating_mul(3).saturating_add(FRAME + SUMMARY)
+    usize::try_from(enclosing(0).bytes_for(json_bytes)).unwrap_or(usize::MAX)
 }
 
 /// Counts the bytes written to it.

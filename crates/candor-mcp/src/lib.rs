@@ -12,10 +12,21 @@
 //! # The byte budget
 //!
 //! A client's `max_bytes` bounds the whole tool result as sent: every
-//! content block and `structuredContent`. As the JSON is sent twice, the
-//! query runs with a third of it ([`json_budget`]); [`PageArgs::limits`]
-//! sets that, [`PageArgs::budget`] is the whole budget, and [`respond`]
-//! answers within it (a result that would not fit is never sent).
+//! content block and `structuredContent`. As the JSON is sent twice
+//! (once escaped, up to twice as long) beside a disclosure line, the
+//! query runs with `(max_bytes - 672) / 3` bytes of JSON ([`json_budget`]:
+//! 776 of 3000); [`PageArgs::limits`] sets that, through
+//! [`enclosing`], so that every figure the result states (`max`, `used`,
+//! `needed`, in `structuredContent`, the disclosure line and errors)
+//! counts bytes of the whole tool result, as `max_bytes` does: `used` is
+//! the least `max_bytes` that holds the page, and asking again with a
+//! page's `needed` gives a page that holds the next item.
+//! [`PageArgs::budget`] is the whole budget, and [`respond`] answers
+//! within it (a result that would not fit is never sent).
+//!
+//! `limit`, `max_bytes` and `count_total` may change from one page to
+//! the next: a cursor resumes the query wherever the page before ended,
+//! whatever the page sizes.
 //!
 //! ```
 //! use candor_mcp::{PageArgs, Policy, respond};
@@ -95,7 +106,7 @@ mod tool;
 
 pub use args::PageArgs;
 pub use argument::invalid_argument;
-pub use budget::json_budget;
+pub use budget::{enclosing, json_budget};
 pub use policy::Policy;
 pub use result::{error_result, respond, respond_try, tool_result};
 pub use stdio::{GuardOutput, StdioGuard};

@@ -18,10 +18,9 @@ use candor::{Bounded, Error, ErrorKind, Interrupted, TryError};
 ///
 /// `max_bytes` bounds the whole tool result as sent (every content block
 /// and `structuredContent`, serialized): run the query with
-/// [`json_budget`](super::json_budget)`(max_bytes)` as its
-/// [`Limits::max_bytes`](candor::Limits::max_bytes), as
-/// [`PageArgs::limits`](super::PageArgs::limits) does, and the result
-/// fits. A result that would not fit is never sent: the answer is then a
+/// [`Limits::enclosing`](candor::Limits::enclosing)`(`[`enclosing`](super::enclosing)`(max_bytes))`,
+/// as [`PageArgs::limits`](super::PageArgs::limits) does, and the result
+/// fits, and states its figures in bytes of the whole tool result. A result that would not fit is never sent: the answer is then a
 /// tool error (`isError: true`) that says how many bytes it needed. `noun`
 /// names the items in the disclosure line ("matches", "callers").
 ///
@@ -102,9 +101,10 @@ pub fn error_result(error: &(dyn std::error::Error + 'static), max_bytes: usize)
 ///
 /// An error is answered as by [`error_result`]. A budget too small for the query
 /// ([`ErrorKind::BudgetTooSmall`], from a query run with
-/// [`json_budget`](super::json_budget)`(max_bytes)`) is stated in the
-/// client's terms: the `max_bytes` the smallest tool result needs. For a
-/// tool's `strict` argument, see [`PageArgs::respond`](super::PageArgs::respond).
+/// [`enclosing`](super::enclosing)`(max_bytes)`, or with
+/// [`json_budget`](super::json_budget)`(max_bytes)` alone) is stated in
+/// the client's terms: the `max_bytes` the smallest tool result needs.
+/// For a tool's `strict` argument, see [`PageArgs::respond`](super::PageArgs::respond).
 ///
 /// # Example
 ///
@@ -124,19 +124,28 @@ pub fn respond<T: Serialize>(
         Ok(bounded) => return tool_result(&bounded, noun, max_bytes),
         Err(e) => e,
     };
-    match error.kind() {
+    // Stated in bytes of the whole tool result (a query run with
+    // `enclosing`), or in bytes of the JSON (one run with `json_budget`).
+    let needed = match error.kind() {
+        ErrorKind::BudgetTooSmall {
+            max_bytes: asked,
+            needed,
+        } if *asked == max_bytes => Some(*needed),
         ErrorKind::BudgetTooSmall {
             max_bytes: json_bytes,
             needed,
-        } if *json_bytes == json_budget(max_bytes) => {
+        } if *json_bytes == json_budget(max_bytes) => Some(whole_budget(*needed)),
+        _ => None,
+    };
+    match needed {
+        Some(needed) => {
             let text = format!(
                 "invalid argument max_bytes: {max_bytes} is too small: the smallest tool result \
-                 of this query needs max_bytes {}",
-                whole_budget(*needed)
+                 of this query needs max_bytes {needed}"
             );
             error_within(&text, max_bytes.min(ERROR_MAX))
         }
-        _ => error_result(&error, max_bytes),
+        None => error_result(&error, max_bytes),
     }
 }
 

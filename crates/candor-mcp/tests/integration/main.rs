@@ -3,3 +3,8 @@
 
 mod mcp_args;
 mod mcp_budget;
+// The search tests' fixture: trees and files for the texts' answers.
+#[allow(dead_code)]
+#[path = "../../../candor-search/tests/integration/fixture.rs"]
+mod fixture;
+mod texts;

@@ -6,6 +6,7 @@
 
 use candor::{Bounded, ErrorKind, Fallible, Limits, TryError};
 use candor_mcp::{PageArgs, Policy, json_budget, respond, respond_try, tool_result};
+use candor_search::Corpus;
 use proptest::prelude::*;
 use rmcp::model::CallToolResult;
 use serde_json::Value;
@@ -133,4 +134,268 @@ fn a_result_over_the_budget_is_refused_with_what_it_needs() {
     let text = texts(&result)[0];
     assert!(text.starts_with("the tool result would be "), "{text}");
     assert!(text.contains("more than max_bytes 4096"), "{text}");
+}
+
+/// The tools a property below calls: an answer collected whole, one paged
+/// by cursor, and a text search, each answered as a tool result.
+#[derive(Debug, Clone, Copy)]
+enum Tool {
+    Collect,
+    Page,
+    Search,
+}
+
+/// A tool's answers, and the whole answer (as JSON values) to check
+/// pages against.
+struct Answers {
+    tool: Tool,
+    items: Vec<String>,
+    docs: candor_search::Documents<'static>,
+    scope: candor::Scope,
+}
+
+impl Answers {
+    fn new(tool: Tool, items: Vec<String>) -> Answers {
+        // Three files, the items in path order: file by file.
+        let mut texts = [String::new(), String::new(), String::new()];
+        for (i, item) in items.iter().enumerate() {
+            texts[i * 3 / items.len()].push_str(&format!("needle {item}\n"));
+        }
+        let mut docs = candor_search::Documents::new();
+        for (i, text) in texts.into_iter().enumerate() {
+            docs.insert(format!("f{i}.txt"), text).expect("a document");
+        }
+        Answers {
+            tool,
+            items,
+            docs,
+            scope: candor::Scope::new(candor::Fingerprint::of("answers")),
+        }
+    }
+
+    /// The tool's result for `args`.
+    fn call(&self, args: &PageArgs, policy: &Policy) -> CallToolResult {
+        let limits = args.limits(policy);
+        let cursor = args.cursor().expect("a cursor of this tool");
+        match self.tool {
+            Tool::Collect => args.respond(
+                Bounded::collect(self.items.clone(), &limits),
+                "items",
+                policy,
+            ),
+            Tool::Page => args.respond(
+                Bounded::page(self.items.clone(), &limits, &self.scope, cursor.as_ref()),
+                "items",
+                policy,
+            ),
+            Tool::Search => args.respond(
+                self.docs.search(
+                    &candor_search::Query::literal("needle"),
+                    &limits,
+                    cursor.as_ref(),
+                ),
+                "matches",
+                policy,
+            ),
+        }
+    }
+
+    /// The whole answer, as the wire writes its items.
+    fn whole(&self) -> Vec<Value> {
+        let items = match self.tool {
+            Tool::Collect | Tool::Page => serde_json::to_value(&self.items),
+            Tool::Search => serde_json::to_value(
+                self.docs
+                    .search(
+                        &candor_search::Query::literal("needle"),
+                        &Limits::new(),
+                        None,
+                    )
+                    .expect("a search")
+                    .items(),
+            ),
+        };
+        items.expect("JSON").as_array().expect("an array").clone()
+    }
+
+    /// A cursor after `n` items, when the tool pages.
+    fn cursor_after(&self, n: usize) -> Option<String> {
+        let limits = Limits::new().limit(n);
+        let page = match self.tool {
+            Tool::Collect => return None,
+            Tool::Page => Bounded::page(self.items.clone(), &limits, &self.scope, None)
+                .expect("a page")
+                .next_cursor()
+                .cloned(),
+            Tool::Search => self
+                .docs
+                .search(&candor_search::Query::literal("needle"), &limits, None)
+                .expect("a page")
+                .next_cursor()
+                .cloned(),
+        };
+        page.map(|c| c.to_string())
+    }
+}
+
+/// Item text of every size, from nothing to more than one page holds,
+/// with the characters that cost the most in the mirrored text block.
+fn item() -> impl Strategy<Value = String> {
+    prop_oneof![
+        3 => "[a-z\"\\\\é€ ]{0,24}",
+        1 => (40usize..700).prop_map(|n| "q\"".repeat(n / 2)),
+    ]
+}
+
+/// The `max_bytes` figures a text names ("max_bytes 1500", "max_bytes of
+/// 2025").
+fn max_bytes_figures(text: &str) -> Vec<u64> {
+    text.match_indices("max_bytes ")
+        .filter_map(|(at, word)| {
+            let rest = &text[at + word.len()..];
+            let rest = rest.strip_prefix("of ").unwrap_or(rest);
+            rest.chars()
+                .take_while(char::is_ascii_digit)
+                .collect::<String>()
+                .parse()
+                .ok()
+        })
+        .collect()
+}
+
+/// The `max_bytes` a tool error says the query needs, if it says so.
+fn needed_by_error(text: &str, max_bytes: usize) -> Option<u64> {
+    let head = format!("invalid argument max_bytes: {max_bytes} is too small: ");
+    text.strip_prefix(&head)?;
+    max_bytes_figures(text).last().copied()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(192))]
+
+    /// Rule 5 over MCP: every output-bytes figure a tool result states
+    /// (`max`, `used` and `needed` in structuredContent, the disclosure
+    /// line, a refusal's text) is in the client's `max_bytes` units:
+    /// `max` is what it sent, `used` the least `max_bytes` whose share
+    /// holds the page's JSON (the JSON takes at most 3 bytes of the result
+    /// per byte, beside 672 of its own), and asking again with `needed`,
+    /// or more, gives a page that holds the next item, within that budget.
+    #[test]
+    fn every_figure_a_tool_states_is_in_max_bytes_and_needed_holds_the_next_item(
+        items in prop::collection::vec(item(), 1..24),
+        tool in prop_oneof![Just(Tool::Collect), Just(Tool::Page), Just(Tool::Search)],
+        limit in prop::option::of(1usize..12),
+        max_bytes in 0usize..5000,
+        more in 0usize..3000,
+        resume in any::<prop::sample::Index>(),
+        count_total in any::<bool>(),
+    ) {
+        let answers = Answers::new(tool, items);
+        let whole = answers.whole();
+        let policy = Policy::new().max_bytes_ceiling(usize::MAX);
+        let start = resume.index(whole.len());
+        let cursor = answers.cursor_after(start);
+        let start = if cursor.is_some() { start } else { 0 };
+        let args = PageArgs { limit, max_bytes: Some(max_bytes), count_total, strict: false, cursor };
+        let result = answers.call(&args, &policy);
+        let sent = size(&result);
+        if result.is_error == Some(true) {
+            prop_assert!(sent <= max_bytes.max(256), "{} bytes for {}", sent, max_bytes);
+            let text = texts(&result)[0];
+            let Some(needed) = needed_by_error(text, max_bytes) else {
+                return Err(TestCaseError::fail(format!("an unexpected error: {text}")));
+            };
+            prop_assert!(needed > max_bytes as u64, "{}", text);
+            // Given what it needs, the query answers, or needs more.
+            let again = answers.call(&PageArgs { max_bytes: Some(needed as usize), ..args.clone() }, &policy);
+            if again.is_error == Some(true) {
+                let more = needed_by_error(texts(&again)[0], needed as usize);
+                prop_assert!(more.is_some_and(|m| m > needed), "{:?}", texts(&again));
+            }
+            return Ok(());
+        }
+        prop_assert!(sent <= max_bytes, "{} bytes for {}", sent, max_bytes);
+        let [line, json] = texts(&result)[..] else {
+            panic!("two text blocks");
+        };
+        let wire = result.structured_content.clone().expect("structuredContent");
+        prop_assert_eq!(wire["start"].as_u64(), Some(start as u64));
+        let truncation = &wire["truncation"];
+        let mut needed = None;
+        if truncation["budget"] == "output_bytes" {
+            prop_assert_eq!(truncation["max"].as_u64(), Some(max_bytes as u64));
+            // The least max_bytes whose share holds this JSON, counted here
+            // from the JSON as sent.
+            let used = (json.len() * 3 + 672) as u64;
+            prop_assert_eq!(truncation["used"].as_u64(), Some(used), "{}", json);
+            prop_assert!(used <= max_bytes as u64);
+            needed = truncation["needed"].as_u64();
+        }
+        for figure in max_bytes_figures(line) {
+            prop_assert!(
+                figure == max_bytes as u64 || Some(figure) == needed,
+                "{} is not a figure the page states: {}", figure, line
+            );
+        }
+        if let Some(needed) = needed {
+            prop_assert_eq!(wire["count"].as_u64(), Some(0));
+            prop_assert!(needed > max_bytes as u64);
+            // Asking again from the same place with `needed`, or more,
+            // gives the next item, within that budget.
+            for retry in [needed as usize, needed as usize + more] {
+                let again = answers.call(&PageArgs { max_bytes: Some(retry), ..args.clone() }, &policy);
+                prop_assert_eq!(again.is_error, Some(false), "{:?}", texts(&again));
+                prop_assert!(size(&again) <= retry, "{} bytes for {}", size(&again), retry);
+                let page = again.structured_content.expect("structuredContent");
+                prop_assert!(page["count"].as_u64().unwrap_or(0) >= 1, "{}", page);
+                prop_assert_eq!(&page["items"][0], &whole[start]);
+            }
+        }
+    }
+
+    /// A cursor sent back may come with another `limit` and another
+    /// `max_bytes`: the pages still rebuild the answer, each item once.
+    #[test]
+    fn limit_and_max_bytes_may_change_from_page_to_page(
+        items in prop::collection::vec(item(), 1..30),
+        tool in prop_oneof![Just(Tool::Page), Just(Tool::Search)],
+        asks in prop::collection::vec((prop::option::of(1usize..8), 1500usize..6000), 1..8),
+    ) {
+        let answers = Answers::new(tool, items);
+        let whole = answers.whole();
+        let policy = Policy::new().max_bytes_ceiling(usize::MAX);
+        let mut seen: Vec<Value> = Vec::new();
+        let mut cursor: Option<String> = None;
+        for round in 0..whole.len() * 3 + 3 {
+            let (limit, mut max_bytes) = asks[round % asks.len()];
+            let mut retries = 0;
+            let page = loop {
+                let args = PageArgs { limit, max_bytes: Some(max_bytes), cursor: cursor.clone(), ..PageArgs::default() };
+                let result = answers.call(&args, &policy);
+                prop_assert_eq!(result.is_error, Some(false), "{:?}", texts(&result));
+                let page = result.structured_content.expect("structuredContent");
+                // A page with no room for the next item says what it needs:
+                // ask again with that, once.
+                match page["truncation"]["needed"].as_u64() {
+                    Some(needed) => {
+                        prop_assert!(retries == 0 && needed as usize > max_bytes, "{}", page);
+                        retries += 1;
+                        max_bytes = needed as usize;
+                    }
+                    None => break page,
+                }
+            };
+            prop_assert_eq!(page["start"].as_u64(), Some(seen.len() as u64));
+            seen.extend(page["items"].as_array().expect("items").iter().cloned());
+            match page["next_cursor"].as_str() {
+                Some(next) => cursor = Some(next.to_owned()),
+                None => {
+                    prop_assert_eq!(page["complete"].as_bool(), Some(true));
+                    prop_assert_eq!(&seen, &whole);
+                    return Ok(());
+                }
+            }
+        }
+        prop_assert!(false, "the walk did not end");
+    }
 }

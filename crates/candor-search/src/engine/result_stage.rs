@@ -89,7 +89,7 @@ impl<'l, K: QueryKind> ResultStage<'l, K> {
     ) -> Self {
         let mut stage = ResultStage::new(search, limits, cursor);
         stage.collector = Collector::streaming(limits);
-        stage.collector.set_start(cursor.map_or(0, Cursor::start));
+        stage.collector.resume_after(cursor);
         stage.stream = Some(receiver);
         stage
     }
@@ -171,7 +171,7 @@ impl<'l, K: QueryKind> ResultStage<'l, K> {
                     self.search.spares.give(items);
                 }
                 flow = if flow.is_break() {
-                    self.after_stop(stop.is_none())
+                    self.after_stop(stop.as_ref().map(|(_, _, budget)| *budget))
                 } else {
                     ControlFlow::Continue(())
                 };
@@ -238,13 +238,17 @@ impl<'l, K: QueryKind> ResultStage<'l, K> {
     }
 
     /// After the collection filled: count on if asked, else stop. A file
-    /// searched only in part (`whole` false: a budget stopped it inside)
-    /// was not counted whole, so no count past it is exact.
-    fn after_stop(&mut self, whole: bool) -> ControlFlow<()> {
-        let count = Count::after(self.limits, &self.collector, self.answer);
-        let Some(count) = count.filter(|_| whole) else {
+    /// searched only in part (`cut_inside`: the budget that stopped it
+    /// inside) was not counted whole, so no count past it is exact: that
+    /// budget cut the count.
+    fn after_stop(&mut self, cut_inside: Option<Budget>) -> ControlFlow<()> {
+        let Some(count) = Count::after(self.limits, &self.collector, self.answer) else {
             return ControlFlow::Break(());
         };
+        if let Some(budget) = cut_inside {
+            self.collector.cut_count(budget);
+            return ControlFlow::Break(());
+        }
         self.search.budgets.start_counting();
         self.counting = Some(count);
         self.check_count()
@@ -256,8 +260,9 @@ impl<'l, K: QueryKind> ResultStage<'l, K> {
         let Some(count) = &self.counting else {
             return ControlFlow::Break(());
         };
-        if count.stop(&self.collector).is_some() {
+        if let Some(budget) = count.stop(&self.collector) {
             self.count_end = Some(count.at_least());
+            self.collector.cut_count(budget);
             return ControlFlow::Break(());
         }
         ControlFlow::Continue(())
@@ -282,6 +287,7 @@ impl<'l, K: QueryKind> ResultStage<'l, K> {
                 stopped_at,
                 tail,
                 as_text,
+                scanned,
                 ..
             } => {
                 count.add(K::answer_items(&hits));
@@ -292,8 +298,17 @@ impl<'l, K: QueryKind> ResultStage<'l, K> {
                     self.collector.skip(as_asked(filters, tail));
                 }
                 if stopped_at.is_some() {
-                    // Counted in part: what was counted is a lower bound.
+                    // Counted in part: what was counted is a lower bound,
+                    // cut by the budget that stopped the file's search.
                     self.count_end = Some(count.at_least());
+                    // The work charged stops before the count, so the
+                    // file's own bytes say whether they were the budget.
+                    let budget = self
+                        .search
+                        .budgets
+                        .spent_inside_file(scanned)
+                        .unwrap_or_else(|| self.budget_inside_file());
+                    self.collector.cut_count(budget);
                     return ControlFlow::Break(());
                 }
             }

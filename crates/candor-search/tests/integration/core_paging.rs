@@ -911,7 +911,7 @@ fn the_summary_names_which_items_of_how_many() {
     let none = Bounded::collect(0..3u32, &Limits::new().limit(0)).unwrap();
     assert_eq!(
         none.summary("matches"),
-        "Incomplete: no matches of at least 1 (limit 0). Raise the limit or narrow the query to see the rest."
+        "Matches exist (at least 1); none shown: limit 0. Ask with count_total for the exact total, or raise the limit to see them."
     );
     let clamped = Bounded::collect(
         0..5000u32,

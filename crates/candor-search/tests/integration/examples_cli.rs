@@ -438,7 +438,7 @@ fn human_output_is_path_line_text_and_the_last_line_discloses() {
         .last()
         .expect("a status line")
         .to_owned();
-    assert!(last.starts_with("Complete: matches 1-1 of 1."), "{last}");
+    assert!(last.starts_with("Complete: 1 of 1 matches."), "{last}");
     assert!(
         last.contains("binary: 1"),
         "the binary file is disclosed: {last}"

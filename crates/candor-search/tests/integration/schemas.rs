@@ -31,9 +31,15 @@ proptest! {
         limit in proptest::option::of(0..20usize),
         max_bytes in proptest::option::of(150..600usize),
         count_total in any::<bool>(),
+        max_counted in proptest::option::of(0..40u64),
         skips in 0..8usize,
+        earlier in proptest::option::of((1..50u64, 0..3u64)),
     ) {
         let mut limits = Limits::new().count_total(count_total);
+        if let Some(max) = max_counted {
+            // A count cut by its budget says so in `total.cut_by`.
+            limits = limits.max_counted(max);
+        }
         if let Some(limit) = limit {
             limits = limits.limit(limit);
         }
@@ -69,6 +75,16 @@ proptest! {
             let skipped = json!({ "total": skips, "by_reason": by_reason, "sample": sample });
             let object = with_skips.as_object_mut().unwrap();
             let items = object.remove("items").unwrap();
+            let mut skipped = skipped;
+            if let Some((more, errors_before)) = earlier {
+                // Earlier pages' skips: the walk's total so far.
+                let errors_so_far = errors as u64 + errors_before.min(more);
+                let mut so_far = json!({ "total": skips as u64 + more });
+                if errors_so_far > 0 {
+                    so_far["errors"] = json!(errors_so_far);
+                }
+                skipped["so_far"] = so_far;
+            }
             object.insert("skipped".into(), skipped);
             object.insert("items".into(), items);
             if errors > 0 {
@@ -90,8 +106,14 @@ proptest! {
 fn the_schemas_reject_what_is_not_the_wire_shape() {
     let bad = [
         json!({ "complete": true, "total": { "value": 0, "relation": "eq" }, "items": [] }),
-        json!({ "complete": true, "count": 1, "total": { "value": 1, "relation": "eq" }, "items": ["x"] }),
-        json!({ "complete": true, "count": 0, "total": { "value": 0, "relation": "about" }, "items": [] }),
+        // Every page says where it starts, a first one too.
+        json!({ "complete": true, "count": 0, "total": { "value": 0, "relation": "eq" }, "items": [] }),
+        json!({ "complete": false, "truncation": { "by": "limit", "limit": 1 }, "start": 0, "count": 1,
+                "total": { "value": 5, "relation": "gte", "cut_by": { "budget": "output_bytes", "max": 1, "used": 1 } }, "items": [1] }),
+        json!({ "complete": true, "start": 0, "count": 0, "total": { "value": 0, "relation": "eq" },
+                "skipped": { "total": 0, "by_reason": {}, "sample": [], "so_far": { "total": 0 } }, "items": [] }),
+        json!({ "complete": true, "start": 0, "count": 1, "total": { "value": 1, "relation": "eq" }, "items": ["x"] }),
+        json!({ "complete": true, "start": 0, "count": 0, "total": { "value": 0, "relation": "about" }, "items": [] }),
     ];
     for schema in integer_schemas() {
         for value in &bad {
