@@ -325,7 +325,7 @@ impl<T: Serialize> Collector<T> {
     /// use candor::collector::Collector;
     /// use candor::{Fingerprint, Limits, Scope};
     /// let scope = Scope::new(Fingerprint::of("q"));
-    /// let mut collector = Collector::streaming(&Limits::new());
+    /// let mut collector: Collector<u64> = Collector::streaming(&Limits::new());
     /// collector.resume_after(Some(&scope.cursor(&9u64, 10)));
     /// assert_eq!(collector.start(), 10);
     /// ```

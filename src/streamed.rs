@@ -151,9 +151,9 @@ impl Streamed {
         /// # Example
         ///
         /// ```
-        /// # use candor::{Corpus, Documents, Limits, Query};
-        /// # use std::ops::ControlFlow;
-        /// let end = Documents::new().search_each(&Query::literal("x"), &Limits::new(), None, &mut |_| ControlFlow::Continue(()))?;
+        /// # use candor::{collector::Collector, Limits};
+        /// // An empty stream's end.
+        /// let end = Collector::<u8>::streaming(&Limits::new()).finish_parts(|_| None, None)?.into_streamed();
         /// assert!(end.skipped_so_far().is_empty());
         /// # Ok::<(), Box<dyn std::error::Error>>(())
         /// ```
@@ -164,9 +164,9 @@ impl Streamed {
         /// # Example
         ///
         /// ```
-        /// # use candor::{Corpus, Documents, Limits, Query};
-        /// # use std::ops::ControlFlow;
-        /// let end = Documents::new().search_each(&Query::literal("x"), &Limits::new(), None, &mut |_| ControlFlow::Continue(()))?;
+        /// # use candor::{collector::Collector, Limits};
+        /// // An empty stream's end.
+        /// let end = Collector::<u8>::streaming(&Limits::new()).finish_parts(|_| None, None)?.into_streamed();
         /// assert_eq!(end.total_cut_by(), None);
         /// # Ok::<(), Box<dyn std::error::Error>>(())
         /// ```

@@ -1,30 +1,29 @@
-//! An MCP server over stdio that searches one directory tree with candor.
+//! `candor-mcp-server`: an MCP server over stdio whose search tools never
+//! pass a capped answer off as a whole one.
 //!
 //! ```text
-//! cargo run --release --features mcp --example mcp_server -- --root /path/to/project [--ceiling 1000]
-//! cargo run --release --features mcp,index --example mcp_server -- --root DIR --index /path/to/index
+//! cargo install --path crates/candor-mcp-server
+//! candor-mcp-server --root /path/to/project [--root /another/folder] [--ceiling 1000]
 //! ```
 //!
-//! With `--index` (feature `index`), every tool answers from the index at
-//! that folder (built there when missing or unusable), with the same
-//! answers as the tree's: a watcher reports what changes, queries trust
-//! the rest without a stat, and a background thread brings the index up
-//! to date within a second of a change. Where the tree cannot be watched,
-//! each query checks the tree's stamps instead.
+//! Tools: `search_text` (matching lines), `count_matches` (matching lines
+//! per file), `files_with_matches` and `excerpt` (lines of one file).
+//! Each takes `directory`, a folder below one of the roots the server was
+//! started with (`--root`, one or more: no call reads outside them), and
+//! answers through `candor_mcp`: the wire shape in `structuredContent`
+//! (its JSON Schema is the tool's `outputSchema`), a text block with the
+//! one-line disclosure, and one with exactly the JSON, the whole within
+//! the client's `max_bytes`. A misspelled argument, a bad pattern, a bad
+//! cursor or a folder outside the roots is an error that says so.
 //!
-//! Tools: `search_text`, `count_matches`, `files_with_matches` and
-//! `excerpt`. The three search tools take `max_depth`, ripgrep's
-//! `--max-depth` (a call with it searches the tree, not the index, whose
-//! record of the walk has no depth limit). Each answers through `candor_mcp`: the wire shape in
-//! `structuredContent` (its JSON Schema is the tool's `outputSchema`), a
-//! text block with the one-line disclosure, and one with exactly the JSON,
-//! the whole within the client's `max_bytes`. A bad pattern, a bad cursor,
-//! an unknown argument or a path outside the root is a tool error
-//! (`isError: true`). In front of the SDK, `candor_mcp::StdioGuard`
-//! answers every line the SDK would not: a line over 1 MiB gets an
-//! invalid-request error with its id, a line that is not JSON a parse error
-//! (-32700), and `arguments` that are not an object an invalid-params
-//! error (-32602). The server keeps serving after each.
+//! Each folder a call names gets an index of its own, kept below
+//! `--index-dir` (never inside a root), built in the background on first
+//! use while a scan answers, watched where the watch budget allows and
+//! checked against the tree by stamps where not: every answer is about the
+//! tree as it is when asked. Searches run on `--workers` threads at most;
+//! a call waits its turn within its deadline (`--deadline-ms`), and one
+//! that waited it all is told the server is busy. In front of the SDK,
+//! `candor_mcp::StdioGuard` answers every line the SDK would not.
 //!
 //! Standard output is the protocol channel: the server logs nothing there.
 
@@ -32,8 +31,13 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use candor_mcp::{PageArgs, Policy, StdioGuard, bounded_tool, error_result, invalid_argument};
-use candor_search::{CancelToken, Corpus, Error, Excerpt, LLM_GUIDE, Limits, Query, Tree};
+use candor_mcp::{
+    PageArgs, Parameters, Policy, StdioGuard, Workers, bounded_tool, error_result, respond,
+};
+use candor_search::{
+    CancelToken, Corpus, Error, Excerpt, FileCount, Indexes, LLM_GUIDE, Limits, Line, Match, Query,
+    Tree,
+};
 use clap::Parser;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, Implementation, JsonObject,
@@ -41,39 +45,242 @@ use rmcp::model::{
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, ServiceExt};
-use serde_json::{Value, json};
+use schemars::JsonSchema;
+use serde::{Deserialize, Deserializer};
 
 /// Matched lines longer than this are cut around their first match, unless
 /// the client asks otherwise: one minified file must not eat the budget.
 const DEFAULT_MAX_COLUMNS: usize = 500;
 
-/// Serve one directory tree to MCP clients over stdio.
+/// An MCP server over stdio whose search tools never pass a capped answer
+/// off as a whole one: text search, counts, file lists and excerpts of the
+/// folders below its roots, paged, within the client's byte budget.
 #[derive(Debug, Parser)]
-#[command(name = "mcp_server", version)]
+#[command(name = "candor-mcp-server", version, about, long_about = None)]
 struct Args {
-    /// The folder to serve; no tool reads outside it.
+    /// A folder the tools may search, and everything below it (give it
+    /// again for more). A call's `directory` is a folder below one of
+    /// them, relative to the first by default; nothing outside is read.
+    #[arg(long, value_name = "DIR", required = true)]
+    root: Vec<PathBuf>,
+
+    /// Where the indexes of the folders searched are kept, one folder
+    /// each (never inside a root: a root that holds it is scanned).
+    /// Default: $XDG_CACHE_HOME/candor-mcp-server, or
+    /// ~/.cache/candor-mcp-server.
     #[arg(long, value_name = "DIR")]
-    root: PathBuf,
+    index_dir: Option<PathBuf>,
+
+    /// Keep no index: every call scans the tree.
+    #[arg(long)]
+    no_index: bool,
+
+    /// The most indexes open at once; the least recently used is let go.
+    #[arg(long, value_name = "N", default_value_t = 8)]
+    max_indexes: usize,
+
+    /// The most folders the open indexes watch in all; an index that would
+    /// watch more is checked against the tree by stamps instead.
+    #[arg(long, value_name = "N", default_value_t = 65_536)]
+    max_watches: u64,
+
+    /// The most MiB the open indexes' records hold in memory in all.
+    #[arg(long, value_name = "MIB", default_value_t = 1024)]
+    index_memory_mib: u64,
 
     /// The largest `limit` a client may ask for; a larger one is clamped,
     /// and the result says so.
     #[arg(long, value_name = "N", default_value_t = 1000)]
     ceiling: usize,
 
-    /// The longest a tool call may search before it answers with what it
-    /// has (and a cursor to resume).
+    /// The longest a tool call may take, waiting its turn included, before
+    /// it answers with what it has (and a cursor to resume).
     #[arg(long, value_name = "MS", default_value_t = 10_000)]
     deadline_ms: u64,
 
-    /// Follow symbolic links inside the root (never out of it). By
-    /// default they are counted as skipped and not followed.
+    /// The most searches at once (default: the machine's cores); other
+    /// calls wait their turn within their deadline.
+    #[arg(long, value_name = "N")]
+    workers: Option<usize>,
+
+    /// Follow symbolic links inside the roots (never out of them) unless a
+    /// call says otherwise. By default they are counted as skipped.
     #[arg(long)]
     follow_links: bool,
+}
 
-    /// Answer from the index in the folder INDEX (feature `index`), kept
-    /// fresh with a watcher.
-    #[arg(long, value_name = "INDEX")]
-    index: Option<PathBuf>,
+/// A search's `mode`.
+#[derive(Debug, Clone, Copy, Default, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+enum Mode {
+    /// `query` is plain text.
+    #[default]
+    Literal,
+    /// `query` is a Rust regular expression.
+    Regex,
+}
+
+/// Defines a search tool's arguments: what to look for, where and how
+/// the folder is walked, the paging arguments, and the tool's own
+/// `$extra` fields. Every argument is a field of its own, never inside a
+/// flattened struct but `PageArgs` (whose errors name their argument), so
+/// that a wrong value's error names the argument it is about.
+macro_rules! search_arguments {
+    ($(#[$meta:meta])* $name:ident { $($extra:tt)* }) => {
+        $(#[$meta])*
+        #[derive(Debug, Deserialize, JsonSchema)]
+        struct $name {
+            /// What to look for.
+            query: String,
+            /// "literal" (default): `query` is plain text. "regex": a Rust
+            /// regular expression.
+            #[serde(default)]
+            mode: Mode,
+            /// Match regardless of case.
+            #[serde(default)]
+            case_insensitive: bool,
+            /// Match whole words only.
+            #[serde(default)]
+            whole_word: bool,
+            /// A file or folder below `directory` to confine the search to.
+            #[serde(default)]
+            path: Option<String>,
+            /// The folder to search: below one of the server's roots,
+            /// relative to the first root, or absolute. Default: the first
+            /// root.
+            #[serde(default)]
+            directory: Option<String>,
+            /// Search hidden files and folders too (ripgrep's --hidden).
+            #[serde(default)]
+            hidden: bool,
+            /// Search files that .gitignore, .ignore and git's excludes
+            /// leave out too (ripgrep's --no-ignore).
+            #[serde(default)]
+            no_ignore: bool,
+            /// Follow symbolic links, within the roots (ripgrep's -L).
+            /// Default: the server's setting.
+            #[serde(default)]
+            follow_links: Option<bool>,
+            /// Descend at most this many folders below `path` (or the
+            /// folder), as ripgrep's --max-depth: 0 searches only a file
+            /// named by `path`, 1 the files directly in the folder. Each
+            /// folder not entered is counted in `skipped` as max_depth.
+            /// Default: no limit.
+            #[serde(default, deserialize_with = "whole")]
+            #[schemars(with = "Option<u64>", range(min = 0))]
+            max_depth: Option<u64>,
+            $($extra)*
+            #[serde(flatten)]
+            page: PageArgs,
+        }
+
+        impl $name {
+            /// The folder this call searches, and how its walk goes.
+            fn folder(&self) -> Folder<'_> {
+                Folder {
+                    directory: self.directory.as_deref(),
+                    hidden: self.hidden,
+                    no_ignore: self.no_ignore,
+                    follow_links: self.follow_links,
+                    max_depth: self.max_depth,
+                }
+            }
+
+            /// The search's query.
+            fn query(&self) -> Query {
+                let query = match self.mode {
+                    Mode::Literal => Query::literal(&self.query),
+                    Mode::Regex => Query::regex(&self.query),
+                };
+                let query = query
+                    .case_insensitive(self.case_insensitive)
+                    .whole_word(self.whole_word);
+                match &self.path {
+                    Some(path) => query.paths([path]),
+                    None => query,
+                }
+            }
+        }
+    };
+}
+
+search_arguments! {
+    /// The arguments of `count_matches` and `files_with_matches`.
+    Search {}
+}
+
+search_arguments! {
+    /// The arguments of `search_text`: a search, and how long a line may
+    /// be.
+    SearchText {
+        /// Cut matched lines longer than this many bytes around their
+        /// first match (the item then has line_cut). Default 500.
+        #[serde(default, deserialize_with = "whole")]
+        #[schemars(with = "Option<u64>", range(min = 1))]
+        max_columns: Option<u64>,
+    }
+}
+
+/// The folder a call searches, and how its walk goes.
+#[derive(Debug, Clone, Copy, Default)]
+struct Folder<'a> {
+    directory: Option<&'a str>,
+    hidden: bool,
+    no_ignore: bool,
+    follow_links: Option<bool>,
+    max_depth: Option<u64>,
+}
+
+/// The arguments of `excerpt`.
+#[derive(Debug, Deserialize, JsonSchema)]
+struct ExcerptArgs {
+    /// A file below `directory`.
+    path: String,
+    /// The first line, 1-based. Default 1.
+    #[serde(default, deserialize_with = "whole")]
+    #[schemars(with = "Option<u64>", range(min = 1))]
+    start_line: Option<u64>,
+    /// The last line, inclusive. Default: the end of the file.
+    #[serde(default, deserialize_with = "whole")]
+    #[schemars(with = "Option<u64>", range(min = 1))]
+    end_line: Option<u64>,
+    /// Cut lines longer than this many bytes. Default: no cut.
+    #[serde(default, deserialize_with = "whole")]
+    #[schemars(with = "Option<u64>", range(min = 1))]
+    max_columns: Option<u64>,
+    /// The folder the file is in, or above it: below one of the server's
+    /// roots, relative to the first root, or absolute. Default: the first
+    /// root.
+    #[serde(default)]
+    directory: Option<String>,
+    /// Read a hidden file too.
+    #[serde(default)]
+    hidden: bool,
+    /// Follow symbolic links, within the roots. Default: the server's
+    /// setting.
+    #[serde(default)]
+    follow_links: Option<bool>,
+    #[serde(flatten)]
+    page: PageArgs,
+}
+
+/// A whole number as JSON Schema has it (`10.0` is one), or null.
+fn whole<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<u64>, D::Error> {
+    let value = Option::<serde_json::Number>::deserialize(deserializer)?;
+    value
+        .map(|n| {
+            n.as_u64()
+                .or_else(|| {
+                    // Below 2^53 a float's integer is exact.
+                    n.as_f64()
+                        .filter(|f| f.fract() == 0.0 && (0.0..9_007_199_254_740_992.0).contains(f))
+                        .map(|f| f as u64)
+                })
+                .ok_or_else(|| {
+                    serde::de::Error::custom(format!("must be a non-negative integer, got {n}"))
+                })
+        })
+        .transpose()
 }
 
 #[derive(Clone)]
@@ -82,318 +289,166 @@ struct Server {
 }
 
 struct Inner {
-    tree: Arc<dyn Corpus + Send + Sync>,
-    /// The tree itself, which a call with `max_depth` searches (an index
-    /// records the walk without a depth limit).
-    base: Tree,
+    /// The roots, and the folders' indexes.
+    indexes: Indexes,
+    /// Whether calls are answered from indexes.
+    indexed: bool,
+    follow_links: bool,
     policy: Policy,
     deadline: Duration,
+    workers: Workers,
     tools: Vec<Tool>,
 }
 
-/// The JSON Schema of one text-search match.
-fn match_schema() -> Value {
-    json!({
-        "type": "object",
-        "required": ["path", "line_number", "byte_offset", "line", "matches"],
-        "properties": {
-            "path": { "type": "string", "description": "Relative to the served root, with / separators." },
-            "line_number": { "type": "integer", "minimum": 1 },
-            "byte_offset": { "type": "integer", "minimum": 0, "description": "The line's offset in the file." },
-            "line": { "type": "string", "description": "The line; when cut, the kept part around the first match." },
-            "matches": {
-                "type": "array",
-                "description": "Byte ranges of the matches within `line`.",
-                "items": {
-                    "type": "object",
-                    "required": ["start", "end"],
-                    "properties": {
-                        "start": { "type": "integer", "minimum": 0 },
-                        "end": { "type": "integer", "minimum": 0 }
-                    }
-                }
-            },
-            "line_cut": line_cut_schema()
-        }
-    })
-}
-
-fn line_cut_schema() -> Value {
-    json!({
-        "type": "object",
-        "description": "Present when the line was longer than max_columns and was cut.",
-        "required": ["original_bytes", "kept_from"],
-        "properties": {
-            "original_bytes": { "type": "integer", "minimum": 0 },
-            "kept_from": { "type": "integer", "minimum": 0, "description": "Where the kept part starts in the original line." }
-        }
-    })
-}
-
-fn file_count_schema() -> Value {
-    json!({
-        "type": "object",
-        "required": ["path", "count"],
-        "properties": {
-            "path": { "type": "string", "description": "Relative to the served root." },
-            "count": { "type": "integer", "minimum": 1, "description": "Matching lines in the file." }
-        }
-    })
-}
-
-fn path_schema() -> Value {
-    json!({ "type": "string", "description": "A file path relative to the served root." })
-}
-
-fn line_schema() -> Value {
-    json!({
-        "type": "object",
-        "required": ["line_number", "byte_offset", "line"],
-        "properties": {
-            "line_number": { "type": "integer", "minimum": 1 },
-            "byte_offset": { "type": "integer", "minimum": 0 },
-            "line": { "type": "string" },
-            "line_cut": line_cut_schema()
-        }
-    })
-}
-
-fn properties(value: Value) -> JsonObject {
-    value.as_object().cloned().unwrap_or_default()
-}
-
-/// The arguments of the three search tools, besides paging.
-fn query_properties() -> JsonObject {
-    properties(json!({
-        "query": { "type": "string", "description": "What to look for." },
-        "mode": {
-            "type": "string",
-            "enum": ["literal", "regex"],
-            "default": "literal",
-            "description": "\"literal\" (default): `query` is plain text. \"regex\": `query` is a Rust regular expression."
-        },
-        "case_insensitive": { "type": "boolean", "default": false },
-        "whole_word": { "type": "boolean", "default": false, "description": "Match whole words only." },
-        "path": {
-            "type": "string",
-            "description": "A file or folder under the served root (relative, or absolute inside the root) to confine the search to. Default: the whole root."
-        },
-        "max_depth": {
-            "type": "integer",
-            "minimum": 0,
-            "description": "Descend at most this many folders below `path` (or the root), as ripgrep's --max-depth: 0 searches only a file named by `path`, 1 the files directly in the folder. Each folder not entered is counted in `skipped` as max_depth. Default: no limit."
-        }
-    }))
-}
-
-fn tools(policy: &Policy, deadline: Duration) -> Vec<Tool> {
+fn tools(policy: &Policy, deadline: Duration, workers: usize) -> Vec<Tool> {
     let defaults = format!(
-        "A call works for at most {} ms; past that it returns what it found, marked incomplete, with a cursor. \
-         max_bytes (default {}) bounds the whole tool result as sent: every content block and structuredContent. \
+        "A call takes at most {} ms, waiting its turn included (at most {workers} searches run at once); \
+         past that it returns what it found, marked incomplete, with a cursor. max_bytes (default {}) \
+         bounds the whole tool result as sent: every content block and structuredContent; the JSON gets \
+         (max_bytes - 672) / 3 of it, and every budget figure a result states is in max_bytes units. \
          {LLM_GUIDE}",
         deadline.as_millis(),
         PageArgs::default().budget(policy)
     );
-    let mut search = query_properties();
-    search.insert("max_columns".into(), json!({
-        "type": "integer", "minimum": 1,
-        "description": format!("Cut matched lines longer than this many bytes around their first match (the item then has line_cut). Default {DEFAULT_MAX_COLUMNS}.")
-    }));
-    let excerpt = properties(json!({
-        "path": { "type": "string", "description": "A file under the served root." },
-        "start_line": { "type": "integer", "minimum": 1, "default": 1, "description": "The first line, 1-based." },
-        "end_line": { "type": "integer", "minimum": 1, "description": "The last line, inclusive. Default: the end of the file." },
-        "max_columns": { "type": "integer", "minimum": 1, "description": "Cut lines longer than this many bytes. Default: no cut." }
-    }));
-    let input = |props, required: &[&str]| PageArgs::input_schema(props, required, policy);
     vec![
-        bounded_tool(
+        bounded_tool::<Match>(
             "search_text",
             format!(
-                "Search the files under the served root for lines matching `query`. Each item is one matching line \
-                 (path, line_number, byte_offset, line, byte ranges of the matches), in path order then byte offset. \
-                 {defaults}"
+                "Search the files of a folder for lines matching `query`. Each item is one matching line \
+                 (path, line_number, byte_offset, line, byte ranges of the matches), in path order then byte \
+                 offset; `total` counts matching lines. With limit 0 and count_total, the answer is the \
+                 folder's number of matching lines alone. {defaults}"
             ),
-            input(search, &["query"]),
-            match_schema(),
+            Parameters::<SearchText>::input_schema(),
         ),
-        bounded_tool(
+        bounded_tool::<FileCount>(
             "count_matches",
             format!(
-                "Count the matching lines of `query` per file: one item {{path, count}} per file that has any, in \
-                 path order. `total` counts files, not lines. {defaults}"
+                "Count the matching lines of `query` per file: one item {{path, count}} per file that has \
+                 any, in path order. `total` counts files, not lines (for the lines of the whole folder, \
+                 ask search_text with limit 0 and count_total). {defaults}"
             ),
-            input(query_properties(), &["query"]),
-            file_count_schema(),
+            Parameters::<Search>::input_schema(),
         ),
-        bounded_tool(
+        bounded_tool::<String>(
             "files_with_matches",
             format!(
-                "List the paths of the files with at least one line matching `query`, in path order. {defaults}"
+                "List the paths of the files with at least one line matching `query`, in path order. \
+                 {defaults}"
             ),
-            input(query_properties(), &["query"]),
-            path_schema(),
+            Parameters::<Search>::input_schema(),
         ),
-        bounded_tool(
+        bounded_tool::<Line>(
             "excerpt",
             format!(
-                "Read lines start_line..=end_line of one file under the served root. `limit` counts lines. {defaults}"
+                "Read lines start_line..=end_line of one file of a folder. `limit` counts lines. {defaults}"
             ),
-            input(excerpt, &["path"]),
-            line_schema(),
+            Parameters::<ExcerptArgs>::input_schema(),
         ),
     ]
 }
 
-/// A tool's own arguments, read with errors that name the one at fault.
-struct Arguments<'a>(&'a JsonObject);
-
-impl Arguments<'_> {
-    fn get(&self, name: &str) -> Option<&Value> {
-        self.0.get(name).filter(|v| !v.is_null())
-    }
-
-    fn string(&self, name: &'static str) -> Result<Option<&str>, Error> {
-        match self.get(name) {
-            None => Ok(None),
-            Some(Value::String(s)) => Ok(Some(s)),
-            Some(other) => Err(invalid_argument(
-                name,
-                format!("must be a string, got {other}"),
-            )),
-        }
-    }
-
-    fn required(&self, name: &'static str) -> Result<&str, Error> {
-        self.string(name)?
-            .ok_or_else(|| invalid_argument(name, "is required"))
-    }
-
-    fn flag(&self, name: &'static str) -> Result<bool, Error> {
-        match self.get(name) {
-            None => Ok(false),
-            Some(Value::Bool(b)) => Ok(*b),
-            Some(other) => Err(invalid_argument(
-                name,
-                format!("must be true or false, got {other}"),
-            )),
-        }
-    }
-
-    /// A non-negative integer, as JSON Schema has it: `10.0` is one.
-    fn number(&self, name: &'static str) -> Result<Option<u64>, Error> {
-        self.get(name)
-            .map(|v| {
-                let integral = v.as_f64().filter(|f| f.fract() == 0.0 && *f >= 0.0);
-                v.as_u64()
-                    // Below 2^53 a float's integer is exact.
-                    .or_else(|| {
-                        integral
-                            .filter(|f| *f < 9_007_199_254_740_992.0)
-                            .map(|f| f as u64)
-                    })
-                    .ok_or_else(|| {
-                        invalid_argument(name, format!("must be a non-negative integer, got {v}"))
-                    })
-            })
-            .transpose()
-    }
-}
-
 impl Inner {
-    fn query(&self, args: &Arguments<'_>, max_columns: Option<usize>) -> Result<Query, Error> {
-        let text = args.required("query")?;
-        let query = match args.string("mode")?.unwrap_or("literal") {
-            "literal" => Query::literal(text),
-            "regex" => Query::regex(text),
-            other => {
-                return Err(invalid_argument(
-                    "mode",
-                    format!("must be \"literal\" or \"regex\", got {other:?}"),
-                ));
-            }
+    /// The corpus a call asks: the folder's index (a scan while it is
+    /// built), or the folder's tree.
+    fn corpus(&self, folder: Folder<'_>) -> Result<Arc<dyn Corpus + Send + Sync>, Error> {
+        let tree = self
+            .indexes
+            .folder(folder.directory.unwrap_or(""))?
+            .hidden(folder.hidden)
+            .gitignore(!folder.no_ignore)
+            .follow_links(folder.follow_links.unwrap_or(self.follow_links));
+        let tree: Tree = match folder.max_depth {
+            Some(depth) => tree.max_depth(usize::try_from(depth).unwrap_or(usize::MAX)),
+            None => tree,
         };
-        let query = query
-            .case_insensitive(args.flag("case_insensitive")?)
-            .whole_word(args.flag("whole_word")?);
-        let query = match args.string("path")? {
-            Some(path) => query.paths([path]),
-            None => query,
-        };
-        Ok(match max_columns {
-            Some(n) => query.max_columns(n),
-            None => query,
-        })
+        if !self.indexed {
+            return Ok(Arc::new(tree));
+        }
+        Ok(self.indexes.serve(&tree)?.to_corpus())
     }
 
-    fn call(&self, tool: &Tool, arguments: &JsonObject, cancel: CancelToken) -> CallToolResult {
-        let args = Arguments(arguments);
-        // Unknown arguments are refused here: the schema says
-        // `additionalProperties: false`.
-        let page = match PageArgs::from_arguments(arguments, &tool.input_schema) {
-            Ok(page) => page,
-            // The client's max_bytes is not known: the default applies.
-            Err(e) => return error_result(&e, PageArgs::default().budget(&self.policy)),
-        };
-        let budget = page.budget(&self.policy);
-        let limits: Limits = page
-            .limits(&self.policy)
-            .deadline(self.deadline)
-            .cancel_token(cancel);
-        let cursor = match page.cursor() {
-            Ok(cursor) => cursor,
-            Err(e) => return error_result(&e, budget),
-        };
-        let cursor = cursor.as_ref();
-        let columns = || Ok::<_, Error>(args.number("max_columns")?.map(|n| n as usize));
-        // With a depth limit, the tree is searched with it (its cursors
-        // are bound to it); without, the tree or its index.
-        let limited;
-        let corpus: &dyn Corpus = match args.number("max_depth") {
-            Ok(Some(depth)) => {
-                limited = self
-                    .base
-                    .clone()
-                    .max_depth(usize::try_from(depth).unwrap_or(usize::MAX));
-                &limited
+    /// The limits of a call: the page's, within the time left of the
+    /// call's deadline, cancelled when the client cancels it.
+    fn limits(&self, page: &PageArgs, time_left: Duration, cancel: CancelToken) -> Limits {
+        page.limits(&self.policy)
+            .deadline(time_left)
+            .cancel_token(cancel)
+    }
+
+    fn call(
+        &self,
+        tool: &str,
+        arguments: JsonObject,
+        cancel: CancelToken,
+        time_left: Duration,
+    ) -> CallToolResult {
+        // An argument that cannot be read: the client's max_bytes is not
+        // known, and the default applies.
+        let unread = |e: Error| error_result(&e, PageArgs::default().budget(&self.policy));
+        match tool {
+            "search_text" => {
+                let search = match Parameters::<SearchText>::from_arguments(arguments) {
+                    Ok(Parameters(args)) => args,
+                    Err(e) => return unread(e),
+                };
+                let columns = search.max_columns.map_or(DEFAULT_MAX_COLUMNS, |n| {
+                    usize::try_from(n).unwrap_or(usize::MAX)
+                });
+                let limits = self.limits(&search.page, time_left, cancel);
+                let result = self.corpus(search.folder()).and_then(|corpus| {
+                    let cursor = search.page.cursor()?;
+                    corpus.search(
+                        &search.query().max_columns(columns),
+                        &limits,
+                        cursor.as_ref(),
+                    )
+                });
+                respond(result, "matching lines", &search.page, &self.policy)
             }
-            Ok(None) => &*self.tree,
-            Err(e) => return error_result(&e, budget),
-        };
-        match tool.name.as_ref() {
-            "search_text" => page.respond(
-                columns()
-                    .and_then(|c| self.query(&args, Some(c.unwrap_or(DEFAULT_MAX_COLUMNS))))
-                    .and_then(|q| corpus.search(&q, &limits, cursor)),
-                "matches",
-                &self.policy,
-            ),
-            "count_matches" => page.respond(
-                self.query(&args, None)
-                    .and_then(|q| corpus.count_per_file(&q, &limits, cursor)),
-                "files with matches",
-                &self.policy,
-            ),
-            "files_with_matches" => page.respond(
-                self.query(&args, None)
-                    .and_then(|q| corpus.files_with_matches(&q, &limits, cursor)),
-                "files",
-                &self.policy,
-            ),
-            _ => page.respond(
-                (|| {
-                    let first = args.number("start_line")?.unwrap_or(1);
+            "count_matches" | "files_with_matches" => {
+                let search = match Parameters::<Search>::from_arguments(arguments) {
+                    Ok(Parameters(args)) => args,
+                    Err(e) => return unread(e),
+                };
+                let limits = self.limits(&search.page, time_left, cancel);
+                let corpus = self.corpus(search.folder());
+                let cursor = search.page.cursor();
+                let (query, page) = (search.query(), &search.page);
+                if tool == "count_matches" {
+                    let result =
+                        corpus.and_then(|c| c.count_per_file(&query, &limits, cursor?.as_ref()));
+                    respond(result, "files with matching lines", page, &self.policy)
+                } else {
+                    let result = corpus
+                        .and_then(|c| c.files_with_matches(&query, &limits, cursor?.as_ref()));
+                    respond(result, "files", page, &self.policy)
+                }
+            }
+            _ => {
+                let args = match Parameters::<ExcerptArgs>::from_arguments(arguments) {
+                    Ok(Parameters(args)) => args,
+                    Err(e) => return unread(e),
+                };
+                let limits = self.limits(&args.page, time_left, cancel);
+                let folder = Folder {
+                    directory: args.directory.as_deref(),
+                    hidden: args.hidden,
+                    follow_links: args.follow_links,
+                    ..Folder::default()
+                };
+                let result = self.corpus(folder).and_then(|corpus| {
+                    let first = args.start_line.unwrap_or(1);
                     // The excerpt reads up to the end of the file.
-                    let last = args.number("end_line")?.unwrap_or(u64::MAX);
-                    let mut excerpt = Excerpt::new(args.required("path")?, first..=last);
-                    if let Some(n) = columns()? {
-                        excerpt = excerpt.max_columns(n);
+                    let last = args.end_line.unwrap_or(u64::MAX);
+                    let mut excerpt = Excerpt::new(&args.path, first..=last);
+                    if let Some(n) = args.max_columns {
+                        excerpt = excerpt.max_columns(usize::try_from(n).unwrap_or(usize::MAX));
                     }
-                    self.tree.excerpt(&excerpt, &limits, cursor)
-                })(),
-                "lines",
-                &self.policy,
-            ),
+                    corpus.excerpt(&excerpt, &limits, args.page.cursor()?.as_ref())
+                });
+                respond(result, "lines", &args.page, &self.policy)
+            }
         }
     }
 }
@@ -401,10 +456,13 @@ impl Inner {
 impl ServerHandler for Server {
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
-            .with_server_info(Implementation::new("candor-mcp-server", env!("CARGO_PKG_VERSION")))
+            .with_server_info(Implementation::new(
+                "candor-mcp-server",
+                env!("CARGO_PKG_VERSION"),
+            ))
             .with_instructions(format!(
-                "Text search over one directory tree: search_text, count_matches, files_with_matches, excerpt. \
-                 {LLM_GUIDE}"
+                "Text search over the folders below this server's roots: search_text, count_matches, \
+                 files_with_matches, excerpt. {LLM_GUIDE}"
             ))
     }
 
@@ -433,14 +491,25 @@ impl ServerHandler for Server {
         };
         let arguments = request.arguments.unwrap_or_default();
         let inner = Arc::clone(&self.inner);
-        // A search reads files and runs its own threads: keep it off the
-        // async workers. If this future is dropped (the client cancelled
-        // the request), the guard cancels the search.
+        let deadline = inner.deadline;
+        // If this future is dropped (the client cancelled the request), the
+        // guard cancels the search, and a call still waiting its turn
+        // leaves the queue.
         let cancel = CancelToken::new();
         let _cancel_on_drop = cancel.cancel_on_drop();
-        let result = tokio::task::spawn_blocking(move || inner.call(&tool, &arguments, cancel))
+        let workers = inner.workers.clone();
+        let default_budget = PageArgs::default().budget(&inner.policy);
+        let result = workers
+            .run(deadline, move |waited| {
+                inner.call(
+                    &tool.name,
+                    arguments,
+                    cancel,
+                    deadline.saturating_sub(waited),
+                )
+            })
             .await
-            .unwrap_or_else(|e| error_result(&e, usize::MAX));
+            .unwrap_or_else(|e| error_result(&e, default_budget));
         Ok(result.into())
     }
 }
@@ -462,76 +531,64 @@ async fn serve_stdio(server: Server) -> Result<(), String> {
     ended
 }
 
-/// The corpus the tools ask: the tree, or its index kept fresh by a
-/// watcher and a thread that updates it once a second when it is behind.
-fn corpus(
-    tree: Tree,
-    index: Option<&std::path::Path>,
-) -> Result<Arc<dyn Corpus + Send + Sync>, String> {
-    let Some(path) = index else {
-        return Ok(Arc::new(tree));
-    };
-    {
-        let index =
-            Arc::new(candor_search::Index::open_or_build(tree, path).map_err(|e| e.to_string())?);
-        if !index.watch().map_err(|e| e.to_string())? {
-            eprintln!("mcp_server: note: the tree cannot be watched; each query checks it");
-        }
-        let updated = Arc::downgrade(&index);
-        std::thread::spawn(move || {
-            while let Some(index) = updated.upgrade() {
-                if index.is_behind() {
-                    if let Err(e) = index.update() {
-                        eprintln!("mcp_server: note: the index was not updated: {e}");
-                    }
-                }
-                drop(index);
-                std::thread::sleep(Duration::from_secs(1));
-            }
-        });
-        Ok(index)
+/// Where indexes are kept by default: the user's cache folder.
+fn default_index_dir() -> PathBuf {
+    let cache = std::env::var_os("XDG_CACHE_HOME")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".cache")))
+        .unwrap_or_else(std::env::temp_dir);
+    cache.join("candor-mcp-server")
+}
+
+/// The server from its command line, or what is wrong with it.
+fn server(args: Args) -> Result<Server, String> {
+    let index_dir = args.index_dir.unwrap_or_else(default_index_dir);
+    let mut indexes = Indexes::new(&index_dir)
+        .max_indexes(args.max_indexes)
+        .max_watches(args.max_watches)
+        .max_memory(args.index_memory_mib.saturating_mul(1 << 20));
+    for root in &args.root {
+        let tree = Tree::new(root).map_err(|e| {
+            let text = error_result(&e, usize::MAX);
+            let message = text.content[0].as_text().map_or("", |t| t.text.as_str());
+            format!("--root {}: {message}", root.display())
+        })?;
+        indexes = indexes.root(tree.follow_links(args.follow_links));
     }
+    let deadline = Duration::from_millis(args.deadline_ms);
+    let policy = Policy::new().ceiling(args.ceiling);
+    let threads = args.workers.unwrap_or_else(|| {
+        std::thread::available_parallelism().map_or(2, std::num::NonZeroUsize::get)
+    });
+    let workers = Workers::new(threads);
+    let tools = tools(&policy, deadline, workers.threads());
+    Ok(Server {
+        inner: Arc::new(Inner {
+            indexes,
+            indexed: !args.no_index,
+            follow_links: args.follow_links,
+            policy,
+            deadline,
+            workers,
+            tools,
+        }),
+    })
 }
 
 #[tokio::main]
 async fn main() -> std::process::ExitCode {
-    let args = Args::parse();
-    let tree = match Tree::new(&args.root) {
-        Ok(tree) => tree.follow_links(args.follow_links),
+    let server = match server(Args::parse()) {
+        Ok(server) => server,
         Err(e) => {
-            eprintln!(
-                "mcp_server: --root: {}",
-                error_result(&e, usize::MAX).content[0]
-                    .as_text()
-                    .map_or("", |t| &t.text)
-            );
+            eprintln!("candor-mcp-server: {e}");
             return std::process::ExitCode::from(2);
         }
-    };
-    let base = tree.clone();
-    let tree = match corpus(tree, args.index.as_deref()) {
-        Ok(tree) => tree,
-        Err(e) => {
-            eprintln!("mcp_server: --index: {e}");
-            return std::process::ExitCode::from(2);
-        }
-    };
-    let deadline = Duration::from_millis(args.deadline_ms);
-    let policy = Policy::new().ceiling(args.ceiling);
-    let tools = tools(&policy, deadline);
-    let server = Server {
-        inner: Arc::new(Inner {
-            tree,
-            base,
-            policy,
-            deadline,
-            tools,
-        }),
     };
     match serve_stdio(server).await {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("mcp_server: {e}");
+            eprintln!("candor-mcp-server: {e}");
             std::process::ExitCode::from(1)
         }
     }

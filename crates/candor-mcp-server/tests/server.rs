@@ -29,10 +29,24 @@ type Client = RunningService<RoleClient, ()>;
 /// never ends. Not a timing assertion.
 const HANG_GUARD: Duration = Duration::from_secs(60);
 
+/// Where the servers of this test run keep their indexes (one folder per
+/// tree and rules inside): outside every tree, gone at the end.
+fn index_dir() -> &'static Path {
+    static DIR: std::sync::OnceLock<tempfile::TempDir> = std::sync::OnceLock::new();
+    DIR.get_or_init(|| tempfile::tempdir().expect("a folder"))
+        .path()
+}
+
 async fn connect(root: &Path, extra: &[&str]) -> Client {
     let binary = server();
     let mut command = tokio::process::Command::new(binary);
     command.arg("--root").arg(root).args(extra);
+    if !extra
+        .iter()
+        .any(|a| *a == "--index-dir" || *a == "--no-index")
+    {
+        command.arg("--index-dir").arg(index_dir());
+    }
     let transport = TokioChildProcess::new(command).expect("the server starts");
     tokio::time::timeout(HANG_GUARD, ().serve(transport))
         .await
@@ -241,7 +255,7 @@ async fn every_tool_answers_like_the_library() {
     let tree = tree(root);
 
     let search = call(&client, "search_text", json!({ "query": "fish" })).await;
-    let page = wire::<Match>(&search, "matches");
+    let page = wire::<Match>(&search, "matching lines");
     let expected = tree
         .search(
             &Query::literal("fish").max_columns(500),
@@ -269,11 +283,11 @@ async fn every_tool_answers_like_the_library() {
         )
         .expect("search");
     assert_eq!(
-        items(&wire::<Match>(&regex, "matches")).len(),
+        items(&wire::<Match>(&regex, "matching lines")).len(),
         expected.len()
     );
     assert!(
-        items(&wire::<Match>(&regex, "matches"))
+        items(&wire::<Match>(&regex, "matching lines"))
             .iter()
             .all(|m| m["path"].as_str().is_some_and(|p| p.starts_with("a/")))
     );
@@ -292,7 +306,7 @@ async fn every_tool_answers_like_the_library() {
         )
         .expect("count");
     assert_eq!(
-        items(&wire::<FileCount>(&counts, "files with matches")),
+        items(&wire::<FileCount>(&counts, "files with matching lines")),
         items(&serde_json::to_value(&expected).expect("json"))
     );
 
@@ -362,7 +376,7 @@ async fn max_depth_limits_the_walk_of_every_search_tool_as_the_library_does() {
             )
             .expect("search");
         assert_eq!(
-            wire::<Match>(&search, "matches"),
+            wire::<Match>(&search, "matching lines"),
             serde_json::to_value(&expected).expect("json"),
             "{what}"
         );
@@ -371,7 +385,7 @@ async fn max_depth_limits_the_walk_of_every_search_tool_as_the_library_does() {
             .count_per_file(&query, &Limits::new().limit(100), None)
             .expect("count");
         assert_eq!(
-            wire::<FileCount>(&counts, "files with matches"),
+            wire::<FileCount>(&counts, "files with matching lines"),
             serde_json::to_value(&expected).expect("json"),
             "{what}"
         );
@@ -390,7 +404,7 @@ async fn max_depth_limits_the_walk_of_every_search_tool_as_the_library_does() {
         &client,
         "search_text",
         json!({ "query": "needle", "max_depth": 1, "path": "many", "limit": 4 }),
-        "matches",
+        "matching lines",
     )
     .await;
     let whole = tree
@@ -464,7 +478,7 @@ async fn following_next_cursor_yields_every_match_exactly_once() {
         &client,
         "search_text",
         json!({ "query": "needle", "limit": 7 }),
-        "matches",
+        "matching lines",
     )
     .await;
     assert_eq!(by_limit, full);
@@ -479,14 +493,14 @@ async fn following_next_cursor_yields_every_match_exactly_once() {
     .await;
     let sent = serde_json::to_vec(&first).expect("JSON").len();
     assert!(sent <= 3000, "{sent} bytes");
-    let page = wire::<Match>(&first, "matches");
+    let page = wire::<Match>(&first, "matching lines");
     assert_eq!(page["truncation"]["by"], "budget");
     assert_eq!(page["truncation"]["budget"], "output_bytes");
     let by_bytes = all_pages(
         &client,
         "search_text",
         json!({ "query": "needle", "max_bytes": 3000 }),
-        "matches",
+        "matching lines",
     )
     .await;
     assert_eq!(by_bytes, full);
@@ -510,7 +524,7 @@ async fn following_next_cursor_yields_every_match_exactly_once() {
         &client,
         "count_matches",
         json!({ "query": "needle", "limit": 4 }),
-        "files with matches",
+        "files with matching lines",
     )
     .await;
     let expected = tree
@@ -542,7 +556,7 @@ async fn a_limit_above_the_ceiling_is_clamped_and_disclosed() {
         json!({ "query": "needle", "limit": 50, "count_total": true }),
     )
     .await;
-    let page = wire::<Match>(&result, "matches");
+    let page = wire::<Match>(&result, "matching lines");
     assert_eq!(page["count"], 5);
     assert_eq!(page["truncation"]["by"], "limit");
     assert_eq!(page["truncation"]["limit"], 5);
@@ -550,14 +564,14 @@ async fn a_limit_above_the_ceiling_is_clamped_and_disclosed() {
     assert_eq!(page["total"]["relation"], "eq");
     let first = text(&result).lines().next().unwrap_or_default().to_owned();
     assert!(
-        first.starts_with("Incomplete: matches 1-5 of 42"),
+        first.starts_with("Incomplete: matching lines 1-5 of 42"),
         "{first}"
     );
     assert!(first.contains("50 requested"), "{first}");
 
     // The server's default limit is not a request: no clamp to disclose.
     let result = call(&client, "search_text", json!({ "query": "needle" })).await;
-    let page = wire::<Match>(&result, "matches");
+    let page = wire::<Match>(&result, "matching lines");
     assert_eq!(page["truncation"]["limit"], 5);
     assert!(page["truncation"].get("requested").is_none(), "{page}");
 
@@ -568,7 +582,7 @@ async fn a_limit_above_the_ceiling_is_clamped_and_disclosed() {
         json!({ "query": "needle", "limit": 3.0, "max_bytes": 8192.0 }),
     )
     .await;
-    assert_eq!(wire::<Match>(&result, "matches")["count"], 3);
+    assert_eq!(wire::<Match>(&result, "matching lines")["count"], 3);
     client.cancel().await.expect("shutdown");
 }
 
@@ -586,7 +600,7 @@ async fn bad_input_is_a_tool_error_and_the_server_keeps_serving() {
         json!({ "query": "fish", "limit": 1 }),
     )
     .await;
-    let foreign = wire::<FileCount>(&count_page, "files with matches")["next_cursor"]
+    let foreign = wire::<FileCount>(&count_page, "files with matching lines")["next_cursor"]
         .as_str()
         .expect("a cursor")
         .to_owned();
@@ -1034,7 +1048,7 @@ async fn the_readme_s_mcp_commands_run_as_written() {
             json!({ "query": "red fish", "limit": 5 }),
         )
         .await;
-        let page = wire::<Match>(&result, "matches");
+        let page = wire::<Match>(&result, "matching lines");
         assert_eq!(page["items"][0]["path"], "b/three.txt", "{command}: {page}");
         client.cancel().await.expect("shutdown");
     }
@@ -1097,10 +1111,25 @@ async fn every_tool_answers_from_the_index_as_from_the_tree() {
     let tmp = many_matches();
     let root = tmp.path();
     let store = tempfile::tempdir().expect("a folder");
-    let index = store.path().join("idx");
-    let index_arg = index.to_str().expect("a UTF-8 path");
-    let plain = connect(root, &[]).await;
-    let indexed = connect(root, &["--index", index_arg]).await;
+    let store_arg = store.path().to_str().expect("a UTF-8 path");
+    let plain = connect(root, &["--no-index"]).await;
+    let indexed = connect(root, &["--index-dir", store_arg]).await;
+    // The first call asks for the folder's index, and a scan answers it
+    // while the index is built; then the index answers.
+    let first = call(&indexed, "search_text", json!({ "query": "needle" })).await;
+    assert!(!is_error(&first), "{}", text(&first));
+    let built = || {
+        std::fs::read_dir(store.path())
+            .into_iter()
+            .flatten()
+            .flatten()
+            .any(|e| e.path().join("CURRENT").exists())
+    };
+    let waited = std::time::Instant::now();
+    while !built() {
+        assert!(waited.elapsed() < HANG_GUARD, "the index was never built");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
     let calls = [
         ("search_text", json!({ "query": "needle", "limit": 5 })),
         ("search_text", json!({ "query": "fish" })),
@@ -1132,5 +1161,4 @@ async fn every_tool_answers_from_the_index_as_from_the_tree() {
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
     assert!(found, "the change was never seen");
-    assert!(index.join("CURRENT").exists());
 }

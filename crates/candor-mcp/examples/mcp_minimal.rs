@@ -2,28 +2,30 @@
 //! rmcp's own stdio transport and `#[tool]` macros.
 //!
 //! ```text
-//! cargo run --features mcp --example mcp_minimal -- DIR
+//! cargo run -p candor-mcp --example mcp_minimal -- DIR
 //! ```
 //!
 //! The tool's parameters flatten candor's `PageArgs` (limit, cursor,
-//! max_bytes, count_total, strict) into its own, and `respond` answers
-//! with the disclosed page: `structuredContent`, the one-line disclosure,
-//! the JSON mirror, the whole within the client's `max_bytes`.
+//! max_bytes, count_total, strict) into its own and are taken as
+//! `candor_mcp::Parameters` (in place of rmcp's: a misspelled argument is
+//! an error), the query runs on `Workers` (a bounded number of threads),
+//! and `respond` answers with the disclosed page, taking the `PageArgs`
+//! it answers: `structuredContent`, the one-line disclosure, the JSON
+//! mirror, the whole within the client's `max_bytes`, and an error in
+//! `strict` mode when the answer is not whole.
 //!
-//! `mcp_server.rs` is the hardened server: four tools, a deadline,
-//! unknown arguments refused, and `candor_mcp::StdioGuard` in front of
-//! the SDK, so that every request line gets an answer (rmcp's transport
-//! drops a line that is not JSON or longer than its cap, and the client
-//! waits for ever).
+//! The installable server (`crates/candor-mcp-server`) is the hardened
+//! one: four tools, a folder per call, an index per folder, and
+//! `candor_mcp::StdioGuard` in front of the SDK, so that every request
+//! line gets an answer.
 
 use std::sync::Arc;
+use std::time::Duration;
 
-use candor_mcp::{PageArgs, Policy, output_schema, respond};
-use candor_search::{Corpus, Query, Tree};
-use rmcp::handler::server::wrapper::Parameters;
+use candor_mcp::{PageArgs, Parameters, Policy, Workers, error_result, output_schema, respond};
+use candor_search::{Corpus, Match, Query, Tree};
 use rmcp::model::CallToolResult;
-use rmcp::{ServiceExt, schemars, tool, tool_router};
-use serde_json::{Value, json};
+use rmcp::{ServiceExt, tool, tool_router};
 
 /// The search tool's arguments: its own, then the paging ones.
 #[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
@@ -34,26 +36,11 @@ struct SearchArgs {
     page: PageArgs,
 }
 
-/// One matching line, as `Tree::search` answers it.
-fn match_schema() -> Value {
-    json!({
-        "type": "object",
-        "required": ["path", "line_number", "byte_offset", "line", "matches"],
-        "properties": {
-            "path": { "type": "string" },
-            "line_number": { "type": "integer", "minimum": 1 },
-            "byte_offset": { "type": "integer", "minimum": 0 },
-            "line": { "type": "string" },
-            "matches": { "type": "array", "items": { "type": "object" } },
-            "line_cut": { "type": "object" }
-        }
-    })
-}
-
 #[derive(Clone)]
 struct Server {
     tree: Arc<Tree>,
     policy: Policy,
+    workers: Workers,
 }
 
 #[tool_router(server_handler)]
@@ -62,21 +49,24 @@ impl Server {
     /// `query`, in path order. The result says whether it holds every
     /// match (complete, truncation, total); follow next_cursor for the
     /// rest.
-    #[tool(output_schema = output_schema(match_schema()))]
+    #[tool(output_schema = output_schema::<Match>())]
     async fn search(&self, Parameters(args): Parameters<SearchArgs>) -> CallToolResult {
-        let budget = args.page.budget(&self.policy);
-        let limits = args.page.limits(&self.policy);
-        let tree = Arc::clone(&self.tree);
-        // A search reads files: keep it off the async workers.
-        let result = tokio::task::spawn_blocking(move || {
-            let cursor = args.page.cursor()?;
-            tree.search(&Query::literal(&args.query), &limits, cursor.as_ref())
-        })
-        .await;
-        match result {
-            Ok(result) => respond(result, "matches", budget),
-            Err(e) => candor_mcp::error_result(&e, budget),
-        }
+        let (tree, policy) = (Arc::clone(&self.tree), self.policy);
+        let deadline = Duration::from_secs(10);
+        let answer = self
+            .workers
+            .run(deadline, move |waited| {
+                let limits = args
+                    .page
+                    .limits(&policy)
+                    .deadline(deadline.saturating_sub(waited));
+                let result = args.page.cursor().and_then(|cursor| {
+                    tree.search(&Query::literal(&args.query), &limits, cursor.as_ref())
+                });
+                respond(result, "matching lines", &args.page, &policy)
+            })
+            .await;
+        answer.unwrap_or_else(|e| error_result(&e, PageArgs::default().budget(&self.policy)))
     }
 }
 
@@ -86,6 +76,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let server = Server {
         tree: Arc::new(Tree::new(root)?),
         policy: Policy::new(),
+        workers: Workers::new(2),
     };
     let service = server.serve(rmcp::transport::stdio()).await?;
     service.waiting().await?;

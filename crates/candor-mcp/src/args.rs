@@ -22,7 +22,7 @@ use candor::{Cursor, Error, Limits};
 /// `inputSchema` with [`input_schema`](Self::input_schema), and turn them
 /// into [`Limits`] under the server's [`Policy`] with
 /// [`limits`](Self::limits); [`budget`](Self::budget) is the `max_bytes`
-/// to answer within; [`respond`](Self::respond) answers within it and
+/// to answer within; [`respond`](super::respond) answers within it and
 /// honours `strict`.
 ///
 /// With rmcp's `#[tool]` macros, flatten them into the tool's parameters
@@ -54,7 +54,7 @@ pub struct PageArgs {
     /// Count past the limit, so that the total is exact.
     pub count_total: bool,
     /// An error instead of an incomplete result (see
-    /// [`respond`](Self::respond)).
+    /// [`respond`](super::respond)).
     pub strict: bool,
 }
 
@@ -189,7 +189,7 @@ impl PageArgs {
     /// JSON gets its share ([`json_budget`](super::json_budget)), and the
     /// figures a page states are in bytes of the whole tool result), and
     /// counting (within the policy's bound). `strict` is not a limit: see
-    /// [`respond`](Self::respond).
+    /// [`respond`](super::respond).
     ///
     /// # Example
     ///

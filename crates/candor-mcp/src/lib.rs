@@ -7,7 +7,54 @@
 //! text), then exactly the JSON of `structuredContent` (the MCP mirror for
 //! older clients). A candor error is a tool error (`isError: true`) whose
 //! text names what was wrong. The tool's `outputSchema` is
-//! [`envelope_schema`](candor::envelope_schema) of its item schema.
+//! [`envelope_schema`](candor::envelope_schema) of its item's schema
+//! ([`output_schema::<T>()`](output_schema), from `T: JsonSchema`).
+//!
+//! # A paged tool, one way
+//!
+//! Take the arguments as [`Parameters<T>`] (in place of rmcp's
+//! `Parameters`: an argument the schema does not name is an error, never
+//! ignored), flatten [`PageArgs`] into `T`, run the query with
+//! [`PageArgs::limits`], and answer with [`respond`], which takes the
+//! `PageArgs` it answers, so that their `max_bytes` and `strict` cannot be
+//! dropped. Run a blocking query on [`Workers`], so that what calls in
+//! flight hold stays flat.
+//!
+//! ```
+//! use candor::Bounded;
+//! use candor_mcp::{PageArgs, Parameters, Policy, respond};
+//! use rmcp::model::CallToolResult;
+//!
+//! #[derive(serde::Deserialize, schemars::JsonSchema)]
+//! struct Callers {
+//!     /// The function whose callers to list.
+//!     function: String,
+//!     #[serde(flatten)]
+//!     page: PageArgs,
+//! }
+//!
+//! struct Server {
+//!     policy: Policy,
+//! }
+//!
+//! #[rmcp::tool_router(server_handler)]
+//! impl Server {
+//!     /// List the callers of a function.
+//!     #[rmcp::tool(output_schema = candor_mcp::output_schema::<String>())]
+//!     fn callers(&self, Parameters(args): Parameters<Callers>) -> CallToolResult {
+//!         let callers = (0..5000).map(|n| format!("caller_{n} of {}", args.function));
+//!         let result = Bounded::collect(callers, &args.page.limits(&self.policy));
+//!         respond(result, "callers", &args.page, &self.policy)
+//!     }
+//! }
+//!
+//! let server = Server { policy: Policy::new() };
+//! let args = serde_json::json!({ "function": "flush", "limit": 3, "strict": true });
+//! let Parameters(args) = Parameters::<Callers>::from_arguments(args.as_object().unwrap().clone())?;
+//! let answer = server.callers(Parameters(args));
+//! assert_eq!(answer.is_error, Some(true)); // strict, and 4,997 callers were left out
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 //!
 //! # The byte budget
 //!
@@ -35,7 +82,7 @@
 //! let arguments = serde_json::json!({ "max_bytes": 2048 });
 //! let page = PageArgs::from_arguments(arguments.as_object().unwrap(), &schema)?;
 //! let words = (0..1000).map(|n| format!("word {n}"));
-//! let result = respond(candor::Bounded::collect(words, &page.limits(&policy)), "words", page.budget(&policy));
+//! let result = respond(candor::Bounded::collect(words, &page.limits(&policy)), "words", &page, &policy);
 //! assert_eq!(result.is_error, Some(false));
 //! assert!(serde_json::to_vec(&result)?.len() <= 2048);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
@@ -99,15 +146,19 @@
 mod args;
 mod argument;
 mod budget;
+mod parameters;
 mod policy;
 mod result;
 mod stdio;
 mod tool;
+mod workers;
 
 pub use args::PageArgs;
 pub use argument::invalid_argument;
 pub use budget::{enclosing, json_budget};
+pub use parameters::Parameters;
 pub use policy::Policy;
 pub use result::{error_result, respond, respond_try, tool_result};
 pub use stdio::{GuardOutput, StdioGuard};
 pub use tool::{bounded_tool, output_schema};
+pub use workers::{WorkError, Workers};

@@ -96,26 +96,11 @@ pub fn error_result(error: &(dyn std::error::Error + 'static), max_bytes: usize)
     error_within(&chain(error), max_bytes.min(ERROR_MAX))
 }
 
-/// Turns a query's outcome into a tool result of at most `max_bytes`:
-/// [`tool_result`] on success, a tool error on error.
-///
-/// An error is answered as by [`error_result`]. A budget too small for the query
-/// ([`ErrorKind::BudgetTooSmall`], from a query run with
-/// [`enclosing`](super::enclosing)`(max_bytes)`, or with
-/// [`json_budget`](super::json_budget)`(max_bytes)` alone) is stated in
-/// the client's terms: the `max_bytes` the smallest tool result needs.
-/// For a tool's `strict` argument, see [`PageArgs::respond`](super::PageArgs::respond).
-///
-/// # Example
-///
-/// ```
-/// use candor::{Bounded, Limits};
-/// let ok = candor_mcp::respond(Bounded::collect(0..5u32, &Limits::new()), "numbers", 4096);
-/// assert_eq!(ok.is_error, Some(false));
-/// let cut = candor_mcp::respond(Bounded::collect(0..5u32, &Limits::new().limit(2)), "numbers", 4096);
-/// assert_eq!(cut.is_error, Some(false)); // truncated, and says so
-/// ```
-pub fn respond<T: Serialize>(
+/// A query's outcome as a tool result of at most `max_bytes`:
+/// [`tool_result`] on success, a tool error on error, a budget too small
+/// for the query ([`ErrorKind::BudgetTooSmall`]) stated in the client's
+/// terms (the `max_bytes` the smallest tool result needs).
+fn answer<T: Serialize>(
     result: Result<Bounded<T>, Error>,
     noun: &str,
     max_bytes: usize,
@@ -149,24 +134,102 @@ pub fn respond<T: Serialize>(
     }
 }
 
-/// Turns the outcome of a `try_` query
-/// ([`Bounded::collect`] or [`Bounded::page`] over
-/// [`Fallible`](candor::Fallible) rows or a [`Keyset`](candor::Keyset)) into a tool result
-/// of at most `max_bytes`, keeping what was read.
+/// The outcome of a `try_` query as a tool result of at most
+/// `max_bytes`: a source's failure with the items read before it (see
+/// [`respond_try`]).
+fn answer_try<T: Serialize, E: fmt::Display>(
+    result: Result<Bounded<T>, TryError<T, E>>,
+    noun: &str,
+    max_bytes: usize,
+) -> CallToolResult {
+    match result {
+        Ok(bounded) => tool_result(&bounded, noun, max_bytes),
+        Err(TryError::Query(e)) => answer::<T>(Err(e), noun, max_bytes),
+        Err(TryError::Source(interrupted)) => source_failed(&interrupted, max_bytes),
+        // A kind of failure added later: its message, as an error.
+        Err(other) => error_within(&other.to_string(), max_bytes.min(ERROR_MAX)),
+    }
+}
+
+/// Answers a paged tool: the outcome of a query made with `page` (the
+/// call's paging arguments) under `policy`, as a tool result of at most
+/// [`page.budget(policy)`](super::PageArgs::budget) bytes, honouring
+/// `strict`.
 ///
-/// A result and a query's error are answered as by [`respond`]. When
-/// the source failed, the tool error says so, and its second text block
-/// holds the items read before the failure, a prefix of the answer, as
-/// `{"count": n, "next_cursor": "…", "items": […]}` (`next_cursor`, where
-/// the query can be resumed, resumes after them). Items that would not fit
-/// `max_bytes` are left out, and the text says to ask again.
+/// This is the one way to answer a tool that takes [`PageArgs`](super::PageArgs):
+/// it takes the arguments it answers, so that their `max_bytes` and
+/// `strict` cannot be dropped on the way.
+///
+/// - A result: `structuredContent` with the wire shape, the one-line
+///   disclosure, and exactly the JSON (see [`tool_result`]). With
+///   `strict`, a result that is not complete (one that
+///   [`Bounded::into_exact`] refuses) is a tool error that still carries
+///   what was found: a second text block with its disclosure line and a
+///   third with its JSON, or, when they would not fit, a line that says
+///   so.
+/// - An error: a tool error whose text names what was wrong; a budget too
+///   small for the query ([`ErrorKind::BudgetTooSmall`]) is stated in the
+///   client's terms, the `max_bytes` the smallest tool result needs.
+///
+/// Run the query with [`page.limits(policy)`](super::PageArgs::limits),
+/// which gives it the JSON's share of the budget and states every budget
+/// figure in bytes of the whole tool result.
 ///
 /// # Example
 ///
 /// ```
-/// use candor::Limits;
+/// use candor::Bounded;
+/// use candor_mcp::{PageArgs, Policy, respond};
+/// let policy = Policy::new();
+/// let page = PageArgs { limit: Some(2), ..PageArgs::default() };
+/// let cut = respond(Bounded::collect(0..5u32, &page.limits(&policy)), "numbers", &page, &policy);
+/// assert_eq!(cut.is_error, Some(false)); // truncated, and says so
+/// let strict = PageArgs { strict: true, ..page };
+/// let refused = respond(Bounded::collect(0..5u32, &strict.limits(&policy)), "numbers", &strict, &policy);
+/// assert_eq!(refused.is_error, Some(true)); // strict: not all of the answer
+/// assert_eq!(refused.content.len(), 3); // the error, and what was found
+/// ```
+pub fn respond<T: Serialize>(
+    result: Result<Bounded<T>, Error>,
+    noun: &str,
+    page: &super::PageArgs,
+    policy: &super::Policy,
+) -> CallToolResult {
+    let max_bytes = page.budget(policy);
+    match result {
+        Ok(bounded) if page.strict && !bounded.is_complete() => {
+            let summary = bounded.summary(noun);
+            let json = bounded.to_json();
+            // `Incomplete`'s message: "incomplete result: items 1-2 of ...".
+            let incomplete = match bounded.into_exact() {
+                Err(incomplete) => incomplete.to_string(),
+                Ok(_) => String::from("incomplete result"),
+            };
+            let message = format!("{incomplete}; strict mode was asked for");
+            with_partial(&message, &summary, json, max_bytes)
+        }
+        other => answer(other, noun, max_bytes),
+    }
+}
+
+/// [`respond`] for a query over a fallible source
+/// ([`Fallible`](candor::Fallible) rows, a [`Keyset`](candor::Keyset)),
+/// keeping what was read: a result and a query's error are answered as by
+/// `respond` (`strict` honoured); when the source failed, the tool error
+/// says so, and its second text block holds the items read before the
+/// failure, a prefix of the answer, as
+/// `{"count": n, "next_cursor": "…", "items": […]}` (`next_cursor`
+/// resumes after them). Items that would not fit are left out, and the
+/// text says to ask again.
+///
+/// # Example
+///
+/// ```
+/// use candor::{Bounded, Fallible};
+/// use candor_mcp::{PageArgs, Policy, respond_try};
+/// let (page, policy) = (PageArgs::default(), Policy::new());
 /// let rows = vec![Ok(1u32), Ok(2), Err("connection reset"), Ok(4)];
-/// let result = candor_mcp::respond_try(candor::Bounded::collect(candor::Fallible(rows), &Limits::new()), "rows", 4096);
+/// let result = respond_try(Bounded::collect(Fallible(rows), &page.limits(&policy)), "rows", &page, &policy);
 /// assert_eq!(result.is_error, Some(true));
 /// let texts: Vec<&str> = result.content.iter().filter_map(|c| c.as_text()).map(|t| t.text.as_str()).collect();
 /// assert!(texts[0].starts_with("the source failed after 2 items: connection reset"));
@@ -177,92 +240,13 @@ pub fn respond<T: Serialize>(
 pub fn respond_try<T: Serialize, E: fmt::Display>(
     result: Result<Bounded<T>, TryError<T, E>>,
     noun: &str,
-    max_bytes: usize,
+    page: &super::PageArgs,
+    policy: &super::Policy,
 ) -> CallToolResult {
     match result {
-        Ok(bounded) => tool_result(&bounded, noun, max_bytes),
-        Err(TryError::Query(e)) => respond::<T>(Err(e), noun, max_bytes),
-        Err(TryError::Source(interrupted)) => source_failed(&interrupted, max_bytes),
-        // A kind of failure added later: its message, as an error.
-        Err(other) => error_within(&other.to_string(), max_bytes.min(ERROR_MAX)),
-    }
-}
-
-impl super::PageArgs {
-    /// Turns the outcome of a query made with these arguments into a tool
-    /// result of at most [`budget`](super::PageArgs::budget)`(policy)`
-    /// bytes, as [`respond`] does, honouring `strict`: with it, a result
-    /// that is not complete (one that [`Bounded::into_exact`] refuses) is
-    /// a tool error that still carries what was found, in a second text
-    /// block with its disclosure line and a third with its JSON, or, when
-    /// they would not fit, a line that says so.
-    ///
-    /// # Example
-    ///
-    /// ```
-    /// use candor::{Bounded, Limits};
-    /// use candor_mcp::{PageArgs, Policy};
-    /// let strict = PageArgs { strict: true, ..PageArgs::default() };
-    /// let policy = Policy::new();
-    /// let cut = Bounded::collect(0..5u32, &Limits::new().limit(2));
-    /// let result = strict.respond(cut, "numbers", &policy);
-    /// assert_eq!(result.is_error, Some(true));
-    /// assert_eq!(result.content.len(), 3);
-    /// let whole = strict.respond(Bounded::collect(0..5u32, &Limits::new()), "numbers", &policy);
-    /// assert_eq!(whole.is_error, Some(false));
-    /// ```
-    pub fn respond<T: Serialize>(
-        &self,
-        result: Result<Bounded<T>, Error>,
-        noun: &str,
-        policy: &super::Policy,
-    ) -> CallToolResult {
-        let max_bytes = self.budget(policy);
-        match result {
-            Ok(bounded) if self.strict && !bounded.is_complete() => {
-                let summary = bounded.summary(noun);
-                let json = bounded.to_json();
-                // `Incomplete`'s message: "incomplete result: items 1-2 of ...".
-                let incomplete = match bounded.into_exact() {
-                    Err(incomplete) => incomplete.to_string(),
-                    Ok(_) => String::from("incomplete result"),
-                };
-                let message = format!("{incomplete}; strict mode was asked for");
-                with_partial(&message, &summary, json, max_bytes)
-            }
-            other => respond(other, noun, max_bytes),
-        }
-    }
-}
-
-impl super::PageArgs {
-    /// [`respond`](super::PageArgs::respond) for a query over a fallible
-    /// source ([`Fallible`](candor::Fallible) rows, a
-    /// [`Keyset`](candor::Keyset)): a result honours `strict`; a source's
-    /// failure is answered as by [`respond_try`], with the rows read.
-    ///
-    /// # Example
-    ///
-    /// ```
-    /// use candor::{Bounded, Fallible, Limits};
-    /// use candor_mcp::{PageArgs, Policy};
-    /// let strict = PageArgs { strict: true, ..PageArgs::default() };
-    /// let rows = vec![Ok::<_, String>(1u32), Ok(2), Ok(3)];
-    /// let cut = Bounded::collect(Fallible(rows), &Limits::new().limit(2));
-    /// let result = strict.respond_try(cut, "rows", &Policy::new());
-    /// assert_eq!(result.is_error, Some(true)); // strict: not all of the answer
-    /// ```
-    pub fn respond_try<T: Serialize, E: fmt::Display>(
-        &self,
-        result: Result<Bounded<T>, TryError<T, E>>,
-        noun: &str,
-        policy: &super::Policy,
-    ) -> CallToolResult {
-        match result {
-            Ok(bounded) => self.respond(Ok(bounded), noun, policy),
-            Err(TryError::Query(e)) => self.respond::<T>(Err(e), noun, policy),
-            other => respond_try(other, noun, self.budget(policy)),
-        }
+        Ok(bounded) => respond(Ok(bounded), noun, page, policy),
+        Err(TryError::Query(e)) => respond::<T>(Err(e), noun, page, policy),
+        other => answer_try(other, noun, page.budget(policy)),
     }
 }
 

@@ -4,21 +4,32 @@
 use std::sync::Arc;
 
 use rmcp::model::{JsonObject, Tool};
+use schemars::JsonSchema;
 use serde_json::Value;
 
-/// The `outputSchema` of a tool answering `Bounded` items of
-/// `item_schema`: [`envelope_schema`](candor::envelope_schema) as an MCP
-/// JSON object.
+/// The `outputSchema` of a tool answering `Bounded<T>`: the wire shape's
+/// schema ([`envelope_schema`](candor::envelope_schema)) around `T`'s, as
+/// serialized (`schemars`' schema for what `T` writes), as an MCP JSON
+/// object.
+///
+/// The items of candor's search (`candor_search::Match`, `Line`,
+/// `FileCount`, with its `schemars` feature) implement `JsonSchema`.
 ///
 /// # Example
 ///
 /// ```
-/// let schema = candor_mcp::output_schema(serde_json::json!({ "type": "string" }));
+/// let schema = candor_mcp::output_schema::<String>();
 /// assert_eq!(schema.get("type"), Some(&serde_json::json!("object")));
+/// assert_eq!(schema["properties"]["items"]["items"]["type"], "string");
 /// ```
 #[must_use]
-pub fn output_schema(item_schema: Value) -> Arc<JsonObject> {
-    match candor::envelope_schema(item_schema) {
+pub fn output_schema<T: JsonSchema>() -> Arc<JsonObject> {
+    let item = schemars::generate::SchemaSettings::draft2020_12()
+        .for_serialize()
+        .into_generator()
+        .into_root_schema_for::<T>();
+    let item = serde_json::to_value(item).unwrap_or(Value::Bool(true));
+    match candor::envelope_schema(item) {
         Value::Object(map) => Arc::new(map),
         other => {
             let mut map = JsonObject::new();
@@ -28,27 +39,28 @@ pub fn output_schema(item_schema: Value) -> Arc<JsonObject> {
     }
 }
 
-/// A read-only tool that answers `Bounded` items of `item_schema`: its
-/// `outputSchema` is the envelope's, and it is annotated read-only,
-/// idempotent and closed-world.
+/// A read-only tool that answers `Bounded<T>`: its `outputSchema` is
+/// [`output_schema::<T>()`](output_schema), and it is annotated
+/// read-only, idempotent and closed-world. The input schema is
+/// [`Parameters::<A>::input_schema()`](super::Parameters::input_schema)
+/// for arguments `A`.
 ///
 /// # Example
 ///
 /// ```
-/// use candor_mcp::{PageArgs, Policy, bounded_tool};
-/// let input = PageArgs::input_schema(Default::default(), &[], &Policy::new());
-/// let tool = bounded_tool("list_files", "List the files.", input, serde_json::json!({ "type": "string" }));
+/// use candor_mcp::{PageArgs, Parameters, bounded_tool};
+/// let input = Parameters::<PageArgs>::input_schema();
+/// let tool = bounded_tool::<String>("list_files", "List the files.", input);
 /// assert!(tool.output_schema.is_some());
 /// ```
 #[must_use]
-pub fn bounded_tool(
+pub fn bounded_tool<T: JsonSchema>(
     name: &'static str,
     description: impl Into<String>,
     input_schema: Arc<JsonObject>,
-    item_schema: Value,
 ) -> Tool {
     Tool::new(name, description.into(), input_schema)
-        .with_raw_output_schema(output_schema(item_schema))
+        .with_raw_output_schema(output_schema::<T>())
         .with_annotations(
             rmcp::model::ToolAnnotations::new()
                 .read_only(true)

@@ -31,8 +31,10 @@ use crate::position::Place;
 /// assert_eq!((m.matches[0].start, m.matches[0].end), (4, 8));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(try_from = "MatchFields")]
+#[cfg_attr(feature = "schemars", schemars(deny_unknown_fields))]
 #[non_exhaustive]
 pub struct Match {
     /// The file's path relative to the corpus root, with `/` separators
@@ -47,6 +49,7 @@ pub struct Match {
     /// file.
     pub path: String,
     /// The line's number in the file, 1-based.
+    #[cfg_attr(feature = "schemars", schemars(range(min = 1)))]
     pub line_number: u64,
     /// The byte offset of the line's start in the file. A UTF-8
     /// byte-order mark that starts the file is not part of its first line
@@ -92,6 +95,7 @@ impl Match {
 /// let span = candor_search::Span { start: 4, end: 8 };
 /// assert_eq!(span.len(), 4);
 /// ```
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Span {
@@ -141,6 +145,7 @@ impl Span {
 /// let cut = candor_search::LineCut { original_bytes: 81234, kept_from: 4700 };
 /// assert!(cut.kept_from < cut.original_bytes);
 /// ```
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct LineCut {
@@ -151,6 +156,7 @@ pub struct LineCut {
 }
 
 /// A [`Match`] as read from the wire, before it is checked.
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct MatchFields {
@@ -231,6 +237,7 @@ fn check_line(line_number: u64, cut: Option<LineCut>) -> Result<(), String> {
 /// assert_eq!(b.items()[0].count, 2); // lines, not occurrences
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 #[non_exhaustive]
@@ -239,6 +246,7 @@ pub struct FileCount {
     pub path: String,
     /// The number of matching lines in the file, as `search` would list
     /// them.
+    #[cfg_attr(feature = "schemars", schemars(range(min = 1)))]
     pub count: u64,
 }
 
@@ -254,11 +262,14 @@ pub struct FileCount {
 /// assert_eq!(b.items()[1].line_number, 3);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(try_from = "LineFields")]
+#[cfg_attr(feature = "schemars", schemars(deny_unknown_fields))]
 #[non_exhaustive]
 pub struct Line {
     /// The line's number, 1-based.
+    #[cfg_attr(feature = "schemars", schemars(range(min = 1)))]
     pub line_number: u64,
     /// The byte offset of the line's start in the file (after the
     /// byte-order mark that may start the file, as for
@@ -274,6 +285,7 @@ pub struct Line {
 
 /// A [`Line`] as read from the wire, before it is checked (as a
 /// [`Match`]'s line is).
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct LineFields {

@@ -191,7 +191,11 @@ fn a_try_query_s_errors_are_answered_with_what_was_read() {
     let result = respond_try(
         Bounded::collect(Fallible(rows), &Limits::new()),
         "rows",
-        4096,
+        &PageArgs {
+            max_bytes: Some(4096),
+            ..PageArgs::default()
+        },
+        &Policy::new(),
     );
     assert_eq!(result.is_error, Some(true));
     let [message, read] = texts(&result)[..] else {
@@ -213,7 +217,7 @@ fn a_try_query_s_errors_are_answered_with_what_was_read() {
         strict: true,
         ..PageArgs::default()
     };
-    let result = strict.respond(cut, "numbers", &candor_mcp::Policy::new());
+    let result = respond(cut, "numbers", &strict, &candor_mcp::Policy::new());
     let blocks = texts(&result);
     assert_eq!(blocks.len(), 3, "{blocks:?}");
     assert!(
@@ -229,7 +233,15 @@ fn a_try_query_s_errors_are_answered_with_what_was_read() {
         Fallible([Ok::<_, String>(1u8)]),
         &Limits::new().max_bytes(5),
     );
-    let result = respond_try(small, "numbers", 4096);
+    let result = respond_try(
+        small,
+        "numbers",
+        &PageArgs {
+            max_bytes: Some(4096),
+            ..PageArgs::default()
+        },
+        &Policy::new(),
+    );
     assert!(
         texts(&result)[0].starts_with("max_bytes 5 is too small"),
         "{:?}",
@@ -240,7 +252,15 @@ fn a_try_query_s_errors_are_answered_with_what_was_read() {
 #[test]
 fn a_tool_s_own_argument_error_reads_like_candor_s() {
     let err = invalid_argument("mode", "must be \"literal\" or \"regex\"");
-    let result = respond::<()>(Err(err), "matches", 4096);
+    let result = respond::<()>(
+        Err(err),
+        "matches",
+        &PageArgs {
+            max_bytes: Some(4096),
+            ..PageArgs::default()
+        },
+        &Policy::new(),
+    );
     assert_eq!(
         texts(&result),
         ["invalid argument mode: must be \"literal\" or \"regex\""]

@@ -49,7 +49,7 @@ proptest! {
             outcome.as_ref().map_err(|e| e.kind()),
             Err(ErrorKind::BudgetTooSmall { .. })
         );
-        let result = page.respond(outcome, &noun, &policy);
+        let result = respond(outcome, &noun, &page, &policy);
         let sent = size(&result);
         if result.is_error == Some(true) {
             prop_assert!(
@@ -87,7 +87,7 @@ proptest! {
         });
         let outcome = Bounded::collect(Fallible(rows), &Limits::new().max_bytes(json_budget(max_bytes)));
         let failed = matches!(outcome, Err(TryError::Source(_)));
-        let result = respond_try(outcome, "rows", max_bytes);
+        let result = respond_try(outcome, "rows", &PageArgs { max_bytes: Some(max_bytes), ..PageArgs::default() }, &Policy::new());
         let sent = size(&result);
         prop_assert!(sent <= max_bytes.max(256), "{} bytes for {}", sent, max_bytes);
         if failed && result.content.len() == 2 {
@@ -112,7 +112,11 @@ fn a_full_page_of_quoted_text_keeps_to_4096_bytes() {
     let result = respond(
         Bounded::collect(lines, &page.limits(&policy)),
         "lines",
-        page.budget(&policy),
+        &PageArgs {
+            max_bytes: Some(page.budget(&policy)),
+            ..PageArgs::default()
+        },
+        &Policy::new(),
     );
     assert_eq!(result.is_error, Some(false), "{:?}", texts(&result));
     assert!(size(&result) <= 4096, "{} bytes", size(&result));
@@ -178,23 +182,26 @@ impl Answers {
         let limits = args.limits(policy);
         let cursor = args.cursor().expect("a cursor of this tool");
         match self.tool {
-            Tool::Collect => args.respond(
+            Tool::Collect => respond(
                 Bounded::collect(self.items.clone(), &limits),
                 "items",
+                args,
                 policy,
             ),
-            Tool::Page => args.respond(
+            Tool::Page => respond(
                 Bounded::page(self.items.clone(), &limits, &self.scope, cursor.as_ref()),
                 "items",
+                args,
                 policy,
             ),
-            Tool::Search => args.respond(
+            Tool::Search => respond(
                 self.docs.search(
                     &candor_search::Query::literal("needle"),
                     &limits,
                     cursor.as_ref(),
                 ),
                 "matches",
+                args,
                 policy,
             ),
         }

@@ -221,9 +221,10 @@ fn rows() -> Vec<Row> {
     let long = vec!["z".repeat(400); 3];
     rows.push(tool_row(
         "MCP: max_bytes too small for one item",
-        &args.respond(
+        &respond(
             Bounded::collect(long.clone(), &args.limits(&policy)),
             "items",
+            &args,
             &policy,
         ),
     ));
@@ -233,9 +234,10 @@ fn rows() -> Vec<Row> {
     };
     rows.push(tool_row(
         "MCP: items cut by max_bytes",
-        &args.respond(
+        &respond(
             Bounded::collect(words(500), &args.limits(&policy)),
             "items",
+            &args,
             &policy,
         ),
     ));
@@ -303,9 +305,10 @@ fn rows() -> Vec<Row> {
     };
     rows.push(tool_row(
         "strict mode, incomplete",
-        &strict.respond(
+        &respond(
             Bounded::collect(0..5u32, &strict.limits(&policy)),
             "numbers",
+            &strict,
             &policy,
         ),
     ));
@@ -315,9 +318,10 @@ fn rows() -> Vec<Row> {
     };
     rows.push(tool_row(
         "refused: max_bytes too small",
-        &tiny.respond(
+        &respond(
             Bounded::collect(0..5u32, &tiny.limits(&policy)),
             "numbers",
+            &tiny,
             &policy,
         ),
     ));
@@ -331,7 +335,11 @@ fn rows() -> Vec<Row> {
         &respond::<u32>(
             Err(candor_search::Cursor::parse("not a cursor!").unwrap_err()),
             "items",
-            4096,
+            &PageArgs {
+                max_bytes: Some(4096),
+                ..PageArgs::default()
+            },
+            &Policy::new(),
         ),
     ));
     rows
