@@ -126,7 +126,10 @@ fn a_replayed_time_out_and_an_expired_point_in_time_are_disclosed() {
     let out = run(&[], &["walk-1.json", "expired-pit.json"]);
     assert_eq!(out.status.code(), Some(2), "{out:?}");
     let last = lines(&out.stderr).pop().unwrap();
-    assert!(last.starts_with("opensearch: stale cursor"), "{last}");
+    assert!(
+        last.starts_with("opensearch: the point in time has expired"),
+        "{last}"
+    );
     // The walk that ends before the recordings do says so.
     let out = run(&[], &["walk-3.json", "walk-1.json"]);
     assert!(out.status.success());
