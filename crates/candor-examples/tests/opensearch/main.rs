@@ -1,6 +1,14 @@
-//! The `opensearch` example run as a process on recorded responses
-//! (`--replay`), so that it runs without a server: its pages, its
-//! `--json`, the `--cursor` flag it prints, and its errors.
+//! The `opensearch` example run as a process: on recorded responses
+//! (`--replay`), its pages, its `--json`, the `--cursor` flag it prints,
+//! and its errors; and through the official client (`--url`) against a
+//! stand-in cluster in the test process, each request checked and the
+//! output the same as the replay's (`live`, and `generated` for walks
+//! over generated hits).
+
+mod cluster;
+mod generated;
+mod live;
+mod walk;
 
 use std::path::Path;
 use std::process::{Command, Output};
