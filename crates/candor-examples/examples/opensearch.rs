@@ -3,19 +3,28 @@
 //! shards, capped totals.
 //!
 //! ```text
-//! cargo run --example opensearch --features opensearch -- \
+//! cargo run -p candor-examples --bin opensearch -- \
 //!     --url http://localhost:9200 --index logs --query '{"match":{"message":"flush"}}' \
 //!     --sort @timestamp:desc --tie-breaker event_id --limit 20
-//! cargo run --example opensearch --features opensearch -- --sort service:asc --sort latency:desc \
+//! cargo run -p candor-examples --bin opensearch -- --sort service:asc --sort latency:desc \
 //!     --pit 46ToAwMD --limit 2 --replay tests/data/opensearch/walk-1.json \
 //!     tests/data/opensearch/walk-2.json tests/data/opensearch/walk-3.json
 //! ```
 //!
 //! With `--url`, the requests go to the cluster through the official
-//! client (`opensearch` crate; plain HTTP); `--all` follows the cursors
-//! to the last page. With `--replay FILE...`, recorded responses stand in
+//! client (`opensearch` crate; plain HTTP): `POST /<index>/_search`, or
+//! `POST /_search` with a point in time; `--all` follows the cursors to
+//! the last page. With `--replay FILE...`, recorded responses stand in
 //! for the cluster, one per page in order, and the walk follows the
-//! cursors through them: no server is needed.
+//! cursors through them: no server is needed. Both print the same for
+//! the same responses.
+//!
+//! A cluster that cannot be reached, that closes the connection, or that
+//! answers with something other than JSON ends the walk with an error
+//! naming the address and the cause; an error response (JSON, whatever
+//! its HTTP status) is read as the cluster's word, as a recorded one is.
+//! A point in time that expired during a walk is reported as such: start
+//! again with a new one.
 //!
 //! Each page prints its hits on standard output, one line each
 //! (`index/id: source`), then one line on standard error that says
@@ -32,7 +41,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use candor::opensearch::{Order, Request, Search, SortField, TieBreaker};
-use candor::{Bounded, Cursor, Limits};
+use candor::{Bounded, Cursor, ErrorKind, Limits};
 use clap::Parser;
 use opensearch::http::transport::Transport;
 use opensearch::{OpenSearch, SearchParts};
@@ -69,6 +78,12 @@ struct Args {
     /// A point in time to search (its id).
     #[arg(long)]
     pit: Option<String>,
+
+    /// With --pit: how long the cluster keeps the point in time after
+    /// each page, in milliseconds (default: one minute). A walk resumed
+    /// later with --cursor needs it to outlast the pause.
+    #[arg(long, value_name = "MS", requires = "pit")]
+    keep_alive_ms: Option<u64>,
 
     /// The most hits per page.
     #[arg(long, default_value_t = 10)]
@@ -149,6 +164,9 @@ fn build_search(args: &Args) -> Result<Search, Failure> {
     if let Some(pit) = &args.pit {
         search = search.pit(pit.clone());
     }
+    if let Some(ms) = args.keep_alive_ms {
+        search = search.keep_alive(Duration::from_millis(ms));
+    }
     if let Some(index) = &args.index {
         search = search.target(index.clone());
     }
@@ -198,7 +216,10 @@ fn status_line(disclosure: String, next: Option<&Cursor>) -> String {
 }
 
 /// Sends one page's request to the cluster and returns its JSON body,
-/// whatever the HTTP status (an error response is read as one).
+/// whatever the HTTP status (an error response is read as one, as a
+/// recorded one is). No answer, an answer cut short, or one that is not
+/// JSON is an error that names the address, the HTTP status and the
+/// cause.
 async fn send(client: &OpenSearch, args: &Args, request: &Request) -> Result<Value, Failure> {
     let index: Vec<&str> = args.index.iter().map(String::as_str).collect();
     let parts = if args.pit.is_some() || index.is_empty() {
@@ -210,8 +231,62 @@ async fn send(client: &OpenSearch, args: &Args, request: &Request) -> Result<Val
         .search(parts)
         .body(request.body().clone())
         .send()
-        .await?;
-    Ok(response.json::<Value>().await?)
+        .await
+        .map_err(|e| Failure(format!("no answer from {}: {}", args.url, causes(&e))))?;
+    let status = response.status_code();
+    let bytes = response.bytes().await.map_err(|e| {
+        Failure(format!(
+            "the answer of {} (HTTP {status}) broke off: {}",
+            args.url,
+            causes(&e)
+        ))
+    })?;
+    serde_json::from_slice(&bytes).map_err(|e| {
+        let text = String::from_utf8_lossy(&bytes);
+        let text = text.trim();
+        let shown: String = text.chars().take(200).collect();
+        let more = if shown.len() < text.len() { "..." } else { "" };
+        Failure(format!(
+            "{} answered HTTP {status} with a body that is not JSON ({e}): {shown:?}{more}",
+            args.url
+        ))
+    })
+}
+
+/// An error and its causes, each said once: the client's errors name
+/// the request, their sources why it failed (refused, closed, ...).
+fn causes(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        let said = cause.to_string();
+        if !text.contains(&said) {
+            text.push_str(": ");
+            text.push_str(&said);
+        }
+        source = cause.source();
+    }
+    text
+}
+
+/// Reads one page's response. A point in time that expired during the
+/// walk is said in those words, with the cluster's: the library reports
+/// it as a stale cursor (the walk cannot go on from it), whose
+/// generations mean nothing to a reader of a cluster's search.
+fn read_page(request: &Request, response: &Value) -> Result<Bounded<Hit>, Failure> {
+    request.read_with(response, hit).map_err(|e| match e.kind() {
+        ErrorKind::StaleCursor { .. } => {
+            let reason = response
+                .pointer("/error/root_cause/0/reason")
+                .and_then(Value::as_str)
+                .map(|reason| format!(" ({reason})"))
+                .unwrap_or_default();
+            Failure(format!(
+                "the point in time has expired or was closed since the walk began{reason}: no cursor of this walk can resume; open a new point in time and start again with it (--pit) and without --cursor"
+            ))
+        }
+        _ => Failure(e.to_string()),
+    })
 }
 
 async fn run(args: &Args) -> Result<bool, Failure> {
@@ -229,7 +304,7 @@ async fn run(args: &Args) -> Result<bool, Failure> {
                 .map_err(|e| Failure(format!("cannot read {}: {e}", file.display())))?;
             let response: Value = serde_json::from_str(&text)
                 .map_err(|e| Failure(format!("{} is not JSON: {e}", file.display())))?;
-            let page = request.read_with(&response, hit)?;
+            let page = read_page(&request, &response)?;
             matched |= print_page(args, &page)?;
             cursor = page.next_cursor().cloned();
             if cursor.is_none() {
@@ -244,12 +319,13 @@ async fn run(args: &Args) -> Result<bool, Failure> {
         }
         return Ok(matched);
     }
-    let transport = Transport::single_node(&args.url)?;
+    let transport = Transport::single_node(&args.url)
+        .map_err(|e| Failure(format!("--url {}: {e}", args.url)))?;
     let client = OpenSearch::new(transport);
     loop {
         let request = search.request(&limits, cursor.as_ref())?;
         let response = send(&client, args, &request).await?;
-        let page = request.read_with(&response, hit)?;
+        let page = read_page(&request, &response)?;
         matched |= print_page(args, &page)?;
         cursor = page.next_cursor().cloned();
         if !args.all || cursor.is_none() {

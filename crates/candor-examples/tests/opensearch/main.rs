@@ -1,6 +1,14 @@
-//! The `opensearch` example run as a process on recorded responses
-//! (`--replay`), so that it runs without a server: its pages, its
-//! `--json`, the `--cursor` flag it prints, and its errors.
+//! The `opensearch` example run as a process: on recorded responses
+//! (`--replay`), its pages, its `--json`, the `--cursor` flag it prints,
+//! and its errors; and through the official client (`--url`) against a
+//! stand-in cluster in the test process, each request checked and the
+//! output the same as the replay's (`live`, and `generated` for walks
+//! over generated hits).
+
+mod cluster;
+mod generated;
+mod live;
+mod walk;
 
 use std::path::Path;
 use std::process::{Command, Output};
@@ -126,7 +134,10 @@ fn a_replayed_time_out_and_an_expired_point_in_time_are_disclosed() {
     let out = run(&[], &["walk-1.json", "expired-pit.json"]);
     assert_eq!(out.status.code(), Some(2), "{out:?}");
     let last = lines(&out.stderr).pop().unwrap();
-    assert!(last.starts_with("opensearch: stale cursor"), "{last}");
+    assert!(
+        last.starts_with("opensearch: the point in time has expired"),
+        "{last}"
+    );
     // The walk that ends before the recordings do says so.
     let out = run(&[], &["walk-3.json", "walk-1.json"]);
     assert!(out.status.success());
