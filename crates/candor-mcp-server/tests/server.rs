@@ -1162,3 +1162,102 @@ async fn every_tool_answers_from_the_index_as_from_the_tree() {
     }
     assert!(found, "the change was never seen");
 }
+
+/// The official TypeScript MCP client (which checks every
+/// `structuredContent` against the tool's `outputSchema`) drives the
+/// server and the minimal example as an agent would: a walk of pages,
+/// each saying where it starts, every tool's answer valid, a misspelled
+/// argument refused, `strict` an error that holds what was found.
+///
+/// Needs Node.js and the client's packages (`npm ci` in
+/// `tests/ts-client`); without them the test says so and passes, unless
+/// `CANDOR_REQUIRE_NODE=1` (as CI sets it), when it fails.
+#[test]
+fn the_typescript_client_finds_both_servers_keep_their_promises() {
+    let client = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/ts-client");
+    let ready = client
+        .join("node_modules/@modelcontextprotocol/sdk")
+        .exists()
+        && std::process::Command::new("node")
+            .arg("--version")
+            .output()
+            .is_ok_and(|o| o.status.success());
+    if !ready {
+        assert!(
+            std::env::var_os("CANDOR_REQUIRE_NODE").is_none(),
+            "Node.js or the TypeScript client's packages are missing (npm ci in {})",
+            client.display()
+        );
+        eprintln!(
+            "skipped: no Node.js, or no `npm ci` in {}",
+            client.display()
+        );
+        return;
+    }
+    let tmp = many_matches();
+    let store = tempfile::tempdir().expect("a folder");
+    let root = tmp.path().to_str().expect("a UTF-8 path");
+    let minimal = build_minimal_example();
+    let servers: [(&str, Vec<String>); 3] = [
+        (
+            "search_text",
+            vec![
+                server().to_owned(),
+                "--root".into(),
+                root.into(),
+                "--index-dir".into(),
+                store.path().to_str().expect("UTF-8").into(),
+            ],
+        ),
+        (
+            "search_text",
+            vec![
+                server().to_owned(),
+                "--root".into(),
+                root.into(),
+                "--no-index".into(),
+            ],
+        ),
+        ("search", vec![minimal, root.into()]),
+    ];
+    for (tool, command) in servers {
+        let output = std::process::Command::new("node")
+            .arg(client.join("check.mjs"))
+            .args([tool, "needle", "--"])
+            .args(&command)
+            .output()
+            .expect("node runs");
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        assert!(
+            output.status.success() && stdout.trim_end().ends_with("ok"),
+            "{command:?}:\n{stdout}\n{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+}
+
+/// Builds the MCP crate's minimal example with this test's profile and
+/// target directory, and gives its path.
+fn build_minimal_example() -> String {
+    let target = target_dir();
+    let status = std::process::Command::new(env!("CARGO"))
+        .args([
+            "build",
+            "--quiet",
+            "-p",
+            "candor-mcp",
+            "--example",
+            "mcp_minimal",
+        ])
+        .arg("--target-dir")
+        .arg(&target)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .status()
+        .expect("cargo runs");
+    assert!(status.success(), "the minimal example builds");
+    target
+        .join("debug/examples/mcp_minimal")
+        .to_str()
+        .expect("a UTF-8 path")
+        .to_owned()
+}

@@ -28,7 +28,8 @@ pub fn output_schema<T: JsonSchema>() -> Arc<JsonObject> {
         .for_serialize()
         .into_generator()
         .into_root_schema_for::<T>();
-    let item = serde_json::to_value(item).unwrap_or(Value::Bool(true));
+    let mut item = serde_json::to_value(item).unwrap_or(Value::Bool(true));
+    drop_integer_formats(&mut item);
     match candor::envelope_schema(item) {
         Value::Object(map) => Arc::new(map),
         other => {
@@ -68,4 +69,37 @@ pub fn bounded_tool<T: JsonSchema>(
                 .idempotent(true)
                 .open_world(false),
         )
+}
+
+/// Removes the `format`s schemars gives Rust's integers (`uint64`,
+/// `int32`, ...): they are not JSON Schema's, and validators warn about
+/// each one they meet (the bounds stay, as `minimum` and `maximum`).
+fn drop_integer_formats(schema: &mut Value) {
+    match schema {
+        Value::Object(map) => {
+            let rust_integer = map.get("format").and_then(Value::as_str).is_some_and(|f| {
+                matches!(
+                    f,
+                    "uint"
+                        | "int"
+                        | "uint8"
+                        | "uint16"
+                        | "uint32"
+                        | "uint64"
+                        | "uint128"
+                        | "int8"
+                        | "int16"
+                        | "int32"
+                        | "int64"
+                        | "int128"
+                )
+            });
+            if rust_integer {
+                map.remove("format");
+            }
+            map.values_mut().for_each(drop_integer_formats);
+        }
+        Value::Array(values) => values.iter_mut().for_each(drop_integer_formats),
+        _ => {}
+    }
 }
