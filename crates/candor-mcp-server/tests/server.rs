@@ -1261,3 +1261,126 @@ fn build_minimal_example() -> String {
         .expect("a UTF-8 path")
         .to_owned()
 }
+
+/// The calls of the load tests: searches, counts, file lists, excerpts,
+/// a bad cursor, a bad pattern and a misspelled argument.
+fn mixed_calls() -> Vec<(&'static str, Value)> {
+    let mut calls = Vec::new();
+    for limit in [1, 3, 10, 50] {
+        calls.push(("search_text", json!({ "query": "needle", "limit": limit })));
+        calls.push((
+            "search_text",
+            json!({ "query": r"needle \d+", "mode": "regex", "limit": limit, "count_total": true }),
+        ));
+        calls.push((
+            "count_matches",
+            json!({ "query": "line", "limit": limit, "count_total": true }),
+        ));
+        calls.push((
+            "files_with_matches",
+            json!({ "query": "fish", "limit": limit }),
+        ));
+    }
+    calls.push((
+        "excerpt",
+        json!({ "path": "many/file3.txt", "start_line": 2 }),
+    ));
+    calls.push((
+        "search_text",
+        json!({ "query": "needle", "cursor": "not-a-cursor" }),
+    ));
+    calls.push(("search_text", json!({ "query": "(", "mode": "regex" })));
+    calls.push(("count_matches", json!({ "query": "needle", "limt": 5 })));
+    calls
+}
+
+/// What a call's answer says, less its cursor: the same call made alone
+/// must say the same.
+fn answer_of(result: &CallToolResult) -> (bool, Value, String) {
+    let mut structured = result.structured_content.clone().unwrap_or(Value::Null);
+    if let Some(object) = structured.as_object_mut() {
+        object.remove("next_cursor");
+    }
+    let first = result
+        .content
+        .first()
+        .and_then(|c| c.as_text())
+        .map(|t| t.text.clone())
+        .unwrap_or_default();
+    (is_error(result), structured, first)
+}
+
+/// Whether `cut` is a disclosed cut of `whole`: cut by the deadline (or
+/// the call's cancellation), its items a prefix of the whole answer's,
+/// and it says so.
+fn is_disclosed_cut(cut: &Value, whole: &Value) -> bool {
+    let stopped_by_time = matches!(
+        cut["truncation"]["budget"].as_str(),
+        Some("deadline" | "cancelled")
+    ) || matches!(
+        cut["total"]["cut_by"]["budget"].as_str(),
+        Some("deadline" | "cancelled")
+    );
+    let cut_items = cut["items"].as_array().cloned().unwrap_or_default();
+    let whole_items = whole["items"].as_array().cloned().unwrap_or_default();
+    stopped_by_time
+        && cut["complete"] == false
+        && cut_items.len() <= whole_items.len()
+        && cut_items[..] == whole_items[..cut_items.len()]
+}
+
+/// Hundreds of calls in flight in one session: every one is answered, and
+/// each answer is the one the same call gets alone, or a cut of it that
+/// says it was cut and why, or a clear "busy" error (nothing searched).
+#[tokio::test(flavor = "multi_thread")]
+async fn hundreds_of_calls_in_flight_each_answer_as_alone_or_say_why_not() {
+    let tmp = many_matches();
+    let calls = mixed_calls();
+    // Each call made alone, with time to spare: the whole answers.
+    let alone = {
+        let client = connect(tmp.path(), &["--deadline-ms", "60000"]).await;
+        let mut alone = Vec::new();
+        for (tool, arguments) in &calls {
+            alone.push(answer_of(&call(&client, tool, arguments.clone()).await));
+        }
+        alone
+    };
+    for deadline in ["10000", "1"] {
+        let client = connect(tmp.path(), &["--workers", "2", "--deadline-ms", deadline]).await;
+        let client = std::sync::Arc::new(client);
+        let mut tasks = Vec::new();
+        for round in 0..12 {
+            for (n, (tool, arguments)) in calls.iter().enumerate() {
+                let (client, tool, arguments) =
+                    (std::sync::Arc::clone(&client), *tool, arguments.clone());
+                tasks.push(tokio::spawn(async move {
+                    let result = call(&client, tool, arguments).await;
+                    (round, n, answer_of(&result))
+                }));
+            }
+        }
+        let (mut same, mut cut, mut busy) = (0, 0, 0);
+        for task in tasks {
+            let (round, n, (error, structured, first)) = task.await.expect("a call's task");
+            let (alone_error, alone_structured, alone_first) = &alone[n];
+            if (error, &structured, &first) == (*alone_error, alone_structured, alone_first) {
+                same += 1;
+            } else if error && first.starts_with("busy: ") && first.ends_with("call again") {
+                busy += 1;
+            } else if !error && is_disclosed_cut(&structured, alone_structured) {
+                cut += 1;
+            } else {
+                panic!(
+                    "deadline {deadline} ms, round {round}, call {:?}: {first}\n{structured}\nalone: {alone_first}\n{alone_structured}",
+                    calls[n]
+                );
+            }
+        }
+        eprintln!("deadline {deadline} ms: {same} as alone, {cut} cut, {busy} busy");
+        assert_eq!(same + cut + busy, 12 * calls.len());
+        if deadline == "10000" {
+            // Ten seconds is ample for this tree: nothing is cut.
+            assert_eq!((cut, busy), (0, 0));
+        }
+    }
+}
