@@ -7,4 +7,5 @@ mod mcp_budget;
 #[allow(dead_code)]
 #[path = "../../../candor-search/tests/integration/fixture.rs"]
 mod fixture;
+mod item_schemas;
 mod texts;
