@@ -22,7 +22,9 @@ Usage:
 
 `--warm` makes one call first and waits for the index to be built, so
 that the load meets the index rather than the scan that answers while it
-builds. Needs Linux (/proc) and Python 3.11, standard library only.
+builds. With `--index-dir DIR` the indexes are kept in DIR across the
+sessions: the first builds them, the next open them from disk, so that
+their peak memory is the calls' own (run a first N to build). Needs Linux (/proc) and Python 3.11, standard library only.
 """
 
 import argparse
@@ -77,8 +79,8 @@ def kind(response):
     return f"cut: {by}"
 
 
-async def session(server, tree, n, server_args, warm):
-    index_dir = tempfile.mkdtemp(prefix="candor-load-")
+async def session(server, tree, n, server_args, warm, index_dir):
+    index_dir = index_dir or tempfile.mkdtemp(prefix="candor-load-")
     command = [str(server), "--root", str(tree), "--index-dir", index_dir, *server_args]
     proc = await asyncio.create_subprocess_exec(
         *command,
@@ -108,7 +110,7 @@ async def session(server, tree, n, server_args, warm):
         await send({"jsonrpc": "2.0", "id": "warm", "method": "tools/call",
                     "params": {"name": "search_text", "arguments": {"query": "warm"}}})
         await receive()
-        while not any((p / "CURRENT").exists() for p in Path(index_dir).iterdir()):
+        while not (Path(index_dir).is_dir() and any((p / "CURRENT").exists() for p in Path(index_dir).iterdir())):
             await asyncio.sleep(0.1)
         await asyncio.sleep(1.0)
     started = time.monotonic()
@@ -137,6 +139,11 @@ def main():
     parser.add_argument("--server", default=str(DEFAULT_SERVER))
     parser.add_argument("--server-args", default="")
     parser.add_argument("--warm", action="store_true")
+    parser.add_argument(
+        "--index-dir",
+        help="keep the indexes here across sessions (a session then opens the index from disk "
+        "instead of building it, so its peak memory is the calls', not the build's)",
+    )
     args = parser.parse_args()
     if not Path(args.server).exists():
         sys.exit(f"no server at {args.server}: cargo build --release -p candor-mcp-server")
@@ -147,7 +154,7 @@ def main():
     print("| calls in flight | answers | wall s | peak RSS MiB |")
     print("| --- | --- | --- | --- |")
     for n in args.calls:
-        counts, elapsed, rss = asyncio.run(session(args.server, args.tree, n, server_args, args.warm))
+        counts, elapsed, rss = asyncio.run(session(args.server, args.tree, n, server_args, args.warm, args.index_dir))
         answers = ", ".join(f"{k} {v}" for k, v in sorted(counts.items()))
         print(f"| {n} | {answers} | {elapsed:.1f} | {rss:.1f} |", flush=True)
 

@@ -103,6 +103,11 @@ struct Args {
     #[arg(long, value_name = "N")]
     workers: Option<usize>,
 
+    /// The most calls that wait for a search thread at once (default: 32
+    /// for each); one more is told at once that the server is busy.
+    #[arg(long, value_name = "N")]
+    max_waiting: Option<usize>,
+
     /// Follow symbolic links inside the roots (never out of them) unless a
     /// call says otherwise. By default they are counted as skipped.
     #[arg(long)]
@@ -562,6 +567,10 @@ fn server(args: Args) -> Result<Server, String> {
         std::thread::available_parallelism().map_or(2, std::num::NonZeroUsize::get)
     });
     let workers = Workers::new(threads);
+    let workers = match args.max_waiting {
+        Some(n) => workers.max_waiting(n),
+        None => workers,
+    };
     let tools = tools(&policy, deadline, workers.threads());
     Ok(Server {
         inner: Arc::new(Inner {

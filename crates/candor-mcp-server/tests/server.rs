@@ -1345,8 +1345,21 @@ async fn hundreds_of_calls_in_flight_each_answer_as_alone_or_say_why_not() {
         }
         alone
     };
-    for deadline in ["10000", "1"] {
-        let client = connect(tmp.path(), &["--workers", "2", "--deadline-ms", deadline]).await;
+    // Time and room to wait for all; then little time, and the default
+    // queue (64 calls for two threads).
+    for (deadline, waiting) in [("10000", "1000"), ("1", "64")] {
+        let client = connect(
+            tmp.path(),
+            &[
+                "--workers",
+                "2",
+                "--deadline-ms",
+                deadline,
+                "--max-waiting",
+                waiting,
+            ],
+        )
+        .await;
         let client = std::sync::Arc::new(client);
         let mut tasks = Vec::new();
         for round in 0..12 {
