@@ -1,7 +1,8 @@
 //! Disclosures that stay true: an input the caller named is never
 //! skipped silently, a walk's pages report each skip once, a page too
 //! small for one item says what one needs, and mapping items never leaves
-//! a size the response does not have (DESIGN.md rules 5, 7 and 12).
+//! a size the response does not have (docs/CONTRACT.md, rules 5, 7 and
+//! 12).
 
 use candor_search::{
     Bounded, BudgetKind, Corpus, ErrorKind, Excerpt, Limits, Query, SkipReason, Skipped, Total,
@@ -346,7 +347,7 @@ fn the_new_wire_fields_round_trip_byte_for_byte() {
     assert!(!error.is_complete());
 }
 
-/// SCALE.md rules 2 and 5: a part whose items are a subset makes the
+/// docs/CONTRACT.md, rules M2 and M5: a part whose items are a subset makes the
 /// merged page a subset, with no cursor; a part cut by its own byte
 /// budget is a shard's stop, not a byte budget the merged page would break.
 #[test]
