@@ -3,10 +3,10 @@
 //! shards, capped totals.
 //!
 //! ```text
-//! cargo run --example opensearch --features opensearch -- \
+//! cargo run -p candor-examples --bin opensearch -- \
 //!     --url http://localhost:9200 --index logs --query '{"match":{"message":"flush"}}' \
 //!     --sort @timestamp:desc --tie-breaker event_id --limit 20
-//! cargo run --example opensearch --features opensearch -- --sort service:asc --sort latency:desc \
+//! cargo run -p candor-examples --bin opensearch -- --sort service:asc --sort latency:desc \
 //!     --pit 46ToAwMD --limit 2 --replay tests/data/opensearch/walk-1.json \
 //!     tests/data/opensearch/walk-2.json tests/data/opensearch/walk-3.json
 //! ```

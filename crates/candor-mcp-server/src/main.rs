@@ -1,19 +1,19 @@
 //! An MCP server over stdio that searches one directory tree with candor.
 //!
 //! ```text
-//! cargo run --release --features mcp --example mcp_server -- --root /path/to/project [--ceiling 1000]
-//! cargo run --release --features mcp,index --example mcp_server -- --root DIR --index /path/to/index
+//! cargo run --release -p candor-mcp-server -- --root /path/to/project [--ceiling 1000]
+//! cargo run --release -p candor-mcp-server -- --root DIR --index /path/to/index
 //! ```
 //!
-//! With `--index` (feature `index`), every tool answers from the index at
-//! that folder (built there when missing or unusable), with the same
-//! answers as the tree's: a watcher reports what changes, queries trust
+//! With `--index`, every tool answers from the index at that folder
+//! (built there when missing or unusable), with the same answers as the
+//! tree's: a watcher reports what changes, queries trust
 //! the rest without a stat, and a background thread brings the index up
 //! to date within a second of a change. Where the tree cannot be watched,
 //! each query checks the tree's stamps instead.
 //!
 //! Tools: `search_text`, `count_matches`, `files_with_matches` and
-//! `excerpt`. Each answers through `candor_search::mcp`: the wire shape in
+//! `excerpt`. Each answers through `candor_mcp`: the wire shape in
 //! `structuredContent` (its JSON Schema is the tool's `outputSchema`), a
 //! text block with the one-line disclosure, and one with exactly the JSON,
 //! the whole within the client's `max_bytes`. A bad pattern, a bad cursor,

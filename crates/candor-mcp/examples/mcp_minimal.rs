@@ -2,7 +2,7 @@
 //! rmcp's own stdio transport and `#[tool]` macros.
 //!
 //! ```text
-//! cargo run --features mcp --example mcp_minimal -- DIR
+//! cargo run -p candor-mcp --example mcp_minimal -- DIR
 //! ```
 //!
 //! The tool's parameters flatten candor's `PageArgs` (limit, cursor,
@@ -10,7 +10,7 @@
 //! with the disclosed page: `structuredContent`, the one-line disclosure,
 //! the JSON mirror, the whole within the client's `max_bytes`.
 //!
-//! `mcp_server.rs` is the hardened server: four tools, a deadline,
+//! `candor-mcp-server` is the hardened server: four tools, a deadline,
 //! unknown arguments refused, and `candor_mcp::StdioGuard` in front of
 //! the SDK, so that every request line gets an answer (rmcp's transport
 //! drops a line that is not JSON or longer than its cap, and the client
