@@ -21,9 +21,8 @@
 //!   source yields owned items, so for strings it clones the L skipped
 //!   items too, which the plain `iter().skip(L).take(L).cloned()` does not.
 //!
-//! Run with `cargo bench --bench core` (add `--no-default-features` while
-//! the search module is not building). For a quick run:
-//! `cargo bench --bench core -- --warm-up-time 1 --measurement-time 3`.
+//! Run with `cargo bench -p candor --bench core`. For a quick run:
+//! `cargo bench -p candor --bench core -- --warm-up-time 1 --measurement-time 3`.
 
 use std::hint::black_box;
 

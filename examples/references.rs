@@ -2,7 +2,7 @@
 //! held in several shards, answered page by page under one global limit.
 //!
 //! ```text
-//! cargo run --example references --no-default-features
+//! cargo run -p candor --example references
 //! ```
 //!
 //! Each shard answers with its own sorted, bounded slice

@@ -1,11 +1,19 @@
 #!/usr/bin/env bash
-# Runs every `cargo run` command README.md shows, as written, so that none
-# of them stops working unnoticed: each line of a ```sh block that starts
-# with `cargo run`, and each inline `cargo run ...` span of the prose.
-# Run from anywhere; CI runs it (.ci/run). A new command in README.md is
-# run without any change here.
+# Runs every `cargo run` and `cargo install` command the READMEs show
+# (README.md, then crates/*/README.md), as written, so that none of them
+# stops working unnoticed: each line of a ```sh block that starts with
+# `cargo run` or `cargo install`, and each inline `cargo run ...` or
+# `cargo install ...` span of the prose. Every command is written to run
+# from the repository's root, and runs there. Run from anywhere; CI runs
+# it (.ci/run). A new command in a README is run without any change here.
 #
 # A command passes when it exits with status 0 within the time limit.
+#
+# `cargo install` installs nothing for good: the check adds
+# `--root SCRATCH/install` (a temporary folder, removed at the end), so
+# the binaries land there, and then runs each installed binary with
+# `--help`. With `--path`, cargo builds in the workspace's own target
+# folder.
 #
 # Arguments the reader fills in. A command may name a placeholder where
 # the reader gives their own value, written as a word of its own in
@@ -25,7 +33,8 @@
 # and exits, and a command that does not read its input ignores it.
 #
 # Usage: scripts/readme_commands.sh [--list]
-#   --list   print the commands (placeholders filled in) and run none.
+#   --list   print the commands (placeholders filled in, before the
+#            install root is added) and run none.
 # Environment: README_COMMAND_TIMEOUT, the seconds one command may take,
 # its build included (default 900).
 set -euo pipefail
@@ -37,8 +46,11 @@ PLACEHOLDERS=(
 )
 TIMEOUT="${README_COMMAND_TIMEOUT:-900}"
 
-# The commands, each once: those of the sh blocks, then those of the prose,
-# each in the order README.md shows them.
+# The READMEs, in the order their commands run.
+READMES=(README.md crates/*/README.md)
+
+# The commands of one README, each once: those of the sh blocks, then
+# those of the prose, each in the order the README shows them.
 extract() {
     awk '
         /^[[:space:]]*```/ {
@@ -62,7 +74,7 @@ extract() {
                 next
             }
             sub(/^[[:space:]]+/, "", line)
-            if (line ~ /^cargo run /) print line
+            if (line ~ /^cargo (run|install) /) print line
             next
         }
         fence { next }
@@ -70,12 +82,20 @@ extract() {
         # as a space.
         { prose = prose " " $0 }
         END {
-            while (match(prose, /`cargo run [^`]*`/)) {
+            while (match(prose, /`cargo (run|install) [^`]*`/)) {
                 print substr(prose, RSTART + 1, RLENGTH - 2)
                 prose = substr(prose, RSTART + RLENGTH)
             }
         }
-    ' README.md | awk '!seen[$0]++'
+    ' "$1"
+}
+
+# Every README's commands, each once, labelled with the README.
+all_commands() {
+    local readme
+    for readme in "${READMES[@]}"; do
+        extract "$readme" | sed "s|^|$readme\t|"
+    done | awk -F '\t' '!seen[$2]++'
 }
 
 # The command with its placeholders filled in.
@@ -105,11 +125,13 @@ mcp_opening() {
 }
 
 commands=()
-while IFS= read -r line; do
+sources=()
+while IFS=$'\t' read -r readme line; do
+    sources+=("$readme")
     commands+=("$line")
-done < <(extract)
+done < <(all_commands)
 if [ "${#commands[@]}" -eq 0 ]; then
-    echo "readme_commands: README.md shows no cargo run command; is the extraction broken?" >&2
+    echo "readme_commands: the READMEs show no cargo run command; is the extraction broken?" >&2
     exit 1
 fi
 
@@ -125,9 +147,10 @@ trap 'rm -rf "$scratch"' EXIT
 mcp_opening >"$scratch/stdin"
 
 failed=0
-for shown in "${commands[@]}"; do
+for i in "${!commands[@]}"; do
+    shown="${commands[$i]}"
     command="$(fill "$shown")"
-    echo "== README: $shown"
+    echo "== ${sources[$i]}: $shown"
     unknown="$(unknown_placeholder "$command")"
     if [ -n "$unknown" ]; then
         echo "readme_commands: unknown placeholder${unknown% } in: $shown" >&2
@@ -135,9 +158,33 @@ for shown in "${commands[@]}"; do
         failed=1
         continue
     fi
+    install=""
+    case "$command" in
+    "cargo install "*)
+        install="$scratch/install"
+        rm -rf "$install"
+        command="$command --root $install"
+        ;;
+    esac
     status=0
     timeout --kill-after=10 "$TIMEOUT" bash -c "$command" \
         <"$scratch/stdin" >"$scratch/out" 2>&1 || status=$?
+    if [ "$status" -eq 0 ] && [ -n "$install" ]; then
+        # What was installed runs.
+        installed=0
+        for binary in "$install"/bin/*; do
+            [ -x "$binary" ] || continue
+            installed=1
+            if ! "$binary" --help >>"$scratch/out" 2>&1; then
+                echo "readme_commands: the installed $(basename "$binary") fails to run: $shown" >&2
+                status=1
+            fi
+        done
+        if [ "$installed" -eq 0 ]; then
+            echo "readme_commands: nothing was installed: $shown" >&2
+            status=1
+        fi
+    fi
     if [ "$status" -eq 0 ]; then
         echo "   ok"
         continue

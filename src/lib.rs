@@ -1,18 +1,32 @@
-//! Query results that cannot hide their truncation, and a fast text-search
-//! engine built on them.
+//! Query results that cannot hide their truncation: the contract.
 //!
 //! A query runs within [`Limits`] and returns a [`Bounded<T>`]: the items,
 //! plus whether they are the whole answer ([`Completeness`]), how many the
-//! whole answer holds ([`Total`], exact or a lower bound), where to resume
-//! ([`Cursor`]) and what was not searched ([`Skipped`]). For text search, a
-//! `Query` runs a matcher over a corpus within `Limits` and returns a
-//! `Bounded<Match>`.
+//! whole answer holds ([`Total`], exact or a lower bound), where this page
+//! starts ([`Bounded::start`]), where to resume ([`Cursor`]) and what was
+//! not searched ([`Skipped`]).
 //!
 //! A search tool that caps its answer at 1000 and reports `count: 1000`
 //! gives an answer identical to a complete one, and its reader, often an
 //! LLM agent, concludes there are 1000 references when there are 8,963.
 //! With candor the disclosure travels with the items, in Rust and on the
-//! wire, so that mistake cannot be made silently.
+//! wire, so that mistake cannot be made silently. The rules every result
+//! keeps, and its wire shape, are in [`contract`].
+//!
+//! This crate is the contract alone, for tools that wrap their own
+//! queries (references in a database, callers in a code index, hits from
+//! a search cluster). Built on it:
+//!
+//! - `candor-search`: text search over documents, directory trees and a
+//!   trigram index, each answer a `Bounded<Match>`; it re-exports this
+//!   crate whole.
+//! - `candor-mcp`: MCP tool results from a `Bounded<T>`, within the
+//!   client's byte budget, on the official SDK `rmcp`.
+//! - `candor-mcp-server`: an MCP server whose search tools disclose
+//!   truncation.
+//!
+//! An engine of your own decides its stops the same way through
+//! [`collector`].
 //!
 //! # Collect any query under limits
 //!
@@ -193,17 +207,10 @@
 //!
 //! # Features
 //!
-//! - `search` (default): text search over in-memory documents, with
-//!   `memchr`, `aho-corasick` and `regex`.
-//! - `tree` (default): text search over directory trees, walked in path
-//!   order (.gitignore-aware, with the `ignore` crate's rule matching) and
-//!   searched in parallel.
+//! None is on by default.
+//!
 //! - `schemars`: `Bounded<T>` implements `schemars::JsonSchema`, with the
 //!   schema of `envelope_schema`.
-//! - `mcp`: the `mcp` module on the official SDK `rmcp`: MCP tool results
-//!   whose `max_bytes` bounds every block sent, a tool's paging arguments
-//!   (with their JSON Schema, through `schemars`) and a stdio guard that
-//!   answers every request line (through `tokio`).
 //! - `opensearch`: the `opensearch` module, OpenSearch and Elasticsearch
 //!   searches paged into `Bounded<T>` with the cluster's own disclosure
 //!   (time-outs, failed shards, capped totals), and a fan-out across
@@ -212,13 +219,25 @@
 //!   `Bounded<T>`, whole only when none of Zoekt's limits could have cut
 //!   the answer.
 //!
-//! With `default-features = false` only the core types remain, for tools
-//! that wrap their own queries (references, callers, outlines).
+//! Text search (`Tree`, `Documents`, `Index`) is in `candor-search`, and
+//! the MCP helpers are in `candor-mcp`: the CHANGELOG lists where each
+//! item of the single crate went.
 
 #![forbid(unsafe_code)]
 // docs.rs (`--cfg docsrs`, nightly): badge each item with the features it
 // needs.
 #![cfg_attr(docsrs, feature(doc_cfg))]
+
+/// The contract: the rules every result keeps, numbered (rules 1 to 14,
+/// and M1 to M7 for a page merged from shards), its wire shape, the
+/// search items, limits and budgets, trees on disk, and how disclosures
+/// compose across shards and clusters. Code, tests and docs cite these
+/// rules by number.
+///
+/// This module holds documentation only; the same text is `docs/CONTRACT.md`
+/// in the repository.
+#[doc = include_str!("../docs/CONTRACT.md")]
+pub mod contract {}
 
 mod bounded;
 mod cancel;

@@ -3,8 +3,8 @@
 //! paging rule its answer ends here, yet its `hits.total` counts more
 //! hits than come before this page and on it.
 //!
-//! Such a page cannot be whole (DESIGN.md rule 1), and its hits cannot be
-//! known to be the first of the rest (rule 3): it is a subset. The count
+//! Such a page cannot be whole (docs/CONTRACT.md, rule 1), and its hits
+//! cannot be known to be the first of the rest (rule 3): it is a subset. The count
 //! is of the cluster's whole answer, whatever `search_after` skips, so
 //! the figure to compare it with is the cluster's own position (how many
 //! of its hits came before) plus the hits it returned: in a fan-out each

@@ -35,8 +35,9 @@
 //! this feature turns on) and the point in time's latest id.
 //!
 //! A [`Fanout`] runs one search across several clusters and merges their
-//! pages under one global limit (see candor's SCALE.md): a cluster that
-//! fails or times out is stated on the page, never dropped.
+//! pages under one global limit (see [the contract](crate::contract),
+//! rules M1 to M7): a cluster that fails or times out is stated on the
+//! page, never dropped.
 //!
 //! Response shapes are those the engines document:
 //! <https://www.elastic.co/guide/en/elasticsearch/reference/current/search-search.html>,

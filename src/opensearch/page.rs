@@ -8,7 +8,8 @@
 //! are merged by [`Limits::merge_by_key`]: only what is certain is kept,
 //! the global limit and byte budget apply, and the cursor holds every
 //! cluster's position after the last hit kept. A subset anywhere makes
-//! the page a subset (SCALE.md, rule 2), fitted by `cluster::SubsetPage`.
+//! the page a subset (docs/CONTRACT.md, rule M2), fitted by
+//! `cluster::SubsetPage`.
 
 use std::cmp::Ordering;
 use std::fmt::Display;

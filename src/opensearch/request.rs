@@ -247,9 +247,9 @@ pub(crate) fn source<T: DeserializeOwned>(hit: &Value) -> Result<T, String> {
 /// its cluster's name: the response's JSON body, or the error that kept
 /// it from coming (a transport failure). Each cluster's hits are a prefix
 /// of its own answer; the page merges them under the global limit and
-/// keeps only the certain prefix (SCALE.md): the hits up to the earliest
-/// last hit of a cluster that was cut. The total is the sum of the
-/// clusters' totals.
+/// keeps only the certain prefix ([the contract](crate::contract), rule
+/// M1): the hits up to the earliest last hit of a cluster that was cut.
+/// The total is the sum of the clusters' totals.
 ///
 /// A cluster that fails (an error response, a transport error, or no
 /// reply) is an error skip named after it (reason `cluster_failure`),

@@ -18,7 +18,7 @@ pub(super) struct Merged<T> {
     /// many items it returned.
     upstream: Option<(Completeness, usize)>,
     /// The stop of the first part whose items are a subset, not a prefix:
-    /// then so is the merged page (SCALE.md rule 2).
+    /// then so is the merged page (docs/CONTRACT.md, rule M2).
     subset: Option<Completeness>,
     total: Total,
     /// What cut the count of a part's total, the first part's that says.
@@ -235,11 +235,11 @@ where
         skipped,
     } = merged;
     let start = start.unwrap_or(parts_start);
-    // A part's stop is told as the caller's query (SCALE.md rule 5): the
-    // limit and clamp the caller asked for and was allowed, whatever part
-    // stopped first. A part cut by its own limit or response budget before
-    // the merge's limit is a shard's stop: the page holds fewer items than
-    // any limit it could name, and more exist.
+    // A part's stop is told as the caller's query (docs/CONTRACT.md,
+    // rule M5): the limit and clamp the caller asked for and was allowed,
+    // whatever part stopped first. A part cut by its own limit or response
+    // budget before the merge's limit is a shard's stop: the page holds
+    // fewer items than any limit it could name, and more exist.
     let applied = limits.applied_limit();
     let mut collector = Collector::new(limits);
     collector.set_start(start);

@@ -43,7 +43,8 @@ fn kind_name(e: &Error) -> &'static str {
     }
 }
 
-/// STYLE.md: messages are lowercase and have no trailing period.
+/// As `ErrorKind` documents: messages are lowercase and have no trailing
+/// period.
 fn assert_message_style(e: &Error) {
     let message = e.to_string();
     assert!(

@@ -5,14 +5,14 @@
 //! The properties follow cursors from the first page to the end and check,
 //! on every page and every error that holds items:
 //!
-//! - DESIGN.md rule 1 and SCALE.md rule 6: `start` is the number of items
+//! - docs/CONTRACT.md, rules 1 and M6: `start` is the number of items
 //!   of the answer before the page, and a cursor's `start` the number
 //!   before where it resumes;
-//! - DESIGN.md rule 1 and SCALE.md rule 4: the total counts the whole
+//! - rules 1 and M4: the total counts the whole
 //!   answer, never the remainder after a cursor: exact only at the
 //!   answer's length, otherwise a lower bound no greater than it and no
 //!   less than `start + len`;
-//! - DESIGN.md rule 6: the pages and interrupted reads rebuild the answer
+//! - rule 6: the pages and interrupted reads rebuild the answer
 //!   exactly once.
 //!
 //! The oracle is the answer itself, a sorted `Vec<u32>`.
@@ -268,7 +268,7 @@ proptest! {
 proptest! {
     #![proptest_config(config(256))]
 
-    /// SCALE.md rules 4 and 6: merged pages (`Shards`), resumed from their
+    /// docs/CONTRACT.md, rules M4 and M6: merged pages (`Shards`), resumed from their
     /// cursors, start where the earlier pages ended and count the whole
     /// answer.
     #[test]

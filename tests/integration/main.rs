@@ -13,6 +13,7 @@ mod core_props;
 mod core_resume;
 mod core_support;
 mod core_wire;
+mod docs;
 mod layers;
 // The walk of pages the search tests share; the contract uses part of it.
 #[allow(dead_code)]

@@ -8,8 +8,8 @@
 //! as the tree's binary rule does), or else a generated corpus of about
 //! 16 MiB. Sizes and build times are printed once, before the timings.
 //!
-//! Run: `CANDOR_INDEX_CORPUS=DIR cargo bench --features index --bench
-//! index` (add `-- --quick` for a short run).
+//! Run: `CANDOR_INDEX_CORPUS=DIR cargo bench -p candor-bench --bench index`
+//! (add `-- --quick` for a short run).
 
 use std::collections::HashMap;
 use std::hint::black_box;

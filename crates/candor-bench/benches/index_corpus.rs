@@ -15,7 +15,7 @@
 //! vendor` tree); without it, a generated tree of 4,000 files in a
 //! temporary folder, with its own words.
 //!
-//! Run: `cargo bench --features index --bench index_corpus` (add
+//! Run: `cargo bench -p candor-bench --bench index_corpus` (add
 //! `-- --quick` for a short run).
 
 use std::hint::black_box;

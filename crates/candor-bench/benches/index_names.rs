@@ -18,7 +18,7 @@
 //! registry (`crate-1.2.3/src/module/file.rs`, from a fixed seed). The
 //! sizes are printed once, before the timings.
 //!
-//! Run: `CANDOR_INDEX_TREE=DIR cargo bench --bench index_names` (add
+//! Run: `CANDOR_INDEX_TREE=DIR cargo bench -p candor-bench --bench index_names` (add
 //! `-- --quick` for a short run).
 
 use std::cmp::Ordering;

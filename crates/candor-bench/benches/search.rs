@@ -18,7 +18,8 @@
 //! `~/.cargo/registry/src`), read in path order up to 32 MiB. When that
 //! folder is absent the `real` group is skipped with a note.
 //!
-//! Run: `cargo bench --bench search` (add `-- --quick` for a short run).
+//! Run: `cargo bench -p candor-bench --bench search` (add `-- --quick` for a
+//! short run).
 
 use std::hint::black_box;
 

@@ -3,9 +3,9 @@
 //! by key, with exact totals from `COUNT(*)`.
 //!
 //! ```text
-//! cargo run --example code_index -- --root src references Limits --limit 20
-//! cargo run --example code_index -- --root src callers collect --cursor <next_cursor>
-//! cargo run --example code_index -- --root src outline page.rs
+//! cargo run -p candor-examples --bin code_index -- --root src references Limits --limit 20
+//! cargo run -p candor-examples --bin code_index -- --root src callers collect --cursor <next_cursor>
+//! cargo run -p candor-examples --bin code_index -- --root src outline page.rs
 //! ```
 //!
 //! Each query prints the wire JSON: the disclosure first, the items last.

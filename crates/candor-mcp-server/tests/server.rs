@@ -1,4 +1,4 @@
-//! The `mcp_server` example driven over stdio by rmcp's client: its tools
+//! The MCP server driven over stdio by rmcp's client: its tools
 //! describe the contract, answer in the wire shape with a disclosure line,
 //! page without gap or duplicate, and turn bad input into tool errors while
 //! they keep serving.
@@ -1003,37 +1003,166 @@ fn target_dir() -> std::path::PathBuf {
         .to_owned()
 }
 
-/// Every MCP command README shows runs as written (`DIR` a folder): each
-/// starts a server that lists its tools and answers a search.
+/// How the README starts the server: a `cargo run` command (run with
+/// cargo, as written), or an installed `candor-mcp-server` with its
+/// arguments (a client configuration or a `claude mcp add` line, run with
+/// the binary `cargo test` built).
+#[derive(Debug)]
+struct Shown {
+    /// Where the README shows it.
+    what: String,
+    /// Through cargo, or the installed binary.
+    cargo: bool,
+    /// The arguments: cargo's, or the server's.
+    args: Vec<String>,
+}
+
+/// Every way the README shows of starting the server: the `cargo run`
+/// lines of its `sh` blocks and of its prose, the servers of its
+/// `mcpServers` configurations (`json` blocks), and the `claude mcp add`
+/// lines.
+fn shown_in_readme(readme: &str) -> Vec<Shown> {
+    let mut shown = Vec::new();
+    let mut fence: Option<String> = None;
+    let mut block = String::new();
+    let mut prose = String::new();
+    for line in readme.lines() {
+        let trimmed = line.trim();
+        if let Some(lang) = trimmed.strip_prefix("```") {
+            match fence.take() {
+                Some(lang) if lang == "json" && block.contains("mcpServers") => {
+                    let config: Value = serde_json::from_str(&block)
+                        .unwrap_or_else(|e| panic!("a json block that does not parse: {e}"));
+                    let servers = config["mcpServers"].as_object().expect("mcpServers");
+                    for (name, server) in servers {
+                        assert_eq!(
+                            server["command"], "candor-mcp-server",
+                            "the command `cargo install` puts in place"
+                        );
+                        let args = server["args"].as_array().expect("args");
+                        shown.push(Shown {
+                            what: format!("the mcpServers entry {name:?}: {server}"),
+                            cargo: false,
+                            args: args
+                                .iter()
+                                .map(|a| a.as_str().expect("a string").to_owned())
+                                .collect(),
+                        });
+                    }
+                }
+                Some(_) => {}
+                None => fence = Some(lang.trim().to_owned()),
+            }
+            block.clear();
+            continue;
+        }
+        match fence.as_deref() {
+            Some("sh") if trimmed.starts_with("cargo run") => shown.push(Shown {
+                what: trimmed.to_owned(),
+                cargo: true,
+                args: trimmed
+                    .split_whitespace()
+                    .skip(1)
+                    .map(str::to_owned)
+                    .collect(),
+            }),
+            Some(_) => {
+                block.push_str(line);
+                block.push('\n');
+            }
+            None => {
+                prose.push_str(line);
+                prose.push(' ');
+            }
+        }
+    }
+    // Inline spans: the odd pieces between backticks.
+    for span in prose.split('`').skip(1).step_by(2) {
+        if span.starts_with("cargo run") {
+            shown.push(Shown {
+                what: span.to_owned(),
+                cargo: true,
+                args: span.split_whitespace().skip(1).map(str::to_owned).collect(),
+            });
+        } else if let Some(rest) = span.strip_prefix("claude mcp add ") {
+            let (_, command) = rest
+                .split_once(" -- ")
+                .expect("claude mcp add NAME -- COMMAND");
+            let mut words = command.split_whitespace();
+            assert_eq!(words.next(), Some("candor-mcp-server"), "{span}");
+            shown.push(Shown {
+                what: span.to_owned(),
+                cargo: false,
+                args: words.map(str::to_owned).collect(),
+            });
+        }
+    }
+    shown
+}
+
+/// Every way of starting the server that the README shows works as
+/// written: each `cargo run` command (run from the repository's root,
+/// `DIR` a folder), each client configuration and each `claude mcp add`
+/// line (`/path/to/project` the folder searched, any other absolute path
+/// a folder of its own: another root, or the indexes' folder) starts a
+/// server that lists its tools and answers a search.
 #[tokio::test(flavor = "multi_thread")]
 async fn the_readme_s_mcp_commands_run_as_written() {
-    let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md"))
-        .expect("README.md");
-    let commands: Vec<&str> = readme
-        .split('`')
-        .filter(|c| c.starts_with("cargo run") && c.contains("--example mcp_"))
-        .collect();
-    assert_eq!(commands.len(), 2, "{commands:?}");
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let readme = std::fs::read_to_string(manifest.join("README.md")).expect("README.md");
+    let shown = shown_in_readme(&readme);
+    let cargo = shown.iter().filter(|s| s.cargo).count();
+    let installed = shown.len() - cargo;
+    assert!(cargo >= 2 && installed >= 2, "{shown:#?}");
+    for flag in ["--no-index", "--index-dir"] {
+        assert!(
+            shown.iter().any(|s| s.args.iter().any(|a| a == flag)),
+            "a way with {flag}: {shown:#?}"
+        );
+    }
+    let workspace = manifest
+        .ancestors()
+        .nth(2)
+        .expect("the workspace holds the crate at crates/NAME");
     let tmp = sample_tree();
-    for command in commands {
-        let words: Vec<&str> = command.split_whitespace().collect();
-        let mut process = tokio::process::Command::new(env!("CARGO"));
-        for word in &words[1..] {
-            match *word {
-                "DIR" => process.arg(tmp.path()),
-                word => process.arg(word),
-            };
-        }
-        // The command may build the example first.
-        process
-            .current_dir(env!("CARGO_MANIFEST_DIR"))
-            .env("CARGO_TARGET_DIR", target_dir());
-        let transport = TokioChildProcess::new(process).expect("cargo starts");
+    let indexes = tempfile::tempdir().expect("a temporary folder");
+    for (n, way) in shown.iter().enumerate() {
+        let args: Vec<std::ffi::OsString> = way
+            .args
+            .iter()
+            .map(|word| match word.as_str() {
+                "DIR" | "/path/to/project" => tmp.path().as_os_str().to_owned(),
+                // Another root, or an index's folder: a folder of its own.
+                word if word.starts_with('/') => {
+                    let folder = indexes
+                        .path()
+                        .join(n.to_string())
+                        .join(Path::new(word).file_name().expect("a folder's name"));
+                    std::fs::create_dir_all(&folder).expect("a folder");
+                    folder.into()
+                }
+                word => word.into(),
+            })
+            .collect();
+        let mut process = if way.cargo {
+            let mut process = tokio::process::Command::new(env!("CARGO"));
+            // The command may build the server first.
+            process
+                .current_dir(workspace)
+                .env("CARGO_TARGET_DIR", target_dir());
+            process
+        } else {
+            tokio::process::Command::new(server())
+        };
+        // The default index folder is the user's cache: a temporary one.
+        process.args(&args).env("XDG_CACHE_HOME", indexes.path());
+        let what = &way.what;
+        let transport = TokioChildProcess::new(process).expect("the process starts");
         let Ok(session) = tokio::time::timeout(Duration::from_secs(900), ().serve(transport)).await
         else {
-            panic!("{command}: no answer to initialize");
+            panic!("{what}: no answer to initialize");
         };
-        let client = session.unwrap_or_else(|e| panic!("{command}: no MCP session: {e}"));
+        let client = session.unwrap_or_else(|e| panic!("{what}: no MCP session: {e}"));
         let tools = tokio::time::timeout(HANG_GUARD, client.list_all_tools())
             .await
             .expect("the server answers")
@@ -1041,7 +1170,7 @@ async fn the_readme_s_mcp_commands_run_as_written() {
         let search = tools
             .iter()
             .find(|t| t.name.starts_with("search"))
-            .unwrap_or_else(|| panic!("{command}: no search tool"));
+            .unwrap_or_else(|| panic!("{what}: no search tool"));
         let result = call(
             &client,
             &search.name,
@@ -1049,7 +1178,7 @@ async fn the_readme_s_mcp_commands_run_as_written() {
         )
         .await;
         let page = wire::<Match>(&result, "matching lines");
-        assert_eq!(page["items"][0]["path"], "b/three.txt", "{command}: {page}");
+        assert_eq!(page["items"][0]["path"], "b/three.txt", "{what}: {page}");
         client.cancel().await.expect("shutdown");
     }
 }

@@ -2,8 +2,8 @@
 //! skipped silently, a walk's pages report each skip once and what the
 //! walk skipped so far, a page too small for one item says what one
 //! needs, mapping items never leaves a size the response does not have,
-//! and a total whose count was cut says what cut it (the contract's rules
-//! 5, 7, 12 and 14).
+//! and a total whose count was cut says what cut it (docs/CONTRACT.md,
+//! rules 5, 7, 12 and 14).
 
 use std::time::Duration;
 
@@ -382,7 +382,7 @@ fn the_new_wire_fields_round_trip_byte_for_byte() {
     assert!(!error.is_complete());
 }
 
-/// SCALE.md rules 2 and 5: a part whose items are a subset makes the
+/// docs/CONTRACT.md, rules M2 and M5: a part whose items are a subset makes the
 /// merged page a subset, with no cursor; a part cut by its own byte
 /// budget is a shard's stop, not a byte budget the merged page would break.
 #[test]

@@ -1313,7 +1313,7 @@ proptest! {
 
     /// A stream that its callback stops (after a match, or failing on
     /// one) says where it stopped, and its cursor resumes there: no match
-    /// is lost or repeated (DESIGN.md rules 1 and 6).
+    /// is lost or repeated (docs/CONTRACT.md, rules 1 and 6).
     #[test]
     fn stopped_streams_resume_where_they_stopped(
         (q, corpus) in query_and_corpus(COMMON),
