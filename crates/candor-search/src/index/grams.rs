@@ -36,9 +36,11 @@ mod disk;
 #[doc(hidden)]
 pub mod hooks;
 mod postings;
+mod spill;
 mod table;
 #[cfg(test)]
 mod tests;
+mod write;
 
 use std::borrow::Cow;
 use std::cmp::Ordering;
@@ -53,7 +55,9 @@ pub(crate) use candidates::Candidates;
 use candidates::Node;
 pub(crate) use disk::Disk;
 use postings::{ListBuilder, ListCursor, get_varint, put_varint, scan};
+pub(crate) use spill::{BUDGET, Lists, Postings, SpillTo};
 use table::{BlockRef, Bounds};
+pub(crate) use write::write_postings;
 
 /// The first bytes of an encoded `Grams`.
 const MAGIC: &[u8; 8] = b"CNDGRAMS";
@@ -139,7 +143,7 @@ impl Hasher for KeyHasher {
 }
 
 /// The lists of a builder, by trigram key.
-type Lists = HashMap<u32, ListBuilder, BuildHasherDefault<KeyHasher>>;
+type KeyLists = HashMap<u32, ListBuilder, BuildHasherDefault<KeyHasher>>;
 
 /// The distinct trigrams of one file at a time, in the order first seen,
 /// with a bitmap of every trigram (2 MiB, allocated on first use).
@@ -179,7 +183,7 @@ impl Distinct {
 /// Collects the trigrams of files, one file at a time.
 pub(crate) struct GramsBuilder {
     /// Each trigram's list so far.
-    lists: Lists,
+    lists: KeyLists,
     /// The ids of every file added.
     all: ListBuilder,
     /// The distinct trigrams of the file being added.
@@ -190,7 +194,7 @@ impl GramsBuilder {
     /// An empty builder.
     pub(crate) fn new() -> Self {
         GramsBuilder {
-            lists: Lists::default(),
+            lists: KeyLists::default(),
             all: ListBuilder::default(),
             distinct: Distinct::default(),
         }
@@ -207,22 +211,6 @@ impl GramsBuilder {
         for &k in self.distinct.of(bytes) {
             self.lists.entry(k).or_default().push(id);
         }
-    }
-
-    /// Adds a file that takes the ids `id..id + blocks`, one for each of
-    /// its blocks (see `split_blocks`); gives where its blocks after the
-    /// first start.
-    pub(crate) fn add_blocks(&mut self, id: u32, blocks: u32, bytes: &[u8]) -> Box<[u64]> {
-        let mut starts = Vec::with_capacity((blocks as usize).saturating_sub(1));
-        let mut at = 0u64;
-        for (k, part) in (0..).zip(split_blocks(bytes, blocks, block_bytes())) {
-            if k > 0 {
-                starts.push(at);
-            }
-            at += part.len() as u64;
-            self.add(id + k, part);
-        }
-        starts.into_boxed_slice()
     }
 
     /// Merges a builder filled on another thread (disjoint ids).
@@ -456,6 +444,27 @@ impl Grams {
         }
     }
 
+    /// The postings of `lists`, in memory.
+    ///
+    /// # Errors
+    ///
+    /// When the lists cannot be read back from their spill file.
+    pub(crate) fn from_lists(lists: &mut Lists) -> std::io::Result<Grams> {
+        let mut grams = Grams::default();
+        let all = std::mem::take(&mut lists.all);
+        grams.push_list(&all.bytes, all.count).ok_or_else(|| {
+            std::io::Error::new(std::io::ErrorKind::InvalidData, "a malformed list of files")
+        })?;
+        grams.keys.reserve(lists.trigrams);
+        grams.counts.reserve(lists.trigrams);
+        grams.starts.reserve(lists.trigrams);
+        while let Some((key, list)) = lists.next()? {
+            grams.keys.push(key);
+            grams.push_list(&list.bytes, list.count);
+        }
+        Ok(grams)
+    }
+
     /// Merges postings finished from builders of disjoint files (a
     /// builder finished early bounds the memory of a build; see the
     /// module docs).
@@ -546,16 +555,14 @@ impl Grams {
                 .map(|(i, &k)| (k, self.counts[i + 1], list(i + 1))),
             &mut entries,
         );
-        out.extend_from_slice(MAGIC);
-        put_varint(out, VERSION);
-        put_varint(out, self.keys.len() as u32);
-        put_varint(out, all_count);
-        put_varint(out, all.len() as u32);
-        out.extend_from_slice(all);
-        out.extend_from_slice(&(lists.len() as u64).to_le_bytes());
-        for block in &blocks {
-            table::put_ref(out, block);
-        }
+        put_head(
+            out,
+            self.keys.len(),
+            all,
+            all_count,
+            lists.len() as u64,
+            &blocks,
+        );
         let head = out.len() - start;
         out.extend_from_slice(&entries);
         out.extend_from_slice(lists);
@@ -728,6 +735,31 @@ impl Grams {
             out.starts.push(out.data.len());
         }
         Ok(Cow::Owned(out))
+    }
+}
+
+/// Appends the head of postings of `trigrams` lists (see the module
+/// docs): the list of every file, `all`, with its count, the length of
+/// the trigrams' lists end to end, and the references of the table's
+/// blocks. Its length depends on the number of lists and the list of
+/// every file only.
+fn put_head(
+    out: &mut Vec<u8>,
+    trigrams: usize,
+    all: &[u8],
+    all_count: u32,
+    lists_len: u64,
+    blocks: &[BlockRef],
+) {
+    out.extend_from_slice(MAGIC);
+    put_varint(out, VERSION);
+    put_varint(out, trigrams as u32);
+    put_varint(out, all_count);
+    put_varint(out, all.len() as u32);
+    out.extend_from_slice(all);
+    out.extend_from_slice(&lists_len.to_le_bytes());
+    for block in blocks {
+        table::put_ref(out, block);
     }
 }
 

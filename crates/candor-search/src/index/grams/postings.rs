@@ -59,6 +59,37 @@ impl ListBuilder {
         self.last = id;
     }
 
+    /// Empties the list, keeping its buffer.
+    pub(crate) fn clear(&mut self) {
+        self.bytes.clear();
+        self.count = 0;
+        self.last = 0;
+    }
+
+    /// Appends the list of `count` ids encoded in `bytes`, whose last is
+    /// `last` and whose first is greater than this list's last: the list
+    /// of both, as if their ids had been pushed one by one. `None`, and
+    /// this list unchanged, when `bytes` does not start with such an id.
+    pub(crate) fn append(&mut self, bytes: &[u8], count: u32, last: u32) -> Option<()> {
+        if count == 0 {
+            return Some(());
+        }
+        let total = self.count.checked_add(count)?;
+        if self.count == 0 {
+            self.bytes.extend_from_slice(bytes);
+        } else {
+            // The other list's first id is written whole: it becomes a gap.
+            let mut at = 0;
+            let first = get_varint(bytes, &mut at)?;
+            let gap = first.checked_sub(self.last).filter(|&g| g > 0)?;
+            put_varint(&mut self.bytes, gap);
+            self.bytes.extend_from_slice(&bytes[at..]);
+        }
+        self.count = total;
+        self.last = last;
+        Some(())
+    }
+
     /// The ids, in order.
     // Used by the corpus built on these postings (and the tests).
     #[cfg_attr(not(test), allow(dead_code))]

@@ -1,13 +1,16 @@
 //! Properties of the postings: candidates are exactly the files whose
 //! trigrams satisfy the plan (brute force over the files is the oracle),
 //! in order, lazily and from any seek; merging and encoding change
-//! nothing; decoding arbitrary bytes never panics.
+//! nothing; decoding arbitrary bytes never panics; postings built in a
+//! small budget, spilled and merged, are those built in memory (the
+//! builder that holds every list in memory is the oracle), and written
+//! in parts they are the bytes encoded whole.
 
 use std::collections::HashSet;
 
 use proptest::prelude::*;
 
-use super::{Grams, GramsBuilder, split_blocks};
+use super::{Distinct, Grams, GramsBuilder, Postings, SpillTo, split_blocks, write_postings};
 use crate::index::plan::{Gram, Need};
 
 /// Files over a small alphabet, so trigrams repeat across files.
@@ -267,4 +270,107 @@ fn a_damaged_list_reads_as_every_file() {
         grams.candidates(&Need::Gram(*b"abc")).collect::<Vec<_>>(),
         [id(0), id(2)]
     );
+}
+
+/// The postings of `files` (file `i` as the block `id(i)`) built within
+/// `budget` bytes on `threads` threads, spilled to `dir`; and the same
+/// written in parts at `at` in a file of `dir`, read back.
+fn spilled(
+    files: &[Vec<u8>],
+    budget: usize,
+    threads: usize,
+    dir: &std::path::Path,
+    at: u64,
+) -> (Grams, Vec<u8>) {
+    let build = || {
+        let to = SpillTo {
+            dir: dir.to_owned(),
+            budget,
+        };
+        let mut postings = Postings::new(to, threads);
+        let mut distinct = Distinct::default();
+        for (i, f) in files.iter().enumerate() {
+            postings.add(id(i), distinct.of(f)).expect("spilled");
+        }
+        postings.into_lists().expect("read back")
+    };
+    let grams = Grams::from_lists(&mut build()).expect("merged");
+    let path = dir.join("written");
+    std::fs::create_dir_all(dir).expect("a folder");
+    let mut file = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .open(&path)
+        .expect("a file");
+    let (len, crc) = write_postings(&mut build(), &mut file, at).expect("written");
+    drop(file);
+    let bytes = std::fs::read(&path).expect("read");
+    std::fs::remove_file(&path).expect("removed");
+    let written = bytes[usize::try_from(at).expect("small")..].to_vec();
+    assert_eq!(written.len() as u64, len);
+    let head = u64::from_le_bytes(written[..8].try_into().expect("8 bytes"));
+    let checked = &written[..8 + usize::try_from(head).expect("small")];
+    assert_eq!(crc32fast::hash(checked), crc);
+    (grams, written)
+}
+
+/// What `write_postings` must write for `grams`: the length of the head,
+/// then the encoding.
+fn encoded_with_head(grams: &Grams) -> Vec<u8> {
+    let mut out = vec![0; 8];
+    let head = grams.encode(&mut out) as u64;
+    out[..8].copy_from_slice(&head.to_le_bytes());
+    out
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    /// However small the budget (one pair: a run per pair, the runs
+    /// merged as they pile up) and however many threads sort a run, the
+    /// postings are those the in-memory builder makes, and written in
+    /// parts they are its encoding; no spill file is left behind.
+    #[test]
+    fn spilled_postings_are_the_postings_built_in_memory(
+        files in files(),
+        budget in 0usize..80,
+        threads in 1usize..4,
+        at in 0u64..50,
+    ) {
+        let folder = tempfile::tempdir().expect("a folder");
+        let dir = folder.path().join("index");
+        let expected = build(&files);
+        let (grams, written) = spilled(&files, budget, threads, &dir, at);
+        prop_assert_eq!(&grams, &expected);
+        prop_assert_eq!(written, encoded_with_head(&expected));
+        let left: Vec<_> = std::fs::read_dir(&dir)
+            .map(|d| d.flatten().map(|e| e.file_name()).collect())
+            .unwrap_or_default();
+        prop_assert!(left.is_empty(), "left behind: {:?}", left);
+    }
+}
+
+/// Lists long enough to be sorted by counting (thousands of ids in one
+/// bucket), with gaps of several bytes, split across runs anywhere.
+#[test]
+fn long_lists_spill_and_merge_as_built_in_memory() {
+    let files: Vec<Vec<u8>> = (0..9_000u32)
+        .map(|i| match i % 7 {
+            0 => b"abcd".to_vec(),
+            1 => format!("abc{}", i % 300).into_bytes(),
+            2 => Vec::new(),
+            _ => b"bcde\xFF".to_vec(),
+        })
+        .collect();
+    let expected = build(&files);
+    let folder = tempfile::tempdir().expect("a folder");
+    for budget in [8 * 1000, 8 * 4099, 8 * 50_000] {
+        for threads in [1, 3] {
+            let (grams, written) = spilled(&files, budget, threads, folder.path(), 3);
+            assert_eq!(grams, expected, "budget {budget}, {threads} threads");
+            assert_eq!(written, encoded_with_head(&expected));
+        }
+    }
 }
