@@ -1,17 +1,17 @@
 //! The trigram postings of an index: for each trigram of the files' raw
 //! bytes, the ascending ids of the files (or, for a file over
-//! `BLOCK_BYTES`, of its blocks) that hold it (delta-varint lists, see
-//! `postings`), built per thread, merged, encoded and decoded.
+//! `BLOCK_BYTES`, of its blocks) that hold it (delta-varint lists with
+//! runs of ids in a row, see `postings`), built, encoded and decoded.
 //!
-//! Building holds, per builder, each distinct trigram's list already
-//! encoded (1 to 2 bytes per file and trigram on source text, with a
-//! `Vec`'s growth slack of up to 2x), about 40 bytes per distinct trigram
-//! (at most 2^24 of them) and a 2 MiB bitmap that removes repeated
-//! trigrams within a file: a builder's memory stays within about twice
-//! the encoded size of the postings it holds plus 2 MiB, whatever the
-//! size of one file. To bound it further, a builder is finished into a
-//! partial `Grams` (its lists packed end to end, no slack) and started
-//! afresh; the partial postings are merged at the end.
+//! An index's build adds each file's distinct trigrams (`Distinct`: a
+//! 2 MiB bitmap removes repeated ones within a file) to `Postings`, which
+//! holds a bounded buffer of (trigram, id) pairs and spills it to the
+//! index's folder in sorted runs (`spill`); the runs merged are written
+//! to a base file as they come (`write`), or kept in memory (a delta).
+//! `GramsBuilder`, which holds each trigram's list in memory as it grows
+//! (per builder about twice the encoded size of its lists), builds the
+//! postings of the tests and benchmarks, and is the spilled build's
+//! oracle.
 //!
 //! The encoding (integers LEB128 varints unless said otherwise):
 //! `MAGIC`, the format version, the number of trigram lists; the list of
@@ -54,15 +54,16 @@ use crate::index::plan::{Gram, Need};
 pub(crate) use candidates::Candidates;
 use candidates::Node;
 pub(crate) use disk::Disk;
-use postings::{ListBuilder, ListCursor, get_varint, put_varint, scan};
+use postings::{ListBuilder, ListCursor, get_varint, ids, put_varint, scan};
 pub(crate) use spill::{BUDGET, Lists, Postings, SpillTo};
 use table::{BlockRef, Bounds};
 pub(crate) use write::write_postings;
 
 /// The first bytes of an encoded `Grams`.
 const MAGIC: &[u8; 8] = b"CNDGRAMS";
-/// The version of the encoding.
-const VERSION: u32 = 3;
+/// The version of the encoding (4: runs of ids in a row; see
+/// `postings`).
+const VERSION: u32 = 4;
 
 /// A trigram as a 24-bit key, big-endian, so keys sort as trigrams do.
 fn key(gram: &Gram) -> u32 {
@@ -482,12 +483,8 @@ impl Grams {
         let list = |g: &Grams, i: usize| -> Result<ListBuilder, Error> {
             let bytes = g.bytes(i);
             let count = g.counts[i];
-            let last = scan(bytes, count).ok_or_else(damaged)?;
-            Ok(ListBuilder {
-                bytes: bytes.to_vec(),
-                count,
-                last: last.unwrap_or(0),
-            })
+            scan(bytes, count).ok_or_else(damaged)?;
+            Ok(ListBuilder::of(ids(bytes)))
         };
         if self.disk.is_some() || other.disk.is_some() {
             return Err(damaged());

@@ -164,9 +164,17 @@ impl Index {
     /// missing): a new generation from a full walk and a read of every
     /// file, on the tree's threads.
     ///
-    /// Memory: each thread holds one file at a time (files over 16 MiB are
-    /// not indexed, and every query reads them), besides the index being
-    /// built.
+    /// Memory, whatever the size of the tree, besides the walk's record
+    /// (a path and a few numbers per file and folder): each thread holds
+    /// one file at a time (files over 16 MiB are not indexed, and every
+    /// query reads them); the trigram lists are built in a buffer of
+    /// 64 MiB (and as much again while it is sorted), spilled to a file
+    /// in the index's folder when it fills, and merged into the index's
+    /// files as they are written. The spill file has no name from the
+    /// moment it is made where the system allows it (unix), so not even
+    /// a crash leaves it behind; elsewhere it is removed when the build
+    /// ends, whether it succeeds or fails. Queries read the lists from
+    /// the index's files, as after [`open`](Index::open).
     ///
     /// # Errors
     ///

@@ -331,11 +331,13 @@ fn sort_and_encode(
 }
 
 /// Appends one list of a run: its key (3 bytes, big-endian), its count,
-/// its last id, the length of its bytes, and the bytes.
+/// its last id, how many ids in a row end it, the length of its bytes,
+/// and the bytes.
 fn put_record(out: &mut Vec<u8>, key: u32, list: &ListBuilder) {
     out.extend_from_slice(&key.to_be_bytes()[1..]);
     put_varint(out, list.count);
     put_varint(out, list.last);
+    put_varint(out, list.tail());
     put_varint(out, u32::try_from(list.bytes.len()).unwrap_or(u32::MAX));
     out.extend_from_slice(&list.bytes);
 }
@@ -407,7 +409,7 @@ impl Merge {
             }
             self.heap.pop();
             let r = &self.readers[i];
-            let appended = self.out.append(r.list(), r.count, r.last);
+            let appended = self.out.append(r.list(), r.count, r.last, r.tail);
             if appended.is_none() {
                 return Err(damaged());
             }
@@ -446,6 +448,7 @@ struct RunReader {
     key: u32,
     count: u32,
     last: u32,
+    tail: u32,
 }
 
 impl RunReader {
@@ -458,6 +461,7 @@ impl RunReader {
             key: 0,
             count: 0,
             last: 0,
+            tail: 0,
         }
     }
 
@@ -476,8 +480,8 @@ impl RunReader {
     fn advance(&mut self, file: Option<&mut SpillFile>) -> io::Result<bool> {
         let mut file = file;
         let mut pos = self.list.1;
-        // A record's head: 3 bytes and three varints.
-        self.fill(&mut pos, 3 + 3 * 5, file.as_deref_mut())?;
+        // A record's head: 3 bytes and four varints.
+        self.fill(&mut pos, 3 + 4 * 5, file.as_deref_mut())?;
         if pos == self.buf.len() {
             return Ok(false);
         }
@@ -485,7 +489,7 @@ impl RunReader {
         let key = u32::from_be_bytes([0, head[0], head[1], head[2]]);
         let mut at = pos + 3;
         let mut int = || get_varint(&self.buf, &mut at).ok_or_else(damaged);
-        let (count, last, len) = (int()?, int()?, int()? as usize);
+        let (count, last, tail, len) = (int()?, int()?, int()?, int()? as usize);
         let start = at - pos;
         self.fill(&mut pos, start + len, file)?;
         let (from, to) = (pos + start, pos + start + len);
@@ -495,6 +499,7 @@ impl RunReader {
         self.key = key;
         self.count = count;
         self.last = last;
+        self.tail = tail;
         self.list = (from, to);
         Ok(true)
     }

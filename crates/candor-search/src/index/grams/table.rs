@@ -166,7 +166,7 @@ pub(crate) fn get_refs(
 /// The entries of block `b` of `blocks`, from its bytes, checked: its
 /// checksum, its keys ascending from its first one and below the next
 /// block's, each list within the lists' bytes and of a length its count
-/// allows (each id takes 1 to 5 bytes).
+/// allows (one byte at least, five an id at most).
 ///
 /// # Errors
 ///
@@ -200,7 +200,7 @@ pub(crate) fn entries(
         let sized = len.is_some_and(|len| {
             entry.count > 0
                 && entry.count <= bounds.files
-                && len >= u64::from(entry.count)
+                && len >= 1
                 && len <= u64::from(entry.count) * 5
         });
         if !keyed || !sized || entry.end > bounds.lists {

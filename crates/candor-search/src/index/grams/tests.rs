@@ -38,8 +38,7 @@ fn trigrams(bytes: &[u8]) -> HashSet<Gram> {
     bytes.windows(3).map(|w| [w[0], w[1], w[2]]).collect()
 }
 
-/// The ids (`id0`, `id0 + 2`, ...: not contiguous) whose file satisfies
-/// `plan`.
+/// The ids (see `id`) whose file satisfies `plan`.
 fn brute_force(files: &[Vec<u8>], plan: &Need) -> Vec<u32> {
     files
         .iter()
@@ -52,8 +51,10 @@ fn brute_force(files: &[Vec<u8>], plan: &Need) -> Vec<u32> {
         .collect()
 }
 
+/// File `i`'s id: from 3 on, four in a row, then a gap of 2 (runs of
+/// ids and gaps both).
 fn id(i: usize) -> u32 {
-    3 + 2 * i as u32
+    3 + i as u32 + i as u32 / 4
 }
 
 fn build(files: &[Vec<u8>]) -> Grams {
@@ -227,9 +228,10 @@ fn other_formats_are_refused_by_name() {
     longer.push(0);
     assert!(Grams::decode(&longer).is_err());
     let mut other_version = bytes;
-    other_version[8] = 4;
+    // The version before runs of ids.
+    other_version[8] = 3;
     let e = Grams::decode(&other_version).unwrap_err();
-    assert!(e.to_string().contains("version 4"), "{e}");
+    assert!(e.to_string().contains("version 3"), "{e}");
 }
 
 #[test]
@@ -272,11 +274,107 @@ fn a_damaged_list_reads_as_every_file() {
     );
 }
 
-/// The postings of `files` (file `i` as the block `id(i)`) built within
+/// The ids `first`, then each one `gaps` after the one before (gaps of 1
+/// make runs of ids in a row).
+fn ids_of(first: u32, gaps: &[u32]) -> Vec<u32> {
+    let mut ids = vec![first];
+    for &g in gaps {
+        ids.push(ids[ids.len() - 1] + g);
+    }
+    ids
+}
+
+/// Gaps between ids: mostly 1 (runs), some small, some of several bytes.
+fn gaps(max: usize) -> impl Strategy<Value = Vec<u32>> {
+    prop::collection::vec(
+        prop_oneof![6 => Just(1u32), 3 => 2u32..5, 1 => 100u32..70_000],
+        0..max,
+    )
+}
+
+/// The one encoding of ascending `ids`, written plainly: the first id,
+/// then each gap, except that 3 or more ids in a row after an id are
+/// written as a 0 and their number.
+fn naive_encoding(ids: &[u32]) -> Vec<u8> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < ids.len() {
+        let gap = if i == 0 { ids[0] } else { ids[i] - ids[i - 1] };
+        if i > 0 && gap == 1 {
+            let row = ids[i..]
+                .iter()
+                .zip(&ids[i - 1..])
+                .take_while(|(a, b)| **a == **b + 1)
+                .count();
+            if row >= 3 {
+                super::put_varint(&mut out, 0);
+                super::put_varint(&mut out, row as u32);
+            } else {
+                out.extend(std::iter::repeat_n(1u8, row));
+            }
+            i += row;
+            continue;
+        }
+        super::put_varint(&mut out, gap);
+        i += 1;
+    }
+    out
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(500))]
+
+    /// A list's bytes are its one encoding, however it was put together
+    /// (pushed id by id, or two lists appended), and a cursor finds in
+    /// it, from any target on, what a binary search of the ids finds.
+    #[test]
+    fn lists_with_runs_read_back_and_join(
+        first in prop_oneof![Just(0u32), 1u32..300],
+        gaps in gaps(60),
+        cut in any::<prop::sample::Index>(),
+        targets in prop::collection::vec(0u32..400_000, 0..12),
+    ) {
+        use super::postings::{ListBuilder, ListCursor, scan};
+        let ids = ids_of(first, &gaps);
+        let list = ListBuilder::of(ids.iter().copied());
+        prop_assert_eq!(&list.bytes, &naive_encoding(&ids));
+        prop_assert_eq!(list.ids(), ids.clone());
+        prop_assert_eq!(scan(&list.bytes, list.count), Some(ids.last().copied()));
+        prop_assert_eq!(scan(&list.bytes, list.count + 1), None);
+
+        // Two parts appended: the list of both.
+        let at = cut.index(ids.len() + 1);
+        let (a, b) = (ListBuilder::of(ids[..at].iter().copied()), ListBuilder::of(ids[at..].iter().copied()));
+        let mut joined = a.clone();
+        prop_assert_eq!(joined.append(&b.bytes, b.count, b.last, b.tail()), Some(()));
+        prop_assert_eq!(&joined.bytes, &list.bytes);
+        prop_assert_eq!((joined.count, joined.last, joined.tail()), (list.count, list.last, list.tail()));
+        // And pushed on after.
+        let mut more = joined.clone();
+        let mut longer = list.clone();
+        for id in [list.last + 1, list.last + 2, list.last + 9] {
+            more.push(id);
+            longer.push(id);
+        }
+        prop_assert_eq!(&more.bytes, &longer.bytes);
+
+        let max = ids.last().copied().unwrap_or(0) + 5;
+        let mut cursor = ListCursor::new(&list.bytes, list.count, max, None);
+        let mut sorted = targets.clone();
+        sorted.sort_unstable();
+        for t in sorted {
+            let expected = ids.get(ids.partition_point(|&i| i < t)).copied();
+            prop_assert_eq!(cursor.advance(t), expected);
+        }
+    }
+}
+
+/// The postings of `files` (file `i` as the block `ids[i]`) built within
 /// `budget` bytes on `threads` threads, spilled to `dir`; and the same
 /// written in parts at `at` in a file of `dir`, read back.
 fn spilled(
     files: &[Vec<u8>],
+    ids: &[u32],
     budget: usize,
     threads: usize,
     dir: &std::path::Path,
@@ -289,8 +387,8 @@ fn spilled(
         };
         let mut postings = Postings::new(to, threads);
         let mut distinct = Distinct::default();
-        for (i, f) in files.iter().enumerate() {
-            postings.add(id(i), distinct.of(f)).expect("spilled");
+        for (f, &id) in files.iter().zip(ids) {
+            postings.add(id, distinct.of(f)).expect("spilled");
         }
         postings.into_lists().expect("read back")
     };
@@ -335,14 +433,22 @@ proptest! {
     #[test]
     fn spilled_postings_are_the_postings_built_in_memory(
         files in files(),
+        first in 0u32..5,
+        gaps in gaps(30),
         budget in 0usize..80,
         threads in 1usize..4,
         at in 0u64..50,
     ) {
         let folder = tempfile::tempdir().expect("a folder");
         let dir = folder.path().join("index");
-        let expected = build(&files);
-        let (grams, written) = spilled(&files, budget, threads, &dir, at);
+        let ids = ids_of(first, &gaps);
+        let files = &files[..files.len().min(ids.len())];
+        let mut b = GramsBuilder::new();
+        for (f, &id) in files.iter().zip(&ids) {
+            b.add(id, f);
+        }
+        let expected = b.finish();
+        let (grams, written) = spilled(files, &ids, budget, threads, &dir, at);
         prop_assert_eq!(&grams, &expected);
         prop_assert_eq!(written, encoded_with_head(&expected));
         let left: Vec<_> = std::fs::read_dir(&dir)
@@ -353,9 +459,11 @@ proptest! {
 }
 
 /// Lists long enough to be sorted by counting (thousands of ids in one
-/// bucket), with gaps of several bytes, split across runs anywhere.
+/// bucket), with runs of ids in a row and gaps of several bytes, split
+/// across spilled runs anywhere.
 #[test]
 fn long_lists_spill_and_merge_as_built_in_memory() {
+    let ids: Vec<u32> = (0..9_000u32).map(|i| i + i / 1000 * 300).collect();
     let files: Vec<Vec<u8>> = (0..9_000u32)
         .map(|i| match i % 7 {
             0 => b"abcd".to_vec(),
@@ -364,11 +472,15 @@ fn long_lists_spill_and_merge_as_built_in_memory() {
             _ => b"bcde\xFF".to_vec(),
         })
         .collect();
-    let expected = build(&files);
+    let mut b = GramsBuilder::new();
+    for (f, &id) in files.iter().zip(&ids) {
+        b.add(id, f);
+    }
+    let expected = b.finish();
     let folder = tempfile::tempdir().expect("a folder");
     for budget in [8 * 1000, 8 * 4099, 8 * 50_000] {
         for threads in [1, 3] {
-            let (grams, written) = spilled(&files, budget, threads, folder.path(), 3);
+            let (grams, written) = spilled(&files, &ids, budget, threads, folder.path(), 3);
             assert_eq!(grams, expected, "budget {budget}, {threads} threads");
             assert_eq!(written, encoded_with_head(&expected));
         }
