@@ -641,6 +641,56 @@ mod tests {
         }
     }
 
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(12))]
+
+        /// An update whose delta spills writes the generation an update
+        /// that holds it in memory writes (the same changes to the same
+        /// tree), byte for byte.
+        #[test]
+        fn an_update_that_spills_writes_what_one_in_memory_writes(
+            files in tree_files(),
+            changes in tree_files(),
+            removed in prop::collection::vec(0..NAMES.len(), 0..3),
+            budget in 0usize..200,
+        ) {
+            let root = tempfile::tempdir().expect("a folder");
+            write_tree(root.path(), &files);
+            std::thread::sleep(std::time::Duration::from_millis(120));
+            let store = tempfile::tempdir().expect("a folder");
+            let open = |name: &str| {
+                let tree = Tree::new(root.path()).expect("a tree");
+                crate::Index::build(tree, store.path().join(name)).expect("built")
+            };
+            let (whole, mut spilled) = (open("whole"), open("spilled"));
+            spilled.budget = budget;
+            write_tree(root.path(), &changes);
+            for r in removed {
+                let _ = std::fs::remove_file(root.path().join(NAMES[r]));
+            }
+            std::thread::sleep(std::time::Duration::from_millis(120));
+            prop_assert_eq!(whole.update().expect("updated"), spilled.update().expect("updated"));
+            let manifest = |name: &str| -> Vec<u8> {
+                let dir = store.path().join(name);
+                let current = std::fs::read_to_string(dir.join("CURRENT")).expect("a pointer");
+                let generation = current.trim().trim_start_matches("candor-index ");
+                std::fs::read(dir.join(format!("gen-{generation}.manifest"))).expect("read")
+            };
+            // The manifest's body starts with the generation of its base.
+            let (a, b) = (manifest("whole"), manifest("spilled"));
+            prop_assert_eq!(&body(&a)[8..], &body(&b)[8..]);
+            // Nothing but the pointer, the lock, and the generations' files.
+            for entry in std::fs::read_dir(store.path().join("spilled")).expect("the folder") {
+                let name = entry.expect("an entry").file_name().into_string().expect("a name");
+                let known = name == "CURRENT"
+                    || name == "LOCK"
+                    || name.starts_with("base-") && name.ends_with(".grams")
+                    || name.starts_with("gen-") && name.ends_with(".manifest");
+                prop_assert!(known, "{} left behind", name);
+            }
+        }
+    }
+
     #[test]
     fn a_build_that_cannot_spill_fails_cleanly() {
         let root = tempfile::tempdir().expect("a folder");

@@ -157,6 +157,9 @@ pub struct Index {
     damaged: AtomicBool,
     /// The stamps the last checked query took, for the next update.
     last_stamps: LastStamps,
+    /// The bytes of (trigram, id) pairs an update holds before it spills
+    /// them (`BUDGET`; the tests set a few, to make every update spill).
+    budget: usize,
 }
 
 impl Index {
@@ -288,6 +291,7 @@ impl Index {
             rebuild: false,
             damaged: AtomicBool::new(false),
             last_stamps: LastStamps::default(),
+            budget: BUDGET,
         }
     }
 
@@ -568,7 +572,7 @@ impl Index {
         let parents = stamp::parents_stamp(self.tree.get_root(), gitignore, parent_ignores);
         let spill = SpillTo {
             dir: self.store.dir.clone(),
-            budget: BUDGET,
+            budget: self.budget,
         };
         let mut builder = Builder::new(&self.tree, built_ns, Segment::Delta, spill);
         Traversal {
@@ -609,7 +613,7 @@ impl Index {
         if new_base {
             drop(delta);
             let (full, written) =
-                full_build(&self.tree, &self.store, Some(old.generation), BUDGET)?;
+                full_build(&self.tree, &self.store, Some(old.generation), self.budget)?;
             snap = full;
             base = Some(written);
         } else {
