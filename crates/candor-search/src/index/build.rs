@@ -692,6 +692,73 @@ mod tests {
     }
 
     #[test]
+    fn a_build_that_dies_before_its_switch_leaves_the_last_generation_usable() {
+        use crate::{Corpus as _, Limits, Query};
+        let root = tempfile::tempdir().expect("a folder");
+        write_tree(
+            root.path(),
+            &[
+                (0, "abc needle".into(), 3_000, false),
+                (4, "x".into(), 1, false),
+            ],
+        );
+        std::thread::sleep(std::time::Duration::from_millis(120));
+        let store = tempfile::tempdir().expect("a folder");
+        let dir = store.path().join("index");
+        let index =
+            crate::Index::build(Tree::new(root.path()).expect("a tree"), &dir).expect("built");
+        write_tree(
+            root.path(),
+            &[(1, "needle".into(), 2, false), (4, "abc".into(), 1, false)],
+        );
+        std::thread::sleep(std::time::Duration::from_millis(120));
+        // A second build, spilled, whose process dies after its base is
+        // written and before the switch: nothing of it is dropped.
+        let tree = Tree::new(root.path()).expect("a tree");
+        let store = Store {
+            dir: dir.clone(),
+            rules: tree.fingerprint(),
+        };
+        let (snap, base) = full_build(&tree, &store, Some(index.generation()), 16).expect("built");
+        std::mem::forget(base);
+        drop(snap);
+        let reopened = crate::Index::open(tree.clone(), &dir).expect("the last generation");
+        assert_eq!(reopened.generation(), index.generation());
+        let query = Query::literal("needle");
+        let found = reopened
+            .search(&query, &Limits::new(), None)
+            .expect("an answer");
+        let scanned = tree
+            .search(&query, &Limits::new(), None)
+            .expect("an answer");
+        assert_eq!(
+            format!("{:?}", found.items()),
+            format!("{:?}", scanned.items())
+        );
+        assert_eq!(found.len(), 3_002);
+        // Its base is left under a temporary name; once its process is
+        // gone (here: a number no process has), the next write removes it.
+        let names = || -> Vec<String> {
+            let list = std::fs::read_dir(&dir).expect("the folder");
+            list.map(|e| {
+                e.expect("an entry")
+                    .file_name()
+                    .into_string()
+                    .expect("a name")
+            })
+            .collect()
+        };
+        let left: Vec<String> = names().into_iter().filter(|n| n.contains(".tmp")).collect();
+        assert_eq!(left.len(), 1, "{left:?}");
+        let own = format!(".tmp{}-", std::process::id());
+        let dead = left[0].replace(&own, &format!(".tmp{}-", u32::MAX));
+        std::fs::rename(dir.join(&left[0]), dir.join(&dead)).expect("renamed");
+        assert!(reopened.update().expect("updated"));
+        let left = names().into_iter().filter(|n| n.contains(".tmp")).count();
+        assert_eq!(left, usize::from(!cfg!(target_os = "linux")));
+    }
+
+    #[test]
     fn a_build_that_cannot_spill_fails_cleanly() {
         let root = tempfile::tempdir().expect("a folder");
         write_tree(root.path(), &[(0, "abcdef".into(), 50, false)]);

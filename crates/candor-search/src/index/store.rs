@@ -3,13 +3,15 @@
 //!
 //! `CURRENT` names the current generation; `gen-G.manifest` holds its
 //! entries and its delta; `base-B.grams` the base posting lists it
-//! builds on. A build or an update writes its files under new names
+//! builds on. A build's posting lists spill to a file here too (see
+//! `grams::Postings`), which never outlives the build. A build or an update writes its files under new names
 //! (through a temporary name, synced, then renamed), then writes
 //! `CURRENT` the same way: the rename is the switch. A crash before it
 //! leaves the previous generation current and whole; a reader sees one
 //! generation or the other. The files of the generation before the
 //! current one are kept (a reader may be loading them), older ones are
-//! removed.
+//! removed, and so are the temporary files of a writer that crashed
+//! (on Linux, where a process's number tells whether it still runs).
 
 use std::fs;
 use std::io::{Read as _, Seek as _, Write as _};
@@ -300,7 +302,7 @@ impl Store {
             } else if let Some(g) = number(name, "base-", ".grams") {
                 !keep_bases.contains(&g)
             } else {
-                false
+                is_abandoned(name)
             };
             if stale {
                 let _ = fs::remove_file(entry.path());
@@ -318,6 +320,25 @@ impl Store {
             .and_then(|b| b.try_into().ok())
             .map(u64::from_le_bytes))
     }
+}
+
+/// Whether `name` is a temporary file (see `temporary`) of a process
+/// that no longer runs: a build that crashed before its switch. Known
+/// on Linux only (by `/proc`); elsewhere such a file stays.
+fn is_abandoned(name: &str) -> bool {
+    let Some((_, tail)) = name.rsplit_once(".tmp") else {
+        return false;
+    };
+    let Some(pid) = tail.split_once('-').and_then(|(pid, n)| {
+        n.parse::<u64>().ok()?;
+        pid.parse::<u32>().ok()
+    }) else {
+        return false;
+    };
+    cfg!(target_os = "linux")
+        && pid != std::process::id()
+        && Path::new("/proc/self").exists()
+        && !Path::new("/proc").join(pid.to_string()).exists()
 }
 
 /// The number in a file name `prefix` + number + `suffix`.
