@@ -183,13 +183,6 @@ mod imp {
         Ok(u64::try_from(secs.saturating_mul(1_000_000_000).saturating_add(nanos)).unwrap_or(0))
     }
 
-    /// The size of `name` in `dir` (not following a link).
-    #[cfg(feature = "index")]
-    pub(crate) fn size_at(dir: &DirHandle, name: &OsStr) -> io::Result<u64> {
-        let stat = rustix::fs::statat(&dir.0, name, AtFlags::SYMLINK_NOFOLLOW)?;
-        Ok(u64::try_from(stat.st_size).unwrap_or(0))
-    }
-
     /// The folder's device and inode.
     pub(crate) fn identity(dir: &DirHandle) -> io::Result<Identity> {
         let stat = rustix::fs::fstat(&dir.0)?;
@@ -352,11 +345,6 @@ mod imp {
             .map_or(0, |d| d.as_nanos() as u64))
     }
 
-    #[cfg(feature = "index")]
-    pub(crate) fn size_at(dir: &DirHandle, name: &OsStr) -> io::Result<u64> {
-        Ok(fs::symlink_metadata(dir.0.join(name))?.len())
-    }
-
     pub(crate) fn identity(dir: &DirHandle) -> io::Result<Identity> {
         // No inode here: the canonical path stands in for it.
         let real = fs::canonicalize(&dir.0)?;
@@ -378,14 +366,14 @@ mod imp {
     }
 }
 
+#[cfg(feature = "index")]
+pub(crate) use imp::mtime_at;
 #[cfg(all(feature = "index", target_os = "linux"))]
 pub(crate) use imp::open_file_beneath;
 pub(crate) use imp::{
     DirHandle, identity, kind_at, list, open_dir, open_file, open_regular, open_root, read_link,
     stamp_at,
 };
-#[cfg(feature = "index")]
-pub(crate) use imp::{mtime_at, size_at};
 
 /// Mixes numbers into one stamp (FNV-1a over their bytes; never 0, which
 /// stands for "nothing there").

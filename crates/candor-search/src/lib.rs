@@ -123,7 +123,7 @@ pub(crate) use confine::open_file_beneath;
 #[cfg(all(test, feature = "index"))]
 pub(crate) use confine::open_root;
 #[cfg(feature = "index")]
-pub(crate) use confine::{DirHandle, mix, mtime_at, open_dir, open_file, size_at, stamp_at};
+pub(crate) use confine::{DirHandle, mix, mtime_at, open_dir, open_file, stamp_at};
 #[cfg(feature = "index")]
 pub(crate) use engine::{FileOutcome, PartsScan, Plan, Search, no_match, search_file};
 #[cfg(feature = "index")]

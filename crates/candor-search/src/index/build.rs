@@ -7,27 +7,31 @@
 //! in the previous delta) to a new delta; a base file that changed or is
 //! gone is simply no longer listed (its ids in the base are tombstones).
 //!
-//! Ids are given in path order when a batch is read: a file takes one
-//! per block its size asks for (`grams::blocks_for`, the size asked just
-//! before the batch is read; a file that grew meanwhile has a longer last
-//! block), any other file of the lists being written one.
+//! Ids are given in path order once a batch is read: a file read as
+//! plain text takes one per block of what was read (`grams::blocks_for`),
+//! any other file of the lists being written one.
 //!
-//! Memory: each thread holds one file at a time, of at most
-//! `MAX_INDEXED` bytes (a larger file is not indexed: every query reads
-//! it), a batch holds at most `BATCH` folder handles, and the posting
-//! lists grow with the tree.
+//! Memory, whatever the size of the tree: each thread holds one file at
+//! a time, of at most `MAX_INDEXED` bytes (a larger file is not indexed:
+//! every query reads it), and its trigrams until its batch is added; a
+//! batch holds at most `BATCH` folder handles and stops taking files once
+//! it holds `BATCH_KEYS` trigrams; the posting lists are built within a
+//! budget and spilled to the index's folder past it (see
+//! `grams::Postings`). Only the entries grow with the tree.
 
 use std::ffi::{OsStr, OsString};
 use std::io::Read as _;
 use std::ops::ControlFlow;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
-use crate::index::grams::{Grams, GramsBuilder, blocks_for};
+use crate::index::grams::{Distinct, Postings, SpillTo, block_bytes, blocks_for, split_blocks};
 use crate::index::snapshot::{Entry, FileEntry, FolderEntry, Segment, SkipEntry};
 use crate::index::stamp::{folder_stamp, ignores_of, is_racy, mtime_ns};
 use crate::index::traverse::Event;
 use crate::{
-    BINARY_PREFIX, DirHandle, MAX_LINE, Tree, is_within, mtime_at, open_file, size_at, stamp_at,
+    BINARY_PREFIX, DirHandle, Error, ErrorKind, MAX_LINE, Tree, is_within, mtime_at, open_file,
+    stamp_at,
 };
 
 /// The largest file indexed: the tree reads no line longer than this
@@ -37,15 +41,33 @@ pub(crate) const MAX_INDEXED: u64 = MAX_LINE as u64;
 /// How many files are read per batch (each holds its folder's handle).
 const BATCH: usize = 256;
 
+/// The trigrams a batch holds (4 bytes each) before it stops taking
+/// files: the rest wait for the next one.
+const BATCH_KEYS: usize = 8 << 20;
+
 /// A file waiting to be read: its entry's place, its folder's handle,
-/// its name there, and its ids in the posting lists being built (given
-/// when its batch is read).
+/// its name there, and its stamp as the walk took it (before the read).
 struct Pending {
     at: usize,
     dir: Arc<DirHandle>,
     name: OsString,
-    id: u32,
-    blocks: u32,
+    stamp: Option<u64>,
+}
+
+/// A file read: what the read told, and the distinct trigrams of each of
+/// its blocks (none when it is not indexed), end to end.
+struct Done {
+    read: Read,
+    keys: Vec<u32>,
+    /// How many of `keys` each block has.
+    blocks: Vec<u32>,
+}
+
+/// What a reading thread keeps from file to file.
+#[derive(Default)]
+struct Scratch {
+    bytes: Vec<u8>,
+    distinct: Distinct,
 }
 
 /// Writes down a generation from a traversal's events.
@@ -64,32 +86,47 @@ pub(crate) struct Builder<'t> {
     /// The entries before this place have their ids.
     assigned: usize,
     next_id: u32,
-    /// One builder per thread, kept from batch to batch (each gets ids
-    /// in ascending order), merged once at the end.
-    grams: Vec<GramsBuilder>,
-    /// How many files were read.
-    pub(crate) read: usize,
+    /// The posting lists being built.
+    postings: Postings,
+    /// One per thread, kept from batch to batch.
+    scratch: Vec<Scratch>,
+    /// Where the posting lists spill.
+    spill: SpillTo,
+    /// Why the posting lists could not be built (a spill that failed).
+    failed: Option<std::io::Error>,
 }
 
 impl<'t> Builder<'t> {
-    pub(crate) fn new(tree: &'t Tree, built_ns: u64, segment: Segment) -> Builder<'t> {
+    /// A builder of `segment`'s posting lists, spilled as `spill` says.
+    pub(crate) fn new(
+        tree: &'t Tree,
+        built_ns: u64,
+        segment: Segment,
+        spill: SpillTo,
+    ) -> Builder<'t> {
+        let threads = tree.get_threads().max(1);
         Builder {
             tree,
             built_ns,
             segment,
-            threads: tree.get_threads(),
+            threads,
             entries: Vec::new(),
             folders: Vec::new(),
             pending: Vec::new(),
             assigned: 0,
             next_id: 0,
-            grams: Vec::new(),
-            read: 0,
+            postings: Postings::new(spill.clone(), threads),
+            scratch: Vec::new(),
+            spill,
+            failed: None,
         }
     }
 
     /// Writes down one event.
     pub(crate) fn visit(&mut self, event: Event<'_>) -> ControlFlow<()> {
+        if self.failed.is_some() {
+            return ControlFlow::Break(());
+        }
         match event {
             Event::Folder {
                 path,
@@ -130,7 +167,7 @@ impl<'t> Builder<'t> {
                 if let Some(file) = keep {
                     // Kept in the lists written again (read by every
                     // query, it is in none of them), it takes the next id
-                    // there when its batch is read (`assign`), so that
+                    // there when its batch is added (`add_read`), so that
                     // ids stay ascending and unique.
                     self.entries.push(Entry::File(file.clone()));
                 } else {
@@ -156,8 +193,7 @@ impl<'t> Builder<'t> {
                         at: self.entries.len(),
                         dir,
                         name,
-                        id: 0,
-                        blocks: 1,
+                        stamp,
                     });
                     self.entries.push(Entry::File(FileEntry {
                         path,
@@ -191,6 +227,9 @@ impl<'t> Builder<'t> {
                 self.entries.push(Entry::Skip(SkipEntry { input }));
             }
         }
+        if self.failed.is_some() {
+            return ControlFlow::Break(());
+        }
         ControlFlow::Continue(())
     }
 
@@ -219,67 +258,48 @@ impl<'t> Builder<'t> {
         }
     }
 
-    /// Gives the ids of the files listed since the last batch, in path
-    /// order: one per block for a file waiting to be read (as many as
-    /// its size now asks; see `grams::blocks_for`), one for any other
-    /// file of the lists being written.
-    fn assign(&mut self, pending: &mut [Pending]) {
-        for p in pending.iter_mut() {
-            p.blocks = size_at(&p.dir, &p.name).map_or(1, blocks_for);
+    /// Reads the files waiting, a batch at a time, and adds them.
+    fn flush(&mut self) {
+        let pending = std::mem::take(&mut self.pending);
+        let mut from = 0;
+        while from < pending.len() && self.failed.is_none() {
+            let done = self.read_batch(&pending[from..]);
+            let to = from + done.len();
+            // The entries up to the first file still waiting get their ids.
+            let end = pending.get(to).map_or(self.entries.len(), |p| p.at);
+            self.add_read(&pending[from..to], done, end);
+            from = to;
         }
-        let mut waiting = pending.iter_mut().peekable();
-        for at in self.assigned..self.entries.len() {
-            let Entry::File(f) = &mut self.entries[at] else {
-                continue;
-            };
-            if f.segment != self.segment {
-                continue;
-            }
-            f.id = self.next_id;
-            f.blocks = 1;
-            if let Some(p) = waiting.next_if(|p| p.at == at) {
-                f.blocks = p.blocks;
-                p.id = f.id;
-            }
-            self.next_id = self.next_id.saturating_add(f.blocks);
-        }
-        self.assigned = self.entries.len();
+        self.pending = pending;
+        self.pending.clear();
     }
 
-    /// Reads the files waiting, in parallel, and adds them.
-    pub(crate) fn flush(&mut self) {
-        let mut pending = std::mem::take(&mut self.pending);
-        self.assign(&mut pending);
-        if pending.is_empty() {
-            return;
+    /// Reads a prefix of `pending` (one file at least) in parallel, each
+    /// thread taking the next file, until the batch holds `BATCH_KEYS`
+    /// trigrams.
+    fn read_batch(&mut self, pending: &[Pending]) -> Vec<Done> {
+        let threads = self.threads.min(pending.len());
+        while self.scratch.len() < threads {
+            self.scratch.push(Scratch::default());
         }
-        self.read += pending.len();
-        let threads = self.threads.clamp(1, pending.len());
-        let per = pending.len().div_ceil(threads);
-        let built_ns = self.built_ns;
-        let limit = self.tree.size_limit();
-        while self.grams.len() < threads {
-            self.grams.push(GramsBuilder::new());
-        }
-        let results: Vec<Vec<(usize, Read)>> = std::thread::scope(|scope| {
-            let handles: Vec<_> = pending
-                .chunks(per)
-                .zip(self.grams.iter_mut())
-                .map(|(chunk, grams)| {
+        let (built_ns, limit) = (self.built_ns, self.tree.size_limit());
+        let next = AtomicUsize::new(0);
+        let held = AtomicUsize::new(0);
+        let read: Vec<Vec<(usize, Done)>> = std::thread::scope(|scope| {
+            let handles: Vec<_> = self.scratch[..threads]
+                .iter_mut()
+                .map(|scratch| {
+                    let (next, held) = (&next, &held);
                     scope.spawn(move || {
-                        let mut bytes = Vec::new();
-                        let read: Vec<(usize, Read)> = chunk
-                            .iter()
-                            .map(|p| {
-                                let mut read =
-                                    read_one(&p.dir, &p.name, built_ns, limit, &mut bytes);
-                                if !read.always && !read.racy {
-                                    read.starts = grams.add_blocks(p.id, p.blocks, &bytes);
-                                }
-                                (p.at, read)
-                            })
-                            .collect();
-                        read
+                        let mut out = Vec::new();
+                        while held.load(Ordering::Relaxed) < BATCH_KEYS {
+                            let i = next.fetch_add(1, Ordering::Relaxed);
+                            let Some(p) = pending.get(i) else { break };
+                            let done = read_and_split(p, built_ns, limit, scratch);
+                            held.fetch_add(done.keys.len(), Ordering::Relaxed);
+                            out.push((i, done));
+                        }
+                        out
                     })
                 })
                 .collect();
@@ -288,31 +308,106 @@ impl<'t> Builder<'t> {
                 .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
                 .collect()
         });
-        for read in results {
-            for (at, r) in read {
-                if let Entry::File(f) = &mut self.entries[at] {
-                    f.stamp = r.stamp;
-                    f.len = r.len;
-                    f.always = r.always;
-                    f.binary = r.binary;
-                    f.linked = r.linked;
-                    f.racy = r.racy;
-                    f.starts = r.starts;
+        // Every file taken was read: they are a prefix of `pending`.
+        let mut done: Vec<(usize, Done)> = read.into_iter().flatten().collect();
+        done.sort_unstable_by_key(|(i, _)| *i);
+        done.into_iter().map(|(_, d)| d).collect()
+    }
+
+    /// Gives the ids of the entries from the last place given up to
+    /// `end`, in path order: to a file of `read` (the files read, in
+    /// order) one per block it was cut into, to any other file of the
+    /// lists being written one; and adds the files read to the lists.
+    fn add_read(&mut self, read: &[Pending], done: Vec<Done>, end: usize) {
+        let mut waiting = read.iter().zip(done).peekable();
+        for at in self.assigned..end {
+            let Entry::File(f) = &mut self.entries[at] else {
+                continue;
+            };
+            if f.segment != self.segment {
+                continue;
+            }
+            f.id = self.next_id;
+            f.blocks = 1;
+            if let Some((_, done)) = waiting.next_if(|(p, _)| p.at == at) {
+                let r = done.read;
+                f.stamp = r.stamp;
+                f.len = r.len;
+                f.always = r.always;
+                f.binary = r.binary;
+                f.linked = r.linked;
+                f.racy = r.racy;
+                f.starts = r.starts;
+                f.blocks = u32::try_from(done.blocks.len()).unwrap_or(1).max(1);
+                let mut keys = &done.keys[..];
+                for (id, &n) in (f.id..).zip(&done.blocks) {
+                    let (block, rest) = keys.split_at(n as usize);
+                    keys = rest;
+                    if let Err(e) = self.postings.add(id, block) {
+                        self.failed.get_or_insert(e);
+                    }
                 }
             }
+            self.next_id = self.next_id.saturating_add(f.blocks);
         }
+        self.assigned = end;
     }
 
     /// The entries and the posting lists of the files read.
-    pub(crate) fn finish(mut self) -> (Vec<Entry>, Grams) {
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::Read`] (naming the index's folder) when the posting
+    /// lists could not be spilled.
+    pub(crate) fn finish(mut self) -> Result<(Vec<Entry>, Postings), Error> {
         self.flush();
-        let grams = self
-            .grams
-            .into_iter()
-            .reduce(GramsBuilder::merge)
-            .unwrap_or_else(GramsBuilder::new);
-        (self.entries, grams.finish())
+        let end = self.entries.len();
+        self.add_read(&[], Vec::new(), end);
+        if let Some(e) = self.failed {
+            return Err(ErrorKind::Read {
+                path: self.spill.dir,
+                source: e,
+            }
+            .into());
+        }
+        Ok((self.entries, self.postings))
     }
+}
+
+/// Reads the file of `p` and, when it is indexed, cuts it into blocks
+/// and takes each block's distinct trigrams.
+fn read_and_split(p: &Pending, built_ns: u64, limit: Option<u64>, scratch: &mut Scratch) -> Done {
+    let mut read = read_one(
+        &p.dir,
+        &p.name,
+        p.stamp,
+        built_ns,
+        limit,
+        &mut scratch.bytes,
+    );
+    let mut keys = Vec::new();
+    let mut blocks = Vec::new();
+    if !read.always && !read.racy {
+        let bytes = &scratch.bytes;
+        let parts = split_blocks(bytes, blocks_for(bytes.len() as u64), block_bytes());
+        let mut starts = Vec::with_capacity(parts.len().saturating_sub(1));
+        let mut at = 0u64;
+        for (k, part) in parts.into_iter().enumerate() {
+            if k > 0 {
+                starts.push(at);
+            }
+            at += part.len() as u64;
+            let distinct = scratch.distinct.of(part);
+            keys.extend_from_slice(distinct);
+            blocks.push(u32::try_from(distinct.len()).unwrap_or(u32::MAX));
+        }
+        read.starts = starts.into_boxed_slice();
+    }
+    // A large file's buffer is not kept for the next, smaller ones.
+    if scratch.bytes.capacity() > 1 << 20 {
+        scratch.bytes = Vec::new();
+    }
+    Done { read, keys, blocks }
 }
 
 /// What reading one file told.
@@ -331,14 +426,15 @@ struct Read {
     starts: Box<[u64]>,
 }
 
-/// Reads the file `name` of `dir` into `bytes`, and tells whether it is
-/// plain text the posting lists can stand for: no NUL byte, no line
-/// longer than the tree reads, no byte-order mark, within the tree's
-/// size limit and `MAX_INDEXED`, and not changed within a clock tick of
-/// the build.
+/// Reads the file `name` of `dir` (stamped `stamp` before, if known)
+/// into `bytes`, and tells whether it is plain text the posting lists
+/// can stand for: no NUL byte, no line longer than the tree reads, no
+/// byte-order mark, within the tree's size limit and `MAX_INDEXED`, and
+/// not changed within a clock tick of the build.
 fn read_one(
     dir: &DirHandle,
     name: &OsStr,
+    stamp: Option<u64>,
     built_ns: u64,
     limit: Option<u64>,
     bytes: &mut Vec<u8>,
@@ -353,9 +449,9 @@ fn read_one(
         racy: false,
         starts: Box::default(),
     };
-    // Stamped before it is read: a change while it is read moves the
-    // stamp, and is seen by the next query.
-    let Ok(stamp) = stamp_at(dir, name) else {
+    // Stamped before it is read (by the walk, or here): a change while it
+    // is read moves the stamp, and is seen by the next query.
+    let Some(stamp) = stamp.or_else(|| stamp_at(dir, name).ok()) else {
         return not_indexed(0);
     };
     let Ok(file) = open_file(dir, name) else {
@@ -422,4 +518,291 @@ fn longest_line(bytes: &[u8]) -> usize {
         from = end + 1;
     }
     longest.max(bytes.len() - from)
+}
+
+#[cfg(test)]
+mod tests {
+    //! A build that spills (a budget of a few pairs) writes the index a
+    //! build that never does writes, byte for byte, and leaves nothing
+    //! behind in the index's folder.
+
+    use std::path::Path;
+
+    use proptest::prelude::*;
+
+    use crate::index::format::{self, Header, Kind};
+    use crate::index::full_build;
+    use crate::index::grams::Grams;
+    use crate::index::store::Store;
+    use crate::{Source as _, Tree};
+
+    /// Names with spaces, Unicode, case and folders.
+    const NAMES: &[&str] = &[
+        "a.rs",
+        "B.txt",
+        "é.txt",
+        "dir/z",
+        "dir/日本語.md",
+        "dir/deeper/a b",
+        "ω/x.rs",
+        "Zz",
+    ];
+
+    /// A tree's files: (name, a line, how many times it is repeated, a
+    /// NUL in the middle or not). Repeated lines make files of several
+    /// blocks.
+    fn tree_files() -> impl Strategy<Value = Vec<(usize, String, usize, bool)>> {
+        let line = "[abcé日 \\t]{0,40}";
+        prop::collection::vec(
+            (
+                0..NAMES.len(),
+                line,
+                prop_oneof![4 => 1usize..4, 1 => 2_000usize..6_000],
+                prop::bool::weighted(0.1),
+            ),
+            0..8,
+        )
+    }
+
+    fn write_tree(root: &Path, files: &[(usize, String, usize, bool)]) {
+        for (name, line, times, nul) in files {
+            let path = root.join(NAMES[*name]);
+            std::fs::create_dir_all(path.parent().expect("a parent")).expect("a folder");
+            let mut bytes = format!("{line}\n").repeat(*times).into_bytes();
+            if *nul {
+                bytes.insert(bytes.len() / 2, 0);
+            }
+            std::fs::write(path, bytes).expect("written");
+        }
+    }
+
+    /// Builds the index of `tree` at `dir` within `budget`, and gives the
+    /// files the folder holds then, with their bytes.
+    fn build(tree: &Tree, dir: &Path, budget: usize) -> Vec<(String, Vec<u8>)> {
+        let store = Store {
+            dir: dir.to_owned(),
+            rules: tree.fingerprint(),
+        };
+        let (snap, base) = full_build(tree, &store, None, budget).expect("built");
+        store.write(&snap, Some(base)).expect("written");
+        let mut files: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir)
+            .expect("the folder")
+            .map(|e| {
+                let e = e.expect("an entry");
+                let name = e.file_name().into_string().expect("a name");
+                (name, std::fs::read(e.path()).expect("read"))
+            })
+            .collect();
+        files.sort();
+        files
+    }
+
+    /// The file's body (after the header, which holds the generation).
+    fn body(bytes: &[u8]) -> &[u8] {
+        &bytes[format::HEADER..]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(24))]
+
+        #[test]
+        fn a_build_that_spills_writes_what_one_in_memory_writes(
+            files in tree_files(),
+            budget in 0usize..400,
+            threads in 1usize..4,
+        ) {
+            let root = tempfile::tempdir().expect("a folder");
+            write_tree(root.path(), &files);
+            // Past the clock tick within which a file is not trusted.
+            std::thread::sleep(std::time::Duration::from_millis(120));
+            let tree = Tree::new(root.path()).expect("a tree").threads(threads);
+            let store = tempfile::tempdir().expect("a folder");
+            let whole = build(&tree, &store.path().join("whole"), usize::MAX / 2);
+            let spilled = build(&tree, &store.path().join("spilled"), budget);
+            let kinds = |files: &[(String, Vec<u8>)]| -> Vec<String> {
+                files.iter().map(|(n, _)| n.split('-').next().unwrap_or("").to_owned()).collect()
+            };
+            // Nothing but the pointer, the lock, a base and a manifest.
+            prop_assert_eq!(kinds(&spilled), ["CURRENT", "LOCK", "base", "gen"]);
+            prop_assert_eq!(kinds(&whole), kinds(&spilled));
+            for ((_, a), (_, b)) in whole.iter().zip(&spilled).skip(2) {
+                // The manifest's body starts with the generation of its base.
+                prop_assert_eq!(&body(a)[8..], &body(b)[8..]);
+            }
+            // The base written in parts is the whole encoding of its lists.
+            let base = &spilled[2].1;
+            let head = u64::from_le_bytes(body(base)[..8].try_into().expect("8 bytes"));
+            let grams = Grams::decode(&body(base)[8..]).expect("decodes");
+            let generation = u64::from_le_bytes(base[24..32].try_into().expect("8 bytes"));
+            let header = Header { kind: Kind::Base, rules: tree.fingerprint(), generation };
+            let whole_file = format::base_file(header, &grams);
+            prop_assert_eq!(&whole_file[..], &base[..]);
+            prop_assert!(head > 0);
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(12))]
+
+        /// An update whose delta spills writes the generation an update
+        /// that holds it in memory writes (the same changes to the same
+        /// tree), byte for byte.
+        #[test]
+        fn an_update_that_spills_writes_what_one_in_memory_writes(
+            files in tree_files(),
+            changes in tree_files(),
+            removed in prop::collection::vec(0..NAMES.len(), 0..3),
+            budget in 0usize..200,
+        ) {
+            let root = tempfile::tempdir().expect("a folder");
+            write_tree(root.path(), &files);
+            std::thread::sleep(std::time::Duration::from_millis(120));
+            let store = tempfile::tempdir().expect("a folder");
+            let open = |name: &str| {
+                let tree = Tree::new(root.path()).expect("a tree");
+                crate::Index::build(tree, store.path().join(name)).expect("built")
+            };
+            let (whole, mut spilled) = (open("whole"), open("spilled"));
+            spilled.budget = budget;
+            write_tree(root.path(), &changes);
+            for r in removed {
+                let _ = std::fs::remove_file(root.path().join(NAMES[r]));
+            }
+            std::thread::sleep(std::time::Duration::from_millis(120));
+            prop_assert_eq!(whole.update().expect("updated"), spilled.update().expect("updated"));
+            let manifest = |name: &str| -> Vec<u8> {
+                let dir = store.path().join(name);
+                let current = std::fs::read_to_string(dir.join("CURRENT")).expect("a pointer");
+                let generation = current.trim().trim_start_matches("candor-index ");
+                std::fs::read(dir.join(format!("gen-{generation}.manifest"))).expect("read")
+            };
+            // The manifest's body starts with the generation of its base.
+            let (a, b) = (manifest("whole"), manifest("spilled"));
+            prop_assert_eq!(&body(&a)[8..], &body(&b)[8..]);
+            // Nothing but the pointer, the lock, and the generations' files.
+            for entry in std::fs::read_dir(store.path().join("spilled")).expect("the folder") {
+                let name = entry.expect("an entry").file_name().into_string().expect("a name");
+                let known = name == "CURRENT"
+                    || name == "LOCK"
+                    || name.starts_with("base-") && name.ends_with(".grams")
+                    || name.starts_with("gen-") && name.ends_with(".manifest");
+                prop_assert!(known, "{} left behind", name);
+            }
+        }
+    }
+
+    #[test]
+    fn a_build_that_dies_before_its_switch_leaves_the_last_generation_usable() {
+        use crate::{Corpus as _, Limits, Query};
+        let root = tempfile::tempdir().expect("a folder");
+        write_tree(
+            root.path(),
+            &[
+                (0, "abc needle".into(), 3_000, false),
+                (4, "x".into(), 1, false),
+            ],
+        );
+        std::thread::sleep(std::time::Duration::from_millis(120));
+        let store = tempfile::tempdir().expect("a folder");
+        let dir = store.path().join("index");
+        let index =
+            crate::Index::build(Tree::new(root.path()).expect("a tree"), &dir).expect("built");
+        write_tree(
+            root.path(),
+            &[(1, "needle".into(), 2, false), (4, "abc".into(), 1, false)],
+        );
+        std::thread::sleep(std::time::Duration::from_millis(120));
+        // A second build, spilled, whose process dies after its base is
+        // written and before the switch: nothing of it is dropped.
+        let tree = Tree::new(root.path()).expect("a tree");
+        let store = Store {
+            dir: dir.clone(),
+            rules: tree.fingerprint(),
+        };
+        let (snap, base) = full_build(&tree, &store, Some(index.generation()), 16).expect("built");
+        std::mem::forget(base);
+        drop(snap);
+        let reopened = crate::Index::open(tree.clone(), &dir).expect("the last generation");
+        assert_eq!(reopened.generation(), index.generation());
+        let query = Query::literal("needle");
+        let found = reopened
+            .search(&query, &Limits::new(), None)
+            .expect("an answer");
+        let scanned = tree
+            .search(&query, &Limits::new(), None)
+            .expect("an answer");
+        assert_eq!(
+            format!("{:?}", found.items()),
+            format!("{:?}", scanned.items())
+        );
+        assert_eq!(found.len(), 3_002);
+        // Its base is left under a temporary name; once its process is
+        // gone (here: a number no process has), the next write removes it.
+        let names = || -> Vec<String> {
+            let list = std::fs::read_dir(&dir).expect("the folder");
+            list.map(|e| {
+                e.expect("an entry")
+                    .file_name()
+                    .into_string()
+                    .expect("a name")
+            })
+            .collect()
+        };
+        let left: Vec<String> = names().into_iter().filter(|n| n.contains(".tmp")).collect();
+        assert_eq!(left.len(), 1, "{left:?}");
+        let own = format!(".tmp{}-", std::process::id());
+        let dead = left[0].replace(&own, &format!(".tmp{}-", u32::MAX));
+        std::fs::rename(dir.join(&left[0]), dir.join(&dead)).expect("renamed");
+        assert!(reopened.update().expect("updated"));
+        let left = names().into_iter().filter(|n| n.contains(".tmp")).count();
+        assert_eq!(left, usize::from(!cfg!(target_os = "linux")));
+    }
+
+    #[test]
+    fn a_build_that_cannot_spill_fails_cleanly() {
+        let root = tempfile::tempdir().expect("a folder");
+        write_tree(root.path(), &[(0, "abcdef".into(), 50, false)]);
+        let tree = Tree::new(root.path()).expect("a tree");
+        // The index's folder would be below a file.
+        let store = Store {
+            dir: root.path().join("a.rs").join("index"),
+            rules: tree.fingerprint(),
+        };
+        let error = full_build(&tree, &store, None, 8).expect_err("no folder");
+        assert!(
+            matches!(error.kind(), crate::ErrorKind::Read { .. }),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn a_build_never_written_leaves_nothing_behind() {
+        let root = tempfile::tempdir().expect("a folder");
+        write_tree(
+            root.path(),
+            &[
+                (0, "abcdef".into(), 5_000, false),
+                (3, "xyz".into(), 1, false),
+            ],
+        );
+        std::thread::sleep(std::time::Duration::from_millis(120));
+        let tree = Tree::new(root.path()).expect("a tree");
+        let store = tempfile::tempdir().expect("a folder");
+        let store = Store {
+            dir: store.path().join("index"),
+            rules: tree.fingerprint(),
+        };
+        let (snap, base) = full_build(&tree, &store, None, 16).expect("built");
+        // Its base is there, under a temporary name, and answers.
+        assert_eq!(
+            std::fs::read_dir(&store.dir).expect("the folder").count(),
+            1
+        );
+        assert!(snap.base.files() > 0);
+        drop((snap, base));
+        assert_eq!(
+            std::fs::read_dir(&store.dir).expect("the folder").count(),
+            0
+        );
+    }
 }

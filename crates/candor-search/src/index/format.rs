@@ -59,6 +59,9 @@ pub(crate) fn file(header: Header, body: &[u8]) -> Vec<u8> {
 /// head, the head, the table and the lists; the checksum covers the
 /// length and the head (each block of the table and each list carries
 /// its own).
+// The build writes a base in parts (`grams::write_postings`); this, the
+// whole file at once, is what its tests compare it with.
+#[cfg_attr(not(test), allow(dead_code))]
 pub(crate) fn base_file(header: Header, grams: &Grams) -> Vec<u8> {
     let mut body = vec![0; 8];
     let head = grams.encode(&mut body) as u64;
@@ -69,15 +72,26 @@ pub(crate) fn base_file(header: Header, grams: &Grams) -> Vec<u8> {
 /// The header (its checksum over `checked`), then `body`.
 fn framed(header: Header, body: &[u8], checked: &[u8]) -> Vec<u8> {
     let mut out = Vec::with_capacity(HEADER + body.len());
+    put_header(
+        &mut out,
+        header,
+        body.len() as u64,
+        crc32fast::hash(checked),
+    );
+    out.extend_from_slice(body);
+    out
+}
+
+/// Appends the header of a file whose body is `len` bytes and whose
+/// checksum is `crc` (a base written in parts puts its header last).
+pub(crate) fn put_header(out: &mut Vec<u8>, header: Header, len: u64, crc: u32) {
     out.extend_from_slice(MAGIC);
     out.extend_from_slice(&VERSION.to_le_bytes());
     out.extend_from_slice(&(header.kind as u32).to_le_bytes());
     out.extend_from_slice(&header.rules.to_le_bytes());
     out.extend_from_slice(&header.generation.to_le_bytes());
-    out.extend_from_slice(&(body.len() as u64).to_le_bytes());
-    out.extend_from_slice(&crc32fast::hash(checked).to_le_bytes());
-    out.extend_from_slice(body);
-    out
+    out.extend_from_slice(&len.to_le_bytes());
+    out.extend_from_slice(&crc.to_le_bytes());
 }
 
 /// Checks a header (the first `HEADER` bytes of a file) against what is

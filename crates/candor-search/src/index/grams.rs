@@ -1,17 +1,17 @@
 //! The trigram postings of an index: for each trigram of the files' raw
 //! bytes, the ascending ids of the files (or, for a file over
-//! `BLOCK_BYTES`, of its blocks) that hold it (delta-varint lists, see
-//! `postings`), built per thread, merged, encoded and decoded.
+//! `BLOCK_BYTES`, of its blocks) that hold it (delta-varint lists with
+//! runs of ids in a row, see `postings`), built, encoded and decoded.
 //!
-//! Building holds, per builder, each distinct trigram's list already
-//! encoded (1 to 2 bytes per file and trigram on source text, with a
-//! `Vec`'s growth slack of up to 2x), about 40 bytes per distinct trigram
-//! (at most 2^24 of them) and a 2 MiB bitmap that removes repeated
-//! trigrams within a file: a builder's memory stays within about twice
-//! the encoded size of the postings it holds plus 2 MiB, whatever the
-//! size of one file. To bound it further, a builder is finished into a
-//! partial `Grams` (its lists packed end to end, no slack) and started
-//! afresh; the partial postings are merged at the end.
+//! An index's build adds each file's distinct trigrams (`Distinct`: a
+//! 2 MiB bitmap removes repeated ones within a file) to `Postings`, which
+//! holds a bounded buffer of (trigram, id) pairs and spills it to the
+//! index's folder in sorted runs (`spill`); the runs merged are written
+//! to a base file as they come (`write`), or kept in memory (a delta).
+//! `GramsBuilder`, which holds each trigram's list in memory as it grows
+//! (per builder about twice the encoded size of its lists), builds the
+//! postings of the tests and benchmarks, and is the spilled build's
+//! oracle.
 //!
 //! The encoding (integers LEB128 varints unless said otherwise):
 //! `MAGIC`, the format version, the number of trigram lists; the list of
@@ -36,9 +36,11 @@ mod disk;
 #[doc(hidden)]
 pub mod hooks;
 mod postings;
+mod spill;
 mod table;
 #[cfg(test)]
 mod tests;
+mod write;
 
 use std::borrow::Cow;
 use std::cmp::Ordering;
@@ -52,13 +54,16 @@ use crate::index::plan::{Gram, Need};
 pub(crate) use candidates::Candidates;
 use candidates::Node;
 pub(crate) use disk::Disk;
-use postings::{ListBuilder, ListCursor, get_varint, put_varint, scan};
+use postings::{ListBuilder, ListCursor, get_varint, ids, put_varint, scan};
+pub(crate) use spill::{BUDGET, Lists, Postings, SpillTo};
 use table::{BlockRef, Bounds};
+pub(crate) use write::write_postings;
 
 /// The first bytes of an encoded `Grams`.
 const MAGIC: &[u8; 8] = b"CNDGRAMS";
-/// The version of the encoding.
-const VERSION: u32 = 3;
+/// The version of the encoding (4: runs of ids in a row; see
+/// `postings`).
+const VERSION: u32 = 4;
 
 /// A trigram as a 24-bit key, big-endian, so keys sort as trigrams do.
 fn key(gram: &Gram) -> u32 {
@@ -139,7 +144,7 @@ impl Hasher for KeyHasher {
 }
 
 /// The lists of a builder, by trigram key.
-type Lists = HashMap<u32, ListBuilder, BuildHasherDefault<KeyHasher>>;
+type KeyLists = HashMap<u32, ListBuilder, BuildHasherDefault<KeyHasher>>;
 
 /// The distinct trigrams of one file at a time, in the order first seen,
 /// with a bitmap of every trigram (2 MiB, allocated on first use).
@@ -179,7 +184,7 @@ impl Distinct {
 /// Collects the trigrams of files, one file at a time.
 pub(crate) struct GramsBuilder {
     /// Each trigram's list so far.
-    lists: Lists,
+    lists: KeyLists,
     /// The ids of every file added.
     all: ListBuilder,
     /// The distinct trigrams of the file being added.
@@ -190,7 +195,7 @@ impl GramsBuilder {
     /// An empty builder.
     pub(crate) fn new() -> Self {
         GramsBuilder {
-            lists: Lists::default(),
+            lists: KeyLists::default(),
             all: ListBuilder::default(),
             distinct: Distinct::default(),
         }
@@ -207,22 +212,6 @@ impl GramsBuilder {
         for &k in self.distinct.of(bytes) {
             self.lists.entry(k).or_default().push(id);
         }
-    }
-
-    /// Adds a file that takes the ids `id..id + blocks`, one for each of
-    /// its blocks (see `split_blocks`); gives where its blocks after the
-    /// first start.
-    pub(crate) fn add_blocks(&mut self, id: u32, blocks: u32, bytes: &[u8]) -> Box<[u64]> {
-        let mut starts = Vec::with_capacity((blocks as usize).saturating_sub(1));
-        let mut at = 0u64;
-        for (k, part) in (0..).zip(split_blocks(bytes, blocks, block_bytes())) {
-            if k > 0 {
-                starts.push(at);
-            }
-            at += part.len() as u64;
-            self.add(id + k, part);
-        }
-        starts.into_boxed_slice()
     }
 
     /// Merges a builder filled on another thread (disjoint ids).
@@ -456,6 +445,27 @@ impl Grams {
         }
     }
 
+    /// The postings of `lists`, in memory.
+    ///
+    /// # Errors
+    ///
+    /// When the lists cannot be read back from their spill file.
+    pub(crate) fn from_lists(lists: &mut Lists) -> std::io::Result<Grams> {
+        let mut grams = Grams::default();
+        let all = std::mem::take(&mut lists.all);
+        grams.push_list(&all.bytes, all.count).ok_or_else(|| {
+            std::io::Error::new(std::io::ErrorKind::InvalidData, "a malformed list of files")
+        })?;
+        grams.keys.reserve(lists.trigrams);
+        grams.counts.reserve(lists.trigrams);
+        grams.starts.reserve(lists.trigrams);
+        while let Some((key, list)) = lists.next()? {
+            grams.keys.push(key);
+            grams.push_list(&list.bytes, list.count);
+        }
+        Ok(grams)
+    }
+
     /// Merges postings finished from builders of disjoint files (a
     /// builder finished early bounds the memory of a build; see the
     /// module docs).
@@ -473,12 +483,8 @@ impl Grams {
         let list = |g: &Grams, i: usize| -> Result<ListBuilder, Error> {
             let bytes = g.bytes(i);
             let count = g.counts[i];
-            let last = scan(bytes, count).ok_or_else(damaged)?;
-            Ok(ListBuilder {
-                bytes: bytes.to_vec(),
-                count,
-                last: last.unwrap_or(0),
-            })
+            scan(bytes, count).ok_or_else(damaged)?;
+            Ok(ListBuilder::of(ids(bytes)))
         };
         if self.disk.is_some() || other.disk.is_some() {
             return Err(damaged());
@@ -546,16 +552,14 @@ impl Grams {
                 .map(|(i, &k)| (k, self.counts[i + 1], list(i + 1))),
             &mut entries,
         );
-        out.extend_from_slice(MAGIC);
-        put_varint(out, VERSION);
-        put_varint(out, self.keys.len() as u32);
-        put_varint(out, all_count);
-        put_varint(out, all.len() as u32);
-        out.extend_from_slice(all);
-        out.extend_from_slice(&(lists.len() as u64).to_le_bytes());
-        for block in &blocks {
-            table::put_ref(out, block);
-        }
+        put_head(
+            out,
+            self.keys.len(),
+            all,
+            all_count,
+            lists.len() as u64,
+            &blocks,
+        );
         let head = out.len() - start;
         out.extend_from_slice(&entries);
         out.extend_from_slice(lists);
@@ -728,6 +732,31 @@ impl Grams {
             out.starts.push(out.data.len());
         }
         Ok(Cow::Owned(out))
+    }
+}
+
+/// Appends the head of postings of `trigrams` lists (see the module
+/// docs): the list of every file, `all`, with its count, the length of
+/// the trigrams' lists end to end, and the references of the table's
+/// blocks. Its length depends on the number of lists and the list of
+/// every file only.
+fn put_head(
+    out: &mut Vec<u8>,
+    trigrams: usize,
+    all: &[u8],
+    all_count: u32,
+    lists_len: u64,
+    blocks: &[BlockRef],
+) {
+    out.extend_from_slice(MAGIC);
+    put_varint(out, VERSION);
+    put_varint(out, trigrams as u32);
+    put_varint(out, all_count);
+    put_varint(out, all.len() as u32);
+    out.extend_from_slice(all);
+    out.extend_from_slice(&lists_len.to_le_bytes());
+    for block in blocks {
+        table::put_ref(out, block);
     }
 }
 

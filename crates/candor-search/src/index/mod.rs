@@ -44,8 +44,9 @@ pub use indexes::{IndexState, Indexes, Served};
 
 use build::Builder;
 use check::LastStamps;
+use grams::{BUDGET, SpillTo};
 use snapshot::{Segment, Snapshot};
-use store::{LoadError, Store};
+use store::{LoadError, NewBase, Store};
 use traverse::{Reuse, Traversal};
 use watch::Watching;
 
@@ -159,6 +160,9 @@ pub struct Index {
     damaged: AtomicBool,
     /// The stamps the last checked query took, for the next update.
     last_stamps: LastStamps,
+    /// The bytes of (trigram, id) pairs an update holds before it spills
+    /// them (`BUDGET`; the tests set a few, to make every update spill).
+    budget: usize,
 }
 
 impl Index {
@@ -166,9 +170,17 @@ impl Index {
     /// missing): a new generation from a full walk and a read of every
     /// file, on the tree's threads.
     ///
-    /// Memory: each thread holds one file at a time (files over 16 MiB are
-    /// not indexed, and every query reads them), besides the index being
-    /// built.
+    /// Memory, whatever the size of the tree, besides the walk's record
+    /// (a path and a few numbers per file and folder): each thread holds
+    /// one file at a time (files over 16 MiB are not indexed, and every
+    /// query reads them); the trigram lists are built in a buffer of
+    /// 64 MiB (and as much again while it is sorted), spilled to a file
+    /// in the index's folder when it fills, and merged into the index's
+    /// files as they are written. The spill file has no name from the
+    /// moment it is made where the system allows it (unix), so not even
+    /// a crash leaves it behind; elsewhere it is removed when the build
+    /// ends, whether it succeeds or fails. Queries read the lists from
+    /// the index's files, as after [`open`](Index::open).
     ///
     /// # Errors
     ///
@@ -190,8 +202,8 @@ impl Index {
             rules: tree.fingerprint(),
         };
         let previous = store.current().ok();
-        let snap = full_build(&tree, previous)?;
-        store.write(&snap, true)?;
+        let (snap, base) = full_build(&tree, &store, previous, BUDGET)?;
+        store.write(&snap, Some(base))?;
         Ok(Index::with(tree, store, snap))
     }
 
@@ -282,6 +294,7 @@ impl Index {
             rebuild: false,
             damaged: AtomicBool::new(false),
             last_stamps: LastStamps::default(),
+            budget: BUDGET,
         }
     }
 
@@ -580,7 +593,11 @@ impl Index {
         let built_ns = stamp::now_ns();
         let (gitignore, parent_ignores) = self.tree.reads_ignores();
         let parents = stamp::parents_stamp(self.tree.get_root(), gitignore, parent_ignores);
-        let mut builder = Builder::new(&self.tree, built_ns, Segment::Delta);
+        let spill = SpillTo {
+            dir: self.store.dir.clone(),
+            budget: self.budget,
+        };
+        let mut builder = Builder::new(&self.tree, built_ns, Segment::Delta, spill);
         Traversal {
             snap: &old,
             tree: &self.tree,
@@ -593,7 +610,7 @@ impl Index {
             reuse,
         }
         .run(&mut |event| builder.visit(event))?;
-        let (entries, delta) = builder.finish();
+        let (entries, delta) = builder.finish()?;
         let damaged = self.damaged.load(Ordering::Relaxed);
         if entries == old.entries && parents == old.parents && !damaged {
             let same = Snapshot::clone(&old);
@@ -606,14 +623,34 @@ impl Index {
             parents,
             entries,
             base: Arc::clone(&old.base),
-            delta,
+            delta: grams::Grams::default(),
         };
         let (base_files, delta_files) = snap.segment_sizes();
-        let new_base = damaged || delta_files > COMPACT_AFTER + base_files / 8;
+        // The delta is held in memory and written whole into the
+        // manifest: past a size, a new base is built (in bounded memory)
+        // instead.
+        let new_base = damaged
+            || delta_files > COMPACT_AFTER + base_files / 8
+            || delta.pairs() > DELTA_MAX_PAIRS;
+        let mut base = None;
         if new_base {
-            snap = full_build(&self.tree, Some(old.generation))?;
+            drop(delta);
+            let (full, written) =
+                full_build(&self.tree, &self.store, Some(old.generation), self.budget)?;
+            snap = full;
+            base = Some(written);
+        } else {
+            let spilled = |e| -> Error {
+                ErrorKind::Read {
+                    path: self.store.dir.clone(),
+                    source: e,
+                }
+                .into()
+            };
+            let mut lists = delta.into_lists().map_err(spilled)?;
+            snap.delta = grams::Grams::from_lists(&mut lists).map_err(spilled)?;
         }
-        self.store.write(&snap, new_base)?;
+        self.store.write(&snap, base)?;
         self.install(snap, upto);
         if damaged {
             self.damaged.store(false, Ordering::Relaxed);
@@ -626,6 +663,10 @@ impl Index {
 /// compacted into a new base.
 const COMPACT_AFTER: usize = 256;
 
+/// A delta of more (trigram, id) pairs than this is compacted into a new
+/// base: a delta is held in memory (on source text, 1 to 2 bytes a pair).
+const DELTA_MAX_PAIRS: u64 = 16 << 20;
+
 /// A generation number after `previous`: the time in nanoseconds, so
 /// that an index removed and built again does not reuse the numbers of
 /// the cursors issued under the old one.
@@ -633,12 +674,24 @@ fn next_generation(previous: Option<u64>) -> u64 {
     stamp::now_ns().max(previous.map_or(1, |p| p.saturating_add(1)))
 }
 
-/// A full build of `tree`: a new base.
-fn full_build(tree: &Tree, previous: Option<u64>) -> Result<Snapshot, Error> {
+/// A full build of `tree`: a new base, its posting lists built within
+/// `budget` bytes (spilled to the store's folder past it) and written to
+/// a file of the store as they are merged; the snapshot reads them from
+/// there.
+fn full_build(
+    tree: &Tree,
+    store: &Store,
+    previous: Option<u64>,
+    budget: usize,
+) -> Result<(Snapshot, NewBase), Error> {
     let built_ns = stamp::now_ns();
     let (gitignore, parent_ignores) = tree.reads_ignores();
     let parents = stamp::parents_stamp(tree.get_root(), gitignore, parent_ignores);
-    let mut builder = Builder::new(tree, built_ns, Segment::Base);
+    let spill = SpillTo {
+        dir: store.dir.clone(),
+        budget,
+    };
+    let mut builder = Builder::new(tree, built_ns, Segment::Base, spill);
     let empty = Snapshot::empty();
     Traversal {
         snap: &empty,
@@ -650,14 +703,24 @@ fn full_build(tree: &Tree, previous: Option<u64>) -> Result<Snapshot, Error> {
         reuse: Reuse::No,
     }
     .run(&mut |event| builder.visit(event))?;
-    let (entries, base) = builder.finish();
+    let (entries, postings) = builder.finish()?;
     let generation = next_generation(previous);
-    Ok(Snapshot {
+    let mut lists = postings.into_lists().map_err(|e| -> Error {
+        ErrorKind::Read {
+            path: store.dir.clone(),
+            source: e,
+        }
+        .into()
+    })?;
+    let base = store.write_base(generation, &mut lists)?;
+    drop(lists);
+    let snap = Snapshot {
         generation,
         base_generation: generation,
         parents,
         entries,
-        base: Arc::new(base),
+        base: Arc::new(base.grams.clone()),
         delta: grams::Grams::default(),
-    })
+    };
+    Ok((snap, base))
 }

@@ -3,21 +3,23 @@
 //!
 //! `CURRENT` names the current generation; `gen-G.manifest` holds its
 //! entries and its delta; `base-B.grams` the base posting lists it
-//! builds on. A build or an update writes its files under new names
+//! builds on. A build's posting lists spill to a file here too (see
+//! `grams::Postings`), which never outlives the build. A build or an update writes its files under new names
 //! (through a temporary name, synced, then renamed), then writes
 //! `CURRENT` the same way: the rename is the switch. A crash before it
 //! leaves the previous generation current and whole; a reader sees one
 //! generation or the other. The files of the generation before the
 //! current one are kept (a reader may be loading them), older ones are
-//! removed.
+//! removed, and so are the temporary files of a writer that crashed
+//! (on Linux, where a process's number tells whether it still runs).
 
 use std::fs;
-use std::io::{Read as _, Write as _};
+use std::io::{Read as _, Seek as _, Write as _};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::index::format::{self, Header, Kind};
-use crate::index::grams::{Disk, Grams};
+use crate::index::grams::{self, Disk, Grams, Lists};
 use crate::index::snapshot::Snapshot;
 use crate::{Error, ErrorKind};
 
@@ -144,11 +146,15 @@ impl Store {
     /// Opens a base: its header and head are read and checked; its lists
     /// stay in the file, read (and checked) as queries need them.
     fn load_base(&self, generation: u64) -> Result<Grams, Error> {
-        let path = self.base_path(generation);
+        self.open_base(&self.base_path(generation), generation)
+    }
+
+    /// Opens the base of `generation` at `path` (see `load_base`).
+    fn open_base(&self, path: &Path, generation: u64) -> Result<Grams, Error> {
         let cannot =
             |e: std::io::Error| self.unusable(format!("cannot read {}: {e}", path.display()));
         let bad = |r: String| self.unusable(format!("base: {r}"));
-        let mut file = fs::File::open(&path).map_err(cannot)?;
+        let mut file = fs::File::open(path).map_err(cannot)?;
         let size = file.metadata().map_err(cannot)?.len();
         let mut start = [0; format::HEADER + 8];
         let read = read_up_to(&mut file, &mut start).map_err(cannot)?;
@@ -183,9 +189,60 @@ impl Store {
         Grams::decode_head(&head, disk).map_err(|r| bad(r.to_string()))
     }
 
+    /// Writes the base posting lists of `generation`, merged from
+    /// `lists` as they are written, under a temporary name (synced): the
+    /// generation that builds on them makes them its base when it is
+    /// written (see `write`), and they are removed if it never is. The
+    /// base comes back opened from its file, as a loaded one is: a query
+    /// reads the lists it needs from there.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::Read`] when the file cannot be written (or the lists'
+    /// spill file read back).
+    pub(crate) fn write_base(&self, generation: u64, lists: &mut Lists) -> Result<NewBase, Error> {
+        let path = self.base_path(generation);
+        let io = |e: std::io::Error| -> Error {
+            ErrorKind::Read {
+                path: path.clone(),
+                source: e,
+            }
+            .into()
+        };
+        fs::create_dir_all(&self.dir).map_err(io)?;
+        let tmp = temporary(&path);
+        let mut file = fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create_new(true)
+            .open(&tmp)
+            .map_err(io)?;
+        let mut new = NewBase {
+            tmp,
+            generation,
+            grams: Grams::default(),
+        };
+        let (len, crc) =
+            grams::write_postings(lists, &mut file, format::HEADER as u64).map_err(io)?;
+        let header = Header {
+            kind: Kind::Base,
+            rules: self.rules,
+            generation,
+        };
+        let mut head = Vec::with_capacity(format::HEADER);
+        format::put_header(&mut head, header, len, crc);
+        file.seek(std::io::SeekFrom::Start(0)).map_err(io)?;
+        file.write_all(&head).map_err(io)?;
+        file.sync_all().map_err(io)?;
+        drop(file);
+        new.grams = self.open_base(&new.tmp, generation)?;
+        Ok(new)
+    }
+
     /// Writes `snap` as the current generation (its base too, when
-    /// `new_base`), then removes the files no generation kept needs.
-    pub(crate) fn write(&self, snap: &Snapshot, new_base: bool) -> Result<(), Error> {
+    /// `new_base`, written by `write_base`), then removes the files no
+    /// generation kept needs.
+    pub(crate) fn write(&self, snap: &Snapshot, new_base: Option<NewBase>) -> Result<(), Error> {
         let io = |what: &Path, e: std::io::Error| -> Error {
             ErrorKind::Read {
                 path: what.to_owned(),
@@ -199,14 +256,10 @@ impl Store {
         // the one it keeps for readers still loading it.
         let _lock = lock(&self.dir).map_err(|e| io(&self.dir.join(LOCK), e))?;
         let previous = self.current().ok();
-        if new_base {
-            let header = Header {
-                kind: Kind::Base,
-                rules: self.rules,
-                generation: snap.base_generation,
-            };
-            let path = self.base_path(snap.base_generation);
-            replace(&path, &format::base_file(header, &snap.base)).map_err(|e| io(&path, e))?;
+        if let Some(mut base) = new_base {
+            let path = self.base_path(base.generation);
+            fs::rename(&base.tmp, &path).map_err(|e| io(&path, e))?;
+            base.tmp = PathBuf::new();
         }
         let header = Header {
             kind: Kind::Manifest,
@@ -249,7 +302,7 @@ impl Store {
             } else if let Some(g) = number(name, "base-", ".grams") {
                 !keep_bases.contains(&g)
             } else {
-                false
+                is_abandoned(name)
             };
             if stale {
                 let _ = fs::remove_file(entry.path());
@@ -267,6 +320,25 @@ impl Store {
             .and_then(|b| b.try_into().ok())
             .map(u64::from_le_bytes))
     }
+}
+
+/// Whether `name` is a temporary file (see `temporary`) of a process
+/// that no longer runs: a build that crashed before its switch. Known
+/// on Linux only (by `/proc`); elsewhere such a file stays.
+fn is_abandoned(name: &str) -> bool {
+    let Some((_, tail)) = name.rsplit_once(".tmp") else {
+        return false;
+    };
+    let Some(pid) = tail.split_once('-').and_then(|(pid, n)| {
+        n.parse::<u64>().ok()?;
+        pid.parse::<u32>().ok()
+    }) else {
+        return false;
+    };
+    cfg!(target_os = "linux")
+        && pid != std::process::id()
+        && Path::new("/proc/self").exists()
+        && !Path::new("/proc").join(pid.to_string()).exists()
 }
 
 /// The number in a file name `prefix` + number + `suffix`.
@@ -291,16 +363,41 @@ fn read_up_to(file: &mut fs::File, buf: &mut [u8]) -> std::io::Result<usize> {
     Ok(read)
 }
 
-/// Writes `bytes` to `path` through a temporary name: synced, then
-/// renamed over it, so `path` holds the old bytes or the new, whole.
-fn replace(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    // A name of this write's own: two writers (processes, or handles of
-    // one process) never rename each other's half-written file.
+/// Base posting lists written under a temporary name, opened: they
+/// take their name when the generation that builds on them is written,
+/// and are removed if it never is.
+#[derive(Debug)]
+pub(crate) struct NewBase {
+    /// The temporary name (empty once renamed).
+    tmp: PathBuf,
+    generation: u64,
+    /// The lists, read from the file.
+    pub(crate) grams: Grams,
+}
+
+impl Drop for NewBase {
+    fn drop(&mut self) {
+        if !self.tmp.as_os_str().is_empty() {
+            let _ = fs::remove_file(&self.tmp);
+        }
+    }
+}
+
+/// A temporary name beside `path` of this write's own: two writers
+/// (processes, or handles of one process) never rename each other's
+/// half-written file.
+fn temporary(path: &Path) -> PathBuf {
     static WRITES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
     let n = WRITES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let mut tmp = path.as_os_str().to_owned();
     tmp.push(format!(".tmp{}-{n}", std::process::id()));
-    let tmp = PathBuf::from(tmp);
+    PathBuf::from(tmp)
+}
+
+/// Writes `bytes` to `path` through a temporary name: synced, then
+/// renamed over it, so `path` holds the old bytes or the new, whole.
+fn replace(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let tmp = temporary(path);
     let mut file = fs::File::create(&tmp)?;
     file.write_all(bytes)?;
     file.sync_all()?;

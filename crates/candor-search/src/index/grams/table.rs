@@ -58,33 +58,61 @@ pub(crate) fn encode<'a>(
     entries: impl Iterator<Item = (u32, u32, &'a [u8])>,
     out: &mut Vec<u8>,
 ) -> Vec<BlockRef> {
-    let mut blocks = Vec::new();
-    let mut end = 0u64;
-    let mut block_at = out.len();
-    for (i, (key, count, list)) in entries.enumerate() {
-        if i % BLOCK == 0 {
-            close(&mut blocks, &out[block_at..]);
-            block_at = out.len();
-            blocks.push(BlockRef {
+    let mut table = Table::default();
+    for (key, count, list) in entries {
+        table.push(out, key, count, list);
+    }
+    table.finish()
+}
+
+/// The table written entry by entry, in ascending trigram order, to a
+/// buffer that may be emptied between entries (the blocks' checksums are
+/// taken as the entries are written).
+#[derive(Default)]
+pub(crate) struct Table {
+    blocks: Vec<BlockRef>,
+    /// How many entries were written.
+    entries: usize,
+    /// Where the last list ends within the lists' bytes.
+    end: u64,
+    /// The checksum of the current block's entries so far.
+    crc: crc32fast::Hasher,
+}
+
+impl Table {
+    /// Appends the entry of the list `list` of `count` ids of `key` to
+    /// `out`.
+    pub(crate) fn push(&mut self, out: &mut Vec<u8>, key: u32, count: u32, list: &[u8]) {
+        if self.entries % BLOCK == 0 {
+            self.close();
+            self.blocks.push(BlockRef {
                 first: key,
-                start: end,
+                start: self.end,
                 crc: 0,
             });
         }
-        end += list.len() as u64;
+        self.entries += 1;
+        self.end += list.len() as u64;
+        let at = out.len();
         out.extend_from_slice(&key.to_be_bytes()[1..]);
         out.extend_from_slice(&count.to_le_bytes());
-        out.extend_from_slice(&end.to_le_bytes());
+        out.extend_from_slice(&self.end.to_le_bytes());
         out.extend_from_slice(&crc32fast::hash(list).to_le_bytes());
+        self.crc.update(&out[at..]);
     }
-    close(&mut blocks, &out[block_at..]);
-    blocks
-}
 
-/// Sets the checksum of the last block to that of `bytes`, its entries.
-fn close(blocks: &mut [BlockRef], bytes: &[u8]) {
-    if let Some(last) = blocks.last_mut() {
-        last.crc = crc32fast::hash(bytes);
+    /// The blocks' references.
+    pub(crate) fn finish(mut self) -> Vec<BlockRef> {
+        self.close();
+        self.blocks
+    }
+
+    /// Sets the checksum of the last block to that of its entries.
+    fn close(&mut self) {
+        let crc = std::mem::take(&mut self.crc).finalize();
+        if let Some(last) = self.blocks.last_mut() {
+            last.crc = crc;
+        }
     }
 }
 
@@ -138,7 +166,7 @@ pub(crate) fn get_refs(
 /// The entries of block `b` of `blocks`, from its bytes, checked: its
 /// checksum, its keys ascending from its first one and below the next
 /// block's, each list within the lists' bytes and of a length its count
-/// allows (each id takes 1 to 5 bytes).
+/// allows (one byte at least, five an id at most).
 ///
 /// # Errors
 ///
@@ -172,7 +200,7 @@ pub(crate) fn entries(
         let sized = len.is_some_and(|len| {
             entry.count > 0
                 && entry.count <= bounds.files
-                && len >= u64::from(entry.count)
+                && len >= 1
                 && len <= u64::from(entry.count) * 5
         });
         if !keyed || !sized || entry.end > bounds.lists {
