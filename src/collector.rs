@@ -183,14 +183,30 @@ impl<T> Finished<T> {
 
     /// The result: the items kept, with their disclosure.
     ///
-    /// # Panics
+    /// # Errors
     ///
-    /// Never for a collection that was not streaming; for a streaming one
-    /// use [`into_streamed`](Finished::into_streamed), since its items were
-    /// handed on (this gives the retained items with a disclosure that
-    /// counts them all, which debug builds refuse).
-    pub fn into_bounded(self) -> Bounded<T> {
-        Bounded::assemble(self.items, self.disclosure)
+    /// [`ErrorKind::InvalidDisclosure`](crate::ErrorKind::InvalidDisclosure)
+    /// for a streaming collection, whose items were handed on as they came:
+    /// the one item it retains is not the page its disclosure counts. End a
+    /// stream with [`into_streamed`](Finished::into_streamed).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use candor::collector::Collector;
+    /// use candor::Limits;
+    /// let mut collected = Collector::new(&Limits::new());
+    /// let mut streamed = Collector::streaming(&Limits::new());
+    /// for n in 0..3u32 {
+    ///     let _ = collected.offer(n);
+    ///     let _ = streamed.offer(n);
+    /// }
+    /// assert_eq!(collected.finish_parts(|_| None, None)?.into_bounded()?.len(), 3);
+    /// assert!(streamed.finish_parts(|_| None, None)?.into_bounded().is_err());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn into_bounded(self) -> Result<Bounded<T>, Error> {
+        Bounded::from_parts(self.items, self.disclosure)
     }
 
     /// The items retained and their disclosure, apart.
@@ -796,7 +812,10 @@ impl<T: Serialize> Collector<T> {
     /// an item's serialization error; and
     /// [`ErrorKind::InvalidDisclosure`](crate::ErrorKind::InvalidDisclosure)
     /// when the result would break a rule (a stop recorded with
-    /// [`stop_with`](Collector::stop_with) that the items contradict).
+    /// [`stop_with`](Collector::stop_with) that the items contradict, or a
+    /// streaming collector, whose items were handed on: end a stream with
+    /// [`finish_parts`](Collector::finish_parts) and
+    /// [`Finished::into_streamed`]).
     ///
     /// # Example
     ///
@@ -819,7 +838,7 @@ impl<T: Serialize> Collector<T> {
         cursor_for: impl Fn(&[T]) -> Option<Cursor>,
         total_hint: Option<Total>,
     ) -> Result<Bounded<T>, Error> {
-        Ok(self.finish_parts(cursor_for, total_hint)?.into_bounded())
+        self.finish_parts(cursor_for, total_hint)?.into_bounded()
     }
 
     /// Like [`finish`](Collector::finish), without building the

@@ -52,6 +52,10 @@ use serde::{Deserialize, Deserializer};
 /// the client asks otherwise: one minified file must not eat the budget.
 const DEFAULT_MAX_COLUMNS: usize = 500;
 
+/// An excerpt's lines longer than this are cut, unless the client asks
+/// otherwise: a line too long to send would make the page say so for ever.
+const DEFAULT_EXCERPT_COLUMNS: usize = 2000;
+
 /// An MCP server over stdio whose search tools never pass a capped answer
 /// off as a whole one: text search, counts, file lists and excerpts of the
 /// folders below its roots, paged, within the client's byte budget.
@@ -97,6 +101,11 @@ struct Args {
     /// it answers with what it has (and a cursor to resume).
     #[arg(long, value_name = "MS", default_value_t = 10_000)]
     deadline_ms: u64,
+
+    /// The longest deadline a call may ask for with `deadline_ms` (a
+    /// count cut by the deadline says to allow more time).
+    #[arg(long, value_name = "MS", default_value_t = 60_000)]
+    max_deadline_ms: u64,
 
     /// The most searches at once (default: the machine's cores); other
     /// calls wait their turn within their deadline.
@@ -174,6 +183,12 @@ macro_rules! search_arguments {
             #[serde(default, deserialize_with = "whole")]
             #[schemars(with = "Option<u64>", range(min = 0))]
             max_depth: Option<u64>,
+            /// How long this call may take, in milliseconds, waiting its
+            /// turn included; past it, it answers with what it found, and
+            /// says so. Default: the server's; at most the server's most.
+            #[serde(default, deserialize_with = "whole")]
+            #[schemars(with = "Option<u64>", range(min = 1))]
+            deadline_ms: Option<u64>,
             $($extra)*
             #[serde(flatten)]
             page: PageArgs,
@@ -181,9 +196,9 @@ macro_rules! search_arguments {
 
         impl $name {
             /// The folder this call searches, and how its walk goes.
-            fn folder(&self) -> Folder<'_> {
+            fn folder(&self, server: &Inner) -> Folder {
                 Folder {
-                    directory: self.directory.as_deref(),
+                    directory: server.directory(self.directory.as_deref(), self.path.as_deref()),
                     hidden: self.hidden,
                     no_ignore: self.no_ignore,
                     follow_links: self.follow_links,
@@ -192,7 +207,7 @@ macro_rules! search_arguments {
             }
 
             /// The search's query.
-            fn query(&self) -> Query {
+            fn query(&self, server: &Inner) -> Query {
                 let query = match self.mode {
                     Mode::Literal => Query::literal(&self.query),
                     Mode::Regex => Query::regex(&self.query),
@@ -201,7 +216,7 @@ macro_rules! search_arguments {
                     .case_insensitive(self.case_insensitive)
                     .whole_word(self.whole_word);
                 match &self.path {
-                    Some(path) => query.paths([path]),
+                    Some(path) => query.paths([server.path(path)]),
                     None => query,
                 }
             }
@@ -226,10 +241,11 @@ search_arguments! {
     }
 }
 
-/// The folder a call searches, and how its walk goes.
-#[derive(Debug, Clone, Copy, Default)]
-struct Folder<'a> {
-    directory: Option<&'a str>,
+/// The folder a call searches (below a root, `""` the first root), and
+/// how its walk goes.
+#[derive(Debug, Clone, Default)]
+struct Folder {
+    directory: String,
     hidden: bool,
     no_ignore: bool,
     follow_links: Option<bool>,
@@ -249,22 +265,25 @@ struct ExcerptArgs {
     #[serde(default, deserialize_with = "whole")]
     #[schemars(with = "Option<u64>", range(min = 1))]
     end_line: Option<u64>,
-    /// Cut lines longer than this many bytes. Default: no cut.
+    /// Cut lines longer than this many bytes (the item then has
+    /// line_cut). Default 2000.
     #[serde(default, deserialize_with = "whole")]
     #[schemars(with = "Option<u64>", range(min = 1))]
     max_columns: Option<u64>,
     /// The folder the file is in, or above it: below one of the server's
-    /// roots, relative to the first root, or absolute. Default: the first
-    /// root.
+    /// roots, relative to the first root, or absolute. Default: the root
+    /// an absolute `path` is below, else the first root.
     #[serde(default)]
     directory: Option<String>,
-    /// Read a hidden file too.
-    #[serde(default)]
-    hidden: bool,
     /// Follow symbolic links, within the roots. Default: the server's
     /// setting.
     #[serde(default)]
     follow_links: Option<bool>,
+    /// How long this call may take, in milliseconds, waiting its turn
+    /// included. Default: the server's; at most the server's most.
+    #[serde(default, deserialize_with = "whole")]
+    #[schemars(with = "Option<u64>", range(min = 1))]
+    deadline_ms: Option<u64>,
     #[serde(flatten)]
     page: PageArgs,
 }
@@ -301,18 +320,24 @@ struct Inner {
     follow_links: bool,
     policy: Policy,
     deadline: Duration,
+    max_deadline: Duration,
+    /// The roots as given on the command line, beside the folders they
+    /// resolve to (a call may spell a path through either).
+    given_roots: Vec<(PathBuf, PathBuf)>,
     workers: Workers,
     tools: Vec<Tool>,
 }
 
-fn tools(policy: &Policy, deadline: Duration, workers: usize) -> Vec<Tool> {
+fn tools(policy: &Policy, deadline: Duration, max_deadline: Duration, workers: usize) -> Vec<Tool> {
     let defaults = format!(
-        "A call takes at most {} ms, waiting its turn included (at most {workers} searches run at once); \
-         past that it returns what it found, marked incomplete, with a cursor. max_bytes (default {}) \
+        "A call takes at most {} ms, waiting its turn included (at most {workers} searches run at once; \
+         deadline_ms asks for up to {} ms, when a count or a page was cut by the deadline); past that it \
+         returns what it found, marked incomplete, with a cursor. max_bytes (default {}) \
          bounds the whole tool result as sent: every content block and structuredContent; the JSON gets \
          (max_bytes - 672) / 3 of it, and every budget figure a result states is in max_bytes units. \
          {LLM_GUIDE}",
         deadline.as_millis(),
+        max_deadline.as_millis(),
         PageArgs::default().budget(policy)
     );
     vec![
@@ -346,7 +371,9 @@ fn tools(policy: &Policy, deadline: Duration, workers: usize) -> Vec<Tool> {
         bounded_tool::<Line>(
             "excerpt",
             format!(
-                "Read lines start_line..=end_line of one file of a folder. `limit` counts lines. {defaults}"
+                "Read lines start_line..=end_line of one file of a folder. `limit` counts lines, and the \
+                 disclosure line counts the lines returned (lines 1-5 of at least 6), not line numbers: \
+                 each item has its line_number. {defaults}"
             ),
             Parameters::<ExcerptArgs>::input_schema(),
         ),
@@ -356,10 +383,10 @@ fn tools(policy: &Policy, deadline: Duration, workers: usize) -> Vec<Tool> {
 impl Inner {
     /// The corpus a call asks: the folder's index (a scan while it is
     /// built), or the folder's tree.
-    fn corpus(&self, folder: Folder<'_>) -> Result<Arc<dyn Corpus + Send + Sync>, Error> {
+    fn corpus(&self, folder: Folder) -> Result<Arc<dyn Corpus + Send + Sync>, Error> {
         let tree = self
             .indexes
-            .folder(folder.directory.unwrap_or(""))?
+            .folder(&folder.directory)?
             .hidden(folder.hidden)
             .gitignore(!folder.no_ignore)
             .follow_links(folder.follow_links.unwrap_or(self.follow_links));
@@ -381,64 +408,113 @@ impl Inner {
             .cancel_token(cancel)
     }
 
-    fn call(
-        &self,
-        tool: &str,
-        arguments: JsonObject,
-        cancel: CancelToken,
-        time_left: Duration,
-    ) -> CallToolResult {
-        // An argument that cannot be read: the client's max_bytes is not
-        // known, and the default applies.
-        let unread = |e: Error| error_result(&e, PageArgs::default().budget(&self.policy));
-        match tool {
+    /// A call's arguments, read (on the async side, before the call
+    /// waits its turn: its deadline is one of them).
+    fn parse(&self, tool: &str, arguments: JsonObject) -> Result<Call, Error> {
+        Ok(match tool {
             "search_text" => {
-                let search = match Parameters::<SearchText>::from_arguments(arguments) {
-                    Ok(Parameters(args)) => args,
-                    Err(e) => return unread(e),
-                };
+                Call::SearchText(Parameters::<SearchText>::from_arguments(arguments)?.0)
+            }
+            "count_matches" => Call::Count(Parameters::<Search>::from_arguments(arguments)?.0),
+            "files_with_matches" => Call::Files(Parameters::<Search>::from_arguments(arguments)?.0),
+            _ => Call::Excerpt(Parameters::<ExcerptArgs>::from_arguments(arguments)?.0),
+        })
+    }
+
+    /// How long a call may take: what it asked for, at most the server's
+    /// most; else the server's.
+    fn deadline(&self, call: &Call) -> Duration {
+        let asked = match call {
+            Call::SearchText(a) => a.search_deadline(),
+            Call::Count(a) | Call::Files(a) => a.deadline_ms,
+            Call::Excerpt(a) => a.deadline_ms,
+        };
+        asked.map_or(self.deadline, |ms| {
+            Duration::from_millis(ms).min(self.max_deadline)
+        })
+    }
+
+    /// The folder a call names, spelled from a root as the command line
+    /// gave it (a root may be a link): or, when it names none, the root an
+    /// absolute `path` is below.
+    fn directory(&self, directory: Option<&str>, path: Option<&str>) -> String {
+        let spelled = |p: &str| -> String {
+            for (given, resolved) in &self.given_roots {
+                if let Ok(rest) = std::path::Path::new(p).strip_prefix(given) {
+                    return resolved.join(rest).to_string_lossy().into_owned();
+                }
+            }
+            p.to_owned()
+        };
+        match (directory, path) {
+            (Some(directory), _) => spelled(directory),
+            (None, Some(path)) if std::path::Path::new(path).is_absolute() => {
+                let path = spelled(path);
+                self.given_roots
+                    .iter()
+                    .map(|(_, resolved)| resolved)
+                    .filter(|root| std::path::Path::new(&path).starts_with(root))
+                    .max_by_key(|root| root.as_os_str().len())
+                    .map_or_else(String::new, |root| root.to_string_lossy().into_owned())
+            }
+            (None, _) => String::new(),
+        }
+    }
+
+    /// An absolute `path` spelled from a root as the command line gave it,
+    /// as the folder's tree reads it.
+    fn path(&self, path: &str) -> String {
+        for (given, resolved) in &self.given_roots {
+            if let Ok(rest) = std::path::Path::new(path).strip_prefix(given) {
+                return resolved.join(rest).to_string_lossy().into_owned();
+            }
+        }
+        path.to_owned()
+    }
+
+    fn run(&self, call: Call, cancel: CancelToken, time_left: Duration) -> CallToolResult {
+        match call {
+            Call::SearchText(search) => {
                 let columns = search.max_columns.map_or(DEFAULT_MAX_COLUMNS, |n| {
                     usize::try_from(n).unwrap_or(usize::MAX)
                 });
                 let limits = self.limits(&search.page, time_left, cancel);
-                let result = self.corpus(search.folder()).and_then(|corpus| {
+                let result = self.corpus(search.folder(self)).and_then(|corpus| {
                     let cursor = search.page.cursor()?;
                     corpus.search(
-                        &search.query().max_columns(columns),
+                        &search.query(self).max_columns(columns),
                         &limits,
                         cursor.as_ref(),
                     )
                 });
                 respond(result, "matching lines", &search.page, &self.policy)
             }
-            "count_matches" | "files_with_matches" => {
-                let search = match Parameters::<Search>::from_arguments(arguments) {
-                    Ok(Parameters(args)) => args,
-                    Err(e) => return unread(e),
-                };
+            Call::Count(search) => {
                 let limits = self.limits(&search.page, time_left, cancel);
-                let corpus = self.corpus(search.folder());
-                let cursor = search.page.cursor();
-                let (query, page) = (search.query(), &search.page);
-                if tool == "count_matches" {
-                    let result =
-                        corpus.and_then(|c| c.count_per_file(&query, &limits, cursor?.as_ref()));
-                    respond(result, "files with matching lines", page, &self.policy)
-                } else {
-                    let result = corpus
-                        .and_then(|c| c.files_with_matches(&query, &limits, cursor?.as_ref()));
-                    respond(result, "files", page, &self.policy)
-                }
+                let result = self.corpus(search.folder(self)).and_then(|corpus| {
+                    let cursor = search.page.cursor()?;
+                    corpus.count_per_file(&search.query(self), &limits, cursor.as_ref())
+                });
+                respond(
+                    result,
+                    "files with matching lines",
+                    &search.page,
+                    &self.policy,
+                )
             }
-            _ => {
-                let args = match Parameters::<ExcerptArgs>::from_arguments(arguments) {
-                    Ok(Parameters(args)) => args,
-                    Err(e) => return unread(e),
-                };
+            Call::Files(search) => {
+                let limits = self.limits(&search.page, time_left, cancel);
+                let result = self.corpus(search.folder(self)).and_then(|corpus| {
+                    let cursor = search.page.cursor()?;
+                    corpus.files_with_matches(&search.query(self), &limits, cursor.as_ref())
+                });
+                respond(result, "files", &search.page, &self.policy)
+            }
+            Call::Excerpt(args) => {
                 let limits = self.limits(&args.page, time_left, cancel);
+                let directory = self.directory(args.directory.as_deref(), Some(&args.path));
                 let folder = Folder {
-                    directory: args.directory.as_deref(),
-                    hidden: args.hidden,
+                    directory,
                     follow_links: args.follow_links,
                     ..Folder::default()
                 };
@@ -446,15 +522,31 @@ impl Inner {
                     let first = args.start_line.unwrap_or(1);
                     // The excerpt reads up to the end of the file.
                     let last = args.end_line.unwrap_or(u64::MAX);
-                    let mut excerpt = Excerpt::new(&args.path, first..=last);
-                    if let Some(n) = args.max_columns {
-                        excerpt = excerpt.max_columns(usize::try_from(n).unwrap_or(usize::MAX));
-                    }
+                    let columns = args.max_columns.map_or(DEFAULT_EXCERPT_COLUMNS, |n| {
+                        usize::try_from(n).unwrap_or(usize::MAX)
+                    });
+                    let excerpt =
+                        Excerpt::new(self.path(&args.path), first..=last).max_columns(columns);
                     corpus.excerpt(&excerpt, &limits, args.page.cursor()?.as_ref())
                 });
                 respond(result, "lines", &args.page, &self.policy)
             }
         }
+    }
+}
+
+/// A call, its arguments read.
+enum Call {
+    SearchText(SearchText),
+    Count(Search),
+    Files(Search),
+    Excerpt(ExcerptArgs),
+}
+
+impl SearchText {
+    /// The deadline this call asked for.
+    fn search_deadline(&self) -> Option<u64> {
+        self.deadline_ms
     }
 }
 
@@ -496,22 +588,24 @@ impl ServerHandler for Server {
         };
         let arguments = request.arguments.unwrap_or_default();
         let inner = Arc::clone(&self.inner);
-        let deadline = inner.deadline;
+        let default_budget = PageArgs::default().budget(&inner.policy);
+        // Read before the call waits its turn: a bad argument is answered
+        // at once, and the call's deadline is one of its arguments.
+        let call = match inner.parse(&tool.name, arguments) {
+            Ok(call) => call,
+            // The client's max_bytes is not known: the default applies.
+            Err(e) => return Ok(error_result(&e, default_budget).into()),
+        };
+        let deadline = inner.deadline(&call);
         // If this future is dropped (the client cancelled the request), the
         // guard cancels the search, and a call still waiting its turn
         // leaves the queue.
         let cancel = CancelToken::new();
         let _cancel_on_drop = cancel.cancel_on_drop();
         let workers = inner.workers.clone();
-        let default_budget = PageArgs::default().budget(&inner.policy);
         let result = workers
             .run(deadline, move |waited| {
-                inner.call(
-                    &tool.name,
-                    arguments,
-                    cancel,
-                    deadline.saturating_sub(waited),
-                )
+                inner.run(call, cancel, deadline.saturating_sub(waited))
             })
             .await
             .unwrap_or_else(|e| error_result(&e, default_budget));
@@ -553,12 +647,15 @@ fn server(args: Args) -> Result<Server, String> {
         .max_indexes(args.max_indexes)
         .max_watches(args.max_watches)
         .max_memory(args.index_memory_mib.saturating_mul(1 << 20));
+    let mut given_roots = Vec::new();
     for root in &args.root {
         let tree = Tree::new(root).map_err(|e| {
             let text = error_result(&e, usize::MAX);
             let message = text.content[0].as_text().map_or("", |t| t.text.as_str());
             format!("--root {}: {message}", root.display())
         })?;
+        let given = std::path::absolute(root).unwrap_or_else(|_| root.clone());
+        given_roots.push((given, tree.get_root().to_owned()));
         indexes = indexes.root(tree.follow_links(args.follow_links));
     }
     let deadline = Duration::from_millis(args.deadline_ms);
@@ -571,7 +668,8 @@ fn server(args: Args) -> Result<Server, String> {
         Some(n) => workers.max_waiting(n),
         None => workers,
     };
-    let tools = tools(&policy, deadline, workers.threads());
+    let max_deadline = Duration::from_millis(args.max_deadline_ms.max(args.deadline_ms));
+    let tools = tools(&policy, deadline, max_deadline, workers.threads());
     Ok(Server {
         inner: Arc::new(Inner {
             indexes,
@@ -579,6 +677,8 @@ fn server(args: Args) -> Result<Server, String> {
             follow_links: args.follow_links,
             policy,
             deadline,
+            max_deadline,
+            given_roots,
             workers,
             tools,
         }),

@@ -1526,3 +1526,83 @@ async fn hundreds_of_calls_in_flight_each_answer_as_alone_or_say_why_not() {
         }
     }
 }
+
+/// A folder or a file spelled from a root as the command line gave it (a
+/// root that is a link), or an absolute path in the second root without a
+/// `directory`, is found; an excerpt's long line is cut by default rather
+/// than too long to send; `deadline_ms` is an argument.
+#[cfg(unix)]
+#[tokio::test(flavor = "multi_thread")]
+async fn paths_are_found_as_the_client_spells_them() {
+    let first = sample_tree();
+    let second = tempfile::tempdir().expect("a folder");
+    std::fs::create_dir(second.path().join("sub")).expect("mkdir");
+    std::fs::write(second.path().join("sub/in.txt"), "needle in the second root\n")
+        .expect("write");
+    std::fs::write(
+        second.path().join("long.txt"),
+        format!("{}\n", "x".repeat(400_000)),
+    )
+    .expect("write");
+    let links = tempfile::tempdir().expect("a folder");
+    let linked = links.path().join("linkroot");
+    std::os::unix::fs::symlink(second.path(), &linked).expect("a link");
+    let client = connect(
+        first.path(),
+        &["--root", linked.to_str().expect("UTF-8"), "--no-index"],
+    )
+    .await;
+    let through_link = linked.join("sub");
+    let found = call(
+        &client,
+        "search_text",
+        json!({ "query": "needle", "directory": through_link.to_str().expect("UTF-8") }),
+    )
+    .await;
+    let page = wire::<Match>(&found, "matching lines");
+    assert_eq!(page["items"][0]["path"], "in.txt", "{page}");
+    // An absolute path in the second root, no directory: its root.
+    let file = linked.join("sub/in.txt");
+    let excerpt = call(
+        &client,
+        "excerpt",
+        json!({ "path": file.to_str().expect("UTF-8") }),
+    )
+    .await;
+    assert!(!is_error(&excerpt), "{}", text(&excerpt));
+    assert_eq!(
+        excerpt.structured_content.expect("a page")["items"][0]["line"],
+        "needle in the second root"
+    );
+    // A 400,000-byte line: cut at 2,000 bytes by default, and it says so.
+    let long = call(
+        &client,
+        "excerpt",
+        json!({ "path": "long.txt", "directory": linked.to_str().expect("UTF-8") }),
+    )
+    .await;
+    assert!(!is_error(&long), "{}", text(&long));
+    let item = &long.structured_content.expect("a page")["items"][0];
+    assert_eq!(item["line_cut"]["original_bytes"], 400_000, "{item}");
+    // Asked for whole, it is too long for any page: the answer says a
+    // larger max_bytes will not help.
+    let whole = call(
+        &client,
+        "excerpt",
+        json!({ "path": "long.txt", "directory": linked.to_str().expect("UTF-8"),
+                "max_columns": 1_000_000, "max_bytes": 2_000_000 }),
+    )
+    .await;
+    assert!(is_error(&whole));
+    assert!(text(&whole).contains("a larger max_bytes will not help"), "{}", text(&whole));
+    // deadline_ms is read; excerpt takes no `hidden`.
+    let timed = call(
+        &client,
+        "count_matches",
+        json!({ "query": "fish", "deadline_ms": 30_000, "count_total": true }),
+    )
+    .await;
+    assert!(!is_error(&timed), "{}", text(&timed));
+    let hidden = call(&client, "excerpt", json!({ "path": "c.txt", "hidden": true })).await;
+    assert!(is_error(&hidden) && text(&hidden).contains("hidden"), "{}", text(&hidden));
+}

@@ -196,6 +196,11 @@ pub fn respond<T: Serialize>(
     policy: &super::Policy,
 ) -> CallToolResult {
     let max_bytes = page.budget(policy);
+    if let Ok(bounded) = &result {
+        if let Some(refusal) = beyond_the_budget(bounded, page, policy) {
+            return error_within(&refusal, max_bytes.min(ERROR_MAX));
+        }
+    }
     match result {
         Ok(bounded) if page.strict && !bounded.is_complete() => {
             let summary = bounded.summary(noun);
@@ -248,6 +253,52 @@ pub fn respond_try<T: Serialize, E: fmt::Display>(
         Err(TryError::Query(e)) => respond::<T>(Err(e), noun, page, policy),
         other => answer_try(other, noun, page.budget(policy)),
     }
+}
+
+/// Why a result cannot be answered as a page of `page` under `policy`,
+/// if it cannot:
+///
+/// - its output-bytes figures are not this call's (the query did not run
+///   with [`PageArgs::limits`](super::PageArgs::limits)): every figure
+///   a reader is told must be in the units of the budget it sent;
+/// - not one item fits, there is no cursor, and the next item needs more
+///   than the server allows: asking again with `needed` would give the
+///   same page for ever, so the answer says that a larger `max_bytes`
+///   will not help.
+fn beyond_the_budget<T>(
+    bounded: &Bounded<T>,
+    page: &super::PageArgs,
+    policy: &super::Policy,
+) -> Option<String> {
+    let budget = bounded
+        .completeness()
+        .budget()
+        .filter(|b| b.kind() == candor::BudgetKind::OutputBytes)?;
+    let max_bytes = page.budget(policy);
+    if budget.max() != max_bytes as u64 {
+        return Some(format!(
+            "the result was cut by a byte budget of {}, not this call's max_bytes {max_bytes}: \
+             run the query with the call's paging arguments (PageArgs::limits), so that the \
+             figures it states are the client's",
+            budget.max()
+        ));
+    }
+    let needed = budget.needed()?;
+    let ceiling = policy.max_bytes_ceiling as u64;
+    if !bounded.is_empty() || bounded.next_cursor().is_some() || needed <= ceiling {
+        return None;
+    }
+    let asked = match page.max_bytes {
+        Some(asked) if asked as u64 > ceiling => {
+            format!(" (the {asked} asked for was lowered to it)")
+        }
+        _ => String::new(),
+    };
+    Some(format!(
+        "no item fits: the next one needs max_bytes {needed}, more than this server's largest, \
+         {ceiling}{asked}, so a larger max_bytes will not help: make the items smaller (long \
+         lines are cut with a column limit, such as max_columns) or narrow the query"
+    ))
 }
 
 /// Strict mode's error: `message`, then what was found (its disclosure

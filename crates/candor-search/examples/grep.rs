@@ -164,9 +164,9 @@ struct Args {
     /// there when missing or unusable, then asked, checked against the
     /// tree as it is (a changed file is read, a changed folder walked
     /// again), and updated after the answer when the query met a change.
-    /// The output is the same as without it, but for the cursor's token,
-    /// which is bound to the index and stays good across its updates: a
-    /// cursor is stale only when the file it resumes in changed.
+    /// The output is the same as without it, cursors included: a cursor of
+    /// either resumes on the other, across the index's updates, and is
+    /// stale only when the file it resumes in changed.
     #[arg(long, value_name = "INDEX")]
     index: Option<PathBuf>,
 }

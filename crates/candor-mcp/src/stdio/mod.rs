@@ -226,7 +226,7 @@ async fn read_requests<R: AsyncRead + Unpin>(
                 // A line that is not UTF-8 is a parse error like any
                 // other that is not JSON: answered, and the session goes
                 // on.
-                Err(e) => Some(parse_error(&format!("the line is not UTF-8 ({e})"))),
+                Err(e) => Some(parse_error(&raw, &format!("the line is not UTF-8 ({e})"))),
                 Ok(line) => {
                     let line = line.trim_end_matches(['\n', '\r']);
                     if line.trim().is_empty() {

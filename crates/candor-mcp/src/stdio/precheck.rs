@@ -4,9 +4,17 @@
 
 use serde_json::{Value, json};
 
-/// JSON-RPC's parse error (-32700), which has no request id to answer.
-pub(super) fn parse_error(why: &str) -> Value {
-    rpc_error(Value::Null, -32700, format!("parse error: {why}"))
+use super::line::IdScan;
+
+/// JSON-RPC's parse error (-32700), answered to the request's id when the
+/// line's top-level `"id"` can be read before the line stops being JSON
+/// (or only serde_json refuses it: nested too deep, a number out of
+/// range, a lone surrogate), so that the client waiting for that id gets
+/// its answer; else to `null`, as JSON-RPC has it.
+pub(super) fn parse_error(line: &[u8], why: &str) -> Value {
+    let mut scan = IdScan::new();
+    scan.feed(line);
+    rpc_error(scan.id(), -32700, format!("parse error: {why}"))
 }
 
 /// JSON-RPC's invalid request (-32600) for a line longer than the cap.
@@ -33,7 +41,12 @@ fn rpc_error(id: Value, code: i32, message: String) -> Value {
 pub(super) fn precheck(line: &str) -> Option<Value> {
     let message: Value = match serde_json::from_str(line) {
         Ok(message) => message,
-        Err(e) => return Some(parse_error(&format!("the line is not JSON ({e})"))),
+        Err(e) => {
+            return Some(parse_error(
+                line.as_bytes(),
+                &format!("the line is not JSON ({e})"),
+            ));
+        }
     };
     if message.get("method").and_then(Value::as_str) != Some("tools/call") {
         return None;

@@ -127,6 +127,33 @@ fn lines_that_are_not_a_request_have_no_id() {
     assert_eq!(scan(&[long_id.as_bytes()]), Value::Null, "an id is short");
 }
 
+/// A request that serde_json refuses though it is sent by a client (nested
+/// deeper than it reads, a number out of range, a lone surrogate): the
+/// parse error goes to its id, so the client waiting for it is answered.
+#[test]
+fn a_request_serde_json_refuses_is_answered_to_its_id() {
+    let deep = format!(
+        "{{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/call\",\"params\":{{\"name\":\"s\",\"arguments\":{{\"x\":{}1{}}}}}}}",
+        "[".repeat(200),
+        "]".repeat(200)
+    );
+    let huge = r#"{"jsonrpc":"2.0","id":"q1","method":"tools/call","params":{"arguments":{"limit":1e400}}}"#;
+    let surrogate =
+        r#"{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"arguments":{"q":"\ud800"}}}"#;
+    for (line, id) in [
+        (deep.as_str(), json!(7)),
+        (huge, json!("q1")),
+        (surrogate, json!(9)),
+    ] {
+        let reply = super::precheck::precheck(line).expect("answered by the guard");
+        assert_eq!(reply["id"], id, "{reply}");
+        assert_eq!(reply["error"]["code"], -32700, "{reply}");
+    }
+    // A line that is not JSON before its id: no id to answer.
+    let reply = super::precheck::precheck("{nonsense").expect("answered by the guard");
+    assert_eq!(reply["id"], Value::Null);
+}
+
 #[tokio::test]
 async fn every_line_is_answered_or_forwarded_and_a_long_one_by_its_id() {
     let max = 1 << 20;

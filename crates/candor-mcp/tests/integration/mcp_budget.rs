@@ -406,3 +406,66 @@ proptest! {
         prop_assert!(false, "the walk did not end");
     }
 }
+
+/// An item larger than anything the server sends: the answer says a larger
+/// `max_bytes` will not help (following `needed` would loop), and that the
+/// `max_bytes` asked for was lowered; a result made under other limits than
+/// the call's is refused, as its figures would not be the client's.
+#[test]
+fn an_item_beyond_the_server_s_largest_budget_is_said_to_be_so() {
+    let policy = Policy::new().max_bytes_ceiling(20_000);
+    let huge = vec!["x".repeat(50_000)];
+    for asked in [None, Some(10_000), Some(200_000)] {
+        let page = PageArgs {
+            max_bytes: asked,
+            ..PageArgs::default()
+        };
+        let result = respond(
+            Bounded::collect(huge.clone(), &page.limits(&policy)),
+            "lines",
+            &page,
+            &policy,
+        );
+        assert_eq!(
+            result.is_error,
+            Some(true),
+            "{asked:?}: {:?}",
+            texts(&result)
+        );
+        let text = texts(&result)[0];
+        assert!(text.contains("a larger max_bytes will not help"), "{text}");
+        assert!(text.contains("20000"), "{text}");
+        assert_eq!(
+            text.contains("the 200000 asked for was lowered to it"),
+            asked == Some(200_000),
+            "{text}"
+        );
+    }
+    // Within the server's largest budget: the page says what it needs.
+    let small = vec!["x".repeat(5_000)];
+    let page = PageArgs {
+        max_bytes: Some(2_000),
+        ..PageArgs::default()
+    };
+    let result = respond(
+        Bounded::collect(small, &page.limits(&policy)),
+        "lines",
+        &page,
+        &policy,
+    );
+    assert_eq!(result.is_error, Some(false), "{:?}", texts(&result));
+    // A result cut under limits that are not the call's.
+    let page = PageArgs::default();
+    let result = respond(
+        Bounded::collect(0..1000u32, &Limits::new().max_bytes(700)),
+        "numbers",
+        &page,
+        &policy,
+    );
+    assert_eq!(result.is_error, Some(true));
+    assert!(
+        texts(&result)[0].contains("PageArgs::limits"),
+        "{:?}",
+        texts(&result)
+    );
+}

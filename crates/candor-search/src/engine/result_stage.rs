@@ -365,7 +365,7 @@ impl<'l, K: QueryKind> ResultStage<'l, K> {
         scope: &Scope,
         stamps: &dyn Stamps,
     ) -> Result<crate::Bounded<K::Item>, Error> {
-        Ok(self.finish_parts(scope, stamps)?.into_bounded())
+        self.finish_parts(scope, stamps)?.into_bounded()
     }
 
     /// Ends a stream: the same disclosure as `finish`, without the items.

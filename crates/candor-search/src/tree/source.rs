@@ -95,7 +95,19 @@ impl Tree {
         let (names, _) = parse_tree_path(path, &self.root)?;
         let mut root = self.root.clone();
         root.extend(names.iter().cloned().map(os_name));
-        let target = self.locate_following(path, names, false)?;
+        let target = self
+            .locate_following(path, names, false)
+            .map_err(|e| match e.kind() {
+                ErrorKind::InvalidArgument { name: "path", .. } => Error::invalid_argument(
+                    "path",
+                    format!(
+                        "{path:?} goes through a symbolic link: a folder to search is opened name \
+                         by name, never through a link (whether or not links are followed in its \
+                         walk); name the folder the link leads to"
+                    ),
+                ),
+                _ => e,
+            })?;
         let dir = match (target.name, target.kind) {
             (None, _) => target.parent,
             (Some(name), Kind::Dir) => {
