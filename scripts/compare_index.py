@@ -24,7 +24,7 @@ Usage: scripts/compare_index.py CORPUS_DIR [--runs N] [--grep BIN]
                                 [--index DIR] [--rare WORD] [--deep WORD]
                                 [--many WORD]
 Needs `rg` on PATH and GNU time as /usr/bin/time; builds the example with
-`cargo build --release --features index` unless `--grep` names a binary.
+`cargo build --release -p candor-grep --features index` unless `--grep` names a binary.
 The corpus is only read; the index is written to DIR (default: a
 temporary folder).
 """
@@ -62,7 +62,7 @@ def main():
     args = parser.parse_args()
     if args.grep == str(GREP):
         subprocess.run(
-            ["cargo", "build", "--release", "--features", "index", "--example", "grep"],
+            ["cargo", "build", "--release", "-p", "candor-grep", "--features", "index"],
             cwd=ROOT,
             check=True,
         )

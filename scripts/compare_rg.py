@@ -30,7 +30,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-GREP = ROOT / "target" / "release" / "examples" / "grep"
+GREP = ROOT / "target" / "release" / "candor-grep"
 TIME = "/usr/bin/time"
 
 
@@ -110,7 +110,7 @@ def main():
     args = parser.parse_args()
     if args.grep == str(GREP):
         subprocess.run(
-            ["cargo", "build", "--release", "--example", "grep"], cwd=ROOT, check=True
+            ["cargo", "build", "--release", "-p", "candor-grep"], cwd=ROOT, check=True
         )
     corpus = args.corpus
     rg_version = subprocess.run(["rg", "--version"], capture_output=True, text=True).stdout.split("\n")[0]

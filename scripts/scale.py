@@ -54,14 +54,11 @@ codesearch (`cindex`, `csearch`; Debian: `apt-get install codesearch`) is
 optional: its columns are left out when it is not installed. candor's
 binaries, built in release (by default this checkout's):
 
-    cargo build --release --example grep --features tree,index
-    cargo build --release --example mcp_server --features mcp,index
+    cargo build --release -p candor-grep --features index
+    cargo build --release -p candor-mcp-server
 
-Where the server is a package of its own, its binary
-`target/release/candor-mcp-server` is the default when it exists; `grep`
-is still an example (`cargo build --release -p candor-search --example
-grep --features index`). Its flags are the same: `--root`, `--index`,
-`--ceiling`.
+(`target/release/candor-grep` and `target/release/candor-mcp-server`,
+the defaults when they exist).
 
 Usage:
 
@@ -86,8 +83,8 @@ Examples:
     scripts/scale.py /data/seed --only seed --runs 3 --output base.md \\
         --grep old/grep --mcp-server old/mcp_server
     scripts/scale.py /data/seed --copies 8 --only copies --sections build
-    scripts/scale.py /data/seed --grep old/grep --grep-b target/release/examples/grep \\
-        --mcp-server old/mcp_server --mcp-server-b target/release/examples/mcp_server
+    scripts/scale.py /data/seed --grep old/grep --grep-b target/release/candor-grep \\
+        --mcp-server old/mcp_server --mcp-server-b target/release/candor-mcp-server
 """
 
 import argparse
@@ -107,12 +104,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-EXAMPLES = ROOT / "target" / "release" / "examples"
-# The MCP server: its own package's binary if built, else the example.
-SERVER = next(
-    (p for p in (ROOT / "target" / "release" / "candor-mcp-server", EXAMPLES / "mcp_server") if p.exists()),
-    EXAMPLES / "mcp_server",
-)
+RELEASE = ROOT / "target" / "release"
+GREP = RELEASE / "candor-grep"
+SERVER = RELEASE / "candor-mcp-server"
 TIME = "/usr/bin/time"
 # Marks a tree this script made, inside its `.git` (never searched).
 MARK = "candor-scale-copies"
@@ -811,12 +805,12 @@ def main():
     parser.add_argument("--build-runs", type=int, default=3, help="timed index builds of each kind (default 3)")
     parser.add_argument("--mcp-runs", type=int, default=20, help="timed calls of each MCP query (default 20)")
     parser.add_argument("--mcp-timeout", type=float, default=600, help="seconds to wait for one MCP answer (default 600)")
-    parser.add_argument("--grep", default=str(EXAMPLES / "grep"), help="candor's grep example (default: this checkout's release build)")
+    parser.add_argument("--grep", default=str(GREP), help="candor's grep (default: this checkout's release build, target/release/candor-grep)")
     parser.add_argument("--grep-b", help="a second grep build, run beside --grep in the same alternation")
     parser.add_argument(
         "--mcp-server",
         default=str(SERVER),
-        help="candor's MCP server with the index (default: target/release/candor-mcp-server, else the mcp_server example)",
+        help="candor's MCP server (default: target/release/candor-mcp-server)",
     )
     parser.add_argument("--mcp-server-b", help="a second mcp_server build, called alternately with --mcp-server")
     parser.add_argument("--work", type=Path, help="where indexes are written (default: a temporary folder, removed at the end)")

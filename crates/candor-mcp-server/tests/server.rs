@@ -1537,8 +1537,11 @@ async fn paths_are_found_as_the_client_spells_them() {
     let first = sample_tree();
     let second = tempfile::tempdir().expect("a folder");
     std::fs::create_dir(second.path().join("sub")).expect("mkdir");
-    std::fs::write(second.path().join("sub/in.txt"), "needle in the second root\n")
-        .expect("write");
+    std::fs::write(
+        second.path().join("sub/in.txt"),
+        "needle in the second root\n",
+    )
+    .expect("write");
     std::fs::write(
         second.path().join("long.txt"),
         format!("{}\n", "x".repeat(400_000)),
@@ -1594,7 +1597,11 @@ async fn paths_are_found_as_the_client_spells_them() {
     )
     .await;
     assert!(is_error(&whole));
-    assert!(text(&whole).contains("a larger max_bytes will not help"), "{}", text(&whole));
+    assert!(
+        text(&whole).contains("a larger max_bytes will not help"),
+        "{}",
+        text(&whole)
+    );
     // deadline_ms is read; excerpt takes no `hidden`.
     let timed = call(
         &client,
@@ -1603,6 +1610,15 @@ async fn paths_are_found_as_the_client_spells_them() {
     )
     .await;
     assert!(!is_error(&timed), "{}", text(&timed));
-    let hidden = call(&client, "excerpt", json!({ "path": "c.txt", "hidden": true })).await;
-    assert!(is_error(&hidden) && text(&hidden).contains("hidden"), "{}", text(&hidden));
+    let hidden = call(
+        &client,
+        "excerpt",
+        json!({ "path": "c.txt", "hidden": true }),
+    )
+    .await;
+    assert!(
+        is_error(&hidden) && text(&hidden).contains("hidden"),
+        "{}",
+        text(&hidden)
+    );
 }

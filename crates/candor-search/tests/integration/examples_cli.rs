@@ -15,25 +15,26 @@ use serde_json::Value;
 
 use crate::sample::sample_tree;
 
-/// The path of an example binary, built (once per test run) with the
-/// profile and target directory of this test binary.
+/// The path of the main example, the `candor-grep` package's binary (its
+/// `grep`), built (once per test run) with the profile and target
+/// directory of this test binary.
 pub(crate) fn example(name: &str) -> PathBuf {
-    static EXAMPLES: OnceLock<PathBuf> = OnceLock::new();
-    let dir = EXAMPLES.get_or_init(|| {
+    assert_eq!(name, "grep", "the one example these tests run");
+    static GREP: OnceLock<PathBuf> = OnceLock::new();
+    GREP.get_or_init(|| {
         // With the index too when this binary has it (`--index`).
-        let features = if cfg!(feature = "index") {
-            "tree,index"
-        } else {
-            "tree"
-        };
-        build_examples(&["--example", "grep", "--features", features])
-    });
-    dir.join(format!("{name}{}", std::env::consts::EXE_SUFFIX))
+        let mut args = vec!["-p", "candor-grep"];
+        if cfg!(feature = "index") {
+            args.extend(["--features", "index"]);
+        }
+        build(&args).join(format!("candor-grep{}", std::env::consts::EXE_SUFFIX))
+    })
+    .clone()
 }
 
-/// Builds examples (`cargo build` with `args`) with the profile and target
-/// directory of this test binary, and returns the folder they are in.
-pub(crate) fn build_examples(args: &[&str]) -> PathBuf {
+/// Builds (`cargo build` with `args`) with the profile and target
+/// directory of this test binary, and returns the folder of the binaries.
+fn build(args: &[&str]) -> PathBuf {
     // This binary is <target>/<profile>/deps/integration-<hash>.
     let exe = std::env::current_exe().expect("the test binary's path");
     let profile_dir = exe
@@ -57,10 +58,10 @@ pub(crate) fn build_examples(args: &[&str]) -> PathBuf {
         .expect("cargo runs");
     assert!(
         output.status.success(),
-        "building the examples failed:\n{}",
+        "building the example failed:\n{}",
         String::from_utf8_lossy(&output.stderr)
     );
-    profile_dir.join("examples")
+    profile_dir.to_owned()
 }
 
 fn grep(dir: &Path, args: &[&str]) -> Output {

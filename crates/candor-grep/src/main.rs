@@ -1,10 +1,10 @@
 //! A small grep built on candor, with ripgrep's conventions where they apply.
 //!
 //! ```text
-//! cargo run --release -p candor-search --example grep -- [OPTIONS] PATTERN [PATH ...]
-//! cargo run --release -p candor-search --example grep -- --limit 20 -w -F Typography src
-//! cargo run --release -p candor-search --example grep -- --json --limit 5 'fn \w+' .
-//! cargo run --release -p candor-search --features index --example grep -- --index DIR ...
+//! cargo run --release -p candor-grep -- [OPTIONS] PATTERN [PATH ...]
+//! cargo run --release -p candor-grep -- --limit 20 -w -F Typography src
+//! cargo run --release -p candor-grep -- --json --limit 5 'fn \w+' .
+//! cargo run --release -p candor-grep --features index -- --index DIR ...
 //! ```
 //!
 //! Human output is `path:line:text` on standard output, then one last line
@@ -456,7 +456,8 @@ fn corpus(args: &Args, tree: Tree) -> Result<Searched, Failure> {
         ))),
         #[cfg(not(feature = "index"))]
         Some(_) => Err(Failure(
-            "--index needs the `index` feature (cargo run -p candor-search --features index --example grep ...)".to_owned(),
+            "--index needs the `index` feature (cargo run -p candor-grep --features index ...)"
+                .to_owned(),
         )),
     }
 }
