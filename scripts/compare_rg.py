@@ -17,8 +17,9 @@ capped search (`--limit 100`) against ripgrep's full listing. With
 
 Usage: scripts/compare_rg.py CORPUS_DIR [--runs N] [--threads N]
                              [--grep BIN] [--baseline BIN] [--json-only]
-Needs `rg` on PATH and GNU time as /usr/bin/time; builds the example with `cargo build --release` unless
-`--grep` names a binary.
+Needs `rg` on PATH and GNU time as /usr/bin/time; builds the example with
+`cargo build --release -p candor-search --example grep` unless `--grep`
+names a binary.
 """
 
 import argparse
@@ -110,7 +111,9 @@ def main():
     args = parser.parse_args()
     if args.grep == str(GREP):
         subprocess.run(
-            ["cargo", "build", "--release", "--example", "grep"], cwd=ROOT, check=True
+            ["cargo", "build", "--release", "-p", "candor-search", "--example", "grep"],
+            cwd=ROOT,
+            check=True,
         )
     corpus = args.corpus
     rg_version = subprocess.run(["rg", "--version"], capture_output=True, text=True).stdout.split("\n")[0]
