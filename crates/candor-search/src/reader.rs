@@ -54,6 +54,7 @@ use std::ops::ControlFlow;
 use std::time::SystemTime;
 
 use crate::lines;
+use crate::position::Stamp;
 use crate::{SkipReason, SkippedInput};
 
 mod input;
@@ -316,6 +317,8 @@ pub(crate) struct FileRead {
     /// know (as in /proc): such a file is read to its end.
     expected: u64,
     modified: Option<SystemTime>,
+    /// The file's stamp when it was opened: the version whose text is read.
+    stamp: Option<Stamp>,
     /// Where the next chunk starts: a line start.
     base: u64,
     /// Where the file's read position is: past `base` by the part of a
@@ -357,12 +360,20 @@ impl FileRead {
             rules,
             expected: meta.len,
             modified: meta.modified,
+            stamp: meta.stamp,
             base: 0,
             position: 0,
             reads: 0,
             began: None,
             nul: NulSeen::Unseen,
         })
+    }
+
+    /// The file's stamp when it was opened (see `Source::stamp`): a
+    /// cursor into the text read records it, whatever the file is by the
+    /// time the cursor is written. `None` for an input that tells none.
+    pub(crate) fn stamp(&self) -> Option<u64> {
+        self.stamp.as_ref().map(Stamp::value)
     }
 
     /// Read as text: the file's first NUL byte, when the read met it (not

@@ -7,7 +7,6 @@ use std::borrow::Cow;
 use std::cell::RefCell;
 use std::ops::ControlFlow;
 
-use crate::Error;
 use crate::engine::hits::Hits;
 use crate::engine::outcome::{AsText, FileOutcome, Unfinished};
 use crate::engine::scan::FileScan;
@@ -17,7 +16,7 @@ use crate::position::Place;
 use crate::reader::{
     BLOCK, Ended, FileRead, Known, Opened, Piece, ReadRules, bom_len, skipped, visit_memory,
 };
-use crate::{SkipReason, SkippedInput};
+use crate::{Error, ErrorKind, SkipReason, SkippedInput};
 
 /// Searches one file from the plan's start in it (a line start), opening
 /// it with `open` unless no file may be read (`max_files(0)`: its place
@@ -87,6 +86,12 @@ pub(crate) fn search_file<'p, 'o>(
             };
             match FileRead::open(file, rules) {
                 Ok(mut read) => {
+                    // The cursor's stamp was checked against the file's
+                    // name; the file opened may have changed since: its
+                    // offset would then point into other text.
+                    if let Some(error) = changed_since_cursor(search, path, start, &read) {
+                        return FileOutcome::Failed(error);
+                    }
                     read.resume_at(from);
                     Reading::File(read)
                 }
@@ -99,6 +104,30 @@ pub(crate) fn search_file<'p, 'o>(
     let mut scan = FileScan::new(search, matcher, path, start);
     scan.line_number = line_number;
     search_part(scan, Cow::Borrowed(path), reading, from, named, buffer)
+}
+
+/// The error for a search that resumes inside the file at `path` (at
+/// `start`, past its first byte) opened as `read`, when the file opened
+/// is not the version the cursor was issued for: its stamp differs from
+/// the cursor's.
+fn changed_since_cursor(
+    search: &Search<'_>,
+    path: &str,
+    start: u64,
+    read: &FileRead,
+) -> Option<Error> {
+    let cursor = search.plan.start.as_ref().filter(|_| start > 0)?;
+    let now = read.stamp();
+    if cursor.path != path || now == cursor.stamp {
+        return None;
+    }
+    Some(
+        ErrorKind::StaleCursor {
+            cursor_generation: cursor.stamp.unwrap_or(0),
+            current_generation: now.unwrap_or(0),
+        }
+        .into(),
+    )
 }
 
 /// Returns true when a document in memory is known, from one scan, to
@@ -243,6 +272,8 @@ fn search_part<'p>(
         }
         Ended::Stopped(at) => match scan.paused {
             Some(paused) => {
+                // A page may end in the part: its cursor records the stamp.
+                let stamp = read.as_ref().and_then(FileRead::stamp);
                 let more = Unfinished {
                     path: path.clone().into_owned(),
                     at: paused,
@@ -261,6 +292,7 @@ fn search_part<'p>(
                     tail: None,
                     more: Some(Box::new(more)),
                     continued: false,
+                    stamp,
                 };
             }
             // Nothing more of the file was wanted: it was searched as far
@@ -268,20 +300,33 @@ fn search_part<'p>(
             None if scan.done => (at, None, None),
             None => (at, Some(Place::line(at, scan.line_number)), None),
         },
-        Ended::Cut { at, reason, detail } => (at, None, Some(skipped(&path, reason, Some(detail)))),
+        Ended::Cut { at, reason, detail } => (
+            at,
+            None,
+            Some(Box::new(skipped(&path, reason, Some(detail)))),
+        ),
     };
     // A whole file's lines hold every line; a search stopped or cut at
     // `end` holds those before it.
     let as_text = as_text(if ended_whole { u64::MAX } else { end });
+    let hits = scan.finish();
+    // Only where a page may end in the file is its stamp needed: most
+    // files of a search yield nothing.
+    let stamp = if hits.matching_lines() > 0 || stopped_at.is_some() {
+        read.as_ref().and_then(FileRead::stamp)
+    } else {
+        None
+    };
     FileOutcome::Searched {
         scanned: end.saturating_sub(begin),
-        hits: scan.finish(),
+        hits,
         as_text,
         path,
         stopped_at,
         tail,
         more: None,
         continued: false,
+        stamp,
     }
 }
 
