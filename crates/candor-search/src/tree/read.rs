@@ -409,6 +409,41 @@ mod tests {
     }
 
     #[test]
+    #[cfg(unix)]
+    fn a_cursor_into_a_file_reached_through_a_link_is_stale_once_the_file_is_rewritten() {
+        let query = Query::literal("x");
+        let limits = Limits::new().limit(2);
+        for (what, new) in REWRITES {
+            for threads in [1, 3] {
+                // `l.txt` links to `t/a.txt`; the page ends in it.
+                let (dir, tree) = tree_with(&[("t/a.txt", OLD)]);
+                std::os::unix::fs::symlink("t/a.txt", dir.path().join("l.txt")).unwrap();
+                let mut tree = tree.follow_links(true).threads(threads);
+                tree.solo = Duration::ZERO;
+                let query = query.clone().paths(["l.txt"]);
+                let first = tree.search(&query, &limits, None).unwrap();
+                let lines: Vec<(&str, &str)> = first
+                    .iter()
+                    .map(|m| (m.path.as_str(), m.line.as_str()))
+                    .collect();
+                assert_eq!(lines, [("l.txt", "x a"), ("l.txt", "x b")]);
+                let cursor = first.next_cursor().unwrap();
+                // Untouched, the link's file resumes.
+                let rest = tree.search(&query, &limits, Some(cursor)).unwrap();
+                assert_eq!(rest.items()[0].line, "x c", "{what}, {threads} threads");
+                // The file the link leads to rewritten: the link is as it
+                // was, the text it leads to is not.
+                replace(&dir.path().join("t/a.txt"), new);
+                let err = tree.search(&query, &limits, Some(cursor)).unwrap_err();
+                assert!(
+                    matches!(err.kind(), ErrorKind::StaleCursor { .. }),
+                    "{what}, {threads} threads: {err}"
+                );
+            }
+        }
+    }
+
+    #[test]
     #[cfg(feature = "index")]
     fn an_index_s_cursor_into_a_file_rewritten_after_its_read_is_stale() {
         let query = Query::literal("x");
