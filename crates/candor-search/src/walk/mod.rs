@@ -35,7 +35,7 @@
 use std::collections::VecDeque;
 use std::ffi::{OsStr, OsString};
 use std::io;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 
 use ignore::gitignore::Gitignore;
@@ -47,9 +47,11 @@ use crate::{SkipReason, SkippedInput};
 
 mod handles;
 mod named;
+mod raw;
 mod rules;
 mod scope;
 
+use raw::{Mark, RawPath};
 use rules::{Say, rules_above, rules_of};
 use scope::QueryScope;
 
@@ -113,7 +115,8 @@ struct Frame {
     /// and not counted in `Walk::open` (a link's name does not lead to
     /// its folder without following the link).
     via_link: bool,
-    abs: PathBuf,
+    /// Where its path ends in the walk's path (see `raw.rs`).
+    mark: Mark,
     /// The path relative to the root, `/`-separated; empty for the root.
     rel: String,
     /// Its device and inode, to tell a link back into it (only when links
@@ -144,6 +147,9 @@ pub(crate) struct Walk<'a> {
     /// The rules above the root: those of the root's parents up to the
     /// repository's root, innermost first.
     base_rules: Vec<Gitignore>,
+    /// The path of the entry being visited, below the root, for the
+    /// ignore rules of the folders on its way.
+    raw: RawPath,
     /// The folders being walked, innermost last.
     stack: Vec<Frame>,
     /// How many frames hold a handle that may be closed.
@@ -175,15 +181,11 @@ impl<'a> Walk<'a> {
     ///
     /// An invalid argument when a glob does not parse.
     pub(crate) fn new(mut options: WalkOptions<'a>) -> Result<Walk<'a>, Error> {
-        let scope = QueryScope::new(
-            options.root,
-            options.globs,
-            options.start.take(),
-            options.filters,
-        )?;
+        let scope = QueryScope::new(options.globs, options.start.take(), options.filters)?;
         let mut walk = Walk {
             scope,
             base_rules: Vec::new(),
+            raw: RawPath::default(),
             stack: Vec::new(),
             open: 0,
             pending: VecDeque::new(),
@@ -210,7 +212,7 @@ impl<'a> Walk<'a> {
                     walk.base_rules = rules_above(walk.options.root);
                 }
                 let rules = if walk.options.gitignore {
-                    rules_of(&root_dir, walk.options.root, &entries)
+                    rules_of(&root_dir, &entries)
                 } else {
                     None
                 };
@@ -224,7 +226,7 @@ impl<'a> Walk<'a> {
                     dir: Some(root_dir),
                     name: OsString::new(),
                     via_link: true,
-                    abs: walk.options.root.to_path_buf(),
+                    mark: Mark::ROOT,
                     rel: String::new(),
                     id,
                     rules,
@@ -246,7 +248,6 @@ impl<'a> Walk<'a> {
         dir: Arc<DirHandle>,
         name: OsString,
         rel: String,
-        abs: PathBuf,
         via_link: bool,
         on_start_path: bool,
         level: Option<usize>,
@@ -270,16 +271,18 @@ impl<'a> Walk<'a> {
             Err(e) => return Some(Job::Skip(unlisted(rel, &e))),
         };
         let rules = if self.options.gitignore {
-            rules_of(&dir, &abs, &entries)
+            rules_of(&dir, &entries)
         } else {
             None
         };
         let missing = self.missing_in(&rel, self.stack.len(), &entries);
+        // The walk's path is this folder's (see `visit`).
+        let mark = self.raw.mark();
         self.stack.push(Frame {
             dir: Some(dir),
             name,
             via_link,
-            abs,
+            mark,
             rel,
             id,
             rules,
@@ -345,9 +348,7 @@ impl<'a> Walk<'a> {
             rel.push('/');
         }
         push_name(name.as_encoded_bytes(), &mut rel);
-        let mut abs = PathBuf::with_capacity(frame.abs.as_os_str().len() + 1 + name.len());
-        abs.push(&frame.abs);
-        abs.push(&name);
+        self.raw.set(frame.mark, &name);
         let is_dir = kind == Kind::Dir;
         let parent_level = frame.level;
         // A link the walk follows may lead to a folder.
@@ -361,7 +362,10 @@ impl<'a> Walk<'a> {
         if !may_be_dir {
             self.unreachable_below(&rel, kind);
         }
-        if !self.scope.admits(&rel, &abs, is_dir, may_be_dir) {
+        if !self
+            .scope
+            .admits(&rel, &self.raw.below(Mark::ROOT), is_dir, may_be_dir)
+        {
             return None;
         }
         // A path the caller names, and the folders on the way to it, are
@@ -389,7 +393,7 @@ impl<'a> Walk<'a> {
         // file lets in by name (a `!` rule) is searched, as in ripgrep.
         if !named {
             let say = if self.options.gitignore {
-                self.verdict(&abs, is_dir)
+                self.verdict(is_dir)
             } else {
                 Say::Nothing
             };
@@ -424,7 +428,6 @@ impl<'a> Walk<'a> {
                         Arc::new(handle),
                         name,
                         rel,
-                        abs,
                         false,
                         on_start_path,
                         deep.level,
@@ -435,7 +438,7 @@ impl<'a> Walk<'a> {
             Kind::Link if !self.options.follow_links => {
                 Some(Job::Skip(SkippedInput::new(rel, SkipReason::Symlink)))
             }
-            Kind::Link => self.follow(name, rel, abs, on_start_path, deep),
+            Kind::Link => self.follow(name, rel, on_start_path, deep),
         }
     }
 
@@ -466,7 +469,6 @@ impl<'a> Walk<'a> {
         &mut self,
         name: OsString,
         rel: String,
-        abs: PathBuf,
         on_start_path: bool,
         deep: Depth,
     ) -> Option<Job> {
@@ -508,21 +510,14 @@ impl<'a> Walk<'a> {
                 Arc::new(target.parent),
                 name,
                 rel,
-                abs,
                 true,
                 on_start_path,
                 deep.level,
             ),
             (Kind::Dir, Some(dir)) => match confine::open_dir(&target.parent, &dir) {
-                Ok(handle) => self.enter(
-                    Arc::new(handle),
-                    name,
-                    rel,
-                    abs,
-                    true,
-                    on_start_path,
-                    deep.level,
-                ),
+                Ok(handle) => {
+                    self.enter(Arc::new(handle), name, rel, true, on_start_path, deep.level)
+                }
                 Err(e) => skip(SkipReason::Changed, Some(e.to_string())),
             },
             _ => skip(SkipReason::Special, None),
@@ -530,10 +525,27 @@ impl<'a> Walk<'a> {
     }
 
     /// What the ignore files of the folders the walk is in, or of those
-    /// above the root, say of the entry at `abs`.
-    fn verdict(&self, abs: &Path, is_dir: bool) -> Say {
-        let inner = self.stack.iter().rev().filter_map(|f| f.rules.as_ref());
-        rules::verdict(inner.chain(self.base_rules.iter()), abs, is_dir)
+    /// above the root, say of the entry the walk's path names: each
+    /// folder's rules match the part of it below that folder.
+    fn verdict(&self, is_dir: bool) -> Say {
+        for frame in self.stack.iter().rev() {
+            if let Some(rules) = &frame.rules {
+                if let Some(say) = rules::say(rules, &self.raw.below(frame.mark), is_dir) {
+                    return say;
+                }
+            }
+        }
+        if self.base_rules.is_empty() {
+            return Say::Nothing;
+        }
+        // Built with their folders' paths: given the entry's whole path.
+        let abs = self.options.root.join(self.raw.below(Mark::ROOT));
+        for rules in &self.base_rules {
+            if let Some(say) = rules::say(rules, &abs, is_dir) {
+                return say;
+            }
+        }
+        Say::Nothing
     }
 }
 
