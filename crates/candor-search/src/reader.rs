@@ -63,7 +63,7 @@ mod place;
 
 #[cfg(test)]
 pub(crate) use input::Stat;
-pub(crate) use input::{Input, InputKind};
+pub(crate) use input::{AnyInput, Input, InputKind};
 pub(crate) use memory::visit_memory;
 
 /// The size of the read buffer: a small file is read in one call, a large
@@ -181,7 +181,7 @@ pub(crate) enum Opened<'a> {
     Memory(&'a [u8], Known),
     /// A file (on disk, or any input), read under these rules.
     #[cfg_attr(not(feature = "tree"), allow(dead_code))]
-    File(Box<dyn Input>, ReadRules),
+    File(AnyInput, ReadRules),
     /// Not read, and why.
     Skip(SkippedInput),
 }
@@ -311,7 +311,7 @@ enum Long {
 /// line start. The read can stop after any chunk and go on later from
 /// any line start (`resume_at`).
 pub(crate) struct FileRead {
-    file: Box<dyn Input>,
+    file: AnyInput,
     rules: ReadRules,
     /// Its size when it was opened; `0` for a size the system does not
     /// know (as in /proc): such a file is read to its end.
@@ -335,7 +335,7 @@ impl FileRead {
     /// Checks what `file` is, and gets it ready to read; or gives how its
     /// read ended at once (not a regular file, too large, unreadable).
     pub(crate) fn open(
-        file: Box<dyn Input>,
+        file: AnyInput,
         rules: ReadRules,
     ) -> Result<FileRead, (SkipReason, Option<String>)> {
         let meta = file

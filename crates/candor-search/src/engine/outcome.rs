@@ -75,6 +75,7 @@ impl<'p> FileOutcome<'p> {
 
     /// The same outcome, owning its path (to cross threads, or to outlive
     /// the path it was searched under).
+    #[cfg_attr(not(feature = "index"), allow(dead_code))]
     pub(crate) fn into_owned(self) -> FileOutcome<'static> {
         match self {
             FileOutcome::Searched {

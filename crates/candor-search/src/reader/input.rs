@@ -50,6 +50,44 @@ pub(crate) trait Input: Send {
     fn stat(&self) -> io::Result<Stat>;
 }
 
+/// An input as the reader holds it: a file as it is, or any other input
+/// behind a box (in tests, one that misbehaves). A file, the input of
+/// every search of a tree, then costs no allocation of its own.
+pub(crate) enum AnyInput {
+    /// A file of a tree, opened below its root.
+    #[cfg(feature = "tree")]
+    File(File),
+    /// Any other input: in tests, one that misbehaves.
+    #[cfg_attr(not(test), allow(dead_code))]
+    Other(Box<dyn Input>),
+}
+
+impl Input for AnyInput {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        match self {
+            #[cfg(feature = "tree")]
+            AnyInput::File(file) => Input::read(file, buf),
+            AnyInput::Other(input) => input.read(buf),
+        }
+    }
+
+    fn seek_to(&mut self, offset: u64) -> io::Result<()> {
+        match self {
+            #[cfg(feature = "tree")]
+            AnyInput::File(file) => file.seek_to(offset),
+            AnyInput::Other(input) => input.seek_to(offset),
+        }
+    }
+
+    fn stat(&self) -> io::Result<Stat> {
+        match self {
+            #[cfg(feature = "tree")]
+            AnyInput::File(file) => Input::stat(file),
+            AnyInput::Other(input) => input.stat(),
+        }
+    }
+}
+
 /// A file of a tree, opened below its root.
 #[cfg(feature = "tree")]
 impl Input for File {
@@ -85,7 +123,7 @@ mod tests {
     use std::ops::ControlFlow;
     use std::time::{Duration, SystemTime};
 
-    use super::{Input, InputKind, Stat};
+    use super::{AnyInput, Input, InputKind, Stat};
     use crate::SkipReason;
     use crate::reader::{Ended, FileRead, ReadRules};
 
@@ -161,7 +199,7 @@ mod tests {
             max_file_size: None,
             as_text: false,
         };
-        let Ok(mut read) = FileRead::open(Box::new(input), rules) else {
+        let Ok(mut read) = FileRead::open(AnyInput::Other(Box::new(input)), rules) else {
             panic!("not opened");
         };
         let mut seen = Vec::new();

@@ -11,9 +11,9 @@ use std::io;
 use super::Hook;
 use super::Tree;
 use crate::confine::{self, DirHandle};
-use crate::engine::{FileOutcome, Search, search_file};
+use crate::engine::{FileOutcome, Search, search_owned};
 use crate::matcher::Matcher;
-use crate::reader::{Opened, ReadRules};
+use crate::reader::{AnyInput, Opened, ReadRules};
 use crate::walk::Job;
 use crate::{SkipReason, SkippedInput};
 
@@ -27,9 +27,7 @@ impl Tree {
         buffer: &mut Vec<u8>,
     ) -> FileOutcome<'static> {
         match job {
-            Job::File { rel, dir, name } => {
-                self.process(search, matcher, &rel, &dir, &name, buffer)
-            }
+            Job::File { rel, dir, name } => self.process(search, matcher, rel, &dir, &name, buffer),
             Job::Skip(input) => FileOutcome::Skipped(input),
         }
     }
@@ -39,18 +37,18 @@ impl Tree {
         &self,
         search: &Search<'_>,
         matcher: &Matcher,
-        rel: &str,
+        rel: String,
         dir: &DirHandle,
         name: &OsStr,
         buffer: &mut Vec<u8>,
     ) -> FileOutcome<'static> {
         #[cfg(test)]
         if let Some(Hook(hook)) = &self.before_read {
-            hook(&self.root.join(rel));
+            hook(&self.root.join(&rel));
         }
-        let open = || self.open_at(rel, dir, name);
+        let open = |rel: &str| self.open_at(rel, dir, name);
         // Owned: the outcome crosses to the thread that orders them.
-        let outcome = search_file(search, matcher, rel, open, buffer).into_owned();
+        let outcome = search_owned(search, matcher, rel, open, buffer);
         // A long line grew the buffer: give the memory back.
         if buffer.len() > self.read_rules().buffer_len() {
             buffer.truncate(self.read_rules().buffer_len());
@@ -91,13 +89,12 @@ impl Tree {
         &self,
         #[cfg_attr(not(test), allow(unused_variables))] rel: &str,
         file: std::fs::File,
-    ) -> Box<dyn crate::reader::Input> {
-        let input: Box<dyn crate::reader::Input> = Box::new(file);
+    ) -> AnyInput {
         #[cfg(test)]
         if let Some(super::WrapInput(wrap)) = &self.wrap_input {
-            return wrap(&self.root.join(rel), input);
+            return AnyInput::Other(wrap(&self.root.join(rel), Box::new(file)));
         }
-        input
+        AnyInput::File(file)
     }
 
     /// The skip for a file that could not be opened.
