@@ -35,7 +35,7 @@
 use std::collections::VecDeque;
 use std::ffi::{OsStr, OsString};
 use std::io;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use ignore::gitignore::Gitignore;
@@ -52,7 +52,7 @@ mod rules;
 mod scope;
 
 use raw::{Mark, RawPath};
-use rules::{Say, rules_above, rules_of};
+use rules::{Above, Say, rules_above, rules_of};
 use scope::QueryScope;
 
 /// What the walk hands on: a file to search (its folder's handle and its
@@ -146,7 +146,9 @@ pub(crate) struct Walk<'a> {
     scope: QueryScope<'a>,
     /// The rules above the root: those of the root's parents up to the
     /// repository's root, innermost first.
-    base_rules: Vec<Gitignore>,
+    base_rules: Vec<Above>,
+    /// An entry's path below a folder above the root, for its rules.
+    above_path: PathBuf,
     /// The path of the entry being visited, below the root, for the
     /// ignore rules of the folders on its way.
     raw: RawPath,
@@ -185,6 +187,7 @@ impl<'a> Walk<'a> {
         let mut walk = Walk {
             scope,
             base_rules: Vec::new(),
+            above_path: PathBuf::new(),
             raw: RawPath::default(),
             stack: Vec::new(),
             open: 0,
@@ -527,7 +530,7 @@ impl<'a> Walk<'a> {
     /// What the ignore files of the folders the walk is in, or of those
     /// above the root, say of the entry the walk's path names: each
     /// folder's rules match the part of it below that folder.
-    fn verdict(&self, is_dir: bool) -> Say {
+    fn verdict(&mut self, is_dir: bool) -> Say {
         for frame in self.stack.iter().rev() {
             if let Some(rules) = &frame.rules {
                 if let Some(say) = rules::say(rules, &self.raw.below(frame.mark), is_dir) {
@@ -535,13 +538,12 @@ impl<'a> Walk<'a> {
                 }
             }
         }
-        if self.base_rules.is_empty() {
-            return Say::Nothing;
-        }
-        // Built with their folders' paths: given the entry's whole path.
-        let abs = self.options.root.join(self.raw.below(Mark::ROOT));
-        for rules in &self.base_rules {
-            if let Some(say) = rules::say(rules, &abs, is_dir) {
+        let below_root = self.raw.below(Mark::ROOT);
+        for above in &self.base_rules {
+            self.above_path.clear();
+            self.above_path.push(&above.root_below);
+            self.above_path.push(&below_root);
+            if let Some(say) = rules::say(&above.rules, &self.above_path, is_dir) {
                 return say;
             }
         }
@@ -669,6 +671,146 @@ mod tests {
         std::fs::remove_dir_all(root.join("b")).unwrap();
         let rest: Vec<String> = walk.map(|j| describe(&j)).collect();
         assert_eq!(rest, ["b (vanished)", "c.txt"]);
+    }
+
+    /// The walk of `root` as the `ignore` crate documents its rules: each
+    /// folder's built with the folder's absolute path as their root and
+    /// asked with an entry's absolute path, the nearest folder with a say
+    /// deciding, then those of the folders above the root up to the
+    /// repository's; a hidden name left out unless a rule lets it in; in
+    /// name order. Each file's path below the root, or a skip as
+    /// `describe` writes it.
+    fn naive_walk(root: &Path) -> Vec<String> {
+        use ignore::Match;
+        use ignore::gitignore::{Gitignore, GitignoreBuilder};
+
+        fn rules_of(dir: &Path) -> Option<Gitignore> {
+            let mut builder = GitignoreBuilder::new(dir);
+            let mut any = false;
+            let exclude = dir.join(".git/info/exclude");
+            for file in [exclude, dir.join(".gitignore"), dir.join(".ignore")] {
+                if file.is_file() {
+                    any = true;
+                    let _ = builder.add(file);
+                }
+            }
+            any.then(|| builder.build().unwrap())
+        }
+
+        fn walk(dir: &Path, rel: &str, stack: &mut Vec<Gitignore>, out: &mut Vec<String>) {
+            let pushed = match rules_of(dir) {
+                Some(rules) => {
+                    stack.push(rules);
+                    true
+                }
+                None => false,
+            };
+            let mut names: Vec<OsString> = std::fs::read_dir(dir)
+                .unwrap()
+                .map(|e| e.unwrap().file_name())
+                .collect();
+            names.sort();
+            for name in names {
+                let abs = dir.join(&name);
+                let path = if rel.is_empty() {
+                    name.to_string_lossy().into_owned()
+                } else {
+                    format!("{rel}/{}", name.to_string_lossy())
+                };
+                let is_dir = abs.is_dir();
+                let say = stack
+                    .iter()
+                    .rev()
+                    .map(|rules| rules.matched(&abs, is_dir))
+                    .find(|m| !m.is_none());
+                let let_in = matches!(say, Some(Match::Whitelist(_)));
+                if name.as_encoded_bytes().starts_with(b".") && !let_in {
+                    out.push(format!("{path} (hidden)"));
+                } else if matches!(say, Some(Match::Ignore(_))) {
+                    out.push(format!("{path} (ignored)"));
+                } else if is_dir {
+                    walk(&abs, &path, stack, out);
+                } else {
+                    out.push(path);
+                }
+            }
+            if pushed {
+                stack.pop();
+            }
+        }
+
+        // The folders above the root, up to the repository's, outermost
+        // first: asked after those inside the root.
+        let mut stack = Vec::new();
+        for dir in root.ancestors().skip(1) {
+            stack.extend(rules_of(dir));
+            if dir.join(".git").exists() {
+                break;
+            }
+        }
+        stack.reverse();
+        let mut out = Vec::new();
+        walk(root, "", &mut stack, &mut out);
+        out
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig { cases: 256, ..Default::default() })]
+
+        /// Rules anchored to their folder, nested, negated, for folders
+        /// only, or in a folder above the root decide as the `ignore`
+        /// crate decides given absolute paths: each folder's rules match
+        /// an entry's path below that folder, and those above the root its
+        /// path below theirs.
+        #[test]
+        fn ignore_rules_decide_as_for_absolute_paths(
+            files in proptest::collection::vec(
+                proptest::collection::vec(
+                    proptest::sample::select(vec!["a", "x", "d.txt", "c.log", ".h"]),
+                    1..4,
+                ),
+                1..20,
+            ),
+            ignores in proptest::collection::vec(
+                (
+                    proptest::collection::vec(proptest::sample::select(vec!["a", "x"]), 0..3),
+                    proptest::collection::vec(
+                        proptest::sample::select(vec![
+                            "/x/d.txt", "a/d.txt", "/a", "x/", "*.log", "!c.log", "/d.txt",
+                            "**/a/*.log", "!.h", "/x/a/", "a/x/*", "!/a/x/d.txt",
+                        ]),
+                        1..4,
+                    ),
+                ),
+                0..5,
+            ),
+            root in proptest::collection::vec(proptest::sample::select(vec!["a", "x"]), 0..3),
+        ) {
+            let dir = tempfile::tempdir().unwrap();
+            let repo = dir.path().canonicalize().unwrap().join("repo");
+            std::fs::create_dir_all(repo.join(".git/info")).unwrap();
+            for names in &files {
+                let path = names.iter().fold(repo.clone(), |p, n| p.join(n));
+                if std::fs::create_dir_all(path.parent().unwrap()).is_ok() && !path.is_dir() {
+                    let _ = std::fs::write(&path, "x\n");
+                }
+            }
+            for (folder, lines) in &ignores {
+                let path = folder.iter().fold(repo.clone(), |p, n| p.join(n));
+                if std::fs::create_dir_all(&path).is_ok() {
+                    let _ = std::fs::write(path.join(".gitignore"), lines.join("\n"));
+                }
+            }
+            // The repository, or the deepest folder on the chosen way.
+            let mut root = root.iter().fold(repo.clone(), |p, n| p.join(n));
+            while !root.is_dir() {
+                root.pop();
+            }
+            let handle = Arc::new(confine::open_root(&root).unwrap());
+            let walk = Walk::new(options(&root, &handle)).unwrap();
+            let got: Vec<String> = walk.map(|j| describe(&j)).collect();
+            proptest::prop_assert_eq!(got, naive_walk(&root));
+        }
     }
 
     #[test]

@@ -6,7 +6,7 @@
 //! an entry in, a hidden one too).
 
 use std::ffi::{OsStr, OsString};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use ignore::Match as Verdict;
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
@@ -39,12 +39,19 @@ pub(super) fn say(rules: &Gitignore, path: &Path, is_dir: bool) -> Option<Say> {
     }
 }
 
+/// The rules of a folder above the root, and the root's path below that
+/// folder: they match an entry's path below the root put after it.
+pub(super) struct Above {
+    pub(super) rules: Gitignore,
+    pub(super) root_below: PathBuf,
+}
+
 /// The rules of the folders above the root: its parents', up to the
 /// first that holds a `.git` (the repository's root), or to the top when
 /// there is none; innermost first. Their ignore files are outside the
 /// root, and read as the ones inside are: through the folder's handle,
 /// never through a link, only when regular, and within a size cap.
-pub(super) fn rules_above(root: &Path) -> Vec<Gitignore> {
+pub(super) fn rules_above(root: &Path) -> Vec<Above> {
     let mut rules = Vec::new();
     for dir in root.ancestors().skip(1) {
         let Ok(handle) = confine::open_root(dir) else {
@@ -52,9 +59,12 @@ pub(super) fn rules_above(root: &Path) -> Vec<Gitignore> {
         };
         let is_repo = confine::kind_at(&handle, OsStr::new(".git")).is_ok();
         let names = [".gitignore", ".ignore"].into_iter();
-        // Matched against the entries' whole paths (see `Walk::verdict`).
-        if let Some(found) = build_rules(&handle, dir, is_repo, names) {
-            rules.push(found);
+        let root_below = root.strip_prefix(dir).unwrap_or(root).to_path_buf();
+        if let Some(found) = build_rules(&handle, Path::new("."), is_repo, names) {
+            rules.push(Above {
+                rules: found,
+                root_below,
+            });
         }
         if is_repo {
             break;
