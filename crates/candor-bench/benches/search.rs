@@ -7,7 +7,10 @@
 //! query, listing every match ("full") and capped at 100 ("limit100"); and
 //! the cheap counting path (`count_total`) against building every item.
 //! The same corpus is also written to a temporary folder and searched as a
-//! `Tree`, with 1 and 2 threads. One long line of dense matches among
+//! `Tree`, with 1 and 2 threads. A tree of many small files in many
+//! folders, with ignore files at three levels, measures what a rare
+//! literal costs there: the walk and the work per file, from the
+//! repository's root and from a folder below it (`tree_walk`). One long line of dense matches among
 //! invalid bytes, at three sizes, shows whether time grows with its size
 //! alone.
 //!
@@ -160,6 +163,76 @@ fn tree(c: &mut Criterion) {
                 )
             })
         });
+    }
+    group.finish();
+}
+
+/// A repository of many small files in many folders, with ignore files
+/// at three levels (anchored, unanchored, folder-only and `**` rules, and
+/// a `!` rule): where a search's cost is its walk and its per-file work,
+/// not its scan. 6,000 files of about 1 KiB in 1,200 folders, below a
+/// folder holding `.git`.
+fn small_tree() -> tempfile::TempDir {
+    let mut rng = Rng(0x0dd_f11e_5eed_0042);
+    let dir = tempfile::tempdir().unwrap();
+    let repo = dir.path().join("repo");
+    std::fs::create_dir_all(repo.join(".git/info")).unwrap();
+    let write = |path: std::path::PathBuf, text: &str| {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    };
+    write(
+        repo.join(".gitignore"),
+        "target/\n*.log\n/build\n**/gen/*.rs\n!keep.log\n",
+    );
+    for a in 0..10 {
+        let top = repo.join(format!("pkg{a:02}"));
+        write(top.join(".gitignore"), "/dist\nnode_modules/\n*.tmp\n");
+        for b in 0..12 {
+            let mid = top.join(format!("mod{b:02}"));
+            if b % 4 == 0 {
+                write(mid.join(".ignore"), "fixtures/**/*.snap\n/local.rs\n");
+            }
+            for c in 0..10 {
+                let leaf = mid.join(if c == 9 {
+                    "gen".to_owned()
+                } else {
+                    format!("part{c}")
+                });
+                for f in 0..5 {
+                    let mut text = String::new();
+                    while text.len() < 1000 {
+                        text.push_str(WORDS[rng.below(WORDS.len())]);
+                        text.push(if rng.below(8) == 0 { '\n' } else { ' ' });
+                    }
+                    if rng.below(200) == 0 {
+                        text.push_str("Typography\n");
+                    }
+                    let ext = ["rs", "ts", "log", "md", "rs"][f];
+                    write(leaf.join(format!("file{f}.{ext}")), &text);
+                }
+            }
+        }
+    }
+    dir
+}
+
+fn tree_walk(c: &mut Criterion) {
+    let dir = small_tree();
+    let repo = dir.path().join("repo");
+    let mut group = c.benchmark_group("tree_walk");
+    group.sample_size(20);
+    let rare = Query::literal("Typography");
+    for threads in [1, 2] {
+        // The whole repository, and one package: its rules come from the
+        // folder above the tree's root.
+        for (name, root) in [("repo", repo.clone()), ("package", repo.join("pkg03"))] {
+            let tree = Tree::new(&root).unwrap().threads(threads);
+            let id = format!("{name}/literal_rare");
+            group.bench_function(BenchmarkId::new(id, threads), |b| {
+                b.iter(|| black_box(tree.search(&rare, &Limits::new(), None).unwrap().len()))
+            });
+        }
     }
     group.finish();
 }
@@ -352,6 +425,7 @@ fn main() {
     many_documents(&mut c);
     long_lines(&mut c);
     tree(&mut c);
+    tree_walk(&mut c);
     real(&mut c);
     c.final_summary();
 }

@@ -26,6 +26,9 @@ use std::ffi::{OsStr, OsString};
 use std::fs::File;
 use std::io::{self, Read as _};
 use std::path::Path;
+use std::time::SystemTime;
+
+use crate::position::Stamp;
 
 /// What a name in a folder is, as the listing (or a no-follow stat) says.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -43,6 +46,15 @@ pub(crate) type Identity = (u64, u64);
 /// The most bytes read of an ignore file: more is not an ignore file.
 pub(crate) const MAX_IGNORE_FILE: u64 = 4 << 20;
 
+/// What one stat of an open file says of it.
+pub(crate) struct FileStat {
+    pub(crate) kind: Kind,
+    pub(crate) len: u64,
+    pub(crate) modified: Option<SystemTime>,
+    /// What `stamp_at` hashes of the file's name, from the handle.
+    pub(crate) stamp: Stamp,
+}
+
 /// What opening a file by name found.
 pub(crate) enum Opened {
     /// A regular file, and its size in bytes.
@@ -53,13 +65,14 @@ pub(crate) enum Opened {
 
 #[cfg(unix)]
 mod imp {
-    use super::{Identity, Kind, Opened};
+    use super::{FileStat, Identity, Kind, Opened, Stamp};
     use std::ffi::{OsStr, OsString};
     use std::fs::File;
     use std::io;
     use std::os::fd::OwnedFd;
     use std::os::unix::ffi::OsStrExt as _;
     use std::path::Path;
+    use std::time::{Duration, UNIX_EPOCH};
 
     use rustix::fs::{AtFlags, FileType, Mode, OFlags};
 
@@ -160,8 +173,13 @@ mod imp {
     /// hash of its device, inode, size, and modification and change times.
     pub(crate) fn stamp_at(dir: &DirHandle, name: &OsStr) -> io::Result<u64> {
         let stat = rustix::fs::statat(&dir.0, name, AtFlags::SYMLINK_NOFOLLOW)?;
+        Ok(stamp_of(&stat).value())
+    }
+
+    /// The fields of a stat that a stamp hashes.
+    fn stamp_of(stat: &rustix::fs::Stat) -> Stamp {
         #[allow(clippy::useless_conversion, clippy::unnecessary_cast)]
-        let parts = [
+        Stamp::of(&[
             stat.st_dev as u64,
             stat.st_ino as u64,
             stat.st_size as u64,
@@ -169,8 +187,26 @@ mod imp {
             stat.st_mtime_nsec as u64,
             stat.st_ctime as u64,
             stat.st_ctime_nsec as u64,
-        ];
-        Ok(super::mix(&parts))
+        ])
+    }
+
+    /// What the open `file` is, from one `fstat` of its handle: its stamp
+    /// is the one `stamp_at` gives its name while the name still leads to
+    /// it.
+    pub(crate) fn stat_file(file: &File) -> io::Result<FileStat> {
+        let stat = rustix::fs::fstat(file)?;
+        #[allow(clippy::useless_conversion, clippy::unnecessary_cast)]
+        let (secs, nanos) = (stat.st_mtime as i64, stat.st_mtime_nsec as i64);
+        let modified = u64::try_from(secs).ok().and_then(|secs| {
+            let nanos = u32::try_from(nanos).ok()?;
+            UNIX_EPOCH.checked_add(Duration::new(secs, nanos))
+        });
+        Ok(FileStat {
+            kind: kind_of(FileType::from_raw_mode(stat.st_mode)).unwrap_or(Kind::Special),
+            len: u64::try_from(stat.st_size).unwrap_or(0),
+            modified,
+            stamp: stamp_of(&stat),
+        })
     }
 
     /// The modification time of `name` in `dir` (not following a link),
@@ -256,7 +292,7 @@ mod imp {
     //! Best effort by path: each component is checked with
     //! `symlink_metadata` before it is used, which a concurrent swap can
     //! defeat.
-    use super::{Identity, Kind, Opened};
+    use super::{FileStat, Identity, Kind, Opened, Stamp};
     use std::ffi::{OsStr, OsString};
     use std::fs::{self, File};
     use std::io;
@@ -327,12 +363,28 @@ mod imp {
 
     pub(crate) fn stamp_at(dir: &DirHandle, name: &OsStr) -> io::Result<u64> {
         let meta = fs::symlink_metadata(dir.0.join(name))?;
+        Ok(stamp_of(&meta).value())
+    }
+
+    /// The fields of a stat that a stamp hashes: here only the size and
+    /// the modification time.
+    fn stamp_of(meta: &fs::Metadata) -> Stamp {
         let modified = meta
             .modified()
             .ok()
             .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
             .map_or(0, |d| d.as_nanos() as u64);
-        Ok(super::mix(&[meta.len(), modified]))
+        Stamp::of(&[meta.len(), modified])
+    }
+
+    pub(crate) fn stat_file(file: &File) -> io::Result<FileStat> {
+        let meta = file.metadata()?;
+        Ok(FileStat {
+            kind: kind_of(meta.file_type()),
+            len: meta.len(),
+            modified: meta.modified().ok(),
+            stamp: stamp_of(&meta),
+        })
     }
 
     #[cfg(feature = "index")]
@@ -372,21 +424,12 @@ pub(crate) use imp::mtime_at;
 pub(crate) use imp::open_file_beneath;
 pub(crate) use imp::{
     DirHandle, identity, kind_at, list, open_dir, open_file, open_regular, open_root, read_link,
-    stamp_at,
+    stamp_at, stat_file,
 };
 
-/// Mixes numbers into one stamp (FNV-1a over their bytes; never 0, which
-/// stands for "nothing there").
-pub(crate) fn mix(parts: &[u64]) -> u64 {
-    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    for part in parts {
-        for b in part.to_le_bytes() {
-            hash ^= u64::from(b);
-            hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
-        }
-    }
-    hash.max(1)
-}
+// The index mixes its folders' stamps as a file's are mixed.
+#[cfg(feature = "index")]
+pub(crate) use crate::position::mix;
 
 /// Returns true when an open without following links failed because the
 /// name is no longer what the listing said (now a link, or not a folder).
@@ -544,4 +587,51 @@ pub(crate) fn resolve(
 /// Another handle of the folder `dir`, through `.` (no link can be there).
 fn reopen(dir: &DirHandle) -> Result<DirHandle, Unresolved> {
     open_dir(dir, OsStr::new(".")).map_err(Unresolved::Missing)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::ffi::OsStr;
+
+    use super::{open_file, open_root, stamp_at, stat_file};
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig { cases: 16, ..Default::default() })]
+
+        /// A file's stamp taken from its open handle is the one its name
+        /// gives while the name leads to it, through writes in place (the
+        /// handle stays the file's) and a file renamed over it (the
+        /// handle keeps the old file, the name the new one).
+        #[test]
+        fn the_stamp_of_an_open_file_is_its_name_s(
+            name in "[a-zé .\u{1F600}-]{1,12}",
+            sizes in proptest::collection::vec(0usize..5000, 1..4),
+        ) {
+            proptest::prop_assume!(name != "." && name != "..");
+            let dir = tempfile::tempdir().unwrap();
+            let root = open_root(&dir.path().canonicalize().unwrap()).unwrap();
+            let path = dir.path().join(&name);
+            let name = OsStr::new(&name);
+            std::fs::write(&path, vec![b'x'; sizes[0]]).unwrap();
+            let file = open_file(&root, name).unwrap();
+            for &size in &sizes[1..] {
+                let by_handle = stat_file(&file).unwrap().stamp.value();
+                proptest::prop_assert_eq!(by_handle, stamp_at(&root, name).unwrap());
+                std::fs::OpenOptions::new()
+                    .append(true)
+                    .open(&path)
+                    .and_then(|mut f| std::io::Write::write_all(&mut f, &vec![b'y'; size]))
+                    .unwrap();
+            }
+            let by_handle = stat_file(&file).unwrap().stamp.value();
+            proptest::prop_assert_eq!(by_handle, stamp_at(&root, name).unwrap());
+            let scratch = tempfile::tempdir_in(dir.path()).unwrap();
+            std::fs::write(scratch.path().join("new"), "new\n").unwrap();
+            std::fs::rename(scratch.path().join("new"), &path).unwrap();
+            let renamed = stamp_at(&root, name).unwrap();
+            proptest::prop_assert_ne!(stat_file(&file).unwrap().stamp.value(), renamed);
+            let reopened = open_file(&root, name).unwrap();
+            proptest::prop_assert_eq!(stat_file(&reopened).unwrap().stamp.value(), renamed);
+        }
+    }
 }

@@ -44,6 +44,52 @@ impl Place {
     }
 }
 
+/// What a stat of a file tells of its version, not yet hashed into the
+/// stamp a cursor records (see `Source::stamp`): a search stats every
+/// file it reads, and most of them end no page, so the hash is made only
+/// for those that do. Hashed, the same fields give the same stamp whether
+/// they came from the file's name or from its open handle.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Stamp {
+    fields: [u64; Stamp::MAX_FIELDS],
+    len: usize,
+}
+
+impl Stamp {
+    /// The most fields a stamp holds.
+    pub(crate) const MAX_FIELDS: usize = 7;
+
+    /// The stamp of these fields; those past `MAX_FIELDS` are left out.
+    #[cfg_attr(not(feature = "tree"), allow(dead_code))]
+    pub(crate) fn of(fields: &[u64]) -> Stamp {
+        let len = fields.len().min(Stamp::MAX_FIELDS);
+        let mut stamp = Stamp {
+            fields: [0; Stamp::MAX_FIELDS],
+            len,
+        };
+        stamp.fields[..len].copy_from_slice(&fields[..len]);
+        stamp
+    }
+
+    /// The stamp as a cursor records it: never 0, which stands for none.
+    pub(crate) fn value(&self) -> u64 {
+        mix(&self.fields[..self.len])
+    }
+}
+
+/// Mixes numbers into one stamp (FNV-1a over their bytes; never 0, which
+/// stands for "nothing there").
+pub(crate) fn mix(parts: &[u64]) -> u64 {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for part in parts {
+        for b in part.to_le_bytes() {
+            hash ^= u64::from(b);
+            hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+    }
+    hash.max(1)
+}
+
 /// A place in a file of the corpus, and the file's stamp (what changes
 /// when it changes, see `Source::stamp`; `None` when the corpus has
 /// nothing to tell).

@@ -54,6 +54,7 @@ use std::ops::ControlFlow;
 use std::time::SystemTime;
 
 use crate::lines;
+use crate::position::Stamp;
 use crate::{SkipReason, SkippedInput};
 
 mod input;
@@ -62,7 +63,7 @@ mod place;
 
 #[cfg(test)]
 pub(crate) use input::Stat;
-pub(crate) use input::{Input, InputKind};
+pub(crate) use input::{AnyInput, Input, InputKind};
 pub(crate) use memory::visit_memory;
 
 /// The size of the read buffer: a small file is read in one call, a large
@@ -180,7 +181,7 @@ pub(crate) enum Opened<'a> {
     Memory(&'a [u8], Known),
     /// A file (on disk, or any input), read under these rules.
     #[cfg_attr(not(feature = "tree"), allow(dead_code))]
-    File(Box<dyn Input>, ReadRules),
+    File(AnyInput, ReadRules),
     /// Not read, and why.
     Skip(SkippedInput),
 }
@@ -310,12 +311,14 @@ enum Long {
 /// line start. The read can stop after any chunk and go on later from
 /// any line start (`resume_at`).
 pub(crate) struct FileRead {
-    file: Box<dyn Input>,
+    file: AnyInput,
     rules: ReadRules,
     /// Its size when it was opened; `0` for a size the system does not
     /// know (as in /proc): such a file is read to its end.
     expected: u64,
     modified: Option<SystemTime>,
+    /// The file's stamp when it was opened: the version whose text is read.
+    stamp: Option<Stamp>,
     /// Where the next chunk starts: a line start.
     base: u64,
     /// Where the file's read position is: past `base` by the part of a
@@ -332,7 +335,7 @@ impl FileRead {
     /// Checks what `file` is, and gets it ready to read; or gives how its
     /// read ended at once (not a regular file, too large, unreadable).
     pub(crate) fn open(
-        file: Box<dyn Input>,
+        file: AnyInput,
         rules: ReadRules,
     ) -> Result<FileRead, (SkipReason, Option<String>)> {
         let meta = file
@@ -357,12 +360,20 @@ impl FileRead {
             rules,
             expected: meta.len,
             modified: meta.modified,
+            stamp: meta.stamp,
             base: 0,
             position: 0,
             reads: 0,
             began: None,
             nul: NulSeen::Unseen,
         })
+    }
+
+    /// The file's stamp when it was opened (see `Source::stamp`): a
+    /// cursor into the text read records it, whatever the file is by the
+    /// time the cursor is written. `None` for an input that tells none.
+    pub(crate) fn stamp(&self) -> Option<u64> {
+        self.stamp.as_ref().map(Stamp::value)
     }
 
     /// Read as text: the file's first NUL byte, when the read met it (not

@@ -188,7 +188,7 @@ fn drive<S: Source, K: QueryKind>(
             match more {
                 Some(more) => {
                     let (path, at) = more.goes_on_at();
-                    let flow = stage.between_parts(path, at);
+                    let flow = stage.between_parts(path, at, more.stamp());
                     if flow.is_break() {
                         search.budgets.stop();
                         return flow;

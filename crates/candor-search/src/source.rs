@@ -67,9 +67,13 @@ pub(crate) trait Source: Sync {
     /// after where it was); it is never opened.
     fn check_position(&self, path: &str) -> Result<(), Error>;
     /// What changes when the input at `path` changes (on a tree: its
-    /// inode, size and modification time), recorded in a search cursor
-    /// and compared when it is resumed; `None` when the corpus has nothing
-    /// to tell (then its generation does that work).
+    /// device, inode, size and modification and change times), compared
+    /// with a search cursor's when it is resumed; `None` when the corpus
+    /// has nothing to tell (then its generation does that work). A cursor
+    /// into a file the search read records the stamp the reader took of
+    /// the open file (`reader::Stat::stamp`, the same fields), the version
+    /// whose text it points into; this one only where the input was not
+    /// read (or tells no stamp when opened).
     fn stamp(&self, path: &str) -> Option<u64>;
     /// Opens one file named by a resolved path (a caller's, or a
     /// cursor's), for the reader: no hidden or ignore rule applies here,

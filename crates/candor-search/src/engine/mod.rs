@@ -46,6 +46,8 @@ pub(crate) use resume::Stamps;
 pub(crate) use search::Search;
 #[cfg(feature = "index")]
 pub(crate) use searcher::PartsScan;
+#[cfg(feature = "tree")]
+pub(crate) use searcher::search_owned;
 pub(crate) use searcher::{no_match, search_file, search_more};
 pub(crate) use show::show;
 pub(crate) use sink::ItemSink;

@@ -23,8 +23,9 @@ pub(crate) enum FileOutcome<'p> {
         stopped_at: Option<Place>,
         /// The search of the file ended before its end (at a NUL byte, a
         /// line too long, a change or an error while read): the rest of
-        /// it, skipped, and why.
-        tail: Option<SkippedInput>,
+        /// it, skipped, and why. Boxed: few files have one, and every
+        /// outcome is moved from thread to thread.
+        tail: Option<Box<SkippedInput>>,
         /// These hits are one part of the file's (`PART_LINES` of them):
         /// its search goes on from here, once they are taken.
         more: Option<Box<Unfinished>>,
@@ -34,6 +35,14 @@ pub(crate) enum FileOutcome<'p> {
         as_text: Option<Box<AsText>>,
         /// This outcome goes on with a file an earlier one began.
         continued: bool,
+        /// The file's stamp when it was opened (see `Source::stamp`), for
+        /// the cursors that resume in it: the text their places point
+        /// into is that version's, whatever the file is by the time the
+        /// page ends. Taken where a page may end in the file (it yields
+        /// hits, or a budget stopped inside it); `None` elsewhere, and
+        /// for a corpus whose inputs tell none (the cursor then asks the
+        /// corpus).
+        stamp: Option<u64>,
     },
     Skipped(SkippedInput),
     Failed(Error),
@@ -51,6 +60,7 @@ impl<'p> FileOutcome<'p> {
             more: None,
             as_text: None,
             continued: false,
+            stamp: None,
         }
     }
 
@@ -65,6 +75,7 @@ impl<'p> FileOutcome<'p> {
 
     /// The same outcome, owning its path (to cross threads, or to outlive
     /// the path it was searched under).
+    #[cfg_attr(not(feature = "index"), allow(dead_code))]
     pub(crate) fn into_owned(self) -> FileOutcome<'static> {
         match self {
             FileOutcome::Searched {
@@ -76,6 +87,7 @@ impl<'p> FileOutcome<'p> {
                 more,
                 as_text,
                 continued,
+                stamp,
             } => FileOutcome::Searched {
                 path: Cow::Owned(path.into_owned()),
                 scanned,
@@ -85,6 +97,7 @@ impl<'p> FileOutcome<'p> {
                 more,
                 as_text,
                 continued,
+                stamp,
             },
             FileOutcome::Skipped(input) => FileOutcome::Skipped(input),
             FileOutcome::Failed(error) => FileOutcome::Failed(error),
@@ -126,5 +139,11 @@ impl Unfinished {
     /// The file, and where its search goes on (a line start, numbered).
     pub(crate) fn goes_on_at(&self) -> (&str, Place) {
         (&self.path, Place::line(self.at, self.line_number))
+    }
+
+    /// The file's stamp when it was opened, if it tells one (see
+    /// `FileOutcome::Searched::stamp`).
+    pub(crate) fn stamp(&self) -> Option<u64> {
+        self.read.as_ref().and_then(FileRead::stamp)
     }
 }

@@ -41,8 +41,9 @@ pub(crate) struct ResultStage<'l, K: QueryKind> {
     search: &'l Search<'l>,
     collector: Collector<K::Item>,
     limits: &'l Limits,
-    /// For each kept item, where to resume after it in its file.
-    after_items: Vec<Place>,
+    /// For each kept item, where to resume after it in its file, and the
+    /// file's stamp when it was read (see `FileOutcome::Searched::stamp`).
+    after_items: Vec<(Place, Option<u64>)>,
     /// The work charged so far.
     tally: Tally,
     /// Items in the full answer seen so far (kept and probed) before a
@@ -52,8 +53,10 @@ pub(crate) struct ResultStage<'l, K: QueryKind> {
     counting: Option<Count>,
     /// Set once the count past the collection gave up.
     count_end: Option<Total>,
-    /// Where the first unsearched file starts, after a work-budget stop.
-    scan_resume: Option<(String, Place)>,
+    /// Where the search resumes after a work-budget stop (the first file
+    /// not searched, or where a file's search stopped), and the file's
+    /// stamp when it was read, if it was.
+    scan_resume: Option<(String, Place, Option<u64>)>,
     error: Option<Error>,
     stream: Option<&'l mut Receiver<'l, K::Item>>,
     /// The stream's receiver refused the last item kept.
@@ -125,7 +128,8 @@ impl<'l, K: QueryKind> ResultStage<'l, K> {
                     Place::Line { offset: 0, .. } => Place::START,
                     place => place,
                 };
-                return self.stop_by_budget(path.to_owned(), place, budget);
+                // Not read yet: its stamp is the corpus's at the page's end.
+                return self.stop_by_budget(path.to_owned(), place, None, budget);
             }
         }
         match outcome {
@@ -146,6 +150,7 @@ impl<'l, K: QueryKind> ResultStage<'l, K> {
                 more: _,
                 as_text,
                 continued,
+                stamp,
             } => {
                 self.tally.charge(scanned, continued);
                 self.answer += K::answer_items(&hits);
@@ -161,6 +166,7 @@ impl<'l, K: QueryKind> ResultStage<'l, K> {
                     after_items: &mut self.after_items,
                     refused: &mut self.refused,
                     as_text: as_text.map(|a| (a.line_start, as_asked(filters, a.input))),
+                    stamp,
                 };
                 let mut flow = K::offer_items(&path, &hits, &mut sink);
                 // Told after the items, when none comes from its line on.
@@ -180,13 +186,13 @@ impl<'l, K: QueryKind> ResultStage<'l, K> {
                 // good (a count that goes on has counted them, and the
                 // rest is as unsearched for it).
                 if let (Some(tail), ControlFlow::Continue(())) = (tail, flow) {
-                    self.skip(tail);
+                    self.skip(*tail);
                 }
                 if self.collector.is_stopped() {
                     return flow;
                 }
                 match stop {
-                    Some((path, at, budget)) => self.stop_by_budget(path, at, budget),
+                    Some((path, at, budget)) => self.stop_by_budget(path, at, stamp, budget),
                     None => ControlFlow::Continue(()),
                 }
             }
@@ -195,24 +201,36 @@ impl<'l, K: QueryKind> ResultStage<'l, K> {
 
     /// Between two parts of one file (see `FileOutcome::Searched::more`):
     /// once the scanned bytes or the deadline are spent, stops the search
-    /// where the next part would start (`at`, a line start in `path`), as
-    /// a stop inside the file's search does. A file whose lines match
-    /// densely comes in parts so small that no part runs into a budget on
-    /// its own.
-    pub(crate) fn between_parts(&mut self, path: &str, at: Place) -> ControlFlow<()> {
+    /// where the next part would start (`at`, a line start in `path`, the
+    /// file stamped `stamp` when it was read), as a stop inside the
+    /// file's search does. A file whose lines match densely comes in
+    /// parts so small that no part runs into a budget on its own.
+    pub(crate) fn between_parts(
+        &mut self,
+        path: &str,
+        at: Place,
+        stamp: Option<u64>,
+    ) -> ControlFlow<()> {
         if self.collector.is_stopped() {
             return ControlFlow::Continue(());
         }
         match self.spent_between_parts() {
-            Some(budget) => self.stop_by_budget(path.to_owned(), at, budget),
+            Some(budget) => self.stop_by_budget(path.to_owned(), at, stamp, budget),
             None => ControlFlow::Continue(()),
         }
     }
 
     /// Stops the search by `budget`, the next page resuming at `at` in
-    /// `path`.
-    fn stop_by_budget(&mut self, path: String, at: Place, budget: Budget) -> ControlFlow<()> {
-        self.scan_resume = Some((path, at));
+    /// `path`, the file stamped `stamp` when it was read (`None`: not
+    /// read, or no stamp taken).
+    fn stop_by_budget(
+        &mut self,
+        path: String,
+        at: Place,
+        stamp: Option<u64>,
+        budget: Budget,
+    ) -> ControlFlow<()> {
+        self.scan_resume = Some((path, at, stamp));
         self.collector.stop_with(Completeness::TruncatedByBudget {
             budget,
             clamp: None,
@@ -295,7 +313,7 @@ impl<'l, K: QueryKind> ResultStage<'l, K> {
                     self.collector.skip(as_asked(filters, as_text.input));
                 }
                 if let Some(tail) = tail {
-                    self.collector.skip(as_asked(filters, tail));
+                    self.collector.skip(as_asked(filters, *tail));
                 }
                 if stopped_at.is_some() {
                     // Counted in part: what was counted is a lower bound,
@@ -383,13 +401,15 @@ impl<'l, K: QueryKind> ResultStage<'l, K> {
 struct StageSink<'s, 'l, T> {
     collector: &'s mut Collector<T>,
     stream: &'s mut Option<&'l mut Receiver<'l, T>>,
-    after_items: &'s mut Vec<Place>,
+    after_items: &'s mut Vec<(Place, Option<u64>)>,
     refused: &'s mut bool,
     /// The record that a named file is binary, and the start of the line
     /// it is told before: it comes before the first item that does not
     /// end before that line (a file's one item, for a count or a list of
     /// files), so that the page that holds that item tells it.
     as_text: Option<(u64, SkippedInput)>,
+    /// The file's stamp when it was read, kept with each item's place.
+    stamp: Option<u64>,
 }
 
 impl<T: crate::item::Item> ItemSink<T> for StageSink<'_, '_, T> {
@@ -407,7 +427,7 @@ impl<T: crate::item::Item> ItemSink<T> for StageSink<'_, '_, T> {
             answer = receiver(last);
             self.after_items.clear();
         }
-        self.after_items.push(after);
+        self.after_items.push((after, self.stamp));
         if let ControlFlow::Break(refusal) = answer {
             // The receiver ended the stream, as a cancellation would: more
             // items may exist.

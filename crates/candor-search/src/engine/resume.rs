@@ -6,7 +6,8 @@ use crate::position::{Place, Position};
 use crate::{Cursor, Scope};
 
 /// What a search cursor records of a file, to notice on resuming that it
-/// changed (see `Source::stamp`).
+/// changed (see `Source::stamp`): asked only for a file whose stamp was
+/// not taken when it was read (one not read, or a document).
 pub(crate) trait Stamps {
     fn stamp(&self, path: &str) -> Option<u64>;
 }
@@ -16,10 +17,11 @@ pub(crate) struct ResumeAfter<'a> {
     pub(crate) scope: &'a Scope,
     pub(crate) stamps: &'a dyn Stamps,
     /// For each item kept, where to resume after it in its file (a
-    /// stream keeps only the last).
-    pub(crate) after_items: &'a [Place],
-    /// Where the first unsearched file starts, after a work-budget stop.
-    pub(crate) scan_resume: Option<&'a (String, Place)>,
+    /// stream keeps only the last), and the file's stamp when it was read.
+    pub(crate) after_items: &'a [(Place, Option<u64>)],
+    /// Where the search resumes after a work-budget stop, and the file's
+    /// stamp when it was read, if it was.
+    pub(crate) scan_resume: Option<&'a (String, Place, Option<u64>)>,
     /// Where this run began (the cursor's position), to tell whether a
     /// cursor would advance.
     pub(crate) began_at: Option<&'a Position>,
@@ -36,25 +38,32 @@ impl ResumeAfter<'_> {
     pub(crate) fn cursor<T: Item>(&self, kept: &[T]) -> Option<Cursor> {
         if let Some(last) = kept.last() {
             let index = if self.streaming { 0 } else { kept.len() - 1 };
-            let after = self.after_items.get(index).copied().unwrap_or(Place::End);
+            let (after, read) = self
+                .after_items
+                .get(index)
+                .copied()
+                .unwrap_or((Place::End, None));
             let path = last.path();
             let place = match last.line_start().filter(|_| self.at_last) {
                 Some(at) => at,
                 None => after,
             };
-            let stamp = self.stamps.stamp(path);
+            // The stamp of the version whose text the place points into,
+            // not of the file as it is now: one rewritten since makes
+            // the cursor stale, not a resume into other text.
+            let stamp = read.or_else(|| self.stamps.stamp(path));
             return Some(Position::new(path, place, stamp).to_cursor(self.scope));
         }
         // Nothing kept: resume where scanning stopped, if no item was found
         // before it and that is past where this run began.
-        let (path, place) = self.scan_resume?;
+        let (path, place, read) = self.scan_resume?;
         let began_here = self
             .began_at
             .is_some_and(|b| &b.path == path && b.place.offset() == place.offset());
         if self.seen > 0 || began_here {
             return None;
         }
-        let stamp = self.stamps.stamp(path);
+        let stamp = read.or_else(|| self.stamps.stamp(path));
         Some(Position::new(path, *place, stamp).to_cursor(self.scope))
     }
 }

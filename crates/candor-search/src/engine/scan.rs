@@ -5,7 +5,6 @@ use std::borrow::Cow;
 use std::mem;
 use std::ops::ControlFlow;
 
-use crate::Error;
 use crate::engine::hits::{Hits, PART_BYTES, PART_LINES};
 use crate::engine::long_line::LongLine;
 use crate::engine::packed::PackedLines;
@@ -20,7 +19,6 @@ use crate::reader::Piece;
 pub(super) struct FileScan<'p, 'm> {
     search: &'p Search<'p>,
     matcher: &'m Matcher,
-    path: &'p str,
     /// Where matching begins (a line start).
     pub(super) start: u64,
     /// The next chunk is the first of the file this scan reads (not that
@@ -42,8 +40,9 @@ pub(super) struct FileScan<'p, 'm> {
     pub(super) done: bool,
     /// The part is full: the scan paused at this line start.
     pub(super) paused: Option<u64>,
-    /// A bad start, found on the way.
-    pub(super) error: Option<Error>,
+    /// The start is no line start of the file, as found on the way (the
+    /// searcher says so, naming the file).
+    pub(super) bad_start: bool,
     /// The file is known to be valid UTF-8, so the matcher need not check
     /// each chunk (a document, checked once when it was added).
     pub(super) utf8: bool,
@@ -52,18 +51,12 @@ pub(super) struct FileScan<'p, 'm> {
 }
 
 impl<'p, 'm> FileScan<'p, 'm> {
-    pub(super) fn new(
-        search: &'p Search<'p>,
-        matcher: &'m Matcher,
-        path: &'p str,
-        start: u64,
-    ) -> Self {
+    pub(super) fn new(search: &'p Search<'p>, matcher: &'m Matcher, start: u64) -> Self {
         let plan = &search.plan;
         let counting_only = search.budgets.is_counting_only();
         FileScan {
             search,
             matcher,
-            path,
             start,
             first: true,
             items_wanted: plan.mode == Mode::Lines && !counting_only,
@@ -74,7 +67,7 @@ impl<'p, 'm> FileScan<'p, 'm> {
             count: 0,
             done: false,
             paused: None,
-            error: None,
+            bad_start: false,
             utf8: false,
             long: None,
         }
@@ -106,10 +99,7 @@ impl<'p, 'm> FileScan<'p, 'm> {
         let in_mark = self.first && self.start > 0 && self.start < base;
         self.first = false;
         if in_mark || (from > 0 && chunk[from - 1] != b'\n') {
-            self.error = Some(Error::cursor_out_of_range(format!(
-                "offset {} is not the start of a line of {:?}",
-                self.start, self.path
-            )));
+            self.bad_start = true;
             return ControlFlow::Break(());
         }
         if self.items_wanted {
@@ -194,10 +184,7 @@ impl<'p, 'm> FileScan<'p, 'm> {
         if in_mark || self.start > line_start {
             // The start is after this line, or not a line start.
             if in_mark || self.start < next {
-                self.error = Some(Error::cursor_out_of_range(format!(
-                    "offset {} is not the start of a line of {:?}",
-                    self.start, self.path
-                )));
+                self.bad_start = true;
                 return ControlFlow::Break(());
             }
             if self.items_wanted {

@@ -7,7 +7,6 @@ use std::borrow::Cow;
 use std::cell::RefCell;
 use std::ops::ControlFlow;
 
-use crate::Error;
 use crate::engine::hits::Hits;
 use crate::engine::outcome::{AsText, FileOutcome, Unfinished};
 use crate::engine::scan::FileScan;
@@ -17,7 +16,7 @@ use crate::position::Place;
 use crate::reader::{
     BLOCK, Ended, FileRead, Known, Opened, Piece, ReadRules, bom_len, skipped, visit_memory,
 };
-use crate::{SkipReason, SkippedInput};
+use crate::{Error, ErrorKind, SkipReason, SkippedInput};
 
 /// Searches one file from the plan's start in it (a line start), opening
 /// it with `open` unless no file may be read (`max_files(0)`: its place
@@ -47,34 +46,55 @@ pub(crate) fn search_file<'p, 'o>(
     open: impl FnOnce() -> Opened<'o>,
     buffer: &mut Vec<u8>,
 ) -> FileOutcome<'p> {
+    search_path(search, matcher, Cow::Borrowed(path), |_| open(), buffer)
+}
+
+/// `search_file` for a path the caller gives up (a tree's walk makes one
+/// for each file): the outcome, which crosses threads, owns it without a
+/// copy. `open` is given the path.
+#[cfg(feature = "tree")]
+pub(crate) fn search_owned<'o>(
+    search: &Search<'_>,
+    matcher: &Matcher,
+    path: String,
+    open: impl FnOnce(&str) -> Opened<'o>,
+    buffer: &mut Vec<u8>,
+) -> FileOutcome<'static> {
+    search_path(search, matcher, Cow::Owned(path), open, buffer)
+}
+
+/// `search_file`, the path borrowed or owned.
+fn search_path<'p, 'o>(
+    search: &Search<'_>,
+    matcher: &Matcher,
+    path: Cow<'p, str>,
+    open: impl FnOnce(&str) -> Opened<'o>,
+    buffer: &mut Vec<u8>,
+) -> FileOutcome<'p> {
     if search.budgets.refuses_files() {
-        return FileOutcome::searched(Cow::Borrowed(path), 0, Hits::Count(0));
+        return FileOutcome::searched(path, 0, Hits::Count(0));
     }
-    let start = match search.plan.start_in(path) {
+    let start = match search.plan.start_in(&path) {
         Place::Line { offset, .. } => offset,
         // Resuming after the whole file: nothing of it is left to search.
         Place::End => {
-            return match open() {
+            return match open(&path) {
                 Opened::Skip(input) => FileOutcome::Skipped(input),
-                _ => FileOutcome::searched(
-                    Cow::Borrowed(path),
-                    0,
-                    FileScan::new(search, matcher, path, 0).finish(),
-                ),
+                _ => FileOutcome::searched(path, 0, FileScan::new(search, matcher, 0).finish()),
             };
         }
     };
     // A page resumed inside the file reads it from there.
-    let (from, line_number) = search.plan.read_from(path).unwrap_or((0, 1));
-    let named = search.plan.names(path);
-    let reading = match open() {
+    let (from, line_number) = search.plan.read_from(&path).unwrap_or((0, 1));
+    let named = search.plan.names(&path);
+    let reading = match open(&path) {
         Opened::Skip(input) => return FileOutcome::Skipped(input),
         Opened::Memory(bytes, known) => {
             if start == 0 && holds_no_match(matcher, bytes, known) {
                 return FileOutcome::searched(
-                    Cow::Borrowed(path),
+                    path,
                     bytes.len() as u64,
-                    FileScan::new(search, matcher, path, 0).finish(),
+                    FileScan::new(search, matcher, 0).finish(),
                 );
             }
             let at = usize::try_from(from).unwrap_or(usize::MAX);
@@ -87,18 +107,48 @@ pub(crate) fn search_file<'p, 'o>(
             };
             match FileRead::open(file, rules) {
                 Ok(mut read) => {
+                    // The cursor's stamp was checked against the file's
+                    // name; the file opened may have changed since: its
+                    // offset would then point into other text.
+                    if let Some(error) = changed_since_cursor(search, &path, start, &read) {
+                        return FileOutcome::Failed(error);
+                    }
                     read.resume_at(from);
                     Reading::File(read)
                 }
                 Err((reason, detail)) => {
-                    return FileOutcome::Skipped(skipped(path, reason, detail));
+                    return FileOutcome::Skipped(skipped(&path, reason, detail));
                 }
             }
         }
     };
-    let mut scan = FileScan::new(search, matcher, path, start);
+    let mut scan = FileScan::new(search, matcher, start);
     scan.line_number = line_number;
-    search_part(scan, Cow::Borrowed(path), reading, from, named, buffer)
+    search_part(scan, path, reading, from, named, buffer)
+}
+
+/// The error for a search that resumes inside the file at `path` (at
+/// `start`, past its first byte) opened as `read`, when the file opened
+/// is not the version the cursor was issued for: its stamp differs from
+/// the cursor's.
+fn changed_since_cursor(
+    search: &Search<'_>,
+    path: &str,
+    start: u64,
+    read: &FileRead,
+) -> Option<Error> {
+    let cursor = search.plan.start.as_ref().filter(|_| start > 0)?;
+    let now = read.stamp();
+    if cursor.path != path || now == cursor.stamp {
+        return None;
+    }
+    Some(
+        ErrorKind::StaleCursor {
+            cursor_generation: cursor.stamp.unwrap_or(0),
+            current_generation: now.unwrap_or(0),
+        }
+        .into(),
+    )
 }
 
 /// Returns true when a document in memory is known, from one scan, to
@@ -147,15 +197,15 @@ pub(crate) fn search_more<'r>(
             }
         },
     };
-    let mut scan = FileScan::new(search, matcher, &path, start);
+    let mut scan = FileScan::new(search, matcher, start);
     scan.line_number = line_number;
     scan.listed = listed;
     scan.first = false;
-    let mut outcome = search_part(scan, Cow::Borrowed(&path), reading, at, named, buffer);
+    let mut outcome = search_part(scan, Cow::Owned(path), reading, at, named, buffer);
     if let FileOutcome::Searched { continued, .. } = &mut outcome {
         *continued = true;
     }
-    outcome.into_owned()
+    outcome
 }
 
 /// How a file's bytes are read.
@@ -206,8 +256,10 @@ fn search_part<'p>(
             (read.visit(buffer, &mut visit), Some(read))
         }
     };
-    if let Some(error) = scan.error.take() {
-        return FileOutcome::Failed(error);
+    if scan.bad_start {
+        return FileOutcome::Failed(Error::cursor_out_of_range(format!(
+            "offset {start} is not the start of a line of {path:?}"
+        )));
     }
     if let Some(read) = &read {
         first_nul = read.first_nul();
@@ -243,6 +295,8 @@ fn search_part<'p>(
         }
         Ended::Stopped(at) => match scan.paused {
             Some(paused) => {
+                // A page may end in the part: its cursor records the stamp.
+                let stamp = read.as_ref().and_then(FileRead::stamp);
                 let more = Unfinished {
                     path: path.clone().into_owned(),
                     at: paused,
@@ -261,6 +315,7 @@ fn search_part<'p>(
                     tail: None,
                     more: Some(Box::new(more)),
                     continued: false,
+                    stamp,
                 };
             }
             // Nothing more of the file was wanted: it was searched as far
@@ -268,20 +323,33 @@ fn search_part<'p>(
             None if scan.done => (at, None, None),
             None => (at, Some(Place::line(at, scan.line_number)), None),
         },
-        Ended::Cut { at, reason, detail } => (at, None, Some(skipped(&path, reason, Some(detail)))),
+        Ended::Cut { at, reason, detail } => (
+            at,
+            None,
+            Some(Box::new(skipped(&path, reason, Some(detail)))),
+        ),
     };
     // A whole file's lines hold every line; a search stopped or cut at
     // `end` holds those before it.
     let as_text = as_text(if ended_whole { u64::MAX } else { end });
+    let hits = scan.finish();
+    // Only where a page may end in the file is its stamp needed: most
+    // files of a search yield nothing.
+    let stamp = if hits.matching_lines() > 0 || stopped_at.is_some() {
+        read.as_ref().and_then(FileRead::stamp)
+    } else {
+        None
+    };
     FileOutcome::Searched {
         scanned: end.saturating_sub(begin),
-        hits: scan.finish(),
+        hits,
         as_text,
         path,
         stopped_at,
         tail,
         more: None,
         continued: false,
+        stamp,
     }
 }
 
@@ -297,7 +365,7 @@ pub(crate) fn no_match<'p>(search: &Search<'_>, path: &'p str, len: u64) -> File
     FileOutcome::searched(
         Cow::Borrowed(path),
         scanned,
-        FileScan::new(search, search.plan.matcher, path, 0).finish(),
+        FileScan::new(search, search.plan.matcher, 0).finish(),
     )
 }
 
@@ -328,7 +396,7 @@ impl<'p, 'm> PartsScan<'p, 'm> {
         if search.budgets.refuses_files() || search.budgets.may_stop_inside_file() {
             return None;
         }
-        let scan = FileScan::new(search, matcher, path, 0);
+        let scan = FileScan::new(search, matcher, 0);
         (!scan.lists_lines()).then_some(PartsScan { scan, path })
     }
 

@@ -2,12 +2,20 @@
 //! position and can say what it is, how large, and when it last changed
 //! (a file on disk; in tests, one that misbehaves).
 
+#[cfg(feature = "tree")]
 use std::fs::File;
-use std::io::{self, Seek as _, SeekFrom};
+use std::io;
+#[cfg(feature = "tree")]
+use std::io::{Seek as _, SeekFrom};
 use std::time::SystemTime;
+
+#[cfg(feature = "tree")]
+use crate::confine::Kind;
+use crate::position::Stamp;
 
 /// What an input is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(not(feature = "tree"), allow(dead_code))]
 pub(crate) enum InputKind {
     /// A regular file: read.
     File,
@@ -18,14 +26,18 @@ pub(crate) enum InputKind {
 }
 
 /// What an input says of itself: its kind, its size (`0` for a size it
-/// does not know, as in /proc: such an input is read to its end), and
-/// when it last changed. The reader compares the size and time taken at
-/// the open with those once read.
+/// does not know, as in /proc: such an input is read to its end), when it
+/// last changed, and its stamp. The reader compares the size and time
+/// taken at the open with those once read; the stamp taken at the open is
+/// the one a cursor into the input records (the text it points into is
+/// the text of that version).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Stat {
     pub(crate) kind: InputKind,
     pub(crate) len: u64,
     pub(crate) modified: Option<SystemTime>,
+    /// `None` for an input that has none (its corpus tells no stamps).
+    pub(crate) stamp: Option<Stamp>,
 }
 
 /// An input the reader reads through its fixed buffer.
@@ -38,6 +50,46 @@ pub(crate) trait Input: Send {
     fn stat(&self) -> io::Result<Stat>;
 }
 
+/// An input as the reader holds it: a file as it is, or any other input
+/// behind a box (in tests, one that misbehaves). A file, the input of
+/// every search of a tree, then costs no allocation of its own.
+pub(crate) enum AnyInput {
+    /// A file of a tree, opened below its root.
+    #[cfg(feature = "tree")]
+    File(File),
+    /// Any other input: in tests, one that misbehaves.
+    #[cfg_attr(not(test), allow(dead_code))]
+    Other(Box<dyn Input>),
+}
+
+impl Input for AnyInput {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        match self {
+            #[cfg(feature = "tree")]
+            AnyInput::File(file) => Input::read(file, buf),
+            AnyInput::Other(input) => input.read(buf),
+        }
+    }
+
+    fn seek_to(&mut self, offset: u64) -> io::Result<()> {
+        match self {
+            #[cfg(feature = "tree")]
+            AnyInput::File(file) => file.seek_to(offset),
+            AnyInput::Other(input) => input.seek_to(offset),
+        }
+    }
+
+    fn stat(&self) -> io::Result<Stat> {
+        match self {
+            #[cfg(feature = "tree")]
+            AnyInput::File(file) => Input::stat(file),
+            AnyInput::Other(input) => input.stat(),
+        }
+    }
+}
+
+/// A file of a tree, opened below its root.
+#[cfg(feature = "tree")]
 impl Input for File {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         io::Read::read(self, buf)
@@ -47,19 +99,20 @@ impl Input for File {
         self.seek(SeekFrom::Start(offset)).map(|_| ())
     }
 
+    /// One stat of the handle (`fstat`): the stamp is the file's as its
+    /// tree takes it by name (`Tree::stamp`).
     fn stat(&self) -> io::Result<Stat> {
-        let meta = self.metadata()?;
-        let kind = if meta.is_dir() {
-            InputKind::Folder
-        } else if meta.is_file() {
-            InputKind::File
-        } else {
-            InputKind::Special
+        let stat = crate::confine::stat_file(self)?;
+        let kind = match stat.kind {
+            Kind::File => InputKind::File,
+            Kind::Dir => InputKind::Folder,
+            Kind::Link | Kind::Special => InputKind::Special,
         };
         Ok(Stat {
             kind,
-            len: meta.len(),
-            modified: meta.modified().ok(),
+            len: stat.len,
+            modified: stat.modified,
+            stamp: Some(stat.stamp),
         })
     }
 }
@@ -70,7 +123,7 @@ mod tests {
     use std::ops::ControlFlow;
     use std::time::{Duration, SystemTime};
 
-    use super::{Input, InputKind, Stat};
+    use super::{AnyInput, Input, InputKind, Stat};
     use crate::SkipReason;
     use crate::reader::{Ended, FileRead, ReadRules};
 
@@ -125,6 +178,7 @@ mod tests {
                 kind: InputKind::File,
                 len: self.bytes.len() as u64,
                 modified: Some(SystemTime::UNIX_EPOCH + Duration::from_secs(u64::from(moved))),
+                stamp: None,
             })
         }
     }
@@ -145,7 +199,7 @@ mod tests {
             max_file_size: None,
             as_text: false,
         };
-        let Ok(mut read) = FileRead::open(Box::new(input), rules) else {
+        let Ok(mut read) = FileRead::open(AnyInput::Other(Box::new(input)), rules) else {
             panic!("not opened");
         };
         let mut seen = Vec::new();

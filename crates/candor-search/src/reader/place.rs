@@ -31,7 +31,7 @@ pub(super) fn front(buffer: &[u8], base: u64) -> usize {
 #[cfg(all(test, feature = "tree"))]
 mod tests {
     use super::*;
-    use crate::reader::{Ended, FileRead, ReadRules};
+    use crate::reader::{AnyInput, Ended, FileRead, ReadRules};
 
     #[test]
     fn a_chunk_starts_at_its_file_offset_modulo_a_cache_line() {
@@ -68,7 +68,7 @@ mod tests {
                 as_text: false,
             };
             let file = std::fs::File::open(&path).unwrap();
-            let Ok(mut read) = FileRead::open(Box::new(file), rules) else {
+            let Ok(mut read) = FileRead::open(AnyInput::File(file), rules) else {
                 panic!("not opened");
             };
             let mut buffer = Vec::new();

@@ -67,8 +67,9 @@ mod source;
 /// or holds a `\` is escaped so that two files never share a path (see
 /// [`Match::path`](crate::Match::path)). A search cursor resumes at the
 /// walk's own position, and records a stamp of the file it points into
-/// (its inode, size and modification time): if that file changed, the
-/// cursor is refused as stale
+/// (its inode, size and modification and change times) as the page read
+/// it: if that file changed since, even before the page ended, the cursor
+/// is refused as stale
 /// ([`ErrorKind::StaleCursor`](crate::ErrorKind::StaleCursor)).
 ///
 /// A tree on disk has no generation: only the file a cursor points into

@@ -11,9 +11,9 @@ use std::io;
 use super::Hook;
 use super::Tree;
 use crate::confine::{self, DirHandle};
-use crate::engine::{FileOutcome, Search, search_file};
+use crate::engine::{FileOutcome, Search, search_owned};
 use crate::matcher::Matcher;
-use crate::reader::{Opened, ReadRules};
+use crate::reader::{AnyInput, Opened, ReadRules};
 use crate::walk::Job;
 use crate::{SkipReason, SkippedInput};
 
@@ -27,9 +27,7 @@ impl Tree {
         buffer: &mut Vec<u8>,
     ) -> FileOutcome<'static> {
         match job {
-            Job::File { rel, dir, name } => {
-                self.process(search, matcher, &rel, &dir, &name, buffer)
-            }
+            Job::File { rel, dir, name } => self.process(search, matcher, rel, &dir, &name, buffer),
             Job::Skip(input) => FileOutcome::Skipped(input),
         }
     }
@@ -39,18 +37,18 @@ impl Tree {
         &self,
         search: &Search<'_>,
         matcher: &Matcher,
-        rel: &str,
+        rel: String,
         dir: &DirHandle,
         name: &OsStr,
         buffer: &mut Vec<u8>,
     ) -> FileOutcome<'static> {
         #[cfg(test)]
         if let Some(Hook(hook)) = &self.before_read {
-            hook(&self.root.join(rel));
+            hook(&self.root.join(&rel));
         }
-        let open = || self.open_at(rel, dir, name);
+        let open = |rel: &str| self.open_at(rel, dir, name);
         // Owned: the outcome crosses to the thread that orders them.
-        let outcome = search_file(search, matcher, rel, open, buffer).into_owned();
+        let outcome = search_owned(search, matcher, rel, open, buffer);
         // A long line grew the buffer: give the memory back.
         if buffer.len() > self.read_rules().buffer_len() {
             buffer.truncate(self.read_rules().buffer_len());
@@ -91,13 +89,12 @@ impl Tree {
         &self,
         #[cfg_attr(not(test), allow(unused_variables))] rel: &str,
         file: std::fs::File,
-    ) -> Box<dyn crate::reader::Input> {
-        let input: Box<dyn crate::reader::Input> = Box::new(file);
+    ) -> AnyInput {
         #[cfg(test)]
         if let Some(super::WrapInput(wrap)) = &self.wrap_input {
-            return wrap(&self.root.join(rel), input);
+            return AnyInput::Other(wrap(&self.root.join(rel), Box::new(file)));
         }
-        input
+        AnyInput::File(file)
     }
 
     /// The skip for a file that could not be opened.
@@ -124,7 +121,7 @@ mod tests {
 
     use super::super::{Hook, Tree, WrapInput, tree_with};
     use crate::reader::{Input, ReadRules, Stat};
-    use crate::{Corpus, Limits, Query, SkipReason};
+    use crate::{Corpus, ErrorKind, Limits, Query, SkipReason};
 
     #[test]
     fn a_file_deleted_between_walk_and_read_is_counted_as_vanished() {
@@ -333,6 +330,178 @@ mod tests {
                 hook: Arc::clone(&hook),
             })
         })));
+    }
+
+    /// Puts `text` in place of the file at `path` as editors save: a new
+    /// file (a new inode, so its stamp differs whatever the clock's
+    /// grain) renamed over it.
+    fn replace(path: &Path, text: &str) {
+        let scratch = tempfile::tempdir().unwrap();
+        let new = scratch.path().join("new");
+        std::fs::write(&new, text).unwrap();
+        std::fs::rename(&new, path).unwrap();
+    }
+
+    /// `a.txt` as the first page reads it: its third match is where the
+    /// second page resumes (byte 8, line 3).
+    const OLD: &str = "x a\nx b\nx c\nz\n";
+
+    /// `a.txt` rewritten: one whose line 3 starts where the old one did
+    /// (a resume into it would go on silently in other text), and one
+    /// where that offset is inside a line.
+    const REWRITES: [(&str, &str); 2] = [
+        ("lines in place", "x A\nx B\nx C\nz\n"),
+        ("lines moved", "x\nx\nxx\nxxxxxx\n"),
+    ];
+
+    /// The tree of `a.txt` (`OLD`) and `b.txt`, searched on `threads`.
+    fn rewritten_tree(threads: usize) -> (tempfile::TempDir, Tree) {
+        let (dir, mut tree) = tree_with(&[("a.txt", OLD), ("b.txt", "x d\n")]);
+        tree.threads = threads;
+        tree.solo = Duration::ZERO;
+        (dir, tree)
+    }
+
+    #[test]
+    fn a_file_rewritten_after_its_read_and_before_its_page_ends_makes_its_cursor_stale() {
+        let query = Query::literal("x");
+        let limits = Limits::new().limit(2);
+        for threads in [1, 3] {
+            // Unchanged, the second page resumes at `x c`.
+            let (_dir, tree) = rewritten_tree(threads);
+            let first = tree.search(&query, &limits, None).unwrap();
+            let cursor = first.next_cursor().unwrap();
+            let rest = tree.search(&query, &limits, Some(cursor)).unwrap();
+            let lines: Vec<&str> = rest.iter().map(|m| m.line.as_str()).collect();
+            assert_eq!(lines, ["x c", "x d"], "{threads} threads");
+            for (what, new) in REWRITES {
+                let (dir, mut tree) = rewritten_tree(threads);
+                let a = dir.path().join("a.txt");
+                let done = Arc::new(std::sync::atomic::AtomicBool::new(false));
+                let flag = Arc::clone(&done);
+                // Once `a.txt` was read, and before the page that ends in
+                // it is written.
+                after_each_read(
+                    &mut tree,
+                    Arc::new(move |path: &Path| {
+                        if path.ends_with("a.txt") && !flag.swap(true, AtomicOrdering::SeqCst) {
+                            replace(path, new);
+                        }
+                    }),
+                );
+                let first = tree.search(&query, &limits, None).unwrap();
+                assert!(done.load(AtomicOrdering::SeqCst), "{what}");
+                let lines: Vec<&str> = first.iter().map(|m| m.line.as_str()).collect();
+                assert_eq!(lines, ["x a", "x b"], "{what}, {threads} threads");
+                assert_eq!(std::fs::read_to_string(&a).unwrap(), new);
+                let cursor = first.next_cursor().unwrap();
+                tree.wrap_input = None;
+                let err = tree.search(&query, &limits, Some(cursor)).unwrap_err();
+                assert!(
+                    matches!(err.kind(), ErrorKind::StaleCursor { .. }),
+                    "{what}, {threads} threads: {err}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    #[cfg(unix)]
+    fn a_cursor_into_a_file_reached_through_a_link_is_stale_once_the_file_is_rewritten() {
+        let query = Query::literal("x");
+        let limits = Limits::new().limit(2);
+        for (what, new) in REWRITES {
+            for threads in [1, 3] {
+                // `l.txt` links to `t/a.txt`; the page ends in it.
+                let (dir, tree) = tree_with(&[("t/a.txt", OLD)]);
+                std::os::unix::fs::symlink("t/a.txt", dir.path().join("l.txt")).unwrap();
+                let mut tree = tree.follow_links(true).threads(threads);
+                tree.solo = Duration::ZERO;
+                let query = query.clone().paths(["l.txt"]);
+                let first = tree.search(&query, &limits, None).unwrap();
+                let lines: Vec<(&str, &str)> = first
+                    .iter()
+                    .map(|m| (m.path.as_str(), m.line.as_str()))
+                    .collect();
+                assert_eq!(lines, [("l.txt", "x a"), ("l.txt", "x b")]);
+                let cursor = first.next_cursor().unwrap();
+                // Untouched, the link's file resumes.
+                let rest = tree.search(&query, &limits, Some(cursor)).unwrap();
+                assert_eq!(rest.items()[0].line, "x c", "{what}, {threads} threads");
+                // The file the link leads to rewritten: the link is as it
+                // was, the text it leads to is not.
+                replace(&dir.path().join("t/a.txt"), new);
+                let err = tree.search(&query, &limits, Some(cursor)).unwrap_err();
+                assert!(
+                    matches!(err.kind(), ErrorKind::StaleCursor { .. }),
+                    "{what}, {threads} threads: {err}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    #[cfg(feature = "index")]
+    fn an_index_s_cursor_into_a_file_rewritten_after_its_read_is_stale() {
+        let query = Query::literal("x");
+        let limits = Limits::new().limit(2);
+        for (what, new) in REWRITES {
+            let (_dir, mut tree) = rewritten_tree(2);
+            // Armed once the index is built: the first page's read of
+            // `a.txt` rewrites it, once.
+            let armed = Arc::new(std::sync::atomic::AtomicBool::new(false));
+            let done = Arc::new(std::sync::atomic::AtomicBool::new(false));
+            let (arm, flag) = (Arc::clone(&armed), Arc::clone(&done));
+            after_each_read(
+                &mut tree,
+                Arc::new(move |path: &Path| {
+                    if arm.load(AtomicOrdering::SeqCst)
+                        && path.ends_with("a.txt")
+                        && !flag.swap(true, AtomicOrdering::SeqCst)
+                    {
+                        replace(path, new);
+                    }
+                }),
+            );
+            let store = tempfile::tempdir().unwrap();
+            let index = crate::Index::build(tree, store.path().join("index")).unwrap();
+            armed.store(true, AtomicOrdering::SeqCst);
+            let first = index.search(&query, &limits, None).unwrap();
+            assert!(done.load(AtomicOrdering::SeqCst), "{what}");
+            let lines: Vec<&str> = first.iter().map(|m| m.line.as_str()).collect();
+            assert_eq!(lines, ["x a", "x b"], "{what}");
+            let cursor = first.next_cursor().unwrap();
+            let err = index.search(&query, &limits, Some(cursor)).unwrap_err();
+            assert!(
+                matches!(err.kind(), ErrorKind::StaleCursor { .. }),
+                "{what}: {err}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_file_rewritten_between_the_cursor_s_check_and_its_read_is_refused_as_stale() {
+        let query = Query::literal("x");
+        let limits = Limits::new().limit(2);
+        for threads in [1, 3] {
+            for (what, new) in REWRITES {
+                let (_dir, mut tree) = rewritten_tree(threads);
+                let first = tree.search(&query, &limits, None).unwrap();
+                let cursor = first.next_cursor().unwrap();
+                // The cursor's file is checked by its name when the query
+                // starts; it is rewritten after that, before it is opened.
+                tree.before_read = Some(Hook(Arc::new(move |path: &Path| {
+                    if path.ends_with("a.txt") {
+                        replace(path, new);
+                    }
+                })));
+                let err = tree.search(&query, &limits, Some(cursor)).unwrap_err();
+                assert!(
+                    matches!(err.kind(), ErrorKind::StaleCursor { .. }),
+                    "{what}, {threads} threads: {err}"
+                );
+            }
+        }
     }
 
     #[test]

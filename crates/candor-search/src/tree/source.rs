@@ -175,18 +175,16 @@ impl Source for Tree {
         }
     }
 
+    /// The stamp of the file the path leads to, as it is opened: through
+    /// the links the tree follows, its last name's too (a cursor into a
+    /// file reached through a link records the stamp of the file read,
+    /// which changes when it is rewritten; the link's would not).
     fn stamp(&self, path: &str) -> Option<u64> {
-        let mut names = parse_position(path)?;
-        let last = names.pop()?;
-        let folders = names.into_iter().map(os_name).collect();
-        let target =
-            confine::resolve(&self.root_dir, &self.root, folders, self.follow_links).ok()?;
-        let folder = match &target.name {
-            Some(name) => confine::open_dir(&target.parent, name).ok()?,
-            None => target.parent,
-        };
+        let names = parse_position(path)?.into_iter().map(os_name).collect();
+        let target = confine::resolve(&self.root_dir, &self.root, names, self.follow_links).ok()?;
+        let name = target.name.unwrap_or_else(|| ".".into());
         // A stamp of 0 is none: a cursor writes none as 0.
-        confine::stamp_at(&folder, &os_name(last))
+        confine::stamp_at(&target.parent, &name)
             .ok()
             .filter(|&stamp| stamp != 0)
     }

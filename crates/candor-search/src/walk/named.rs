@@ -59,6 +59,12 @@ impl Walk<'_> {
     /// no folder the walk enters (a file, or a link not followed), after
     /// the entry itself, which comes first in path order.
     pub(super) fn unreachable_below(&mut self, rel: &str, kind: Kind) {
+        // Most walks name no path below a file: the detail is written only
+        // for one that does (writing it for every file of a tree cost a
+        // tenth of a search's user time).
+        if self.scope.named_below(rel).next().is_none() {
+            return;
+        }
         let (reason, detail) = if kind == Kind::Link {
             (
                 SkipReason::Symlink,

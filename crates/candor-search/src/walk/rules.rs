@@ -6,7 +6,7 @@
 //! an entry in, a hidden one too).
 
 use std::ffi::{OsStr, OsString};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use ignore::Match as Verdict;
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
@@ -25,22 +25,25 @@ pub(super) enum Say {
     Nothing,
 }
 
-/// What `rules` say of the entry at `abs`, innermost folder's first: the
-/// rules of the nearest folder that has a say decide (a `!` rule there
-/// lets it back in).
-pub(super) fn verdict<'r>(
-    rules: impl Iterator<Item = &'r Gitignore>,
-    abs: &Path,
-    is_dir: bool,
-) -> Say {
-    for rules in rules {
-        match rules.matched(abs, is_dir) {
-            Verdict::Ignore(_) => return Say::Ignored,
-            Verdict::Whitelist(_) => return Say::LetIn,
-            Verdict::None => {}
-        }
+/// What one folder's `rules` say of the entry at `path` (below that
+/// folder for the rules of a folder inside the root, which are built
+/// with `.` as their root; from the file system's root for those above
+/// it): `None` when they have no say. The walk asks the innermost
+/// folder's first: the nearest folder that has a say decides (a `!` rule
+/// there lets it back in).
+pub(super) fn say(rules: &Gitignore, path: &Path, is_dir: bool) -> Option<Say> {
+    match rules.matched(path, is_dir) {
+        Verdict::Ignore(_) => Some(Say::Ignored),
+        Verdict::Whitelist(_) => Some(Say::LetIn),
+        Verdict::None => None,
     }
-    Say::Nothing
+}
+
+/// The rules of a folder above the root, and the root's path below that
+/// folder: they match an entry's path below the root put after it.
+pub(super) struct Above {
+    pub(super) rules: Gitignore,
+    pub(super) root_below: PathBuf,
 }
 
 /// The rules of the folders above the root: its parents', up to the
@@ -48,7 +51,7 @@ pub(super) fn verdict<'r>(
 /// there is none; innermost first. Their ignore files are outside the
 /// root, and read as the ones inside are: through the folder's handle,
 /// never through a link, only when regular, and within a size cap.
-pub(super) fn rules_above(root: &Path) -> Vec<Gitignore> {
+pub(super) fn rules_above(root: &Path) -> Vec<Above> {
     let mut rules = Vec::new();
     for dir in root.ancestors().skip(1) {
         let Ok(handle) = confine::open_root(dir) else {
@@ -56,8 +59,12 @@ pub(super) fn rules_above(root: &Path) -> Vec<Gitignore> {
         };
         let is_repo = confine::kind_at(&handle, OsStr::new(".git")).is_ok();
         let names = [".gitignore", ".ignore"].into_iter();
-        if let Some(found) = build_rules(&handle, dir, is_repo, names) {
-            rules.push(found);
+        let root_below = root.strip_prefix(dir).unwrap_or(root).to_path_buf();
+        if let Some(found) = build_rules(&handle, Path::new("."), is_repo, names) {
+            rules.push(Above {
+                rules: found,
+                root_below,
+            });
         }
         if is_repo {
             break;
@@ -67,32 +74,31 @@ pub(super) fn rules_above(root: &Path) -> Vec<Gitignore> {
 }
 
 /// The rules of a folder the walk enters, from its listing: no file
-/// system call at all for a folder without ignore files.
-pub(super) fn rules_of(
-    dir: &DirHandle,
-    abs: &Path,
-    entries: &[(OsString, Kind)],
-) -> Option<Gitignore> {
+/// system call at all for a folder without ignore files. Their root is
+/// `.`: they match the paths below the folder (see `raw.rs`).
+pub(super) fn rules_of(dir: &DirHandle, entries: &[(OsString, Kind)]) -> Option<Gitignore> {
     let listed = |name: &str| entries.iter().any(|(n, _)| n == name);
     let is_repo = listed(".git");
     let names = [".gitignore", ".ignore"]
         .into_iter()
         .filter(|name| listed(name));
-    build_rules(dir, abs, is_repo, names)
+    build_rules(dir, Path::new("."), is_repo, names)
 }
 
-/// Builds the rules of the folder `dir` (at `abs`) from its ignore files
-/// named `names` (a later file wins over an earlier one) and, for a
-/// repository's root, `.git/info/exclude` first; `None` when there are
-/// none. Each file is read through `dir`'s handle, without following a
-/// link, only when regular and no larger than `confine::MAX_IGNORE_FILE`.
+/// Builds the rules of the folder `dir` from its ignore files named
+/// `names` (a later file wins over an earlier one) and, for a
+/// repository's root, `.git/info/exclude` first, with `root` as the path
+/// they match paths below; `None` when there are none, or when they hold
+/// no rule (nothing to ask then). Each file is read through `dir`'s
+/// handle, without following a link, only when regular and no larger
+/// than `confine::MAX_IGNORE_FILE`.
 fn build_rules<'n>(
     dir: &DirHandle,
-    abs: &Path,
+    root: &Path,
     is_repo: bool,
     names: impl Iterator<Item = &'n str>,
 ) -> Option<Gitignore> {
-    let mut builder = GitignoreBuilder::new(abs);
+    let mut builder = GitignoreBuilder::new(root);
     let mut any = false;
     if is_repo {
         let exclude = confine::open_dir(dir, OsStr::new(".git"))
@@ -100,20 +106,20 @@ fn build_rules<'n>(
             .ok()
             .and_then(|info| confine::read_small(&info, OsStr::new("exclude")));
         if let Some(bytes) = exclude {
-            add_lines(&mut builder, &abs.join(".git/info/exclude"), &bytes);
+            add_lines(&mut builder, &root.join(".git/info/exclude"), &bytes);
             any = true;
         }
     }
     for name in names {
         if let Some(bytes) = confine::read_small(dir, OsStr::new(name)) {
-            add_lines(&mut builder, &abs.join(name), &bytes);
+            add_lines(&mut builder, &root.join(name), &bytes);
             any = true;
         }
     }
     if !any {
         return None;
     }
-    builder.build().ok()
+    builder.build().ok().filter(|rules| !rules.is_empty())
 }
 
 /// Adds an ignore file's lines; a bad line is skipped, the rest applies.

@@ -28,13 +28,12 @@ pub(super) struct QueryScope<'a> {
 }
 
 impl<'a> QueryScope<'a> {
-    /// The scope of a walk of `root`.
+    /// The scope of a walk.
     ///
     /// # Errors
     ///
     /// An invalid argument when a glob does not parse.
     pub(super) fn new(
-        root: &Path,
         globs: &[String],
         start: Option<Vec<Vec<u8>>>,
         filters: &'a [String],
@@ -42,7 +41,9 @@ impl<'a> QueryScope<'a> {
         let overrides = if globs.is_empty() {
             None
         } else {
-            let mut builder = OverrideBuilder::new(root);
+            // Rooted at `.`: they match an entry's path below the root, as
+            // the walk gives it (see `raw.rs`).
+            let mut builder = OverrideBuilder::new(".");
             for glob in globs {
                 builder.add(glob).map_err(|e| {
                     Error::invalid_argument("globs", format!("bad glob {glob:?}: {e}"))
@@ -112,10 +113,11 @@ impl<'a> QueryScope<'a> {
         }
     }
 
-    /// Returns true when the entry at `rel` (`abs` on disk) is within the
-    /// path filters (or, if it may be a folder, may hold a path within
-    /// them) and not left out by the globs.
-    pub(super) fn admits(&self, rel: &str, abs: &Path, is_dir: bool, may_be_dir: bool) -> bool {
+    /// Returns true when the entry at `rel` (`raw`, its path below the
+    /// root as the file system names it) is within the path filters (or,
+    /// if it may be a folder, may hold a path within them) and not left
+    /// out by the globs.
+    pub(super) fn admits(&self, rel: &str, raw: &Path, is_dir: bool, may_be_dir: bool) -> bool {
         let filters = self.filters;
         if may_be_dir {
             if !may_hold(rel, filters) {
@@ -125,7 +127,7 @@ impl<'a> QueryScope<'a> {
             return false;
         }
         if let Some(overrides) = &self.overrides {
-            if overrides.matched(abs, is_dir).is_ignore() {
+            if overrides.matched(raw, is_dir).is_ignore() {
                 return false;
             }
         }
