@@ -1,8 +1,9 @@
 //! What the index finds for a query, in path order: the tree's files as
 //! the traversal meets them (see `traverse.rs`), each a file to read, or
 //! one the index can tell holds no match without reading it: unchanged
-//! since it was indexed, plain text, within one read block unless no
-//! budget can stop inside a file, and no candidate of the query's plan.
+//! since it was indexed, plain text, within one read block or shorter
+//! than the scanned bytes the query allows (else the tree's read could
+//! stop inside it), and no candidate of the query's plan.
 
 use std::borrow::Cow;
 use std::cell::Cell;
@@ -16,7 +17,7 @@ use crate::index::parts::{Parts, search_parts};
 use crate::index::plan::{Need, need};
 use crate::index::snapshot::Segment;
 use crate::index::traverse::{Event, FileDir, Place, PlaceError, Reuse, Traversal};
-use crate::{BINARY_PREFIX, FileOutcome, Matcher, Opened, Plan, Search, search_file};
+use crate::{BINARY_PREFIX, Budgets, FileOutcome, Matcher, Opened, Plan, Search, search_file};
 use crate::{SkipReason, SkippedInput};
 
 /// One entry the index finds, in path order.
@@ -70,12 +71,13 @@ impl Member<'_> {
 }
 
 impl Index {
-    /// The entries of `files`; with `whole` (no budget can stop inside a
-    /// file), a file longer than a block may be found as `NoMatch` too.
+    /// The entries of `files`; with the query's `budgets`, a file longer
+    /// than a read block that they cannot stop inside (see
+    /// `Budgets::may_stop_inside`) may be found as `NoMatch` too.
     pub(crate) fn entries(
         &self,
         plan: &Plan<'_>,
-        whole: bool,
+        budgets: Option<&Budgets>,
         each: &mut dyn FnMut(Found<'_>) -> ControlFlow<()>,
     ) -> Result<(), Error> {
         let (snap, trust) = self.snapshot_to_query();
@@ -135,7 +137,8 @@ impl Index {
                     !f.always
                         && !f.racy
                         && start != Some(path.as_ref())
-                        && (whole || f.len <= BINARY_PREFIX as u64)
+                        && (f.len <= BINARY_PREFIX as u64
+                            || budgets.is_some_and(|b| !b.may_stop_inside(f.len)))
                 });
                 let mut parts = None;
                 if let Some(f) = known {
