@@ -220,6 +220,7 @@
 // needs.
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
+mod as_of;
 mod bounded;
 mod cancel;
 mod clock;
@@ -248,6 +249,7 @@ mod wire;
 #[cfg(feature = "zoekt")]
 pub mod zoekt;
 
+pub use as_of::{AsOf, InvalidAsOf};
 pub use bounded::Bounded;
 pub use bounded::Incomplete;
 pub use cancel::{CancelOnDrop, CancelToken};

@@ -114,6 +114,12 @@ pub(crate) fn summary_line(disclosure: &Disclosure, count: usize, noun: &str) ->
             reasons(skipped, false)
         );
     }
+    if let Some(as_of) = disclosure.as_of() {
+        let _ = write!(
+            line,
+            " As of {as_of}: from an index, not checked against the inputs since."
+        );
+    }
     if completeness.is_truncated() && skipped.has_errors() {
         let _ = write!(
             line,

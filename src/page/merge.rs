@@ -8,7 +8,7 @@ use serde::Serialize;
 use crate::collector::Collector;
 use crate::error::Error;
 use crate::{
-    Bounded, Budget, BudgetKind, Completeness, Cursor, Disclosure, Limits, Skipped, Total,
+    AsOf, Bounded, Budget, BudgetKind, Completeness, Cursor, Disclosure, Limits, Skipped, Total,
 };
 
 /// The merged, certain prefix of several sorted parts.
@@ -25,6 +25,9 @@ pub(super) struct Merged<T> {
     /// parts' starts.
     start: u64,
     skipped: Skipped,
+    /// The earliest time a part's answer is as of (see `AsOf`), if any
+    /// trusts an index: the merged answer is no fresher.
+    as_of: Option<AsOf>,
 }
 
 /// Merges `parts` in the order of `compare` (ties: earlier part first),
@@ -38,6 +41,7 @@ pub(super) fn merge_certain<T>(
     let mut total = Total::Exact(0);
     let mut start = 0u64;
     let mut skipped = Skipped::new();
+    let mut as_of: Option<AsOf> = None;
     let mut tagged: Vec<(usize, usize, T)> = Vec::new();
     let mut subset = None;
     // (part, index of its last item or None when it has none, completeness)
@@ -55,6 +59,10 @@ pub(super) fn merge_certain<T>(
         total = total + disclosure.total();
         start = start.saturating_add(disclosure.start());
         skipped.absorb(disclosure.skipped().clone());
+        as_of = match (as_of, disclosure.as_of()) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
         if disclosure.is_subset() && subset.is_none() {
             subset = Some(disclosure.completeness().clone());
         }
@@ -111,6 +119,7 @@ pub(super) fn merge_certain<T>(
         total,
         start,
         skipped,
+        as_of,
     })
 }
 
@@ -227,6 +236,7 @@ where
         total,
         start: parts_start,
         skipped,
+        as_of,
     } = merged;
     let start = start.unwrap_or(parts_start);
     // A part's stop is told as the caller's query (SCALE.md rule 5): the
@@ -238,6 +248,7 @@ where
     let mut collector = Collector::new(limits);
     collector.set_start(start);
     collector.absorb_skipped(skipped);
+    collector.set_as_of(as_of);
     let mut broke = false;
     let mut offered = 0usize;
     for item in items {

@@ -17,6 +17,8 @@ use crate::{
 struct BoundedIn<T> {
     complete: bool,
     #[serde(default)]
+    as_of: Option<String>,
+    #[serde(default)]
     truncation: Option<TruncationIn>,
     #[serde(default)]
     start: u64,
@@ -178,6 +180,9 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for Bounded<T> {
         let mut disclosure = Disclosure::new(completeness, total)
             .with_start(wire.start)
             .with_skipped(skipped);
+        if let Some(as_of) = wire.as_of {
+            disclosure = disclosure.with_as_of(as_of.parse().map_err(de::Error::custom)?);
+        }
         disclosure.set_next_cursor(wire.next_cursor);
         if subset {
             disclosure = disclosure.with_subset();
