@@ -107,7 +107,7 @@ pub use index::grams::hooks as __index_hooks;
 // and the search.
 pub use candor;
 pub use candor::{
-    AppliedLimit, Bounded, Budget, BudgetKind, CancelOnDrop, CancelToken, Clamp, Clock,
+    AppliedLimit, AsOf, Bounded, Budget, BudgetKind, CancelOnDrop, CancelToken, Clamp, Clock,
     Completeness, Cursor, CursorKey, Disclosure, Error, ErrorKind, Fallible, Fingerprint,
     Incomplete, Interrupted, Items, JsonStream, KeyRequest, Keyset, LLM_GUIDE, Limits, ManualClock,
     NoCount, PageSource, SKIPPED_SAMPLE_LEN, Scope, Shards, SkipReason, Skipped, SkippedInput,
@@ -134,9 +134,7 @@ pub(crate) use engine::{Budgets, FileOutcome, PartsScan, Plan, Search, no_match,
 #[cfg(feature = "index")]
 pub(crate) use path::os_name;
 #[cfg(feature = "index")]
-pub(crate) use path::{
-    cmp_paths, is_plain_position, is_position, is_within, parse_position, push_name,
-};
+pub(crate) use path::{cmp_paths, is_position, is_within, parse_position, push_name};
 #[cfg(feature = "index")]
 pub(crate) use reader::{BINARY_PREFIX, MAX_LINE, Opened};
 #[cfg(feature = "index")]

@@ -21,15 +21,17 @@ use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 
-use crate::{Error, ErrorKind};
+use crate::{AsOf, Error, ErrorKind};
 use crate::{Source, Tree};
 
 mod build;
 mod check;
 mod counting;
 mod entries;
-mod format;
+mod entry;
+pub(crate) mod format;
 pub(crate) mod grams;
+mod manifest;
 mod parts;
 pub(crate) mod plan;
 mod snapshot;
@@ -41,9 +43,11 @@ mod watch;
 
 use build::Builder;
 use check::LastStamps;
-use snapshot::{Segment, Snapshot};
+use entry::{Entry, Segment};
+use format::Written;
+use snapshot::Snapshot;
 use store::{LoadError, Store};
-use traverse::{Reuse, Traversal};
+use traverse::{Traversal, Trust};
 use watch::Watching;
 
 /// A [`Tree`] with an index on disk: every [`Corpus`](crate::Corpus)
@@ -156,6 +160,19 @@ pub struct Index {
     damaged: AtomicBool,
     /// The stamps the last checked query took, for the next update.
     last_stamps: LastStamps,
+    /// Unwatched, a query checks the record against the tree (else its
+    /// answer is about the generation, and says so).
+    check_tree: bool,
+}
+
+/// What a query trusts of the index without checking the tree.
+pub(crate) enum QueryTrust {
+    /// Nothing: every stamp is compared.
+    Checked,
+    /// What the watcher did not report.
+    Watched(HashSet<String>),
+    /// Everything: the answer is about the generation, and says so.
+    AsOf,
 }
 
 impl Index {
@@ -187,8 +204,7 @@ impl Index {
             rules: tree.fingerprint(),
         };
         let previous = store.current().ok();
-        let snap = full_build(&tree, previous)?;
-        store.write(&snap, true)?;
+        let snap = full_build(&tree, &store, previous)?;
         Ok(Index::with(tree, store, snap))
     }
 
@@ -279,6 +295,7 @@ impl Index {
             rebuild: false,
             damaged: AtomicBool::new(false),
             last_stamps: LastStamps::default(),
+            check_tree: true,
         }
     }
 
@@ -287,18 +304,24 @@ impl Index {
         Arc::clone(&self.current.read().unwrap_or_else(|p| p.into_inner()))
     }
 
-    /// The generation a query runs on and, in the watched mode, the
-    /// paths the watcher reported since it was read from the tree (both
-    /// read under the generation's lock, which an update holds while it
-    /// switches them); `None` when every entry must be checked.
-    fn snapshot_to_query(&self) -> (Arc<Snapshot>, Option<HashSet<String>>) {
+    /// The generation a query runs on and what it trusts: in the watched
+    /// mode, what the watcher did not report since the generation was
+    /// read from the tree (both read under the generation's lock, which an
+    /// update holds while it switches them); unwatched and not checking
+    /// the tree, everything.
+    fn snapshot_to_query(&self) -> (Arc<Snapshot>, QueryTrust) {
         let passed = self.pass_barrier();
         let current = self.current.read().unwrap_or_else(|p| p.into_inner());
         let watching = self.watching.lock().unwrap_or_else(|p| p.into_inner());
-        let trust = watching
+        let seen = watching
             .as_ref()
             .filter(|_| passed)
             .and_then(|w| w.seen.lock().unwrap_or_else(|p| p.into_inner()).to_check());
+        let trust = match seen {
+            Some(seen) => QueryTrust::Watched(seen),
+            None if watching.is_none() && !self.check_tree => QueryTrust::AsOf,
+            None => QueryTrust::Checked,
+        };
         (Arc::clone(&current), trust)
     }
 
@@ -412,6 +435,74 @@ impl Index {
         Ok(true)
     }
 
+    /// Whether a query checks the index against the tree as it goes
+    /// (the default, `true`), when no watcher does: a folder whose stamp
+    /// moved is walked again, a file whose stamp moved is read. Set to
+    /// `false`, a query trusts the index as its generation recorded the
+    /// tree, without a stat: its cost is the files that may match and
+    /// the entries every query visits (inputs left out, files not
+    /// indexed), whatever the tree's size, and every answer says so and
+    /// as of when ([`Disclosure::as_of`](crate::Disclosure::as_of): the
+    /// time the generation last read the tree, `"as_of"` on the wire). A
+    /// file changed since is read as it is now if the index finds it a
+    /// candidate; one added since is missed, one removed is skipped as
+    /// vanished. [`update`](Index::update) brings the index up to date,
+    /// and the answers' time with it. In the watched mode (see
+    /// [`watch`](Index::watch)) queries trust what the watcher did not
+    /// report, checking the rest, and their answers are about the tree
+    /// as it is: this setting does not apply.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use candor_search::{Corpus, Index, Limits, Query, Tree};
+    /// # let dir = tempfile::tempdir()?;
+    /// # let store = tempfile::tempdir()?;
+    /// std::fs::write(dir.path().join("a.rs"), "fn parse() {}\n")?;
+    /// let index = Index::build(Tree::new(dir.path())?, store.path())?.check_tree(false);
+    /// let found = index.search(&Query::literal("parse"), &Limits::new(), None)?;
+    /// assert_eq!(found.len(), 1);
+    /// assert!(found.disclosure().as_of().is_some(), "an answer about the index as of then");
+    /// assert!(found.to_json()?.contains("\"as_of\""));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[must_use]
+    pub fn check_tree(mut self, check: bool) -> Index {
+        self.check_tree = check;
+        self
+    }
+
+    /// Whether a query checks the index against the tree (see
+    /// [`check_tree`](Index::check_tree)).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// # let dir = tempfile::tempdir()?;
+    /// # let store = tempfile::tempdir()?;
+    /// let index = candor_search::Index::build(candor_search::Tree::new(dir.path())?, store.path())?;
+    /// assert!(index.get_check_tree());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[must_use]
+    pub fn get_check_tree(&self) -> bool {
+        self.check_tree
+    }
+
+    /// The time the answers of a query made now are about, when they
+    /// trust the index without checking the tree: not checking it, and
+    /// not watched.
+    pub(crate) fn as_of_now(&self) -> Option<AsOf> {
+        if self.check_tree {
+            return None;
+        }
+        let watching = self.watching.lock().unwrap_or_else(|p| p.into_inner());
+        if watching.is_some() {
+            return None;
+        }
+        Some(AsOf::from_unix_ms(self.snapshot().read_ns / 1_000_000))
+    }
+
     /// The current generation's number. Every build and update that
     /// changes anything makes a new one, larger than the last.
     ///
@@ -508,7 +599,7 @@ impl Index {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn update(&self) -> Result<bool, Error> {
-        self.update_with(Reuse::No)
+        self.update_with(false)
     }
 
     /// Brings the index up to date with the tree **as the last checked
@@ -546,19 +637,28 @@ impl Index {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn update_as_seen(&self) -> Result<bool, Error> {
-        self.update_with(Reuse::Use(&self.last_stamps))
+        self.update_with(true)
     }
 
-    fn update_with(&self, reuse: Reuse<'_>) -> Result<bool, Error> {
+    fn update_with(&self, as_seen: bool) -> Result<bool, Error> {
         let _one = self.updating.lock().unwrap_or_else(|p| p.into_inner());
         // The watcher's reports up to now are read from the tree below.
         let (old, trust, upto) = self.to_update();
         self.behind.store(false, Ordering::Relaxed);
         let built_ns = stamp::now_ns();
+        // Stamps a query took, used as they are: the generation is about
+        // the tree as of when they were taken.
+        let known = match (as_seen, &trust) {
+            (true, None) => self.last_stamps.take(old.generation),
+            _ => None,
+        };
+        let read_ns = known
+            .as_ref()
+            .map_or(built_ns, |k| k.began_ns.min(built_ns));
         let (gitignore, parent_ignores) = self.tree.reads_ignores();
         let parents = stamp::parents_stamp(self.tree.get_root(), gitignore, parent_ignores);
         let mut builder = Builder::new(&self.tree, built_ns, Segment::Delta);
-        Traversal {
+        let traversal = Traversal {
             snap: &old,
             tree: &self.tree,
             start: None,
@@ -566,37 +666,68 @@ impl Index {
             changed: Cell::new(false),
             // Watched, what the watcher did not report is trusted here
             // too: an update after one change reads that change.
-            trust: trust.as_ref(),
-            reuse,
+            trust: trust.as_ref().map_or(Trust::Nothing, Trust::Unreported),
+            known: Cell::new(known.map(|k| k.stamps)),
+            keep: None,
+            fallback: false,
+            damaged: Cell::new(false),
+        };
+        let mut damaged = self.damaged.load(Ordering::Relaxed);
+        match traversal.run(None, &mut |event| builder.visit(event)) {
+            Ok(()) => {}
+            // Damage in the record: built again, when asked.
+            Err(e) if self.rebuild && matches!(e.kind(), ErrorKind::UnusableIndex { .. }) => {
+                damaged = true;
+            }
+            Err(e) => return Err(e),
         }
-        .run(&mut |event| builder.visit(event))?;
         let (entries, delta) = builder.finish();
-        let damaged = self.damaged.load(Ordering::Relaxed);
-        if entries == old.entries && parents == old.parents && !damaged {
-            let same = Snapshot::clone(&old);
+        if !damaged && parents == old.parents() && old.entries.same_as(&entries).unwrap_or(false) {
+            // Nothing changed: the same generation, read from the tree now.
+            let mut same = Snapshot::clone(&old);
+            same.read_ns = read_ns;
             self.install(same, upto);
             return Ok(false);
         }
-        let mut snap = Snapshot {
-            generation: next_generation(Some(old.generation)),
-            base_generation: old.base_generation,
-            parents,
-            entries,
-            base: Arc::clone(&old.base),
-            delta,
+        let (base_files, delta_files) = segment_sizes(&entries);
+        let snap = if damaged || delta_files > COMPACT_AFTER + base_files / 8 {
+            drop(entries);
+            full_build(&self.tree, &self.store, Some(old.generation))?
+        } else {
+            let generation = next_generation(Some(old.generation));
+            let written = Written {
+                base_generation: old.base_generation(),
+                parents,
+                read_ns,
+                entries: &entries,
+                delta: &delta,
+            };
+            self.store.write(generation, &written, None)?;
+            drop(entries);
+            let reuse = Some((old.base_generation(), &old.base));
+            self.store.open_generation(generation, reuse)?
         };
-        let (base_files, delta_files) = snap.segment_sizes();
-        let new_base = damaged || delta_files > COMPACT_AFTER + base_files / 8;
-        if new_base {
-            snap = full_build(&self.tree, Some(old.generation))?;
-        }
-        self.store.write(&snap, new_base)?;
         self.install(snap, upto);
         if damaged {
             self.damaged.store(false, Ordering::Relaxed);
         }
         Ok(true)
     }
+}
+
+/// How many files of `entries` the base's posting lists hold, and the
+/// delta's.
+fn segment_sizes(entries: &[Entry]) -> (usize, usize) {
+    let mut sizes = (0, 0);
+    for e in entries {
+        if let Entry::File(f) = e {
+            match f.segment {
+                Segment::Base => sizes.0 += 1,
+                Segment::Delta => sizes.1 += 1,
+            }
+        }
+    }
+    sizes
 }
 
 /// A delta of more files than this (and an eighth of the base) is
@@ -610,8 +741,9 @@ fn next_generation(previous: Option<u64>) -> u64 {
     stamp::now_ns().max(previous.map_or(1, |p| p.saturating_add(1)))
 }
 
-/// A full build of `tree`: a new base.
-fn full_build(tree: &Tree, previous: Option<u64>) -> Result<Snapshot, Error> {
+/// A full build of `tree`: a new base, written as the current
+/// generation of `store`, and opened from it.
+fn full_build(tree: &Tree, store: &Store, previous: Option<u64>) -> Result<Snapshot, Error> {
     let built_ns = stamp::now_ns();
     let (gitignore, parent_ignores) = tree.reads_ignores();
     let parents = stamp::parents_stamp(tree.get_root(), gitignore, parent_ignores);
@@ -623,18 +755,23 @@ fn full_build(tree: &Tree, previous: Option<u64>) -> Result<Snapshot, Error> {
         start: None,
         filters: &[],
         changed: Cell::new(false),
-        trust: None,
-        reuse: Reuse::No,
+        trust: Trust::Nothing,
+        known: Cell::new(None),
+        keep: None,
+        fallback: false,
+        damaged: Cell::new(false),
     }
-    .run(&mut |event| builder.visit(event))?;
+    .run(None, &mut |event| builder.visit(event))?;
     let (entries, base) = builder.finish();
     let generation = next_generation(previous);
-    Ok(Snapshot {
-        generation,
+    let written = Written {
         base_generation: generation,
         parents,
-        entries,
-        base: Arc::new(base),
-        delta: grams::Grams::default(),
-    })
+        read_ns: built_ns,
+        entries: &entries,
+        delta: &grams::Grams::default(),
+    };
+    store.write(generation, &written, Some(&base))?;
+    drop((entries, base));
+    store.open_generation(generation, None)
 }

@@ -10,7 +10,7 @@ use super::Index;
 use crate::Error;
 use crate::index::counting::Batch;
 use crate::index::entries::Found;
-use crate::{Cursor, Fingerprint, Scope};
+use crate::{AsOf, Cursor, Fingerprint, Scope};
 use crate::{Entry, FileOutcome, Opened, Plan, Resolved, Search, Source, no_match};
 
 impl Source for Index {
@@ -53,6 +53,12 @@ impl Source for Index {
 
     fn open(&self, path: &str) -> Opened<'_> {
         self.tree.open(path)
+    }
+
+    /// Not checking the tree and not watched: the time the current
+    /// generation last read the tree.
+    fn as_of(&self) -> Option<AsOf> {
+        self.as_of_now()
     }
 
     fn files(

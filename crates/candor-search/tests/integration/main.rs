@@ -20,6 +20,8 @@ mod hostile;
 mod index_corpus;
 #[cfg(feature = "index")]
 mod index_paging;
+#[cfg(feature = "index")]
+mod index_queries;
 mod json_stream;
 #[path = "../../../../fuzz/checks/oracle.rs"]
 mod oracle;
