@@ -134,7 +134,9 @@ pub(crate) use engine::{Budgets, FileOutcome, PartsScan, Plan, Search, no_match,
 #[cfg(feature = "index")]
 pub(crate) use path::os_name;
 #[cfg(feature = "index")]
-pub(crate) use path::{cmp_paths, is_position, is_within, parse_position, push_name};
+pub(crate) use path::{
+    cmp_paths, is_plain_position, is_position, is_within, parse_position, push_name,
+};
 #[cfg(feature = "index")]
 pub(crate) use reader::{BINARY_PREFIX, MAX_LINE, Opened};
 #[cfg(feature = "index")]

@@ -30,8 +30,8 @@
 
 use crate::index::entry::{Entry, FileEntry, FolderEntry, Segment, SkipEntry, walk_order};
 use crate::index::grams::Grams;
-use crate::is_position;
 use crate::{SkipReason, SkippedInput};
+use crate::{cmp_paths, is_plain_position, is_position};
 
 /// The first bytes of every index file.
 const MAGIC: &[u8; 8] = b"CANDORIX";
@@ -90,7 +90,11 @@ fn framed(header: Header, body: &[u8], checked: &[u8]) -> Vec<u8> {
 /// What is wrong: not an index file, another version, another kind,
 /// other walk rules, another generation, or truncated.
 pub(crate) fn header(bytes: &[u8], expect: Header) -> Result<(u64, u32), String> {
-    let mut r = Reader { bytes, at: 0 };
+    let mut r = Reader {
+        bytes,
+        at: 0,
+        shared: 0,
+    };
     if r.take(8).ok() != Some(&MAGIC[..]) {
         return Err("not an index file (bad magic)".into());
     }
@@ -223,7 +227,11 @@ impl Directory {
     ///
     /// What is wrong with it.
     pub(crate) fn decode(bytes: &[u8], body_len: u64) -> Result<Directory, String> {
-        let mut r = Reader { bytes, at: 0 };
+        let mut r = Reader {
+            bytes,
+            at: 0,
+            shared: 0,
+        };
         let mut d = Directory {
             base_generation: r.u64()?,
             parents: r.u64()?,
@@ -308,7 +316,11 @@ pub(crate) fn read_index(
     entries: u64,
     blocks_len: u64,
 ) -> Result<Vec<BlockRef>, String> {
-    let mut r = Reader { bytes, at: 0 };
+    let mut r = Reader {
+        bytes,
+        at: 0,
+        shared: 0,
+    };
     let mut out: Vec<BlockRef> = Vec::with_capacity(bytes.len() / INDEX_ENTRY);
     let mut at = 0u64;
     while r.at < bytes.len() {
@@ -345,7 +357,11 @@ pub(crate) fn read_index(
 ///
 /// What is wrong with them.
 pub(crate) fn read_keys(bytes: &[u8], blocks: usize) -> Result<Vec<String>, String> {
-    let mut r = Reader { bytes, at: 0 };
+    let mut r = Reader {
+        bytes,
+        at: 0,
+        shared: 0,
+    };
     let mut keys: Vec<String> = Vec::with_capacity(blocks);
     for _ in 0..blocks {
         let prev = keys.last().map_or("", String::as_str);
@@ -375,7 +391,11 @@ pub(crate) fn read_specials(
     count: u64,
     entries: u64,
 ) -> Result<Vec<(usize, Entry)>, String> {
-    let mut r = Reader { bytes, at: 0 };
+    let mut r = Reader {
+        bytes,
+        at: 0,
+        shared: 0,
+    };
     // Each takes at least 4 bytes: no allocation past the input.
     if count > bytes.len() as u64 / 4 {
         return Err("more special entries than the section can hold".into());
@@ -417,7 +437,11 @@ pub(crate) fn read_block(
     key: &str,
     ids: [u32; 2],
 ) -> Result<Vec<Entry>, String> {
-    let mut r = Reader { bytes, at: 0 };
+    let mut r = Reader {
+        bytes,
+        at: 0,
+        shared: 0,
+    };
     // Each entry takes at least 4 bytes: no allocation past the input.
     if count > bytes.len() / 4 + 1 {
         return Err("more entries than the block can hold".into());
@@ -425,10 +449,25 @@ pub(crate) fn read_block(
     let mut entries: Vec<Entry> = Vec::with_capacity(count);
     let mut expected = ids;
     let mut met = [false; 2];
+    let mut prev_escaped = false;
     for i in 0..count {
         let prev = entries.last().map_or("", Entry::path);
         let entry = r.entry(prev, &mut expected)?;
         let path = entry.path();
+        // The names the path shares whole with the one before were
+        // checked with it: only the rest is, and compared.
+        let escaped = memchr::memchr(b'\\', path.as_bytes()).is_some();
+        let (valid, order) = if escaped || prev_escaped {
+            (is_position(path), walk_order(prev, path))
+        } else {
+            let shared = &path.as_bytes()[..r.shared];
+            let name = memchr::memrchr(b'/', shared).map_or(0, |i| i + 1);
+            (
+                is_plain_position(&path[name..]),
+                cmp_paths(&prev[name..], &path[name..]),
+            )
+        };
+        prev_escaped = escaped;
         if let Entry::File(f) = &entry {
             let s = usize::from(f.segment == Segment::Delta);
             if !std::mem::replace(&mut met[s], true) && f.id != ids[s] {
@@ -441,7 +480,6 @@ pub(crate) fn read_block(
             Some(last) => {
                 // A folder cut short is listed right after itself, as a skip.
                 let cut = matches!((last, &entry), (Entry::Folder(_), Entry::Skip(_)));
-                let order = walk_order(prev, path);
                 if !(order.is_lt() || (order.is_eq() && cut)) {
                     return Err(format!("{path:?} is out of path order"));
                 }
@@ -453,7 +491,7 @@ pub(crate) fn read_block(
                 Entry::Skip(_) => true,
                 Entry::File(_) => false,
             };
-        if !root && !is_position(path) {
+        if !root && !valid {
             return Err(format!("{path:?} is not a path of a tree"));
         }
         entries.push(entry);
@@ -749,6 +787,8 @@ fn put_varint(out: &mut Vec<u8>, mut v: u64) {
 struct Reader<'b> {
     bytes: &'b [u8],
     at: usize,
+    /// How many bytes the last path read shares with the one before it.
+    shared: usize,
 }
 
 impl<'b> Reader<'b> {
@@ -816,6 +856,7 @@ impl<'b> Reader<'b> {
         let head = prev
             .get(..shared)
             .ok_or("a path sharing more than the path before it")?;
+        self.shared = shared;
         let mut path = String::with_capacity(shared + rest.len());
         path.push_str(head);
         path.push_str(rest);

@@ -4,16 +4,20 @@
 //!
 //! One concept per file: `plan/`, what a file must contain for a query
 //! to match in it (planned from the matcher's syntax tree); `grams/`, the
-//! trigram posting lists of the files; `snapshot.rs`, one generation in memory (the
-//! walk's entries in path order, the posting lists); `stamp.rs`, what
-//! tells a change without a read; `traverse.rs`, the tree as it is now,
-//! from the entries where they still hold and the tree's walk where
-//! they do not; `build.rs`, a generation written down from a traversal;
-//! `format.rs`, the files on disk; `store.rs`, the folder and its atomic
-//! switch; `entries.rs`, what the index finds for a query, in path
-//! order; `parts.rs`, a large file read in its candidate blocks only;
-//! `counting.rs`, the counting phase on several threads;
-//! `source.rs`, the index as the engine's source.
+//! trigram posting lists of the files; `entry.rs`, an entry of the record
+//! of the tree (a folder, a file, an input left out); `manifest.rs`, a
+//! generation's entries read from its file a block at a time;
+//! `snapshot.rs`, one generation (its entries, its posting lists);
+//! `stamp.rs`, what tells a change without a read; `check.rs`, the stamps
+//! a checked query takes ahead of it; `traverse.rs`, the tree as it is
+//! now, from the entries where they still hold and the tree's walk where
+//! they do not (every entry, or only those a query needs); `build.rs`, a
+//! generation written down from a traversal; `format.rs`, the files on
+//! disk; `store.rs`, the folder and its atomic switch; `entries.rs`, what
+//! the index finds for a query, in path order; `parts.rs`, a large file
+//! read in its candidate blocks only; `counting.rs`, the counting phase
+//! on several threads; `source.rs`, the index as the engine's source.
+//! `docs/INDEX.md` gives the format on disk, field by field.
 
 use std::cell::Cell;
 use std::collections::HashSet;
@@ -69,6 +73,20 @@ use watch::Watching;
 /// match. Checking costs stats, not reads, and a capped page checks only
 /// as far as its cut. So an answer is about the tree as it is when
 /// asked, whether or not the index was updated since.
+///
+/// **What a query costs.** Checked (the default), a query stats every
+/// entry of the record as far as its cut (about a microsecond each, on
+/// two threads), and reads the files that changed and those its plan
+/// lets through: the cost of a stat of the tree, plus its candidates.
+/// Watched ([`watch`](Index::watch)), a query visits only the files its
+/// plan lets through (found from the posting lists), the entries every
+/// query visits (inputs left out, files not indexed, folders listed
+/// again) and what the watcher reported since the last update: its cost
+/// follows its answer, its page and the changes, not the tree's size.
+/// Not checking the tree ([`check_tree(false)`](Index::check_tree)), the
+/// same, and the answer says as of when. A budget of files or scanned
+/// bytes makes a query pass every file it rules out (it counts them), as
+/// the tree's search does.
 ///
 /// **A rewrite within one clock tick.** A file rewritten with the same
 /// size within the file system's clock tick could keep its stamp. A

@@ -15,6 +15,13 @@
 //! differ: a named path is searched whatever the ignore files say), the
 //! whole query takes the tree's walk, and the index only tells which of
 //! the files it finds are unchanged.
+//!
+//! Trusting the record (watched: what the watcher did not report; or
+//! everything, for an answer about the generation), a query that needs
+//! no file it rules out visits only the entries every query visits (see
+//! `format::is_special`), those the watcher reported, its resume point's
+//! and the ones it wants (its candidates): the entries between hold
+//! nothing it asks for, and are never read.
 
 use std::borrow::Cow;
 use std::cell::{Cell, RefCell};
