@@ -13,8 +13,15 @@ then for the tree N times the seed):
   the index's size on disk;
 - queries, each a whole process: candor's scan (`grep`), candor's index
   checked against the tree (`grep --index DIR`: every query compares the
-  tree's stamps with the index's), ripgrep, and codesearch (`csearch`,
-  which trusts its index and checks nothing). The queries: a literal
+  tree's stamps with the index's), candor's index trusted as of its last
+  update (`grep --index DIR --trust`, which stats nothing and says so:
+  "As of ..."; for a build that has the flag), ripgrep, and codesearch
+  (`csearch`, which trusts its index and checks nothing). Beside them, a
+  stat floor: one process that only lstat's every file and folder the
+  walk finds (`rg --files`' list and its folders, by path from the root,
+  one thread, in Perl), what a checked answer must at least do without
+  a watcher; the checked index is compared with that floor plus the
+  trusted answer's time (reading the candidates). The queries: a literal
   found nowhere (also with a deadline, which every MCP call has: a
   search may then stop inside a file), a rare literal (every line), a
   common word's first 100 lines, the seed word's exact count, a regex
@@ -48,7 +55,8 @@ beside the first in the same alternation (its own index folder): the way to
 compare an old and a new build side by side.
 
 Needs: Python 3.11 (standard library only); `rg` on PATH; GNU time as
-/usr/bin/time (Debian: `apt-get install time`); `git` (to mark the copied
+/usr/bin/time (Debian: `apt-get install time`); `perl` (the stat floor;
+its row is left out without it); `git` (to mark the copied
 tree as one repository, so that ignore files apply as in the seed);
 codesearch (`cindex`, `csearch`; Debian: `apt-get install codesearch`) is
 optional: its columns are left out when it is not installed. candor's
@@ -345,16 +353,48 @@ def alternate(cmds, runs, counts=False, before=None):
 
 
 def pair_ratios(series, num, den):
-    a, b = series.get(num), series.get(den)
-    if not a or not b or not a.times or not b.times:
+    """The per-run ratios of num's wall times to den's; den may be a tuple
+    of labels, whose times are added run by run."""
+    dens = den if isinstance(den, tuple) else (den,)
+    a, bs = series.get(num), [series.get(d) for d in dens]
+    if not a or not a.times or not all(b and b.times for b in bs):
         return []
-    return [x / y for x, y in zip(a.times, b.times)]
+    return [x / sum(ys) for x, *ys in zip(a.times, *(b.times for b in bs))]
 
 
 def binary_id(path):
     digest = hashlib.sha256(Path(path).read_bytes()).hexdigest()[:12]
     stamp = time.strftime("%Y-%m-%d %H:%M", time.localtime(Path(path).stat().st_mtime))
     return f"`{path}` (sha256 {digest}, built {stamp})"
+
+
+def help_text(binary):
+    """A binary's --help, or "" when it has none."""
+    try:
+        return subprocess.run([binary, "--help"], capture_output=True, text=True, timeout=60).stdout
+    except (OSError, subprocess.SubprocessError):
+        return ""
+
+
+def stat_list(tree, work):
+    """The files ripgrep's walk finds below tree and their folders (the
+    root's included), one path a line relative to the root, written once
+    to work/stat-list.txt: what a checked index stats."""
+    path = work / "stat-list.txt"
+    if not path.exists():
+        files = subprocess.run(["rg", "--files"], cwd=tree, capture_output=True, text=True, check=True).stdout.splitlines()
+        folders = {"."}
+        for f in files:
+            parent = os.path.dirname(f)
+            while parent and parent not in folders:
+                folders.add(parent)
+                parent = os.path.dirname(parent)
+        path.write_text("\n".join(sorted(folders) + files) + "\n")
+    return path
+
+
+# The stat floor: lstat each listed path, by path from the root, one thread.
+STAT_FLOOR = 'open F, $ARGV[1] or die "list"; chdir $ARGV[0] or die "root"; while (<F>) { chomp; lstat $_ or die "$_" }'
 
 
 # ---------------------------------------------------------------- MCP
@@ -493,6 +533,8 @@ class Scale:
         if args.mcp_server_b:
             self.servers["B"] = args.mcp_server_b
         self.codesearch = bool(shutil.which("cindex") and shutil.which("csearch"))
+        # The builds whose grep answers from an index without checking it.
+        self.trusts = {side: "--trust" in help_text(grep) for side, grep in self.grep.items()}
 
     def candor_label(self, side, what):
         return f"candor {what}" if len(self.grep) == 1 else f"candor {what} {side}"
@@ -632,6 +674,8 @@ class Scale:
         labels = []
         for side in self.grep:
             labels += [self.candor_label(side, "scan"), self.candor_label(side, "index")]
+            if self.trusts[side]:
+                labels.append(self.candor_label(side, "trusted"))
         labels.append("ripgrep")
         if self.codesearch:
             labels.append("csearch")
@@ -641,10 +685,20 @@ class Scale:
             ratios += [(f"{scan} / rg", scan, "ripgrep"), (f"{index} / rg", index, "ripgrep")]
             if self.codesearch:
                 ratios.append((f"{index} / csearch", index, "csearch"))
+            trusted = self.candor_label(side, "trusted")
+            if self.trusts[side] and self.codesearch:
+                ratios.append((f"{trusted} / csearch", trusted, "csearch"))
+            if self.trusts[side]:
+                ratios.append((f"{index} / (stat floor + {trusted})", index, ("stat floor", trusted)))
+                ratios.append((f"{index} / scan", index, scan))
         if "B" in self.grep:
             for what in ("scan", "index"):
                 b, a = self.candor_label("B", what), self.candor_label("A", what)
                 ratios.append((f"{what} B/A", b, a))
+        floor = None
+        if shutil.which("perl") and any(self.trusts.values()):
+            floor = Cmd("stat floor", ["perl", "-e", STAT_FLOOR, tree, stat_list(tree, work)])
+            labels.append("stat floor")
         rows, ratio_rows, answers = [], [], []
         for title, candor, rg, cs, head, counts in self.query_list():
             note(f"query: {title}")
@@ -652,9 +706,14 @@ class Scale:
             for side, grep in self.grep.items():
                 cmds.append(Cmd(self.candor_label(side, "scan"), [grep, *candor, tree]))
                 cmds.append(Cmd(self.candor_label(side, "index"), [grep, "--index", self.index_dir(work, side), *candor, tree]))
+                if self.trusts[side]:
+                    trusted = [grep, "--index", self.index_dir(work, side), "--trust", *candor, tree]
+                    cmds.append(Cmd(self.candor_label(side, "trusted"), trusted))
             cmds.append(Cmd("ripgrep", ["rg", *rg, tree], head=head))
             if self.codesearch:
                 cmds.append(Cmd("csearch", ["csearch", *cs], env=self.csearch_env(work), head=head))
+            if floor:
+                cmds.append(floor)
             series = alternate(cmds, args.runs, counts=counts)
             rows.append([title, *(series[label].cell() for label in labels)])
             ratio_rows.append([title, *(ratio_cell(pair_ratios(series, n, d)) for _, n, d in ratios)])
@@ -670,7 +729,9 @@ class Scale:
         report()
         report(
             "candor scan: `grep ARGS TREE`; candor index: `grep --index DIR ARGS TREE` (checked: stats the tree); "
-            "ripgrep: `rg -n` (`-c` for the count); csearch: `csearch -n` (`-c`). In the two first-100 rows, "
+            "candor trusted: `grep --index DIR --trust ARGS TREE` (no stat; the answer says as of when); "
+            "ripgrep: `rg -n` (`-c` for the count); csearch: `csearch -n` (`-c`); stat floor: lstat of every "
+            "file and folder of `rg --files` by path, one thread (Perl), the same on every row. In the two first-100 rows, "
             "ripgrep and csearch are timed until they exit after their first 100 lines (in their own order) "
             "were read and the pipe closed."
         )

@@ -65,8 +65,8 @@ use crate::clock::Clock;
 use crate::envelope::{Stated, envelope_len, json_len};
 use crate::error::Error;
 use crate::{
-    Bounded, Budget, BudgetKind, CancelToken, Clamp, Completeness, Cursor, Disclosure, Enclosing,
-    Limits, SkipTally, Skipped, SkippedInput, Streamed, Total,
+    AsOf, Bounded, Budget, BudgetKind, CancelToken, Clamp, Completeness, Cursor, Disclosure,
+    Enclosing, Limits, SkipTally, Skipped, SkippedInput, Streamed, Total,
 };
 pub use count::Count;
 use fit::{Fitting, output_bytes};
@@ -130,6 +130,9 @@ pub struct Collector<T> {
     discard: bool,
     /// The first item, with its JSON size, when the byte budget refused it.
     refused: Option<(T, usize)>,
+    /// The answer trusts an index as of this time (see
+    /// [`Disclosure::with_as_of`]).
+    as_of: Option<AsOf>,
 }
 
 /// A finished collection, checked against the contract's rules: the
@@ -283,6 +286,7 @@ impl<T: Serialize> Collector<T> {
             kept: 0,
             discard: false,
             refused: None,
+            as_of: None,
         }
     }
 
@@ -304,6 +308,30 @@ impl<T: Serialize> Collector<T> {
     /// ```
     pub fn set_start(&mut self, start: u64) {
         self.start = start;
+        self.envelope_base = None;
+    }
+
+    /// Says that the answer trusts an index without checking the inputs,
+    /// and as of when (see [`Disclosure::with_as_of`]); `None`: it is
+    /// about the inputs as they are now (the default). Set it before the
+    /// items are offered: the response's size under `max_bytes` counts
+    /// it.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use candor::collector::Collector;
+    /// use candor::{AsOf, Limits};
+    /// let mut collector = Collector::new(&Limits::new().max_bytes(200));
+    /// collector.set_as_of(Some(AsOf::from_unix_ms(0)));
+    /// assert!(collector.offer("a line").is_continue());
+    /// let page = collector.finish(|_| None, None)?;
+    /// assert!(page.to_json()?.contains(r#""as_of":"1970-01-01T00:00:00.000Z""#));
+    /// assert!(page.summary("lines").contains("As of 1970-01-01T00:00:00.000Z"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn set_as_of(&mut self, as_of: Option<AsOf>) {
+        self.as_of = as_of;
         self.envelope_base = None;
     }
 
@@ -779,9 +807,10 @@ impl<T: Serialize> Collector<T> {
                 let mut skipped = self.skips.all().clone();
                 skipped.truncate_sample(0);
                 // Without the walk's skips so far, which yield too.
-                let disclosure = Disclosure::new(Completeness::Exact, Total::Exact(self.start))
+                let mut disclosure = Disclosure::new(Completeness::Exact, Total::Exact(self.start))
                     .with_start(self.start)
                     .with_skipped(skipped);
+                disclosure.set_as_of(self.as_of);
                 let base = envelope_len(&disclosure, 0).unwrap_or(usize::MAX / 4);
                 self.envelope_base = Some((skipped_now, base));
                 base
@@ -887,6 +916,7 @@ impl<T: Serialize> Collector<T> {
             kept,
             discard,
             refused,
+            as_of,
             ..
         } = self;
         if let Some(error) = error {
@@ -947,6 +977,7 @@ impl<T: Serialize> Collector<T> {
             disclosure = disclosure.with_total_cut_by(cut);
         }
         disclosure.set_next_cursor(next_cursor);
+        disclosure.set_as_of(as_of);
         if let Some(max) = max_bytes {
             // The first item, refused by the budget, is measured as the
             // page's next item: a page without items says what one needs.

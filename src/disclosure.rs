@@ -1,7 +1,7 @@
 //! `Disclosure`: everything a result says besides its items, and
 //! `Disclosure::check`, the one place the rules of the contract are stated.
 
-use crate::{Budget, BudgetKind, Completeness, Cursor, Enclosing, SkipTally, Skipped, Total};
+use crate::{AsOf, Budget, BudgetKind, Completeness, Cursor, Enclosing, SkipTally, Skipped, Total};
 
 /// Everything a [`Bounded`](crate::Bounded) says besides its items: the [`Completeness`],
 /// the [`Total`], where the page starts, the cursor to resume from and what
@@ -46,6 +46,9 @@ pub struct Disclosure {
     note: NoteForm,
     /// The note's text when the source wrote its own.
     note_text: Option<String>,
+    /// The answer trusts an index without checking the inputs: as of
+    /// when.
+    as_of: Option<AsOf>,
     /// The output-bytes budget the page was fitted to, if any, in bytes
     /// of JSON, with the response that encloses it: not part of what the
     /// result says (nor of its equality), but what a transformation of
@@ -66,6 +69,7 @@ impl PartialEq for Disclosure {
             && self.limit_reached == other.limit_reached
             && self.note == other.note
             && self.note_text == other.note_text
+            && self.as_of == other.as_of
     }
 }
 
@@ -99,6 +103,7 @@ impl Disclosure {
             limit_reached: None,
             note: NoteForm::Full,
             note_text: None,
+            as_of: None,
             fitted_to: None,
         }
     }
@@ -376,6 +381,45 @@ impl Disclosure {
     #[must_use]
     pub fn skipped(&self) -> &Skipped {
         &self.skipped
+    }
+
+    /// Says that the answer trusts an index without checking the inputs
+    /// themselves, and as of when: inputs changed since may be missing
+    /// from it, or answered as they were. Default: none, the answer is
+    /// about the inputs as they are when asked.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use candor::{AsOf, Completeness, Disclosure, Total};
+    /// let d = Disclosure::new(Completeness::Exact, Total::Exact(0))
+    ///     .with_as_of(AsOf::from_unix_ms(1_764_759_900_123));
+    /// assert_eq!(d.as_of().map(|t| t.to_string()).as_deref(), Some("2025-12-03T11:05:00.123Z"));
+    /// assert!(d.is_complete(), "complete as of then");
+    /// ```
+    pub fn with_as_of(mut self, as_of: AsOf) -> Disclosure {
+        self.as_of = Some(as_of);
+        self
+    }
+
+    /// When the inputs were as the answer describes them, for an answer
+    /// that trusts an index without checking them (see
+    /// [`with_as_of`](Disclosure::with_as_of)); `None` for an answer about
+    /// the inputs as they are when asked.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let (_, d) = candor::Bounded::exact(vec![1u8]).into_parts();
+    /// assert_eq!(d.as_of(), None);
+    /// ```
+    #[must_use]
+    pub fn as_of(&self) -> Option<AsOf> {
+        self.as_of
+    }
+
+    pub(crate) fn set_as_of(&mut self, as_of: Option<AsOf>) {
+        self.as_of = as_of;
     }
 
     /// What the walk skipped so far: this page's skips and those of the

@@ -26,8 +26,12 @@ pub(crate) struct Envelope<'a, I> {
 impl<I: Serialize> Serialize for Envelope<'_, I> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let d = self.disclosure;
-        let mut s = serializer.serialize_struct("Bounded", 8)?;
+        let mut s = serializer.serialize_struct("Bounded", 9)?;
         s.serialize_field("complete", &d.is_complete())?;
+        match d.as_of() {
+            Some(as_of) => s.serialize_field("as_of", &as_of.to_string())?,
+            None => s.skip_field("as_of")?,
+        }
         if d.completeness().is_truncated() {
             s.serialize_field("truncation", &TruncationOut(d))?;
         } else {

@@ -239,6 +239,7 @@
 #[doc = include_str!("../docs/CONTRACT.md")]
 pub mod contract {}
 
+mod as_of;
 mod bounded;
 mod cancel;
 mod clock;
@@ -267,6 +268,7 @@ mod wire;
 #[cfg(feature = "zoekt")]
 pub mod zoekt;
 
+pub use as_of::{AsOf, InvalidAsOf};
 pub use bounded::Bounded;
 pub use bounded::Incomplete;
 pub use cancel::{CancelOnDrop, CancelToken};

@@ -192,6 +192,12 @@ fn skips_text(line: &mut String, disclosure: &Disclosure) {
             plural(before.policy(), "input")
         );
     }
+    if let Some(as_of) = disclosure.as_of() {
+        let _ = write!(
+            line,
+            " As of {as_of}: from an index, not checked against the inputs since."
+        );
+    }
     if completeness.is_truncated() && skipped.has_errors() {
         let _ = write!(
             line,

@@ -5,13 +5,14 @@
 //!
 //! The first byte picks the file the rest replaces (the manifest or the
 //! base's posting lists), whether the rest is the whole file or only
-//! its body, under a header made valid for it, and (a base's body)
-//! whether the checksums of its table's blocks are made valid (right magic, version,
-//! rules, generation, length and checksum), so that the decoder behind
-//! the checksum is reached too (a manifest's body keeps the pristine
-//! base's generation in its first 8 bytes, so that its base is found; a
-//! base's checksum covers its first 8 bytes, the length of its head, and
-//! the head, and each posting list has its own).
+//! its body, under a header made valid for it (right magic, version,
+//! rules, generation, length and checksum), and whether the checksums
+//! behind the header's are made valid too (a manifest's sections and
+//! blocks, a base's table's blocks), so that the decoders behind them
+//! are reached (a manifest's body keeps the pristine base's generation
+//! in its first 8 bytes, so that its base is found; a manifest's header
+//! checksum covers its directory, a base's its first 8 bytes, the length
+//! of its head, and the head, and each posting list has its own).
 //! The tree's stamps (inodes, times in
 //! nanoseconds) are not in any input: a forged entry cannot pass for an
 //! unchanged one.
@@ -114,6 +115,13 @@ pub fn check(data: &[u8]) -> bool {
         if mode & 1 == 0 && rest.len() >= 8 {
             rest[..8].copy_from_slice(&old[44..52]);
         }
+        if mode & 1 == 0 && mode & 4 != 0 {
+            // The sections and blocks made to match their checksums, so
+            // that their entries are read too.
+            if let Some(fixed) = candor_search::__index_hooks::manifest_with_checksums(&rest) {
+                rest = fixed;
+            }
+        }
         if mode & 1 == 1 && mode & 4 != 0 {
             // The blocks of the trigram table made to match their
             // checksums, so that their entries are read too.
@@ -127,7 +135,8 @@ pub fn check(data: &[u8]) -> bool {
         }
         let rest = &rest[..];
         let checked = if mode & 1 == 0 {
-            rest
+            let directory = candor_search::__index_hooks::MANIFEST_DIRECTORY;
+            &rest[..directory.min(rest.len())]
         } else {
             let head = rest
                 .get(..8)

@@ -8,7 +8,7 @@ use serde::Serialize;
 use crate::collector::Collector;
 use crate::error::Error;
 use crate::{
-    Bounded, Budget, BudgetKind, Completeness, Cursor, Disclosure, Limits, Skipped, Total,
+    AsOf, Bounded, Budget, BudgetKind, Completeness, Cursor, Disclosure, Limits, Skipped, Total,
 };
 
 /// The merged, certain prefix of several sorted parts.
@@ -27,6 +27,9 @@ pub(super) struct Merged<T> {
     /// parts' starts.
     start: u64,
     skipped: Skipped,
+    /// The earliest time a part's answer is as of (see `AsOf`), if any
+    /// trusts an index: the merged answer is no fresher.
+    as_of: Option<AsOf>,
 }
 
 /// Merges `parts` in the order of `compare` (ties: earlier part first),
@@ -41,6 +44,7 @@ pub(super) fn merge_certain<T>(
     let mut total_cut_by = None;
     let mut start = 0u64;
     let mut skipped = Skipped::new();
+    let mut as_of: Option<AsOf> = None;
     let mut tagged: Vec<(usize, usize, T)> = Vec::new();
     let mut subset = None;
     // (part, index of its last item or None when it has none, completeness)
@@ -59,6 +63,10 @@ pub(super) fn merge_certain<T>(
         total_cut_by = total_cut_by.or(disclosure.total_cut_by());
         start = start.saturating_add(disclosure.start());
         skipped.absorb(disclosure.skipped().clone());
+        as_of = match (as_of, disclosure.as_of()) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
         if disclosure.is_subset() && subset.is_none() {
             subset = Some(disclosure.completeness().clone());
         }
@@ -116,6 +124,7 @@ pub(super) fn merge_certain<T>(
         total_cut_by,
         start,
         skipped,
+        as_of,
     })
 }
 
@@ -233,6 +242,7 @@ where
         total_cut_by,
         start: parts_start,
         skipped,
+        as_of,
     } = merged;
     let start = start.unwrap_or(parts_start);
     // A part's stop is told as the caller's query (docs/CONTRACT.md,
@@ -249,6 +259,7 @@ where
         // is the sum, for the same reason.
         collector.cut_count(cut);
     }
+    collector.set_as_of(as_of);
     let mut broke = false;
     let mut offered = 0usize;
     for item in items {

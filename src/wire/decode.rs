@@ -17,6 +17,8 @@ use crate::{
 struct BoundedIn<T> {
     complete: bool,
     #[serde(default)]
+    as_of: Option<String>,
+    #[serde(default)]
     truncation: Option<TruncationIn>,
     #[serde(default)]
     start: u64,
@@ -205,6 +207,9 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for Bounded<T> {
                 .parse::<BudgetKind>()
                 .map_err(de::Error::custom)?;
             disclosure = disclosure.with_total_cut_by(Budget::new(kind, cut.max, cut.used));
+        }
+        if let Some(as_of) = wire.as_of {
+            disclosure = disclosure.with_as_of(as_of.parse().map_err(de::Error::custom)?);
         }
         disclosure.set_next_cursor(wire.next_cursor);
         if subset {

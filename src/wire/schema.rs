@@ -35,7 +35,9 @@ query; the limit and `max_bytes` may change from page to page. `skipped` counts 
 not searched on this page, by reason (a hidden or ignored folder counts once, and none of it was \
 searched); `skipped.so_far` counts those of this page and every page before it; \
 `skipped.errors` counts those that leave the answer incomplete (an input that could not be read, \
-or one you named that was left out).";
+or one you named that was left out). `as_of`, when present, says the answer comes from an index \
+trusted without checking the inputs, as they were at that time: inputs changed since may be \
+missing or answered as they were; ask again with checking for an answer about them now.";
 
 /// The JSON Schema (draft 2020-12) of the wire shape, with `item_schema`
 /// as the schema of each item. Suits an MCP tool's `outputSchema`.
@@ -124,6 +126,12 @@ fn envelope_schema_with(item_schema: Value) -> Value {
             "complete": {
                 "type": "boolean",
                 "description": "True only when items hold the whole answer and no input was skipped because of an error."
+            },
+            "as_of": {
+                "type": "string",
+                "format": "date-time",
+                "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\\.[0-9]{3}Z$",
+                "description": "Present only when the answer trusts an index without checking the inputs: the time (UTC) the index last read them. Inputs changed since may be missing or answered as they were."
             },
             "truncation": {
                 "description": "Present only when items of the full answer are missing: what stopped the result.",

@@ -55,8 +55,9 @@ pub fn top_keys(json: &str) -> Vec<String> {
 
 /// The only order the envelope's keys may take (each one optional here;
 /// which are present is checked separately).
-pub const KEY_ORDER: [&str; 8] = [
+pub const KEY_ORDER: [&str; 9] = [
     "complete",
+    "as_of",
     "truncation",
     "start",
     "count",

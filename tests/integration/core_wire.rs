@@ -263,6 +263,53 @@ fn golden_deadline_budget() {
     );
 }
 
+/// An answer that trusts an index without checking the inputs says so,
+/// and as of when, right after `complete`; it decodes back to the same
+/// answer, and the schema accepts it (and refuses a time written
+/// otherwise).
+#[test]
+fn golden_as_of_says_when_the_inputs_were_as_answered() {
+    let mut collector = candor::collector::Collector::new(&Limits::new());
+    collector.set_as_of(Some(candor::AsOf::from_unix_ms(1_764_759_900_123)));
+    assert!(collector.offer(7u32).is_continue());
+    let b = collector.finish(|_| None, None).unwrap();
+    let json = b.to_json().unwrap();
+    assert_eq!(
+        json,
+        concat!(
+            r#"{"complete":true,"as_of":"2025-12-03T11:05:00.123Z","count":1,"#,
+            r#""total":{"value":1,"relation":"eq"},"items":[7]}"#
+        )
+    );
+    let back: Bounded<u32> = serde_json::from_str(&json).unwrap();
+    assert_eq!(back, b);
+    assert_eq!(
+        back.disclosure().as_of().map(|t| t.unix_ms()),
+        Some(1_764_759_900_123)
+    );
+    assert!(
+        b.summary("matches")
+            .contains("As of 2025-12-03T11:05:00.123Z: from an index, not checked"),
+        "{}",
+        b.summary("matches")
+    );
+    let schema = candor::envelope_schema(json!({ "type": "integer" }));
+    let value: serde_json::Value = serde_json::from_str(&json).unwrap();
+    validate(&schema, &value, "$").unwrap();
+    for bad in [
+        "2025-12-03T11:05:00Z",
+        "yesterday",
+        "2025-13-03T11:05:00.123Z",
+    ] {
+        let broken = json.replace("2025-12-03T11:05:00.123Z", bad);
+        let value: serde_json::Value = serde_json::from_str(&broken).unwrap();
+        if !bad.starts_with("2025-13") {
+            assert!(validate(&schema, &value, "$").is_err(), "accepted {bad}");
+        }
+        assert!(rejection::<u32>(&broken).contains("as_of"), "decoded {bad}");
+    }
+}
+
 #[test]
 fn count_total_gives_an_exact_total_beside_a_truncation() {
     let b = Bounded::collect(0..7u32, &Limits::new().limit(2).count_total(true)).unwrap();
@@ -320,7 +367,11 @@ fn golden_design_example_with_skipped_decodes_and_reencodes() {
             r#""items":[0,1,2]}"#
         )
     );
-    assert_eq!(top_keys(&json), crate::core_support::KEY_ORDER);
+    let without_start: Vec<&str> = crate::core_support::KEY_ORDER
+        .into_iter()
+        .filter(|k| *k != "as_of")
+        .collect();
+    assert_eq!(top_keys(&json), without_start);
     let wire = decode::<u32>(&json);
     assert_eq!(
         wire.skipped,
@@ -420,7 +471,32 @@ fn field_order_is_fixed_and_empty_fields_are_omitted() {
                 .unwrap()
                 .to_json()
                 .unwrap(),
-            crate::core_support::KEY_ORDER.to_vec(),
+            crate::core_support::KEY_ORDER
+                .into_iter()
+                .filter(|k| *k != "as_of")
+                .collect(),
+        ),
+        (
+            "as of a time",
+            {
+                let mut collector = candor::collector::Collector::new(&Limits::new().limit(1));
+                collector.set_as_of(Some(candor::AsOf::from_unix_ms(1_764_759_900_123)));
+                for n in 0..3u8 {
+                    if collector.offer(n).is_break() {
+                        break;
+                    }
+                }
+                collector.finish(|_| None, None).unwrap().to_json().unwrap()
+            },
+            vec![
+                "complete",
+                "as_of",
+                "truncation",
+                "start",
+                "count",
+                "total",
+                "items",
+            ],
         ),
     ];
     let mut names: Vec<&str> = cases.iter().map(|c| c.0).collect();
@@ -738,6 +814,7 @@ fn llm_guide_explains_the_fields_an_agent_must_read() {
         "\"gte\"",
         "\"eq\"",
         "skipped",
+        "as_of",
     ] {
         assert!(candor::LLM_GUIDE.contains(word), "LLM_GUIDE lacks {word}");
     }

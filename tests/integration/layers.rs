@@ -11,7 +11,7 @@ use regex::Regex;
 /// The core's layers, bottom to top.
 const CORE: &[&[&str]] = &[
     &["error", "clock", "cancel"],
-    &["completeness", "total", "skipped"],
+    &["completeness", "total", "as_of", "skipped"],
     &["cursor"],
     &["limits"],
     &["disclosure"],

@@ -1,9 +1,12 @@
 //! The `Index` corpus through the library, against the tree's scan of the
-//! same files: a page of 100 matches of a common word and of a word whose
-//! first match lies deep in the tree, a rare literal's full listing, and
-//! the exact total of a literal with many matches; each through the
-//! checked index (every stat taken), the watched index (a watcher
-//! reports changes; nothing else is stat'ed) and the tree; and an update
+//! same files: a literal found nowhere (also under a deadline, as every
+//! MCP call has), a page of 100 matches of a common word and of a word
+//! whose first match lies deep in the tree, a rare literal's full
+//! listing, and the exact total of a literal with many matches; each
+//! through the checked index (every stat taken), the watched index (a
+//! watcher reports changes; a query visits its candidates and nothing
+//! else), the index trusted as of its generation (`check_tree(false)`: no
+//! stat; the answer says as of when) and the tree; and an update
 //! of the index after one file changed, checked and watched, and what a
 //! command-line tool does after one change (a checked query, then
 //! `update_as_seen`) against the same query on an unchanged tree.
@@ -73,9 +76,23 @@ fn main() {
     let watched = Index::build(tree.clone(), scratch.path().join("watched")).expect("an index");
     let watching = watched.watch().expect("a watch");
     eprintln!("watched: {watching}");
+    let trusted = Index::open(tree.clone(), scratch.path().join("checked"))
+        .expect("an index")
+        .check_tree(false);
     let page = Limits::new().limit(100);
     let total = Limits::new().limit(0).count_total(true);
-    let cases: [(&str, Query, &Limits); 4] = [
+    let deadline = Limits::new().deadline(std::time::Duration::from_secs(600));
+    let cases: [(&str, Query, &Limits); 6] = [
+        (
+            "nowhere",
+            Query::literal("zq7Xv9wQ2nowhere"),
+            &Limits::new(),
+        ),
+        (
+            "nowhere_deadline",
+            Query::literal("zq7Xv9wQ2nowhere"),
+            &deadline,
+        ),
         ("page_common", Query::literal(common), &page),
         ("page_deep", Query::literal(deep), &page),
         ("rare_listing", Query::literal(rare), &Limits::new()),
@@ -91,6 +108,9 @@ fn main() {
         });
         group.bench_function("watched", |b| {
             b.iter(|| black_box(watched.search(query, limits, None).expect("a search")))
+        });
+        group.bench_function("trusted", |b| {
+            b.iter(|| black_box(trusted.search(query, limits, None).expect("a search")))
         });
         group.finish();
     }

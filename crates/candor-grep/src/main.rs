@@ -169,6 +169,21 @@ struct Args {
     /// stale only when the file it resumes in changed.
     #[arg(long, value_name = "INDEX")]
     index: Option<PathBuf>,
+
+    /// With --index: answer from the index as its last build or update
+    /// recorded the tree, without checking the tree (no stat of every
+    /// file; the answer costs the files that may match). The answer says
+    /// so, and as of when: the last line on standard error ("As of
+    /// TIME"), `"as_of"` with --json. A file changed since is read as it
+    /// is now where the index finds it may match; one added since is
+    /// missed. Bring the index up to date with --update-index.
+    #[arg(long, requires = "index")]
+    trust: bool,
+
+    /// With --index: bring the index up to date with the tree (read what
+    /// changed since it was last updated) before answering.
+    #[arg(long, requires = "index")]
+    update_index: bool,
 }
 
 /// Parses `1234`, `50K`, `8M` or `1G` (powers of 1024).
@@ -451,9 +466,13 @@ fn corpus(args: &Args, tree: Tree) -> Result<Searched, Failure> {
     match &args.index {
         None => Ok(Searched::Tree(tree)),
         #[cfg(feature = "index")]
-        Some(path) => Ok(Searched::Index(std::mem::ManuallyDrop::new(
-            candor_search::Index::open_or_build(tree, path)?,
-        ))),
+        Some(path) => {
+            let index = candor_search::Index::open_or_build(tree, path)?.check_tree(!args.trust);
+            if args.update_index {
+                index.update()?;
+            }
+            Ok(Searched::Index(std::mem::ManuallyDrop::new(index)))
+        }
         #[cfg(not(feature = "index"))]
         Some(_) => Err(Failure(
             "--index needs the `index` feature (cargo run -p candor-grep --features index ...)"
@@ -483,16 +502,17 @@ impl Searched {
 }
 
 /// Once the answer is written (the search is dropped at the end of
-/// `run`), an index that the query found behind the tree is brought up
-/// to date as the query saw it (its stats are not taken again), so the
-/// next process checks and reads less. A failure here changes no
-/// answer, and is only noted. The index itself is never dropped (see
-/// `Searched::Index`).
+/// `run`), an index that a checked query found behind the tree is
+/// brought up to date as the query saw it (its stats are not taken
+/// again), so the next process checks and reads less (an answer that
+/// trusted the index took no stats, and leaves it as it is:
+/// --update-index updates it). A failure here changes no answer, and is
+/// only noted. The index itself is never dropped (see `Searched::Index`).
 impl Drop for Searched {
     fn drop(&mut self) {
         #[cfg(feature = "index")]
         if let Searched::Index(index) = self {
-            if index.is_behind() {
+            if index.is_behind() && index.get_check_tree() {
                 if let Err(e) = index.update_as_seen() {
                     eprintln!("grep: note: the index was not updated: {}", chain(&e));
                 }

@@ -125,7 +125,7 @@ pub(crate) use confine::open_root;
 #[cfg(feature = "index")]
 pub(crate) use confine::{DirHandle, mix, mtime_at, open_dir, open_file, stamp_at};
 #[cfg(feature = "index")]
-pub(crate) use engine::{FileOutcome, PartsScan, Plan, Search, no_match, search_file};
+pub(crate) use engine::{Budgets, FileOutcome, PartsScan, Plan, Search, no_match, search_file};
 #[cfg(feature = "index")]
 pub(crate) use path::os_name;
 #[cfg(feature = "index")]

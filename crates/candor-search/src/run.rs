@@ -15,7 +15,7 @@ use crate::matcher::Matcher;
 use crate::operation::{CountPerFile, FilesWithMatches, FindInFile, Search as Lines};
 use crate::position::Position;
 use crate::source::Source;
-use crate::{Bounded, Cursor, Limits, Scope, StreamError, Streamed};
+use crate::{AsOf, Bounded, Cursor, Limits, Scope, StreamError, Streamed};
 use crate::{FileCount, Match, Query, path};
 
 /// Which files a query searches.
@@ -39,6 +39,8 @@ struct Prepared<'s, S> {
     filters: Vec<String>,
     start: Option<Position>,
     scope: Scope,
+    /// What the answer is about, when the corpus trusts its record.
+    as_of: Option<AsOf>,
 }
 
 /// Prepares `query` of kind `K` over `source`, resuming at `cursor`.
@@ -75,6 +77,7 @@ fn prepare<'s, S: Source, K: QueryKind>(
         filters,
         start,
         scope,
+        as_of: source.as_of(),
     })
 }
 
@@ -117,6 +120,7 @@ impl<S: Source> Prepared<'_, S> {
     ) -> Result<Bounded<K::Item>, Error> {
         let search = self.search::<K>(limits);
         let mut stage = ResultStage::<K>::new(&search, limits, cursor);
+        stage.set_as_of(self.as_of);
         drive(self.source, &search, &mut stage, files)?;
         stage.finish(&self.scope, &SourceStamps(self.source))
     }
@@ -136,6 +140,7 @@ impl<S: Source> Prepared<'_, S> {
         }
         let search = self.search::<K>(limits);
         let mut stage = ResultStage::<K>::streaming(&search, limits, cursor, receiver);
+        stage.set_as_of(self.as_of);
         drive(self.source, &search, &mut stage, Files::All)?;
         stage.finish_stream(&self.scope, &SourceStamps(self.source))
     }

@@ -11,7 +11,7 @@ use std::ops::ControlFlow;
 
 use crate::engine::{FileOutcome, Plan, Search, no_match, search_file};
 use crate::reader::Opened;
-use crate::{Cursor, Fingerprint, Scope, SkippedInput};
+use crate::{AsOf, Cursor, Fingerprint, Scope, SkippedInput};
 use crate::{Error, ErrorKind};
 
 /// One entry of a corpus, in path order.
@@ -79,6 +79,14 @@ pub(crate) trait Source: Sync {
     /// cursor's), for the reader: no hidden or ignore rule applies here,
     /// only the read policy, which the reader applies.
     fn open(&self, path: &str) -> Opened<'_>;
+
+    /// When an answer trusts the corpus's record of its inputs without
+    /// checking them (an index asked not to check the tree): the time
+    /// the record is about, which the answer states. `None`, the
+    /// default: answers are about the inputs as they are when asked.
+    fn as_of(&self) -> Option<AsOf> {
+        None
+    }
 
     /// Hands each entry of the corpus to `each`, in path order (see
     /// `path::cmp_paths`), until `each` breaks or the entries run out:

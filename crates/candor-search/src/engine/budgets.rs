@@ -114,13 +114,28 @@ impl Budgets {
         measured()
     }
 
-    /// Returns true when a budget may stop a search inside a file (the
-    /// scanned bytes, the deadline): a file known to hold no match is
-    /// then searched whole without reading it only when it is one block
-    /// long, where no such check falls.
+    /// Returns true when the scanned bytes may stop the search of a file
+    /// of `len` bytes inside it, as the reader checks them at the end of
+    /// each read block but the last: only a file longer than the budget
+    /// reaches it there. A file a corpus knows holds no match is then
+    /// read rather than taken as searched whole, so that the answer stops
+    /// where the tree's does. The deadline is no such budget: a file not
+    /// read takes no time, and an answer that did not stop in it is as
+    /// true as one that did.
     #[cfg_attr(not(feature = "index"), allow(dead_code))]
-    pub(crate) fn may_stop_inside_file(&self) -> bool {
-        self.max_scanned_bytes.is_some() || self.deadline.is_some()
+    pub(crate) fn may_stop_inside(&self, len: u64) -> bool {
+        self.max_scanned_bytes.is_some_and(|max| len > max)
+    }
+
+    /// Returns true when each file searched is charged to a budget (the
+    /// files, the scanned bytes): a corpus that knows a file holds no
+    /// match must then still hand it on (`Entry::NoMatch`), where it
+    /// comes, for the budget to stop where the tree's does. Without one,
+    /// such a file changes nothing of the answer, and need not be handed
+    /// on at all.
+    #[cfg_attr(not(feature = "index"), allow(dead_code))]
+    pub(crate) fn charges_files(&self) -> bool {
+        self.max_files.is_some() || self.max_scanned_bytes.is_some()
     }
 
     /// Inside a file, `scanned` bytes into its search: the budget that
@@ -222,6 +237,19 @@ mod tests {
             budgets.spent_inside_file(100),
             Some(Budget::new(BudgetKind::ScannedBytes, 100, 100))
         );
+    }
+
+    #[test]
+    fn only_the_scanned_bytes_stop_inside_a_file_and_only_a_longer_one() {
+        let deadline = Budgets::new(&Limits::new().deadline(Duration::from_millis(1)));
+        assert!(!deadline.may_stop_inside(u64::MAX));
+        assert!(!deadline.charges_files());
+        let scanned = Budgets::new(&Limits::new().max_scanned_bytes(100));
+        assert!(!scanned.may_stop_inside(100));
+        assert!(scanned.may_stop_inside(101));
+        assert!(scanned.charges_files());
+        assert!(Budgets::new(&Limits::new().max_files(3)).charges_files());
+        assert!(!Budgets::new(&Limits::new()).charges_files());
     }
 
     #[test]

@@ -17,7 +17,7 @@ use crate::engine::search::Search;
 use crate::engine::sink::ItemSink;
 use crate::path;
 use crate::position::Place;
-use crate::{Budget, BudgetKind, Completeness, Cursor, Limits, Scope, SkippedInput, Total};
+use crate::{AsOf, Budget, BudgetKind, Completeness, Cursor, Limits, Scope, SkippedInput, Total};
 use candor::collector::Count;
 use candor::collector::{Collector, Finished};
 
@@ -95,6 +95,12 @@ impl<'l, K: QueryKind> ResultStage<'l, K> {
         stage.collector.resume_after(cursor);
         stage.stream = Some(receiver);
         stage
+    }
+
+    /// Says that the answer trusts the corpus's record as of `as_of` (see
+    /// `Source::as_of`), before any outcome is taken.
+    pub(crate) fn set_as_of(&mut self, as_of: Option<AsOf>) {
+        self.collector.set_as_of(as_of);
     }
 
     /// Takes the next outcome in path order. `Break` when no more outcomes

@@ -372,8 +372,8 @@ pub(crate) fn no_match<'p>(search: &Search<'_>, path: &'p str, len: u64) -> File
 /// A file searched only in some of its parts, when its corpus knows that
 /// every line of it that may match lies in them (an index whose blocks
 /// hold whole lines): what `search_file` gives it, for a search that
-/// lists no lines (it counts them, or asks whether one matches) and that
-/// no budget can stop inside a file, the parts read as the corpus gives
+/// lists no lines (it counts them, or asks whether one matches), which no
+/// budget stops inside a file, the parts read as the corpus gives
 /// them. The corpus must know the file is plain text as a whole (no NUL
 /// byte, no byte-order mark, no line too long to hold), as the reader
 /// would have found it.
@@ -393,7 +393,10 @@ impl<'p, 'm> PartsScan<'p, 'm> {
         matcher: &'m Matcher,
         path: &'p str,
     ) -> Option<PartsScan<'p, 'm>> {
-        if search.budgets.refuses_files() || search.budgets.may_stop_inside_file() {
+        // A search that lists no lines is never stopped inside a file by
+        // a budget (the reader checks them only while it lists lines), so
+        // reading some parts gives what reading all would.
+        if search.budgets.refuses_files() {
             return None;
         }
         let scan = FileScan::new(search, matcher, 0);

@@ -1,65 +1,115 @@
 //! The stamps a checked query compares, taken ahead of it on a second
-//! thread: the recorded entries are cut into chunks, each claimed once,
-//! the helper's in order and the query's thread's as it needs them, so
-//! that checking an unchanged tree costs about half its stats' time on
-//! two cores. The query's thread, needing a stamp of a chunk the helper
-//! is still filling, claims and fills the helper's next chunk meanwhile
-//! rather than take the same stats again. Each stamp is one `fstatat` by path from the
-//! root's handle (no folder is opened); the query uses a stamp only once
-//! every folder above it was found unchanged, so a folder swapped for a
-//! link is seen at the folder.
+//! thread, a block of the manifest at a time: the helper reads the next
+//! block, takes the stamps of its entries and leaves both for the
+//! query's thread, at most `AHEAD` blocks ahead of it (what is held stays
+//! bounded however large the tree); the query's thread, needing a block
+//! the helper is still filling, fills the helper's next block meanwhile
+//! rather than wait, and fills a block no thread claimed itself. So
+//! checking an unchanged tree costs about half its stats' time on two
+//! cores. Each stamp is one `fstatat` by path from the root's handle (no
+//! folder is opened); the query uses a stamp only once every folder above
+//! it was found unchanged, so a folder swapped for a link is seen at the
+//! folder.
 
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicUsize, Ordering};
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::Duration;
 
 use crate::DirHandle;
-use crate::index::snapshot::{Entry, Snapshot};
-use crate::index::stamp::{file_stamp_at, folder_stamp_at};
+use crate::index::entry::Entry;
+use crate::index::manifest::{Block, Damage, Manifest};
+use crate::index::stamp::{file_stamp_at, folder_stamp_at, now_ns};
 
-/// Entries per chunk.
-const CHUNK: usize = 64;
-
-/// A stamp not taken yet.
-const PENDING: u64 = 0;
+/// A stamp not taken.
+pub(crate) const PENDING: u64 = 0;
 /// A stamp that could not be taken.
 const FAILED: u64 = 1;
 
-/// A chunk's state: not claimed, claimed and being filled, filled.
+/// A block's state: not claimed, claimed and being filled, filled.
 const FREE: u8 = 0;
 const TAKEN: u8 = 1;
 const DONE: u8 = 2;
 
-/// The entries' stamps now, as they are taken.
+/// How many blocks (about 130 entries each) the helper may fill ahead of
+/// the query's thread.
+const AHEAD: usize = 32;
+
+/// A block of the manifest and its entries' stamps now (`None` where one
+/// could not be taken).
+#[derive(Debug)]
+pub(crate) struct Stamped {
+    pub(crate) block: Arc<Block>,
+    stamps: Vec<u64>,
+}
+
+impl Stamped {
+    /// The stamp now of the entry at `at` (within the block).
+    pub(crate) fn of(&self, at: usize) -> Option<u64> {
+        let value = self.stamps[at - self.block.first];
+        (value != FAILED).then_some(value)
+    }
+}
+
+type Filled = Result<Arc<Stamped>, Damage>;
+
+/// A block's place among those being stamped.
+#[derive(Default)]
+struct Slot {
+    state: AtomicU8,
+    filled: Mutex<Option<Filled>>,
+}
+
+/// The entries' stamps now, a block at a time, as they are taken.
 pub(crate) struct Stamps<'s> {
-    snap: &'s Snapshot,
+    manifest: &'s Manifest,
     root: &'s DirHandle,
-    values: Vec<AtomicU64>,
-    chunks: Vec<AtomicU8>,
-    /// The next chunk the helper claims (the query's thread claims the
-    /// chunks it needs, wherever they are).
+    slots: Vec<Slot>,
+    /// The next block the helper claims.
     next: AtomicUsize,
+    /// The block the query's thread asked for last.
+    reached: AtomicUsize,
     stop: AtomicBool,
+    /// Stamps of the same generation another traversal took, by place.
+    known: Option<Vec<u64>>,
+    /// The stamps the query's thread was given, by place, when they are
+    /// kept for an update (see `LastStamps`).
+    kept: Option<Mutex<Vec<u64>>>,
+    /// When the first stamp was taken.
+    began_ns: u64,
+    /// Woken when a block is filled, or the query's thread moves on.
+    moved: (Mutex<()>, Condvar),
 }
 
 impl<'s> Stamps<'s> {
-    /// The stamps of `snap`'s entries from `first` on.
-    pub(crate) fn new(snap: &'s Snapshot, root: &'s DirHandle, first: usize) -> Stamps<'s> {
-        let n = snap.entries.len();
+    /// The stamps of `manifest`'s entries, the helper starting at block
+    /// `first`; `known` are stamps taken earlier (of the same generation)
+    /// to use rather than take again; `keep` keeps those given out.
+    pub(crate) fn new(
+        manifest: &'s Manifest,
+        root: &'s DirHandle,
+        first: usize,
+        known: Option<Vec<u64>>,
+        keep: bool,
+    ) -> Stamps<'s> {
         Stamps {
-            snap,
+            manifest,
             root,
-            values: (0..n).map(|_| AtomicU64::new(PENDING)).collect(),
-            chunks: (0..n.div_ceil(CHUNK))
-                .map(|_| AtomicU8::new(FREE))
+            slots: (0..manifest.block_count())
+                .map(|_| Slot::default())
                 .collect(),
-            next: AtomicUsize::new(first / CHUNK),
+            next: AtomicUsize::new(first),
+            reached: AtomicUsize::new(first),
             stop: AtomicBool::new(false),
+            known,
+            kept: keep.then(|| Mutex::new(vec![PENDING; manifest.len()])),
+            began_ns: now_ns(),
+            moved: (Mutex::new(()), Condvar::new()),
         }
     }
 
-    /// Takes the stamp of entry `at` (a folder's or a file's).
-    fn take(&self, at: usize) -> u64 {
-        let stamp = match &self.snap.entries[at] {
+    /// Takes the stamp of `entry` (a folder's or a file's).
+    fn take(&self, entry: &Entry) -> u64 {
+        let stamp = match entry {
             Entry::Folder(f) => folder_stamp_at(self.root, &f.path, f.ignores),
             Entry::File(f) => file_stamp_at(self.root, &f.path),
             Entry::Skip(_) => None,
@@ -67,77 +117,121 @@ impl<'s> Stamps<'s> {
         stamp.filter(|&s| s > FAILED).unwrap_or(FAILED)
     }
 
-    /// Fills a chunk this thread claimed.
-    fn fill(&self, chunk: usize) {
-        let end = ((chunk + 1) * CHUNK).min(self.values.len());
-        for at in chunk * CHUNK..end {
-            if self.stop.load(Ordering::Relaxed) {
-                return;
-            }
-            if self.values[at].load(Ordering::Relaxed) == PENDING {
-                self.values[at].store(self.take(at), Ordering::Release);
-            }
+    /// Reads block `b` and takes its entries' stamps.
+    fn fill(&self, b: usize) -> Filled {
+        let block = self.manifest.load_block(b)?;
+        let mut stamps = Vec::with_capacity(block.entries.len());
+        for (i, entry) in block.entries.iter().enumerate() {
+            let known = self.known.as_ref().and_then(|k| k.get(block.first + i));
+            stamps.push(match known {
+                Some(&v) if v != PENDING => v,
+                _ => self.take(entry),
+            });
         }
-        self.chunks[chunk].store(DONE, Ordering::Release);
+        Ok(Arc::new(Stamped {
+            block: Arc::new(block),
+            stamps,
+        }))
     }
 
-    /// Claims `chunk`, unless a thread did.
-    fn claim(&self, chunk: usize) -> bool {
-        self.chunks[chunk]
+    /// Fills block `b`, claimed by this thread, for the other.
+    fn fill_for_later(&self, b: usize) {
+        let filled = self.fill(b);
+        *self.slots[b]
+            .filled
+            .lock()
+            .unwrap_or_else(|p| p.into_inner()) = Some(filled);
+        self.slots[b].state.store(DONE, Ordering::Release);
+        self.moved.1.notify_all();
+    }
+
+    /// Claims block `b`, unless a thread did.
+    fn claim(&self, b: usize) -> bool {
+        self.slots[b]
+            .state
             .compare_exchange(FREE, TAKEN, Ordering::AcqRel, Ordering::Acquire)
             .is_ok()
     }
 
-    /// Claims the next chunk in order not claimed yet, if any is left.
+    /// Claims the next block in order not claimed yet, within `AHEAD` of
+    /// the query's thread.
     fn claim_next(&self) -> Option<usize> {
         loop {
-            let chunk = self.next.fetch_add(1, Ordering::AcqRel);
-            if chunk >= self.chunks.len() {
+            let b = self.next.load(Ordering::Acquire);
+            if b >= self.slots.len() || b > self.reached.load(Ordering::Acquire) + AHEAD {
                 return None;
             }
-            if self.claim(chunk) {
-                return Some(chunk);
+            if self
+                .next
+                .compare_exchange(b, b + 1, Ordering::AcqRel, Ordering::Acquire)
+                .is_ok()
+                && self.claim(b)
+            {
+                return Some(b);
             }
         }
     }
 
-    /// The stamp of entry `at` now (`None` when it cannot be taken): the
-    /// helper's if it took it, else taken here, with the rest of its
-    /// chunk when no thread claimed the chunk.
-    pub(crate) fn of(&self, at: usize) -> Option<u64> {
-        let chunk = at / CHUNK;
-        loop {
-            let value = self.values[at].load(Ordering::Acquire);
-            if value != PENDING {
-                return (value != FAILED).then_some(value);
-            }
-            match self.chunks[chunk].load(Ordering::Acquire) {
+    /// Waits a moment for the other thread.
+    fn wait(&self) {
+        let guard = self.moved.0.lock().unwrap_or_else(|p| p.into_inner());
+        let _ = self
+            .moved
+            .1
+            .wait_timeout(guard, Duration::from_millis(1))
+            .unwrap_or_else(|p| p.into_inner());
+    }
+
+    /// Block `b` and its entries' stamps, for the query's thread: the
+    /// helper's if it filled them, else filled here.
+    ///
+    /// # Errors
+    ///
+    /// The block's damage.
+    pub(crate) fn block(&self, b: usize) -> Filled {
+        if self.reached.fetch_max(b, Ordering::AcqRel) < b {
+            self.moved.1.notify_all();
+        }
+        let filled = loop {
+            match self.slots[b].state.load(Ordering::Acquire) {
                 FREE => {
-                    if self.claim(chunk) {
-                        self.fill(chunk);
+                    if self.claim(b) {
+                        let filled = self.fill(b);
+                        self.slots[b].state.store(DONE, Ordering::Release);
+                        break filled;
                     }
                 }
-                // Filled, yet not this one: the filling thread stopped.
-                DONE => break,
-                // The helper is filling it: fill the next chunk
-                // meanwhile, or wait for it when none is left.
+                DONE => {
+                    let left = self.slots[b]
+                        .filled
+                        .lock()
+                        .unwrap_or_else(|p| p.into_inner())
+                        .take();
+                    break left.unwrap_or_else(|| self.fill(b));
+                }
+                // The helper is filling it: fill its next block meanwhile,
+                // or wait for it.
                 _ => match self.claim_next() {
-                    Some(ahead) => self.fill(ahead),
-                    None if self.stop.load(Ordering::Relaxed) => break,
-                    None => std::thread::yield_now(),
+                    Some(ahead) => self.fill_for_later(ahead),
+                    None => self.wait(),
                 },
             }
+        };
+        if let (Some(kept), Ok(stamped)) = (&self.kept, &filled) {
+            let mut kept = kept.lock().unwrap_or_else(|p| p.into_inner());
+            let first = stamped.block.first;
+            kept[first..first + stamped.stamps.len()].copy_from_slice(&stamped.stamps);
         }
-        let value = self.take(at);
-        (value != FAILED).then_some(value)
+        filled
     }
 
-    /// The helper: claims and fills chunk after chunk, until stopped.
+    /// The helper: claims and fills block after block, until stopped.
     pub(crate) fn help(&self) {
         while !self.stop.load(Ordering::Relaxed) {
             match self.claim_next() {
-                Some(chunk) => self.fill(chunk),
-                None => return,
+                Some(b) => self.fill_for_later(b),
+                None if self.next.load(Ordering::Acquire) >= self.slots.len() => return,
+                None => self.wait(),
             }
         }
     }
@@ -145,23 +239,14 @@ impl<'s> Stamps<'s> {
     /// Stops the helper.
     pub(crate) fn stop(&self) {
         self.stop.store(true, Ordering::Relaxed);
+        self.moved.1.notify_all();
     }
 
-    /// Takes as known the stamps of `seen` (those another traversal of
-    /// the same generation took).
-    pub(crate) fn with(self, seen: &[u64]) -> Stamps<'s> {
-        for (value, &known) in self.values.iter().zip(seen) {
-            value.store(known, Ordering::Relaxed);
-        }
-        self
-    }
-
-    /// The stamps taken (`PENDING` where none was).
-    fn values(&self) -> Vec<u64> {
-        self.values
-            .iter()
-            .map(|v| v.load(Ordering::Acquire))
-            .collect()
+    /// The stamps given out, by place (`PENDING` where none was), and
+    /// when the first was taken; `None` unless kept.
+    fn into_kept(self) -> Option<(Vec<u64>, u64)> {
+        let kept = self.kept?.into_inner().unwrap_or_else(|p| p.into_inner());
+        Some((kept, self.began_ns))
     }
 }
 
@@ -174,20 +259,33 @@ impl<'s> Stamps<'s> {
 /// index holds then, and a change since moves its stamp, which the next
 /// query checks and the next update reads.
 #[derive(Debug, Default)]
-pub(crate) struct LastStamps(Mutex<Option<(u64, Vec<u64>)>>);
+pub(crate) struct LastStamps(Mutex<Option<Kept>>);
+
+/// The stamps of a generation, by place, and when they began to be taken.
+#[derive(Debug)]
+pub(crate) struct Kept {
+    pub(crate) generation: u64,
+    pub(crate) stamps: Vec<u64>,
+    pub(crate) began_ns: u64,
+}
 
 impl LastStamps {
-    /// Keeps what `stamps` took of `generation`.
-    pub(crate) fn keep(&self, generation: u64, stamps: &Stamps<'_>) {
-        let values = stamps.values();
-        *self.0.lock().unwrap_or_else(|p| p.into_inner()) = Some((generation, values));
+    /// Keeps what `stamps` gave out of `generation`.
+    pub(crate) fn keep(&self, generation: u64, stamps: Stamps<'_>) {
+        if let Some((stamps, began_ns)) = stamps.into_kept() {
+            *self.0.lock().unwrap_or_else(|p| p.into_inner()) = Some(Kept {
+                generation,
+                stamps,
+                began_ns,
+            });
+        }
     }
 
     /// The stamps kept of `generation`, given up.
-    pub(crate) fn take(&self, generation: u64) -> Option<Vec<u64>> {
+    pub(crate) fn take(&self, generation: u64) -> Option<Kept> {
         let mut kept = self.0.lock().unwrap_or_else(|p| p.into_inner());
         match kept.take() {
-            Some((g, values)) if g == generation => Some(values),
+            Some(k) if k.generation == generation => Some(k),
             _ => None,
         }
     }

@@ -1,6 +1,6 @@
 //! The counting phase on several threads. Once a query only counts (its
-//! page is full and it counts on, or it lists nothing) and no budget can
-//! stop inside a file, a file's outcome no longer depends on the files
+//! page is full and it counts on, or it lists nothing), no budget stops a
+//! file inside it, and a file's outcome no longer depends on the files
 //! before it: the files the index finds are then gathered in batches,
 //! searched by the tree's threads, and their outcomes handed on in path
 //! order, as one thread would hand them on.
@@ -61,11 +61,12 @@ impl Batch {
     }
 
     /// Whether `found` may wait in a batch: once the search only counts,
-    /// when no budget can stop inside a file (`whole`), on more than one
-    /// thread. The plan's start is never batched: it is found first, if
-    /// at all, and no batch is begun before it.
-    pub(crate) fn admits(&self, search: &Search<'_>, whole: bool) -> bool {
-        self.threads > 1 && whole && search.budgets.is_counting_only()
+    /// on more than one thread (a search that lists no lines is stopped
+    /// inside a file by no budget, so a file's count does not depend on
+    /// the files before it). The plan's start is never batched: it is
+    /// found first, if at all, and no batch is begun before it.
+    pub(crate) fn admits(&self, search: &Search<'_>) -> bool {
+        self.threads > 1 && search.budgets.is_counting_only()
     }
 
     /// Adds `found` to the batch, and searches the batch when it is full.

@@ -1,36 +1,43 @@
 //! The index's files on disk: a header (magic, format version, kind, the
 //! walk rules' fingerprint, the generation, the body's length and a
-//! CRC-32) and a body; the manifest's body (the entries in walk order,
-//! each path written as the length of the prefix it shares with the path
-//! before it and the rest, then the delta's posting lists) and the
-//! base's (its posting lists). Reading checks
-//! every field and every entry: a file that is corrupt, truncated, of
-//! another format version or written under other walk rules is refused,
-//! never read as truth.
+//! CRC-32) and a body: the manifest's (the entries the walk met, in
+//! blocks a query reads one by one, and what finds them) or the base's
+//! (its posting lists). Whatever is read is checked first: a file that
+//! is corrupt, truncated, of another format version or written under
+//! other walk rules is refused, never read as truth. The whole layout,
+//! field by field, is in `docs/INDEX.md`.
 //!
-//! A manifest is read whole, and its header's CRC covers its whole body.
-//! A base is read in parts: its body is the length of its head (8 bytes),
-//! the head (the list of every file and, for each block of the trigrams'
-//! table, its first trigram and CRC-32), then the table (fixed-width
-//! entries, each with its list's CRC-32) and the lists; the header's CRC
-//! covers the length and the head, read and checked when the base is
-//! opened, and each block of the table and each list is checked against
-//! its own CRC when a query reads it.
+//! A manifest is read in parts, as a query needs them. Its header's CRC
+//! covers its directory (the counts, and where each section lies with
+//! its CRC-32); the sections are the block index (each block of entries'
+//! length, first entry, first ids and CRC-32), the keys (each block's
+//! first path), the special entries (those every query visits: inputs
+//! left out, files not indexed or not to be trusted, folders listed
+//! again), the blocks of entries (about `BLOCK_BYTES` each, in path
+//! order, each path written as the length of the prefix it shares with
+//! the path before it in its block and the rest), and the delta's
+//! posting lists. Opening reads and checks the directory, the index, the
+//! keys and the specials; a block is read and checked against its CRC
+//! when a query needs one of its entries.
+//!
+//! A base is read in parts too: its body is the length of its head (8
+//! bytes), the head (the list of every file and, for each block of the
+//! trigrams' table, its first trigram and CRC-32), then the table
+//! (fixed-width entries, each with its list's CRC-32) and the lists; the
+//! header's CRC covers the length and the head, read and checked when
+//! the base is opened, and each block of the table and each list is
+//! checked against its own CRC when a query reads it.
 
-use std::sync::Arc;
-
+use crate::index::entry::{Entry, FileEntry, FolderEntry, Segment, SkipEntry, walk_order};
 use crate::index::grams::Grams;
-use crate::index::snapshot::{
-    Entry, FileEntry, FolderEntry, Segment, SkipEntry, Snapshot, walk_order,
-};
 use crate::{SkipReason, SkippedInput};
-use crate::{cmp_paths, is_plain_position, is_position, is_within};
+use crate::{cmp_paths, is_plain_position, is_position};
 
 /// The first bytes of every index file.
 const MAGIC: &[u8; 8] = b"CANDORIX";
 
 /// The format version this code writes and reads.
-pub(crate) const VERSION: u32 = 5;
+pub(crate) const VERSION: u32 = 6;
 
 /// The header's length in bytes.
 pub(crate) const HEADER: usize = 8 + 4 + 4 + 8 + 8 + 8 + 4;
@@ -48,11 +55,6 @@ pub(crate) struct Header {
     pub(crate) kind: Kind,
     pub(crate) rules: u64,
     pub(crate) generation: u64,
-}
-
-/// A whole file: the header, then `body`.
-pub(crate) fn file(header: Header, body: &[u8]) -> Vec<u8> {
-    framed(header, body, body)
 }
 
 /// A whole base file: the header, then the length of the postings'
@@ -102,14 +104,24 @@ pub(crate) fn put_header(out: &mut Vec<u8>, header: Header, len: u64, crc: u32) 
 /// What is wrong: not an index file, another version, another kind,
 /// other walk rules, another generation, or truncated.
 pub(crate) fn header(bytes: &[u8], expect: Header) -> Result<(u64, u32), String> {
-    let mut r = Reader { bytes, at: 0 };
+    let mut r = Reader {
+        bytes,
+        at: 0,
+        shared: 0,
+    };
     if r.take(8).ok() != Some(&MAGIC[..]) {
         return Err("not an index file (bad magic)".into());
     }
     let version = r.u32()?;
     if version != VERSION {
+        let by = if version < VERSION {
+            "an older"
+        } else {
+            "a newer"
+        };
         return Err(format!(
-            "format version {version}, and this build reads version {VERSION}"
+            "written in format version {version}, by {by} version of candor; this build \
+             reads version {VERSION}: build the index again"
         ));
     }
     let kind = r.u32()?;
@@ -136,284 +148,614 @@ pub(crate) fn header(bytes: &[u8], expect: Header) -> Result<(u64, u32), String>
     Ok((r.u64()?, r.u32()?))
 }
 
-/// Checks a whole file against what is expected of it, and gives its
-/// body.
-///
-/// # Errors
-///
-/// What is wrong: that of `header`, or a body truncated, extended, or
-/// whose checksum does not match.
-pub(crate) fn body(bytes: &[u8], expect: Header) -> Result<&[u8], String> {
-    let (len, crc) = header(bytes, expect)?;
-    let body = &bytes[HEADER.min(bytes.len())..];
-    if body.len() as u64 != len {
-        return Err(format!(
-            "truncated or extended: a body of {} bytes where the header says {len}",
-            body.len()
-        ));
-    }
-    if crc32fast::hash(body) != crc {
-        return Err("the checksum does not match: the file is corrupt".into());
-    }
-    Ok(body)
+/// About how many bytes a block of entries holds: a query that needs one
+/// entry reads and checks its block (one read of a few KiB), and the
+/// block index holds 20 bytes a block.
+pub(crate) const BLOCK_BYTES: usize = 4096;
+
+/// The sections of a manifest, in the directory's order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Section {
+    /// Each block's reference: 20 bytes a block.
+    Index = 0,
+    /// Each block's first path.
+    Keys = 1,
+    /// The entries every query visits, each with its place.
+    Specials = 2,
+    /// The blocks of entries, each checked against the CRC in its
+    /// reference.
+    Blocks = 3,
+    /// The delta's posting lists (see `grams`): the CRC covers their
+    /// head; the table's blocks and the lists carry their own.
+    Delta = 4,
 }
 
-/// The manifest's body.
-pub(crate) fn manifest(snap: &Snapshot) -> Vec<u8> {
-    let mut out = Vec::new();
-    let mut prev = "";
-    out.extend_from_slice(&snap.base_generation.to_le_bytes());
-    out.extend_from_slice(&snap.parents.to_le_bytes());
-    out.extend_from_slice(&(snap.entries.len() as u64).to_le_bytes());
-    for entry in &snap.entries {
-        match entry {
-            Entry::Folder(f) => {
-                out.push(0);
-                put_path(&mut out, prev, &f.path);
-                out.extend_from_slice(&f.stamp.to_le_bytes());
-                out.push(f.ignores);
-                out.push(u8::from(f.always));
-            }
-            Entry::File(f) => {
-                out.push(1);
-                put_path(&mut out, prev, &f.path);
-                out.extend_from_slice(&f.stamp.to_le_bytes());
-                out.extend_from_slice(&f.len.to_le_bytes());
-                out.push(
-                    u8::from(f.always)
-                        | u8::from(f.racy) << 1
-                        | u8::from(f.binary) << 2
-                        | u8::from(f.linked) << 3,
-                );
-                out.push(match f.segment {
-                    Segment::Base => 0,
-                    Segment::Delta => 1,
-                });
-                out.extend_from_slice(&f.id.to_le_bytes());
-                out.extend_from_slice(&f.blocks.to_le_bytes());
-                let starts = u32::try_from(f.starts.len()).unwrap_or(0);
-                out.extend_from_slice(&starts.to_le_bytes());
-                for start in &f.starts[..starts as usize] {
-                    out.extend_from_slice(&start.to_le_bytes());
-                }
-            }
-            Entry::Skip(s) => {
-                out.push(2);
-                put_path(&mut out, prev, s.input.path());
-                put_str(&mut out, s.input.reason().as_str());
-                match s.input.detail() {
-                    Some(d) => {
-                        out.push(1);
-                        put_str(&mut out, d);
-                    }
-                    None => out.push(0),
-                }
-            }
-        }
-        prev = entry.path();
-    }
-    let mut delta = Vec::new();
-    snap.delta.encode(&mut delta);
-    out.extend_from_slice(&(delta.len() as u64).to_le_bytes());
-    out.extend_from_slice(&delta);
-    out
+const SECTIONS: usize = 5;
+
+/// Where a section lies in the body, and the CRC-32 that covers it (see
+/// `Section`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Span {
+    pub(crate) at: u64,
+    pub(crate) len: u64,
+    pub(crate) crc: u32,
 }
 
-/// What a manifest's body holds, before its base is read.
-pub(crate) struct Manifest {
+/// A manifest's directory: what the header's CRC covers, read when it is
+/// opened.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct Directory {
+    /// The generation whose build wrote the base posting lists.
     pub(crate) base_generation: u64,
+    /// The stamp of the ignore files above the root.
     pub(crate) parents: u64,
-    pub(crate) entries: Vec<Entry>,
-    pub(crate) delta: Grams,
+    /// When the traversal that wrote this generation began to read the
+    /// tree (nanoseconds since the epoch): what changed before is in it.
+    pub(crate) read_ns: u64,
+    /// How many entries, files in the base's lists, files in the delta's,
+    /// blocks, special entries.
+    pub(crate) entries: u64,
+    pub(crate) base_files: u64,
+    pub(crate) delta_files: u64,
+    pub(crate) blocks: u64,
+    pub(crate) specials: u64,
+    /// The length of the delta's head (what its section's CRC covers).
+    pub(crate) delta_head: u64,
+    pub(crate) sections: [Span; SECTIONS],
 }
 
-/// Reads a manifest's body, checking that its entries are a walk's: in
-/// path order, each below a folder listed before it, each file's ids
-/// (one or more, consecutive) after the ids of the file before it in the
-/// same posting lists.
+/// The directory's length in bytes.
+pub(crate) const DIRECTORY: usize = 10 * 8 + SECTIONS * 20;
+
+impl Directory {
+    pub(crate) fn section(&self, s: Section) -> Span {
+        self.sections[s as usize]
+    }
+
+    fn encode(&self, out: &mut Vec<u8>) {
+        for v in [
+            self.base_generation,
+            self.parents,
+            self.read_ns,
+            self.entries,
+            self.base_files,
+            self.delta_files,
+            self.blocks,
+            self.specials,
+            self.delta_head,
+            0,
+        ] {
+            out.extend_from_slice(&v.to_le_bytes());
+        }
+        for span in &self.sections {
+            out.extend_from_slice(&span.at.to_le_bytes());
+            out.extend_from_slice(&span.len.to_le_bytes());
+            out.extend_from_slice(&span.crc.to_le_bytes());
+        }
+    }
+
+    /// Reads a directory (the first `DIRECTORY` bytes of a body of
+    /// `body_len` bytes), checking that its counts and sections agree.
+    ///
+    /// # Errors
+    ///
+    /// What is wrong with it.
+    pub(crate) fn decode(bytes: &[u8], body_len: u64) -> Result<Directory, String> {
+        let mut r = Reader {
+            bytes,
+            at: 0,
+            shared: 0,
+        };
+        let mut d = Directory {
+            base_generation: r.u64()?,
+            parents: r.u64()?,
+            read_ns: r.u64()?,
+            entries: r.u64()?,
+            base_files: r.u64()?,
+            delta_files: r.u64()?,
+            blocks: r.u64()?,
+            specials: r.u64()?,
+            delta_head: r.u64()?,
+            ..Directory::default()
+        };
+        if r.u64()? != 0 {
+            return Err("a reserved field is set".into());
+        }
+        let mut end = DIRECTORY as u64;
+        for span in &mut d.sections {
+            *span = Span {
+                at: r.u64()?,
+                len: r.u64()?,
+                crc: r.u32()?,
+            };
+            // In order, side by side, within the body.
+            if span.at != end {
+                return Err("the sections are not where the directory says".into());
+            }
+            end = span
+                .at
+                .checked_add(span.len)
+                .ok_or("a section past the end")?;
+        }
+        if end != body_len {
+            return Err(format!(
+                "truncated or extended: a body of {body_len} bytes where the directory says {end}"
+            ));
+        }
+        let index = d.section(Section::Index).len;
+        if Some(index) != d.blocks.checked_mul(INDEX_ENTRY as u64)
+            || d.blocks > d.entries
+            || (d.blocks == 0) != (d.entries == 0)
+            || d.specials > d.entries
+            || d.base_files.saturating_add(d.delta_files) > d.entries
+            || d.delta_head > d.section(Section::Delta).len
+            || d.entries > u64::from(u32::MAX)
+        {
+            return Err("counts that do not agree".into());
+        }
+        Ok(d)
+    }
+}
+
+/// A block of entries' reference, in the block index.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct BlockRef {
+    /// Where it lies within the blocks' section (the lengths of the blocks
+    /// before it), and its length.
+    pub(crate) at: u64,
+    pub(crate) len: u32,
+    /// The place of its first entry.
+    pub(crate) first: u32,
+    /// The id of the first file at or after its first entry in the base's
+    /// posting lists, and in the delta's (`NO_ID`: none).
+    pub(crate) ids: [u32; 2],
+    pub(crate) crc: u32,
+}
+
+/// An id no file has (a file's ids end within `u32`).
+pub(crate) const NO_ID: u32 = u32::MAX;
+
+/// The length of a block's reference.
+const INDEX_ENTRY: usize = 20;
+
+/// Reads the block index: the blocks' references, in order, their
+/// lengths adding up to `blocks_len`, their first entries ascending from
+/// 0 below `entries`, their first ids ascending.
 ///
 /// # Errors
 ///
 /// What is wrong with it.
-pub(crate) fn read_manifest(body: &[u8]) -> Result<Manifest, String> {
-    let mut r = Reader { bytes: body, at: 0 };
-    let base_generation = r.u64()?;
-    let parents = r.u64()?;
-    let count = r.u64()?;
-    // Each entry takes at least 6 bytes: no allocation past the input.
-    if count > body.len() as u64 / 6 {
-        return Err("more entries than the file can hold".into());
-    }
-    let mut entries: Vec<Entry> = Vec::with_capacity(usize::try_from(count).unwrap_or(0));
-    let mut walk = WalkCheck::default();
-    for _ in 0..count {
-        let prev = entries.last().map_or("", Entry::path);
-        let entry = match r.u8()? {
-            0 => Entry::Folder(FolderEntry {
-                path: r.path(prev)?,
-                stamp: r.u64()?,
-                ignores: r.u8()?,
-                always: r.flag()?,
-            }),
-            1 => {
-                let (path, stamp, len, flags) = (r.path(prev)?, r.u64()?, r.u64()?, r.u8()?);
-                // Binary (4) only with always (1).
-                if flags > 15 || (flags & 4 != 0 && flags & 1 == 0) {
-                    return Err(format!("bad file flags {flags}"));
-                }
-                Entry::File(FileEntry {
-                    path,
-                    stamp,
-                    len,
-                    always: flags & 1 != 0,
-                    binary: flags & 4 != 0,
-                    linked: flags & 8 != 0,
-                    racy: flags & 2 != 0,
-                    segment: match r.u8()? {
-                        0 => Segment::Base,
-                        1 => Segment::Delta,
-                        s => return Err(format!("unknown posting lists {s}")),
-                    },
-                    id: r.u32()?,
-                    blocks: r.u32()?,
-                    starts: r.starts()?,
-                })
-            }
-            2 => {
-                let path = r.path(prev)?;
-                let reason = SkipReason::from_wire(&r.str()?);
-                if !reason.is_built_in() {
-                    return Err(format!("unknown skip reason {:?}", reason.as_str()));
-                }
-                let input = SkippedInput::new(path, reason);
-                let input = match r.u8()? {
-                    0 => input,
-                    1 => input.with_detail(r.str()?),
-                    f => return Err(format!("bad detail flag {f}")),
-                };
-                Entry::Skip(SkipEntry { input })
-            }
-            t => return Err(format!("unknown entry tag {t}")),
+pub(crate) fn read_index(
+    bytes: &[u8],
+    entries: u64,
+    blocks_len: u64,
+) -> Result<Vec<BlockRef>, String> {
+    let mut r = Reader {
+        bytes,
+        at: 0,
+        shared: 0,
+    };
+    let mut out: Vec<BlockRef> = Vec::with_capacity(bytes.len() / INDEX_ENTRY);
+    let mut at = 0u64;
+    while r.at < bytes.len() {
+        let block = BlockRef {
+            at,
+            len: r.u32()?,
+            first: r.u32()?,
+            ids: [r.u32()?, r.u32()?],
+            crc: r.u32()?,
         };
-        walk.next(entries.last(), &entry)?;
-        entries.push(entry);
+        let ordered = match out.last() {
+            None => block.first == 0,
+            Some(last) => {
+                block.first > last.first
+                    && block.ids[0] >= last.ids[0]
+                    && block.ids[1] >= last.ids[1]
+            }
+        };
+        if !ordered || u64::from(block.first) >= entries || block.len == 0 {
+            return Err("a block index out of order".into());
+        }
+        at += u64::from(block.len);
+        out.push(block);
     }
-    let delta_len = r.u64()?;
-    let delta_bytes = r.take_u64(delta_len)?;
-    if r.at != body.len() {
-        return Err("bytes past the manifest's end".into());
+    if at != blocks_len {
+        return Err("blocks that do not fill their section".into());
     }
-    let delta = Grams::decode(delta_bytes).map_err(|e| e.to_string())?;
-    Ok(Manifest {
-        base_generation,
-        parents,
-        entries,
-        delta,
-    })
+    Ok(out)
 }
 
-/// The rules of a walk (see `read_manifest`), checked entry by entry as
-/// the manifest is read, while the entry before is still in the cache.
-#[derive(Default)]
-struct WalkCheck {
-    /// The folders that hold the previous entry (and it, if a folder),
-    /// outermost first, each as the length of its path: a prefix of the
-    /// previous entry's.
-    folders: Vec<usize>,
-    /// Whether the previous entry's path holds an escape.
-    escaped: bool,
-    /// Where the ids of the last file met in the base's posting lists
-    /// end, and in the delta's.
-    ids: [Option<u32>; 2],
+/// Reads the keys: each block's first path, in path order.
+///
+/// # Errors
+///
+/// What is wrong with them.
+pub(crate) fn read_keys(bytes: &[u8], blocks: usize) -> Result<Vec<String>, String> {
+    let mut r = Reader {
+        bytes,
+        at: 0,
+        shared: 0,
+    };
+    let mut keys: Vec<String> = Vec::with_capacity(blocks);
+    for _ in 0..blocks {
+        let prev = keys.last().map_or("", String::as_str);
+        let key = r.path(prev)?;
+        if !keys.is_empty() && !walk_order(prev, &key).is_lt() {
+            return Err(format!("the key {key:?} is out of path order"));
+        }
+        if !key.is_empty() && !is_position(&key) {
+            return Err(format!("{key:?} is not a path of a tree"));
+        }
+        keys.push(key);
+    }
+    if r.at != bytes.len() {
+        return Err("bytes past the keys".into());
+    }
+    Ok(keys)
 }
 
-impl WalkCheck {
-    /// Checks `entry`, read after `last`.
-    fn next(&mut self, last: Option<&Entry>, entry: &Entry) -> Result<(), String> {
+/// Reads the special entries: `count` of them, each with its place
+/// (ascending, below `entries`), each one every query visits.
+///
+/// # Errors
+///
+/// What is wrong with them.
+pub(crate) fn read_specials(
+    bytes: &[u8],
+    count: u64,
+    entries: u64,
+) -> Result<Vec<(usize, Entry)>, String> {
+    let mut r = Reader {
+        bytes,
+        at: 0,
+        shared: 0,
+    };
+    // Each takes at least 4 bytes: no allocation past the input.
+    if count > bytes.len() as u64 / 4 {
+        return Err("more special entries than the section can hold".into());
+    }
+    let mut out: Vec<(usize, Entry)> = Vec::with_capacity(usize::try_from(count).unwrap_or(0));
+    for _ in 0..count {
+        let gap = r.varint()?;
+        let at = match out.last() {
+            None => gap,
+            Some((last, _)) => (*last as u64).checked_add(gap + 1).ok_or("out of range")?,
+        };
+        if at >= entries {
+            return Err("a special entry past the last entry".into());
+        }
+        let prev = out.last().map_or("", |(_, e)| e.path());
+        let entry = r.entry(prev, &mut [0; 2])?;
+        if !is_special(&entry) {
+            return Err(format!("{:?} is no special entry", entry.path()));
+        }
+        out.push((usize::try_from(at).map_err(|_| "out of range")?, entry));
+    }
+    if r.at != bytes.len() {
+        return Err("bytes past the special entries".into());
+    }
+    Ok(out)
+}
+
+/// Reads a block: the `count` entries from place `first` on, the first
+/// at `key`, in path order, the ids of its files in each posting lists
+/// ascending from `ids` (the first of each, exactly those).
+///
+/// # Errors
+///
+/// What is wrong with it.
+pub(crate) fn read_block(
+    bytes: &[u8],
+    first: usize,
+    count: usize,
+    key: &str,
+    ids: [u32; 2],
+) -> Result<Vec<Entry>, String> {
+    let mut r = Reader {
+        bytes,
+        at: 0,
+        shared: 0,
+    };
+    // Each entry takes at least 4 bytes: no allocation past the input.
+    if count > bytes.len() / 4 + 1 {
+        return Err("more entries than the block can hold".into());
+    }
+    let mut entries: Vec<Entry> = Vec::with_capacity(count);
+    let mut expected = ids;
+    let mut met = [false; 2];
+    let mut prev_escaped = false;
+    for i in 0..count {
+        let prev = entries.last().map_or("", Entry::path);
+        let entry = r.entry(prev, &mut expected)?;
         let path = entry.path();
-        let prev = last.map_or("", Entry::path);
+        // The names the path shares whole with the one before were
+        // checked with it: only the rest is, and compared.
         let escaped = memchr::memchr(b'\\', path.as_bytes()).is_some();
-        let root = path.is_empty() && matches!(entry, Entry::Folder(_) | Entry::Skip(_));
-        let (valid, order) = if escaped || self.escaped {
+        let (valid, order) = if escaped || prev_escaped {
             (is_position(path), walk_order(prev, path))
         } else {
-            // The names before the first byte that differs are the
-            // previous path's, already checked.
-            let shared = common_prefix(prev, path);
-            let name = memchr::memrchr(b'/', &path.as_bytes()[..shared]).map_or(0, |i| i + 1);
+            let shared = &path.as_bytes()[..r.shared];
+            let name = memchr::memrchr(b'/', shared).map_or(0, |i| i + 1);
             (
                 is_plain_position(&path[name..]),
                 cmp_paths(&prev[name..], &path[name..]),
             )
         };
-        self.escaped = escaped;
+        prev_escaped = escaped;
+        if let Entry::File(f) = &entry {
+            let s = usize::from(f.segment == Segment::Delta);
+            if !std::mem::replace(&mut met[s], true) && f.id != ids[s] {
+                return Err(format!("{path:?} has an id out of order"));
+            }
+        }
+        match entries.last() {
+            None if path != key => return Err("a block that is not where its key says".into()),
+            None => {}
+            Some(last) => {
+                // A folder cut short is listed right after itself, as a skip.
+                let cut = matches!((last, &entry), (Entry::Folder(_), Entry::Skip(_)));
+                if !(order.is_lt() || (order.is_eq() && cut)) {
+                    return Err(format!("{path:?} is out of path order"));
+                }
+            }
+        }
+        let root = path.is_empty()
+            && match &entry {
+                Entry::Folder(_) => first + i == 0,
+                Entry::Skip(_) => true,
+                Entry::File(_) => false,
+            };
         if !root && !valid {
             return Err(format!("{path:?} is not a path of a tree"));
         }
-        if last.is_some() {
-            // A folder cut short is listed right after itself, as a skip.
-            let cut =
-                order.is_eq() && matches!((last, entry), (Some(Entry::Folder(_)), Entry::Skip(_)));
-            if !order.is_lt() && !cut {
-                return Err(format!("{path:?} is out of path order"));
-            }
-        }
-        while let Some(&len) = self.folders.last() {
-            if is_within(path, &prev[..len]) {
-                break;
-            }
-            self.folders.pop();
-        }
-        // What is left on the stack holds `path`: a prefix of it, equal
-        // to a prefix of `path` exactly when their lengths are.
-        let top = self.folders.last().copied();
-        let parent = memchr::memrchr(b'/', path.as_bytes()).unwrap_or(0);
-        let placed = match entry {
-            Entry::Folder(_) if path.is_empty() => top.is_none(),
-            Entry::Skip(_) if path.is_empty() => true,
-            Entry::Skip(_) => top.is_some_and(|f| f == parent || f == path.len()),
-            _ => top == Some(parent),
-        };
-        if !placed {
-            return Err(format!("{path:?} is not below the folder listed before it"));
-        }
-        match entry {
-            Entry::Folder(_) => self.folders.push(path.len()),
-            Entry::File(f) => {
-                let slot = &mut self.ids[usize::from(f.segment == Segment::Delta)];
-                if slot.is_some_and(|end| end > f.id) {
-                    return Err(format!("{path:?} has an id out of order"));
-                }
-                let end = match f.blocks {
-                    0 => return Err(format!("{path:?} has no id")),
-                    n => f.id.checked_add(n).ok_or("ids past the last one")?,
-                };
-                *slot = Some(end);
-                // Where its blocks start, if recorded: one start per block
-                // after the first, ascending, within the file.
-                let cut = f.starts.len() as u64 == u64::from(f.blocks) - 1
-                    && f.starts.windows(2).all(|w| w[0] <= w[1])
-                    && f.starts.last().is_none_or(|&s| s <= f.len)
-                    && !f.always;
-                if !f.starts.is_empty() && !cut {
-                    return Err(format!("{path:?} has blocks that do not cut it"));
-                }
-            }
-            Entry::Skip(_) => {}
-        }
-        Ok(())
+        entries.push(entry);
+    }
+    if r.at != bytes.len() {
+        return Err("bytes past the block's entries".into());
+    }
+    Ok(entries)
+}
+
+/// Returns true when every query visits the entry, whatever its plan: an
+/// input left out, a file read whatever the posting lists say (not
+/// indexed, binary, changed within the build's tick) or whose stamp a
+/// watched query takes (hard links), a folder listed again.
+pub(crate) fn is_special(entry: &Entry) -> bool {
+    match entry {
+        Entry::Folder(f) => f.always,
+        Entry::File(f) => f.always || f.racy || f.linked,
+        Entry::Skip(_) => true,
     }
 }
 
-/// The snapshot of a manifest and its base's posting lists.
-pub(crate) fn snapshot(generation: u64, manifest: Manifest, base: Arc<Grams>) -> Snapshot {
-    Snapshot {
-        generation,
-        base_generation: manifest.base_generation,
-        parents: manifest.parents,
-        entries: manifest.entries,
-        base,
-        delta: manifest.delta,
+/// What a manifest is written from: a generation's entries, in path
+/// order, and its delta's posting lists.
+pub(crate) struct Written<'a> {
+    pub(crate) base_generation: u64,
+    pub(crate) parents: u64,
+    pub(crate) read_ns: u64,
+    pub(crate) entries: &'a [Entry],
+    pub(crate) delta: &'a Grams,
+}
+
+/// The manifest's body: the directory, then the sections (see
+/// `Section`).
+pub(crate) fn manifest(w: &Written<'_>) -> Vec<u8> {
+    let mut blocks = Vec::new();
+    let mut refs: Vec<BlockRef> = Vec::new();
+    let mut keys = Vec::new();
+    let mut specials = Vec::new();
+    let mut files = [0u64; 2];
+    let (mut prev_key, mut prev_special, mut last_special) = ("", "", None::<usize>);
+    let mut block = Vec::new();
+    let mut prev = "";
+    let mut expected = [NO_ID; 2];
+    for (at, entry) in w.entries.iter().enumerate() {
+        if block.is_empty() {
+            put_path(&mut keys, prev_key, entry.path());
+            prev_key = entry.path();
+            prev = "";
+            refs.push(BlockRef {
+                at: blocks.len() as u64,
+                len: 0,
+                first: u32::try_from(at).unwrap_or(u32::MAX),
+                ids: [NO_ID; 2],
+                crc: 0,
+            });
+            expected = [NO_ID; 2];
+        }
+        if let Entry::File(f) = entry {
+            let s = usize::from(f.segment == Segment::Delta);
+            files[s] += 1;
+            if let Some(r) = refs.last_mut().filter(|r| r.ids[s] == NO_ID) {
+                r.ids[s] = f.id;
+                expected[s] = f.id;
+            }
+        }
+        put_entry(&mut block, prev, entry, &mut expected);
+        prev = entry.path();
+        if is_special(entry) {
+            let gap = match last_special {
+                None => at as u64,
+                Some(last) => (at - last - 1) as u64,
+            };
+            put_varint(&mut specials, gap);
+            put_entry(&mut specials, prev_special, entry, &mut [0; 2]);
+            prev_special = entry.path();
+            last_special = Some(at);
+        }
+        // A folder and the skip of its own path stay in one block: every
+        // block's first path is greater than the one before.
+        let next_same = w
+            .entries
+            .get(at + 1)
+            .is_some_and(|n| n.path() == entry.path());
+        if block.len() >= BLOCK_BYTES && !next_same {
+            finish_block(&mut blocks, &mut block, refs.last_mut());
+        }
+    }
+    finish_block(&mut blocks, &mut block, refs.last_mut());
+    // A block without files of a posting lists points to the next file's.
+    let mut next = [NO_ID; 2];
+    for r in refs.iter_mut().rev() {
+        for (id, next) in r.ids.iter_mut().zip(&mut next) {
+            if *id == NO_ID {
+                *id = *next;
+            }
+            *next = *id;
+        }
+    }
+    let mut index = Vec::with_capacity(refs.len() * INDEX_ENTRY);
+    for r in &refs {
+        for v in [r.len, r.first, r.ids[0], r.ids[1], r.crc] {
+            index.extend_from_slice(&v.to_le_bytes());
+        }
+    }
+    let mut delta = Vec::new();
+    let delta_head = w.delta.encode(&mut delta) as u64;
+    let parts = [&index, &keys, &specials, &blocks, &delta];
+    let mut dir = Directory {
+        base_generation: w.base_generation,
+        parents: w.parents,
+        read_ns: w.read_ns,
+        entries: w.entries.len() as u64,
+        base_files: files[0],
+        delta_files: files[1],
+        blocks: refs.len() as u64,
+        specials: last_special.map_or(0, |_| specials_count(w.entries)),
+        delta_head,
+        sections: [Span::default(); SECTIONS],
+    };
+    let mut at = DIRECTORY as u64;
+    for (i, part) in parts.iter().enumerate() {
+        let crc = match i {
+            3 => 0,
+            4 => crc32fast::hash(&part[..delta_head as usize]),
+            _ => crc32fast::hash(part),
+        };
+        dir.sections[i] = Span {
+            at,
+            len: part.len() as u64,
+            crc,
+        };
+        at += part.len() as u64;
+    }
+    let mut out = Vec::with_capacity(at as usize);
+    dir.encode(&mut out);
+    for part in parts {
+        out.extend_from_slice(part);
+    }
+    out
+}
+
+/// How many entries are special.
+fn specials_count(entries: &[Entry]) -> u64 {
+    entries.iter().filter(|e| is_special(e)).count() as u64
+}
+
+/// Ends the block being written: its bytes appended, its reference's
+/// length and CRC set.
+fn finish_block(blocks: &mut Vec<u8>, block: &mut Vec<u8>, r: Option<&mut BlockRef>) {
+    if block.is_empty() {
+        return;
+    }
+    if let Some(r) = r {
+        r.len = u32::try_from(block.len()).unwrap_or(u32::MAX);
+        r.crc = crc32fast::hash(block);
+    }
+    blocks.append(block);
+}
+
+/// A manifest's whole file: the header (its CRC over the directory), then
+/// the body.
+pub(crate) fn manifest_file(header: Header, body: &[u8]) -> Vec<u8> {
+    framed(header, body, &body[..DIRECTORY.min(body.len())])
+}
+
+/// A manifest's `body` with the checksums of its sections and of its
+/// blocks made to match what they cover (as far as its directory and
+/// block index read), so that a fuzzer's input reaches the decoders
+/// behind them.
+pub(crate) fn with_checksums(body: &[u8]) -> Option<Vec<u8>> {
+    let dir = Directory::decode(body.get(..DIRECTORY)?, body.len() as u64).ok()?;
+    let mut out = body.to_vec();
+    let index = dir.section(Section::Index);
+    let mut at = usize::try_from(dir.section(Section::Blocks).at).ok()?;
+    for b in 0..usize::try_from(dir.blocks).ok()? {
+        let r = usize::try_from(index.at).ok()? + b * INDEX_ENTRY;
+        let len = u32::from_le_bytes(out.get(r..r + 4)?.try_into().ok()?) as usize;
+        let crc = crc32fast::hash(out.get(at..at + len)?);
+        out[r + 16..r + 20].copy_from_slice(&crc.to_le_bytes());
+        at += len;
+    }
+    for s in [
+        Section::Index,
+        Section::Keys,
+        Section::Specials,
+        Section::Delta,
+    ] {
+        let span = dir.section(s);
+        let from = usize::try_from(span.at).ok()?;
+        let len = match s {
+            Section::Delta => dir.delta_head,
+            _ => span.len,
+        };
+        let crc = crc32fast::hash(out.get(from..from + usize::try_from(len).ok()?)?);
+        let field = 10 * 8 + s as usize * 20 + 16;
+        out[field..field + 4].copy_from_slice(&crc.to_le_bytes());
+    }
+    Some(out)
+}
+
+/// The tag of an entry: its kind in the low two bits, its flags above.
+const FOLDER: u8 = 0;
+const FILE: u8 = 1;
+const SKIP: u8 = 2;
+
+/// Writes an entry: its tag, its path after `prev`, its fields; a file's
+/// id as the gap from `expected` (the end of the ids of the file before
+/// it in the same posting lists), which then moves past it.
+fn put_entry(out: &mut Vec<u8>, prev: &str, entry: &Entry, expected: &mut [u32; 2]) {
+    match entry {
+        Entry::Folder(f) => {
+            out.push(FOLDER | u8::from(f.always) << 2);
+            put_path(out, prev, &f.path);
+            out.extend_from_slice(&f.stamp.to_le_bytes());
+            out.push(f.ignores);
+        }
+        Entry::File(f) => {
+            let delta = f.segment == Segment::Delta;
+            let cut = !f.starts.is_empty();
+            out.push(
+                FILE | u8::from(f.always) << 2
+                    | u8::from(f.racy) << 3
+                    | u8::from(f.binary) << 4
+                    | u8::from(f.linked) << 5
+                    | u8::from(delta) << 6
+                    | u8::from(cut) << 7,
+            );
+            put_path(out, prev, &f.path);
+            out.extend_from_slice(&f.stamp.to_le_bytes());
+            put_varint(out, f.len);
+            let s = usize::from(delta);
+            put_varint(out, u64::from(f.id.wrapping_sub(expected[s])));
+            put_varint(out, u64::from(f.blocks));
+            expected[s] = f.id.saturating_add(f.blocks);
+            let mut last = 0;
+            for &start in &f.starts {
+                put_varint(out, start - last);
+                last = start;
+            }
+        }
+        Entry::Skip(s) => {
+            let detail = s.input.detail();
+            out.push(SKIP | u8::from(detail.is_some()) << 2);
+            put_path(out, prev, s.input.path());
+            put_str(out, s.input.reason().as_str());
+            if let Some(d) = detail {
+                put_str(out, d);
+            }
+        }
     }
 }
 
@@ -437,19 +779,30 @@ fn common_prefix(a: &str, b: &str) -> usize {
 /// the rest (paths in walk order share long prefixes).
 fn put_path(out: &mut Vec<u8>, prev: &str, path: &str) {
     let shared = common_prefix(prev, path);
-    out.extend_from_slice(&(shared as u32).to_le_bytes());
+    put_varint(out, shared as u64);
     put_str(out, &path[shared..]);
 }
 
 fn put_str(out: &mut Vec<u8>, s: &str) {
-    out.extend_from_slice(&(s.len() as u32).to_le_bytes());
+    put_varint(out, s.len() as u64);
     out.extend_from_slice(s.as_bytes());
 }
 
-/// Reads fields from a body, never past its end.
+/// Appends `v` as a LEB128 varint.
+fn put_varint(out: &mut Vec<u8>, mut v: u64) {
+    while v >= 0x80 {
+        out.push((v as u8) | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+/// Reads fields from bytes, never past their end.
 struct Reader<'b> {
     bytes: &'b [u8],
     at: usize,
+    /// How many bytes the last path read shares with the one before it.
+    shared: usize,
 }
 
 impl<'b> Reader<'b> {
@@ -461,20 +814,8 @@ impl<'b> Reader<'b> {
         Ok(out)
     }
 
-    fn take_u64(&mut self, n: u64) -> Result<&'b [u8], String> {
-        self.take(usize::try_from(n).map_err(|_| "truncated")?)
-    }
-
     fn u8(&mut self) -> Result<u8, String> {
         Ok(self.take(1)?[0])
-    }
-
-    fn flag(&mut self) -> Result<bool, String> {
-        match self.u8()? {
-            0 => Ok(false),
-            1 => Ok(true),
-            f => Err(format!("bad flag {f}")),
-        }
     }
 
     fn u32(&mut self) -> Result<u32, String> {
@@ -489,108 +830,132 @@ impl<'b> Reader<'b> {
         Ok(u64::from_le_bytes(a))
     }
 
-    /// A count, then as many offsets.
-    fn starts(&mut self) -> Result<Box<[u64]>, String> {
-        let count = self.u32()?;
-        let bytes = self.take_u64(u64::from(count) * 8)?;
-        Ok(bytes
-            .chunks_exact(8)
-            .map(|b| u64::from_le_bytes(b.try_into().unwrap_or([0; 8])))
-            .collect())
+    /// A LEB128 varint of at most 64 bits.
+    fn varint(&mut self) -> Result<u64, String> {
+        let mut v: u64 = 0;
+        for shift in (0..64).step_by(7) {
+            let b = self.u8()?;
+            let part = u64::from(b & 0x7F);
+            if shift == 63 && part > 1 {
+                break;
+            }
+            v |= part << shift;
+            if b & 0x80 == 0 {
+                return Ok(v);
+            }
+        }
+        Err("a number too large".into())
     }
 
-    fn str(&mut self) -> Result<String, String> {
-        let len = self.u32()?;
-        let bytes = self.take(len as usize)?;
-        String::from_utf8(bytes.to_vec()).map_err(|_| "a name that is not UTF-8".into())
+    /// A varint that fits 32 bits.
+    fn varint32(&mut self) -> Result<u32, String> {
+        u32::try_from(self.varint()?).map_err(|_| "a number too large".into())
+    }
+
+    fn len(&mut self) -> Result<usize, String> {
+        usize::try_from(self.varint()?).map_err(|_| "truncated".into())
+    }
+
+    fn str(&mut self) -> Result<&'b str, String> {
+        let len = self.len()?;
+        let bytes = self.take(len)?;
+        std::str::from_utf8(bytes).map_err(|_| "a name that is not UTF-8".into())
     }
 
     /// A path written by `put_path` after `prev`.
     fn path(&mut self, prev: &str) -> Result<String, String> {
-        let shared = self.u32()? as usize;
-        let len = self.u32()? as usize;
-        let rest = self.take(len)?;
-        let rest = std::str::from_utf8(rest).map_err(|_| "a name that is not UTF-8")?;
+        let shared = self.len()?;
+        let rest = self.str()?;
         // A boundary of `prev`'s characters: the joint is UTF-8.
         let head = prev
             .get(..shared)
             .ok_or("a path sharing more than the path before it")?;
-        let mut path = String::with_capacity(shared + len);
+        self.shared = shared;
+        let mut path = String::with_capacity(shared + rest.len());
         path.push_str(head);
         path.push_str(rest);
         Ok(path)
     }
+
+    /// An entry written by `put_entry` after `prev`, a file's id read as
+    /// the gap from `expected` (see `put_entry`). In a block, the first
+    /// file of each posting lists has its id where the block's reference
+    /// says: no gap.
+    fn entry(&mut self, prev: &str, expected: &mut [u32; 2]) -> Result<Entry, String> {
+        let tag = self.u8()?;
+        let path = self.path(prev)?;
+        match tag & 3 {
+            FOLDER if tag >> 3 == 0 => Ok(Entry::Folder(FolderEntry {
+                path,
+                stamp: self.u64()?,
+                ignores: self.u8()?,
+                always: tag & 4 != 0,
+            })),
+            FILE => {
+                let flag = |bit: u8| tag & (1 << bit) != 0;
+                let (always, racy, binary, linked, delta, cut) =
+                    (flag(2), flag(3), flag(4), flag(5), flag(6), flag(7));
+                // Binary only with always; blocks cut only when indexed.
+                if (binary && !always) || (cut && always) {
+                    return Err(format!("{path:?} has bad file flags {tag}"));
+                }
+                let stamp = self.u64()?;
+                let len = self.varint()?;
+                let s = usize::from(delta);
+                let gap = self.varint32()?;
+                let id = expected[s]
+                    .checked_add(gap)
+                    .ok_or("ids past the last one")?;
+                let blocks = self.varint32()?;
+                let end = match blocks {
+                    0 => return Err(format!("{path:?} has no id")),
+                    n => id.checked_add(n).filter(|&e| e != NO_ID),
+                };
+                expected[s] = end.ok_or("ids past the last one")?;
+                let starts: Box<[u64]> = if cut {
+                    let mut last = 0u64;
+                    (1..blocks)
+                        .map(|_| {
+                            last = last.checked_add(self.varint()?).ok_or("out of range")?;
+                            Ok(last)
+                        })
+                        .collect::<Result<_, String>>()?
+                } else {
+                    Box::default()
+                };
+                if starts.last().is_some_and(|&s| s > len) {
+                    return Err(format!("{path:?} has blocks that do not cut it"));
+                }
+                Ok(Entry::File(FileEntry {
+                    path,
+                    stamp,
+                    len,
+                    always,
+                    binary,
+                    linked,
+                    racy,
+                    segment: if delta { Segment::Delta } else { Segment::Base },
+                    id,
+                    blocks,
+                    starts,
+                }))
+            }
+            SKIP if tag >> 3 == 0 => {
+                let reason = SkipReason::from_wire(self.str()?);
+                if !reason.is_built_in() {
+                    return Err(format!("unknown skip reason {:?}", reason.as_str()));
+                }
+                let input = SkippedInput::new(path, reason);
+                let input = match tag & 4 {
+                    0 => input,
+                    _ => input.with_detail(self.str()?),
+                };
+                Ok(Entry::Skip(SkipEntry { input }))
+            }
+            _ => Err(format!("unknown entry tag {tag}")),
+        }
+    }
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn file(path: &str, id: u32, blocks: u32) -> Entry {
-        cut(path, id, blocks, &[])
-    }
-
-    /// A file of 9 bytes whose blocks after the first start at `starts`.
-    fn cut(path: &str, id: u32, blocks: u32, starts: &[u64]) -> Entry {
-        Entry::File(FileEntry {
-            path: path.to_owned(),
-            stamp: 7,
-            len: 9,
-            always: false,
-            binary: false,
-            linked: false,
-            racy: false,
-            segment: Segment::Base,
-            id,
-            blocks,
-            starts: starts.into(),
-        })
-    }
-
-    fn read(files: Vec<Entry>) -> Result<Manifest, String> {
-        let mut snap = Snapshot::empty();
-        snap.entries.push(Entry::Folder(FolderEntry {
-            path: String::new(),
-            stamp: 1,
-            ignores: 0,
-            always: false,
-        }));
-        snap.entries.extend(files);
-        read_manifest(&manifest(&snap))
-    }
-
-    #[test]
-    fn the_ids_of_files_are_runs_in_path_order() {
-        let read_back = read(vec![file("a", 0, 3), file("b", 3, 1), file("c", 9, 2)]);
-        let entries = read_back.expect("a walk").entries;
-        assert!(matches!(&entries[1], Entry::File(f) if f.id == 0 && f.blocks == 3));
-        // Runs that overlap, run backwards or are empty are refused.
-        for files in [
-            vec![file("a", 0, 3), file("b", 2, 1)],
-            vec![file("a", 4, 1), file("b", 0, 1)],
-            vec![file("a", 0, 0)],
-            vec![file("a", u32::MAX, 2)],
-        ] {
-            let error = read(files).err().expect("refused");
-            assert!(error.contains("id"), "{error}");
-        }
-    }
-
-    #[test]
-    fn the_blocks_of_a_file_cut_it_in_order() {
-        let read_back = read(vec![cut("a", 0, 3, &[4, 9]), cut("b", 3, 2, &[0])]);
-        let entries = read_back.expect("a walk").entries;
-        assert!(matches!(&entries[1], Entry::File(f) if *f.starts == [4, 9]));
-        // Not one start per block after the first, out of order, or past
-        // the file's end: refused.
-        for files in [
-            vec![cut("a", 0, 3, &[4])],
-            vec![cut("a", 0, 1, &[4])],
-            vec![cut("a", 0, 3, &[5, 4])],
-            vec![cut("a", 0, 2, &[10])],
-        ] {
-            let error = read(files).err().expect("refused");
-            assert!(error.contains("blocks"), "{error}");
-        }
-    }
-}
+mod tests;

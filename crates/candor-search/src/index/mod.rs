@@ -4,16 +4,20 @@
 //!
 //! One concept per file: `plan/`, what a file must contain for a query
 //! to match in it (planned from the matcher's syntax tree); `grams/`, the
-//! trigram posting lists of the files; `snapshot.rs`, one generation in memory (the
-//! walk's entries in path order, the posting lists); `stamp.rs`, what
-//! tells a change without a read; `traverse.rs`, the tree as it is now,
-//! from the entries where they still hold and the tree's walk where
-//! they do not; `build.rs`, a generation written down from a traversal;
-//! `format.rs`, the files on disk; `store.rs`, the folder and its atomic
-//! switch; `entries.rs`, what the index finds for a query, in path
-//! order; `parts.rs`, a large file read in its candidate blocks only;
-//! `counting.rs`, the counting phase on several threads;
-//! `source.rs`, the index as the engine's source.
+//! trigram posting lists of the files; `entry.rs`, an entry of the record
+//! of the tree (a folder, a file, an input left out); `manifest.rs`, a
+//! generation's entries read from its file a block at a time;
+//! `snapshot.rs`, one generation (its entries, its posting lists);
+//! `stamp.rs`, what tells a change without a read; `check.rs`, the stamps
+//! a checked query takes ahead of it; `traverse.rs`, the tree as it is
+//! now, from the entries where they still hold and the tree's walk where
+//! they do not (every entry, or only those a query needs); `build.rs`, a
+//! generation written down from a traversal; `format.rs`, the files on
+//! disk; `store.rs`, the folder and its atomic switch; `entries.rs`, what
+//! the index finds for a query, in path order; `parts.rs`, a large file
+//! read in its candidate blocks only; `counting.rs`, the counting phase
+//! on several threads; `source.rs`, the index as the engine's source.
+//! `docs/INDEX.md` gives the format on disk, field by field.
 
 use std::cell::Cell;
 use std::collections::HashSet;
@@ -21,16 +25,18 @@ use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 
-use crate::{Error, ErrorKind};
+use crate::{AsOf, Error, ErrorKind};
 use crate::{Source, Tree};
 
 mod build;
 mod check;
 mod counting;
 mod entries;
-mod format;
+mod entry;
+pub(crate) mod format;
 pub(crate) mod grams;
 mod indexes;
+mod manifest;
 mod parts;
 pub(crate) mod plan;
 mod snapshot;
@@ -44,10 +50,12 @@ pub use indexes::{IndexState, Indexes, Served};
 
 use build::Builder;
 use check::LastStamps;
+use entry::{Entry, Segment};
+use format::Written;
 use grams::{BUDGET, SpillTo};
-use snapshot::{Segment, Snapshot};
+use snapshot::Snapshot;
 use store::{LoadError, NewBase, Store};
-use traverse::{Reuse, Traversal};
+use traverse::{Traversal, Trust};
 use watch::Watching;
 
 /// A [`Tree`] with an index on disk: every [`Corpus`](crate::Corpus)
@@ -69,6 +77,20 @@ use watch::Watching;
 /// match. Checking costs stats, not reads, and a capped page checks only
 /// as far as its cut. So an answer is about the tree as it is when
 /// asked, whether or not the index was updated since.
+///
+/// **What a query costs.** Checked (the default), a query stats every
+/// entry of the record as far as its cut (about a microsecond each, on
+/// two threads), and reads the files that changed and those its plan
+/// lets through: the cost of a stat of the tree, plus its candidates.
+/// Watched ([`watch`](Index::watch)), a query visits only the files its
+/// plan lets through (found from the posting lists), the entries every
+/// query visits (inputs left out, files not indexed, folders listed
+/// again) and what the watcher reported since the last update: its cost
+/// follows its answer, its page and the changes, not the tree's size.
+/// Not checking the tree ([`check_tree(false)`](Index::check_tree)), the
+/// same, and the answer says as of when. A budget of files or scanned
+/// bytes makes a query pass every file it rules out (it counts them), as
+/// the tree's search does.
 ///
 /// **A rewrite within one clock tick.** A file rewritten with the same
 /// size within the file system's clock tick could keep its stamp. A
@@ -163,6 +185,19 @@ pub struct Index {
     /// The bytes of (trigram, id) pairs an update holds before it spills
     /// them (`BUDGET`; the tests set a few, to make every update spill).
     budget: usize,
+    /// Unwatched, a query checks the record against the tree (else its
+    /// answer is about the generation, and says so).
+    check_tree: bool,
+}
+
+/// What a query trusts of the index without checking the tree.
+pub(crate) enum QueryTrust {
+    /// Nothing: every stamp is compared.
+    Checked,
+    /// What the watcher did not report.
+    Watched(HashSet<String>),
+    /// Everything: the answer is about the generation, and says so.
+    AsOf,
 }
 
 impl Index {
@@ -202,8 +237,7 @@ impl Index {
             rules: tree.fingerprint(),
         };
         let previous = store.current().ok();
-        let (snap, base) = full_build(&tree, &store, previous, BUDGET)?;
-        store.write(&snap, Some(base))?;
+        let snap = full_build(&tree, &store, previous, BUDGET)?;
         Ok(Index::with(tree, store, snap))
     }
 
@@ -295,27 +329,17 @@ impl Index {
             damaged: AtomicBool::new(false),
             last_stamps: LastStamps::default(),
             budget: BUDGET,
+            check_tree: true,
         }
     }
 
     /// The folders the current generation records (a watcher watches
     /// each), and about how many bytes its record of the walk holds in
-    /// memory (paths, stamps, where blocks start).
+    /// memory at most (the manifest's block index, keys and special
+    /// entries, and the blocks it keeps decoded).
     pub(crate) fn footprint(&self) -> (u64, u64) {
         let snap = self.snapshot();
-        let (mut folders, mut bytes) = (0u64, 0u64);
-        for entry in &snap.entries {
-            let (path, fixed) = match entry {
-                snapshot::Entry::Folder(f) => {
-                    folders += 1;
-                    (f.path.len(), 48)
-                }
-                snapshot::Entry::File(f) => (f.path.len(), 96 + 8 * f.starts.len()),
-                snapshot::Entry::Skip(s) => (s.input.path().len(), 96),
-            };
-            bytes += (path + fixed) as u64;
-        }
-        (folders, bytes)
+        (snap.entries.folders(), snap.entries.held_bytes())
     }
 
     /// The generation queries run on now.
@@ -323,18 +347,24 @@ impl Index {
         Arc::clone(&self.current.read().unwrap_or_else(|p| p.into_inner()))
     }
 
-    /// The generation a query runs on and, in the watched mode, the
-    /// paths the watcher reported since it was read from the tree (both
-    /// read under the generation's lock, which an update holds while it
-    /// switches them); `None` when every entry must be checked.
-    fn snapshot_to_query(&self) -> (Arc<Snapshot>, Option<HashSet<String>>) {
+    /// The generation a query runs on and what it trusts: in the watched
+    /// mode, what the watcher did not report since the generation was
+    /// read from the tree (both read under the generation's lock, which an
+    /// update holds while it switches them); unwatched and not checking
+    /// the tree, everything.
+    fn snapshot_to_query(&self) -> (Arc<Snapshot>, QueryTrust) {
         let passed = self.pass_barrier();
         let current = self.current.read().unwrap_or_else(|p| p.into_inner());
         let watching = self.watching.lock().unwrap_or_else(|p| p.into_inner());
-        let trust = watching
+        let seen = watching
             .as_ref()
             .filter(|_| passed)
             .and_then(|w| w.seen.lock().unwrap_or_else(|p| p.into_inner()).to_check());
+        let trust = match seen {
+            Some(seen) => QueryTrust::Watched(seen),
+            None if watching.is_none() && !self.check_tree => QueryTrust::AsOf,
+            None => QueryTrust::Checked,
+        };
         (Arc::clone(&current), trust)
     }
 
@@ -448,6 +478,74 @@ impl Index {
         Ok(true)
     }
 
+    /// Whether a query checks the index against the tree as it goes
+    /// (the default, `true`), when no watcher does: a folder whose stamp
+    /// moved is walked again, a file whose stamp moved is read. Set to
+    /// `false`, a query trusts the index as its generation recorded the
+    /// tree, without a stat: its cost is the files that may match and
+    /// the entries every query visits (inputs left out, files not
+    /// indexed), whatever the tree's size, and every answer says so and
+    /// as of when ([`Disclosure::as_of`](crate::Disclosure::as_of): the
+    /// time the generation last read the tree, `"as_of"` on the wire). A
+    /// file changed since is read as it is now if the index finds it a
+    /// candidate; one added since is missed, one removed is skipped as
+    /// vanished. [`update`](Index::update) brings the index up to date,
+    /// and the answers' time with it. In the watched mode (see
+    /// [`watch`](Index::watch)) queries trust what the watcher did not
+    /// report, checking the rest, and their answers are about the tree
+    /// as it is: this setting does not apply.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use candor_search::{Corpus, Index, Limits, Query, Tree};
+    /// # let dir = tempfile::tempdir()?;
+    /// # let store = tempfile::tempdir()?;
+    /// std::fs::write(dir.path().join("a.rs"), "fn parse() {}\n")?;
+    /// let index = Index::build(Tree::new(dir.path())?, store.path())?.check_tree(false);
+    /// let found = index.search(&Query::literal("parse"), &Limits::new(), None)?;
+    /// assert_eq!(found.len(), 1);
+    /// assert!(found.disclosure().as_of().is_some(), "an answer about the index as of then");
+    /// assert!(found.to_json()?.contains("\"as_of\""));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[must_use]
+    pub fn check_tree(mut self, check: bool) -> Index {
+        self.check_tree = check;
+        self
+    }
+
+    /// Whether a query checks the index against the tree (see
+    /// [`check_tree`](Index::check_tree)).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// # let dir = tempfile::tempdir()?;
+    /// # let store = tempfile::tempdir()?;
+    /// let index = candor_search::Index::build(candor_search::Tree::new(dir.path())?, store.path())?;
+    /// assert!(index.get_check_tree());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[must_use]
+    pub fn get_check_tree(&self) -> bool {
+        self.check_tree
+    }
+
+    /// The time the answers of a query made now are about, when they
+    /// trust the index without checking the tree: not checking it, and
+    /// not watched.
+    pub(crate) fn as_of_now(&self) -> Option<AsOf> {
+        if self.check_tree {
+            return None;
+        }
+        let watching = self.watching.lock().unwrap_or_else(|p| p.into_inner());
+        if watching.is_some() {
+            return None;
+        }
+        Some(AsOf::from_unix_ms(self.snapshot().read_ns / 1_000_000))
+    }
+
     /// The current generation's number. Every build and update that
     /// changes anything makes a new one, larger than the last.
     ///
@@ -544,7 +642,7 @@ impl Index {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn update(&self) -> Result<bool, Error> {
-        self.update_with(Reuse::No)
+        self.update_with(false)
     }
 
     /// Brings the index up to date with the tree **as the last checked
@@ -582,15 +680,24 @@ impl Index {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn update_as_seen(&self) -> Result<bool, Error> {
-        self.update_with(Reuse::Use(&self.last_stamps))
+        self.update_with(true)
     }
 
-    fn update_with(&self, reuse: Reuse<'_>) -> Result<bool, Error> {
+    fn update_with(&self, as_seen: bool) -> Result<bool, Error> {
         let _one = self.updating.lock().unwrap_or_else(|p| p.into_inner());
         // The watcher's reports up to now are read from the tree below.
         let (old, trust, upto) = self.to_update();
         self.behind.store(false, Ordering::Relaxed);
         let built_ns = stamp::now_ns();
+        // Stamps a query took, used as they are: the generation is about
+        // the tree as of when they were taken.
+        let known = match (as_seen, &trust) {
+            (true, None) => self.last_stamps.take(old.generation),
+            _ => None,
+        };
+        let read_ns = known
+            .as_ref()
+            .map_or(built_ns, |k| k.began_ns.min(built_ns));
         let (gitignore, parent_ignores) = self.tree.reads_ignores();
         let parents = stamp::parents_stamp(self.tree.get_root(), gitignore, parent_ignores);
         let spill = SpillTo {
@@ -598,7 +705,7 @@ impl Index {
             budget: self.budget,
         };
         let mut builder = Builder::new(&self.tree, built_ns, Segment::Delta, spill);
-        Traversal {
+        let traversal = Traversal {
             snap: &old,
             tree: &self.tree,
             start: None,
@@ -606,39 +713,39 @@ impl Index {
             changed: Cell::new(false),
             // Watched, what the watcher did not report is trusted here
             // too: an update after one change reads that change.
-            trust: trust.as_ref(),
-            reuse,
+            trust: trust.as_ref().map_or(Trust::Nothing, Trust::Unreported),
+            known: Cell::new(known.map(|k| k.stamps)),
+            keep: None,
+            fallback: false,
+            damaged: Cell::new(false),
+        };
+        let mut damaged = self.damaged.load(Ordering::Relaxed);
+        match traversal.run(None, &mut |event| builder.visit(event)) {
+            Ok(()) => {}
+            // Damage in the record: built again, when asked.
+            Err(e) if self.rebuild && matches!(e.kind(), ErrorKind::UnusableIndex { .. }) => {
+                damaged = true;
+            }
+            Err(e) => return Err(e),
         }
-        .run(&mut |event| builder.visit(event))?;
         let (entries, delta) = builder.finish()?;
-        let damaged = self.damaged.load(Ordering::Relaxed);
-        if entries == old.entries && parents == old.parents && !damaged {
-            let same = Snapshot::clone(&old);
+        if !damaged && parents == old.parents() && old.entries.same_as(&entries).unwrap_or(false) {
+            // Nothing changed: the same generation, read from the tree now.
+            let mut same = Snapshot::clone(&old);
+            same.read_ns = read_ns;
             self.install(same, upto);
             return Ok(false);
         }
-        let mut snap = Snapshot {
-            generation: next_generation(Some(old.generation)),
-            base_generation: old.base_generation,
-            parents,
-            entries,
-            base: Arc::clone(&old.base),
-            delta: grams::Grams::default(),
-        };
-        let (base_files, delta_files) = snap.segment_sizes();
-        // The delta is held in memory and written whole into the
+        let (base_files, delta_files) = segment_sizes(&entries);
+        // The delta is held in memory while it is written into the
         // manifest: past a size, a new base is built (in bounded memory)
         // instead.
-        let new_base = damaged
+        let snap = if damaged
             || delta_files > COMPACT_AFTER + base_files / 8
-            || delta.pairs() > DELTA_MAX_PAIRS;
-        let mut base = None;
-        if new_base {
-            drop(delta);
-            let (full, written) =
-                full_build(&self.tree, &self.store, Some(old.generation), self.budget)?;
-            snap = full;
-            base = Some(written);
+            || delta.pairs() > DELTA_MAX_PAIRS
+        {
+            drop((entries, delta));
+            full_build(&self.tree, &self.store, Some(old.generation), self.budget)?
         } else {
             let spilled = |e| -> Error {
                 ErrorKind::Read {
@@ -648,15 +755,42 @@ impl Index {
                 .into()
             };
             let mut lists = delta.into_lists().map_err(spilled)?;
-            snap.delta = grams::Grams::from_lists(&mut lists).map_err(spilled)?;
-        }
-        self.store.write(&snap, base)?;
+            let delta = grams::Grams::from_lists(&mut lists).map_err(spilled)?;
+            drop(lists);
+            let generation = next_generation(Some(old.generation));
+            let written = Written {
+                base_generation: old.base_generation(),
+                parents,
+                read_ns,
+                entries: &entries,
+                delta: &delta,
+            };
+            self.store.write(generation, &written, None)?;
+            drop((entries, delta));
+            let reuse = Some((old.base_generation(), &old.base));
+            self.store.open_generation(generation, reuse)?
+        };
         self.install(snap, upto);
         if damaged {
             self.damaged.store(false, Ordering::Relaxed);
         }
         Ok(true)
     }
+}
+
+/// How many files of `entries` the base's posting lists hold, and the
+/// delta's.
+fn segment_sizes(entries: &[Entry]) -> (usize, usize) {
+    let mut sizes = (0, 0);
+    for e in entries {
+        if let Entry::File(f) = e {
+            match f.segment {
+                Segment::Base => sizes.0 += 1,
+                Segment::Delta => sizes.1 += 1,
+            }
+        }
+    }
+    sizes
 }
 
 /// A delta of more files than this (and an eighth of the base) is
@@ -676,14 +810,35 @@ fn next_generation(previous: Option<u64>) -> u64 {
 
 /// A full build of `tree`: a new base, its posting lists built within
 /// `budget` bytes (spilled to the store's folder past it) and written to
-/// a file of the store as they are merged; the snapshot reads them from
+/// a file of the store as they are merged, then the generation that
+/// builds on it, written as the current one of `store` and opened from
 /// there.
 fn full_build(
     tree: &Tree,
     store: &Store,
     previous: Option<u64>,
     budget: usize,
-) -> Result<(Snapshot, NewBase), Error> {
+) -> Result<Snapshot, Error> {
+    build_base(tree, store, previous, budget)?.write(store)
+}
+
+/// A full build whose base is written (under a temporary name, removed
+/// if it is dropped) and whose generation is not yet.
+struct Built {
+    generation: u64,
+    parents: u64,
+    read_ns: u64,
+    entries: Vec<Entry>,
+    base: NewBase,
+}
+
+/// The first half of `full_build`: the walk, and the base's file.
+fn build_base(
+    tree: &Tree,
+    store: &Store,
+    previous: Option<u64>,
+    budget: usize,
+) -> Result<Built, Error> {
     let built_ns = stamp::now_ns();
     let (gitignore, parent_ignores) = tree.reads_ignores();
     let parents = stamp::parents_stamp(tree.get_root(), gitignore, parent_ignores);
@@ -699,10 +854,13 @@ fn full_build(
         start: None,
         filters: &[],
         changed: Cell::new(false),
-        trust: None,
-        reuse: Reuse::No,
+        trust: Trust::Nothing,
+        known: Cell::new(None),
+        keep: None,
+        fallback: false,
+        damaged: Cell::new(false),
     }
-    .run(&mut |event| builder.visit(event))?;
+    .run(None, &mut |event| builder.visit(event))?;
     let (entries, postings) = builder.finish()?;
     let generation = next_generation(previous);
     let mut lists = postings.into_lists().map_err(|e| -> Error {
@@ -713,14 +871,37 @@ fn full_build(
         .into()
     })?;
     let base = store.write_base(generation, &mut lists)?;
-    drop(lists);
-    let snap = Snapshot {
+    Ok(Built {
         generation,
-        base_generation: generation,
         parents,
+        read_ns: built_ns,
         entries,
-        base: Arc::new(base.grams.clone()),
-        delta: grams::Grams::default(),
-    };
-    Ok((snap, base))
+        base,
+    })
+}
+
+impl Built {
+    /// The second half of `full_build`: the generation written as the
+    /// current one of `store` (its base renamed to its own name), and
+    /// opened from there.
+    fn write(self, store: &Store) -> Result<Snapshot, Error> {
+        let Built {
+            generation,
+            parents,
+            read_ns,
+            entries,
+            base,
+        } = self;
+        let grams = Arc::new(base.grams.clone());
+        let written = Written {
+            base_generation: generation,
+            parents,
+            read_ns,
+            entries: &entries,
+            delta: &grams::Grams::default(),
+        };
+        store.write(generation, &written, Some(base))?;
+        drop(entries);
+        store.open_generation(generation, Some((generation, &grams)))
+    }
 }

@@ -1,6 +1,6 @@
 //! A large file read only in its candidate blocks: when a search lists
-//! no lines (it counts them, or asks whether one matches) and no budget
-//! can stop inside a file, a file unchanged since it was indexed, only
+//! no lines (it counts them, or asks whether one matches; no budget stops
+//! such a search inside a file), a file unchanged since it was indexed, only
 //! some of whose blocks hold what a match needs, is read block by block,
 //! those blocks only, and searched as the tree searches it whole: every
 //! line lies within one block, and a block that is no candidate holds no

@@ -1,187 +1,63 @@
-//! One generation of an index, in memory: what the walk met in path order
-//! (the folders it entered, the files it found, the inputs it left out),
-//! each file with its stamp and its place in the posting lists, and the
-//! posting lists themselves (a base, and a small delta over it).
+//! One generation of an index: its record of the tree (see `entry.rs`),
+//! left in its manifest and read as queries need it (see `manifest.rs`),
+//! and its posting lists (a base, and a small delta over it).
 
-use std::cmp::Ordering;
-use std::ffi::OsString;
+use std::path::PathBuf;
 use std::sync::Arc;
 
-use crate::SkippedInput;
-use crate::index::grams::Grams;
-use crate::{cmp_paths, os_name, parse_position};
+use crate::index::format::{self, DIRECTORY, Directory, Written};
+use crate::index::grams::{Disk, Grams};
+use crate::index::manifest::Manifest;
 
-/// What the walk met, in path order.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum Entry {
-    Folder(FolderEntry),
-    File(FileEntry),
-    Skip(SkipEntry),
-}
+// The record's entries, as the build names them.
+pub(crate) use crate::index::entry::{Entry, FileEntry, FolderEntry, Segment, SkipEntry};
 
-/// A folder the walk entered.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct FolderEntry {
-    pub(crate) path: String,
-    /// The folder's stamp, with its ignore files' (see `stamp.rs`).
-    pub(crate) stamp: u64,
-    /// Which ignore files it had (see `stamp::IGNORES`).
-    pub(crate) ignores: u8,
-    /// Listed again by every query: reached through a link, changed
-    /// within the clock tick of the build, or holding an input the walk
-    /// could not read.
-    pub(crate) always: bool,
-}
-
-/// A file the walk found.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct FileEntry {
-    pub(crate) path: String,
-    /// Its stamp when it was indexed (see `stamp.rs`).
-    pub(crate) stamp: u64,
-    /// Its length then.
-    pub(crate) len: u64,
-    /// Read by every query, whatever the posting lists say: it was not
-    /// indexed as plain text (binary, a line too long, a byte-order mark,
-    /// too large, unreadable).
-    pub(crate) always: bool,
-    /// Binary as the tree reads it: a NUL byte in its first
-    /// `BINARY_PREFIX` bytes or its first line, so that the tree skips
-    /// it whole (reason `binary`) once it reads that far. Unchanged since,
-    /// a query skips it so without reading it. Only with `always`.
-    pub(crate) binary: bool,
-    /// It had more than one name (hard links) when indexed: a write
-    /// through another name, perhaps outside the tree, reaches no watch of
-    /// the tree's folders, so a watched query stats it as a checked one
-    /// does.
-    pub(crate) linked: bool,
-    /// Read by every query until an update indexes it again: it changed
-    /// within the clock tick of the build that read it (a rewrite of the
-    /// same size in that tick would keep its stamp).
-    pub(crate) racy: bool,
-    /// Its posting lists: the base's or the delta's, and its ids there:
-    /// `id..id + blocks`, one per block of its text (see
-    /// `grams::split_blocks`), at least one.
-    pub(crate) segment: Segment,
-    pub(crate) id: u32,
-    pub(crate) blocks: u32,
-    /// Where its blocks after the first start, when it was indexed as
-    /// plain text: `blocks - 1` offsets, ascending (an empty block starts
-    /// where the next does); empty when its blocks were not cut (a file
-    /// not indexed, or of one block). A query that only counts reads a
-    /// large file's candidate blocks only.
-    pub(crate) starts: Box<[u64]>,
-}
-
-/// Which posting lists a file is in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Segment {
-    Base,
-    Delta,
-}
-
-/// An input the walk left out.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct SkipEntry {
-    pub(crate) input: SkippedInput,
-}
-
-impl Entry {
-    pub(crate) fn path(&self) -> &str {
-        match self {
-            Entry::Folder(f) => &f.path,
-            Entry::File(f) => &f.path,
-            Entry::Skip(s) => s.input.path(),
-        }
-    }
-}
-
-/// One generation of the index.
+/// One generation of the index: its entries, left in its manifest and
+/// read as queries need them (see `manifest.rs`), and its posting lists.
 #[derive(Debug, Clone)]
 pub(crate) struct Snapshot {
     pub(crate) generation: u64,
-    /// The generation whose build wrote the base posting lists.
-    pub(crate) base_generation: u64,
-    /// The stamp of the ignore files above the root.
-    pub(crate) parents: u64,
-    pub(crate) entries: Vec<Entry>,
+    pub(crate) entries: Arc<Manifest>,
     pub(crate) base: Arc<Grams>,
-    pub(crate) delta: Grams,
+    pub(crate) delta: Arc<Grams>,
+    /// When the tree was last read in full for this generation (the start
+    /// of the traversal that wrote it, or of a later update that found
+    /// nothing changed), nanoseconds since the epoch.
+    pub(crate) read_ns: u64,
 }
 
 impl Snapshot {
     /// An index of nothing: every folder is new to it.
     pub(crate) fn empty() -> Snapshot {
-        Snapshot {
-            generation: 0,
+        let delta = Grams::default();
+        let written = Written {
             base_generation: 0,
             parents: 0,
-            entries: Vec::new(),
+            read_ns: 0,
+            entries: &[],
+            delta: &delta,
+        };
+        let body = format::manifest(&written);
+        let dir = Directory::decode(&body[..DIRECTORY], body.len() as u64)
+            .unwrap_or_else(|e| unreachable!("an empty manifest reads back: {e}"));
+        let entries = Manifest::open(Disk::memory(body), dir, PathBuf::new())
+            .unwrap_or_else(|e| unreachable!("an empty manifest opens: {e}"));
+        Snapshot {
+            generation: 0,
+            entries: Arc::new(entries),
             base: Arc::new(Grams::default()),
-            delta: Grams::default(),
+            delta: Arc::new(delta),
+            read_ns: 0,
         }
     }
 
-    /// The place of the first entry at or after `path`, in path order.
-    pub(crate) fn first_from(&self, path: &str) -> usize {
-        self.entries
-            .partition_point(|e| walk_order(e.path(), path) == Ordering::Less)
+    /// The generation whose build wrote the base posting lists.
+    pub(crate) fn base_generation(&self) -> u64 {
+        self.entries.directory().base_generation
     }
 
-    /// The entry at `path`, if any.
-    pub(crate) fn find(&self, path: &str) -> Option<&Entry> {
-        let at = self.first_from(path);
-        self.entries.get(at).filter(|e| e.path() == path)
+    /// The stamp of the ignore files above the root.
+    pub(crate) fn parents(&self) -> u64 {
+        self.entries.directory().parents
     }
-
-    /// The place just past the entries within the folder at `at`.
-    pub(crate) fn end_of(&self, at: usize) -> usize {
-        let path = self.entries[at].path();
-        if path.is_empty() {
-            return self.entries.len();
-        }
-        let after = &self.entries[at + 1..];
-        at + 1 + after.partition_point(|e| crate::is_within(e.path(), path))
-    }
-
-    /// How many files the base's posting lists hold, and the delta's.
-    pub(crate) fn segment_sizes(&self) -> (usize, usize) {
-        let mut sizes = (0, 0);
-        for e in &self.entries {
-            if let Entry::File(f) = e {
-                match f.segment {
-                    Segment::Base => sizes.0 += 1,
-                    Segment::Delta => sizes.1 += 1,
-                }
-            }
-        }
-        sizes
-    }
-}
-
-/// The walk's order of two paths as a tree writes them: component by
-/// component, each name's bytes as the file system spells them (a name
-/// written with escapes, `\\` or `\xhh`, sorts by its bytes, not by
-/// its writing).
-pub(crate) fn walk_order(a: &str, b: &str) -> Ordering {
-    if !a.contains('\\') && !b.contains('\\') {
-        return cmp_paths(a, b);
-    }
-    let names = |p: &str| -> Vec<Vec<u8>> {
-        if p.is_empty() {
-            return Vec::new();
-        }
-        parse_position(p).unwrap_or_else(|| p.split('/').map(|n| n.as_bytes().to_vec()).collect())
-    };
-    names(a).cmp(&names(b))
-}
-
-/// The last name of `path`, as the file system spells it.
-pub(crate) fn last_name(path: &str) -> Option<OsString> {
-    let last = path.rsplit('/').next()?;
-    if !last.contains('\\') {
-        return Some(OsString::from(last));
-    }
-    let mut names = parse_position(last)?;
-    Some(os_name(names.pop()?))
 }

@@ -10,7 +10,7 @@ use super::Index;
 use crate::Error;
 use crate::index::counting::Batch;
 use crate::index::entries::Found;
-use crate::{Cursor, Scope};
+use crate::{AsOf, Cursor, Scope};
 use crate::{Entry, FileOutcome, Opened, Plan, Resolved, Search, Source, no_match};
 
 impl Source for Index {
@@ -58,12 +58,18 @@ impl Source for Index {
         self.tree.open(path)
     }
 
+    /// Not checking the tree and not watched: the time the current
+    /// generation last read the tree.
+    fn as_of(&self) -> Option<AsOf> {
+        self.as_of_now()
+    }
+
     fn files(
         &self,
         plan: &Plan<'_>,
         each: &mut dyn FnMut(Entry<'_>) -> ControlFlow<()>,
     ) -> Result<(), Error> {
-        self.entries(plan, false, &mut |found| match found {
+        self.entries(plan, None, &mut |found| match found {
             // A file found binary is read as any file: the engine applies
             // the binary rule.
             Found::File { path, dir, .. } | Found::Binary { path, dir } => {
@@ -78,10 +84,10 @@ impl Source for Index {
     /// The files searched one after the other, as `files` yields them,
     /// until the search only counts, then in batches on the tree's threads
     /// (see `counting.rs`). With the search known: a file of any length
-    /// that holds no match is `NoMatch` when no budget can stop inside a
-    /// file, and once only counting remains it needs no outcome (it counts
-    /// nothing, and no budget applies to a count); a file found binary is
-    /// skipped as binary without a read.
+    /// that holds no match is `NoMatch` when the scanned bytes cannot stop
+    /// inside it, and once only counting remains it needs no outcome (it
+    /// counts nothing, and no budget applies to a count); a file found
+    /// binary is skipped as binary without a read.
     fn run(
         &self,
         search: &Search<'_>,
@@ -89,14 +95,13 @@ impl Source for Index {
     ) -> Result<(), Error> {
         let mut buffer = Vec::new();
         let matcher = search.plan.matcher;
-        let whole = !search.budgets.may_stop_inside_file();
         let mut batch = Batch::new(self.tree.get_threads());
         let mut stopped = false;
-        self.entries(&search.plan, whole, &mut |found| {
+        self.entries(&search.plan, Some(&search.budgets), &mut |found| {
             let flow =
                 if matches!(found, Found::NoMatch { .. }) && search.budgets.is_counting_only() {
                     ControlFlow::Continue(())
-                } else if batch.admits(search, whole) {
+                } else if batch.admits(search) {
                     batch.push(self, search, found, take)
                 } else {
                     match found {

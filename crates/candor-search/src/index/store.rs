@@ -18,8 +18,9 @@ use std::io::{Read as _, Seek as _, Write as _};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use crate::index::format::{self, Header, Kind};
+use crate::index::format::{self, Directory, Header, Kind, Section, Written};
 use crate::index::grams::{self, Disk, Grams, Lists};
+use crate::index::manifest::Manifest;
 use crate::index::snapshot::Snapshot;
 use crate::{Error, ErrorKind};
 
@@ -109,7 +110,7 @@ impl Store {
         let mut tries = 0;
         loop {
             let generation = self.current()?;
-            match self.load_generation(generation, reuse) {
+            match self.open_generation(generation, reuse) {
                 Ok(snap) => return Ok(snap),
                 Err(_) if tries < 16 && self.current().ok() != Some(generation) => tries += 1,
                 Err(e) => return Err(LoadError::Unusable(e)),
@@ -117,30 +118,65 @@ impl Store {
         }
     }
 
-    fn load_generation(
+    /// Opens generation `generation` (see `load`).
+    pub(crate) fn open_generation(
         &self,
         generation: u64,
         reuse: Option<(u64, &Arc<Grams>)>,
     ) -> Result<Snapshot, Error> {
         let path = self.manifest_path(generation);
-        let bytes = fs::read(&path)
-            .map_err(|e| self.unusable(format!("cannot read {}: {e}", path.display())))?;
+        let cannot =
+            |e: std::io::Error| self.unusable(format!("cannot read {}: {e}", path.display()));
+        let bad = |r: String| self.unusable(format!("manifest: {r}"));
+        let mut file = fs::File::open(&path).map_err(cannot)?;
+        let size = file.metadata().map_err(cannot)?.len();
+        let mut start = [0; format::HEADER + format::DIRECTORY];
+        let read = read_up_to(&mut file, &mut start).map_err(cannot)?;
         let header = Header {
             kind: Kind::Manifest,
             rules: self.rules,
             generation,
         };
-        let body =
-            format::body(&bytes, header).map_err(|r| self.unusable(format!("manifest: {r}")))?;
-        let manifest =
-            format::read_manifest(body).map_err(|r| self.unusable(format!("manifest: {r}")))?;
-        // The file's bytes are not held while the base is read.
-        drop(bytes);
+        let (len, crc) = format::header(&start[..read], header).map_err(bad)?;
+        let body_len = size.saturating_sub(format::HEADER as u64);
+        if read < start.len() || body_len != len {
+            return Err(bad(format!(
+                "truncated or extended: a body of {body_len} bytes where the header says {len}"
+            )));
+        }
+        let directory = &start[format::HEADER..];
+        if crc32fast::hash(directory) != crc {
+            return Err(bad(
+                "the checksum does not match: the file is corrupt".into()
+            ));
+        }
+        let dir = Directory::decode(directory, len).map_err(bad)?;
+        let body = Disk::new(file, format::HEADER as u64, len);
+        // The delta's head, checked; its table and lists stay in the file.
+        let span = dir.section(Section::Delta);
+        let head_len = usize::try_from(dir.delta_head).map_err(|_| bad("too large".into()))?;
+        let head = body.read(span.at, head_len).map_err(cannot)?;
+        if crc32fast::hash(&head) != span.crc {
+            return Err(bad(
+                "the checksum does not match: the file is corrupt".into()
+            ));
+        }
+        let rest = body.window(span.at + dir.delta_head, span.len - dir.delta_head);
+        let delta = Grams::decode_head(&head, rest).map_err(|e| bad(e.to_string()))?;
+        let base_generation = dir.base_generation;
+        let read_ns = dir.read_ns;
+        let entries = Manifest::open(body, dir, path.clone()).map_err(bad)?;
         let base = match reuse {
-            Some((g, base)) if g == manifest.base_generation => Arc::clone(base),
-            _ => Arc::new(self.load_base(manifest.base_generation)?),
+            Some((g, base)) if g == base_generation => Arc::clone(base),
+            _ => Arc::new(self.load_base(base_generation)?),
         };
-        Ok(format::snapshot(generation, manifest, base))
+        Ok(Snapshot {
+            generation,
+            entries: Arc::new(entries),
+            base,
+            delta: Arc::new(delta),
+            read_ns,
+        })
     }
 
     /// Opens a base: its header and head are read and checked; its lists
@@ -239,10 +275,15 @@ impl Store {
         Ok(new)
     }
 
-    /// Writes `snap` as the current generation (its base too, when
-    /// `new_base`, written by `write_base`), then removes the files no
-    /// generation kept needs.
-    pub(crate) fn write(&self, snap: &Snapshot, new_base: Option<NewBase>) -> Result<(), Error> {
+    /// Writes `written` as generation `generation`, the current one (its
+    /// base too, when `new_base`, written by `write_base`), then removes
+    /// the files no generation kept needs.
+    pub(crate) fn write(
+        &self,
+        generation: u64,
+        written: &Written<'_>,
+        new_base: Option<NewBase>,
+    ) -> Result<(), Error> {
         let io = |what: &Path, e: std::io::Error| -> Error {
             ErrorKind::Read {
                 path: what.to_owned(),
@@ -264,27 +305,25 @@ impl Store {
         let header = Header {
             kind: Kind::Manifest,
             rules: self.rules,
-            generation: snap.generation,
+            generation,
         };
-        let path = self.manifest_path(snap.generation);
-        replace(&path, &format::file(header, &format::manifest(snap))).map_err(|e| io(&path, e))?;
+        let path = self.manifest_path(generation);
+        let body = format::manifest(written);
+        replace(&path, &format::manifest_file(header, &body)).map_err(|e| io(&path, e))?;
         let pointer = self.dir.join(CURRENT);
-        replace(
-            &pointer,
-            format!("candor-index {}\n", snap.generation).as_bytes(),
-        )
-        .map_err(|e| io(&pointer, e))?;
+        replace(&pointer, format!("candor-index {generation}\n").as_bytes())
+            .map_err(|e| io(&pointer, e))?;
         if let Ok(dir) = fs::File::open(&self.dir) {
             let _ = dir.sync_all();
         }
-        self.clean(snap, previous);
+        self.clean(generation, written.base_generation, previous);
         Ok(())
     }
 
     /// Removes the files of generations older than the previous one.
-    fn clean(&self, snap: &Snapshot, previous: Option<u64>) {
-        let mut keep_bases = vec![snap.base_generation];
-        let mut keep = vec![snap.generation];
+    fn clean(&self, generation: u64, base_generation: u64, previous: Option<u64>) {
+        let mut keep_bases = vec![base_generation];
+        let mut keep = vec![generation];
         if let Some(p) = previous {
             keep.push(p);
             if let Ok(Some(base)) = self.base_of(p) {
@@ -312,13 +351,17 @@ impl Store {
 
     /// The base generation the manifest of `generation` builds on.
     fn base_of(&self, generation: u64) -> Result<Option<u64>, Error> {
-        let Ok(bytes) = fs::read(self.manifest_path(generation)) else {
+        let Ok(mut file) = fs::File::open(self.manifest_path(generation)) else {
             return Ok(None);
         };
-        Ok(bytes
-            .get(format::HEADER..format::HEADER + 8)
-            .and_then(|b| b.try_into().ok())
-            .map(u64::from_le_bytes))
+        // The directory's first field.
+        let mut start = [0; format::HEADER + 8];
+        let read = read_up_to(&mut file, &mut start).unwrap_or(0);
+        Ok((read == start.len()).then(|| {
+            let mut b = [0; 8];
+            b.copy_from_slice(&start[format::HEADER..]);
+            u64::from_le_bytes(b)
+        }))
     }
 }
 

@@ -15,9 +15,16 @@
 //! differ: a named path is searched whatever the ignore files say), the
 //! whole query takes the tree's walk, and the index only tells which of
 //! the files it finds are unchanged.
+//!
+//! Trusting the record (watched: what the watcher did not report; or
+//! everything, for an answer about the generation), a query that needs
+//! no file it rules out visits only the entries every query visits (see
+//! `format::is_special`), those the watcher reported, its resume point's
+//! and the ones it wants (its candidates): the entries between hold
+//! nothing it asks for, and are never read.
 
 use std::borrow::Cow;
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::collections::HashSet;
 use std::ffi::OsString;
 use std::ops::ControlFlow;
@@ -25,10 +32,12 @@ use std::sync::Arc;
 
 use crate::Error;
 use crate::SkippedInput;
-use crate::index::check::{LastStamps, Stamps};
-use crate::index::snapshot::{Entry, FileEntry, FolderEntry, Snapshot, last_name};
+use crate::index::check::{LastStamps, Stamped, Stamps};
+use crate::index::entry::{Entry, FileEntry, FolderEntry, last_name, walk_order};
+use crate::index::manifest::{Block, Damage, Held, Manifest};
+use crate::index::snapshot::Snapshot;
 use crate::index::stamp::parents_stamp;
-use crate::index::stamp::{file_stamp_at, fs_path};
+use crate::index::stamp::{file_stamp_at, folder_stamp_at, fs_path};
 #[cfg(target_os = "linux")]
 use crate::open_file_beneath;
 use crate::{DirHandle, Job, Tree, is_within, open_dir, open_file, parse_position, stamp_at};
@@ -181,6 +190,25 @@ impl Dirs<'_> {
     }
 }
 
+/// What a traversal trusts of the record without a stat.
+#[derive(Clone, Copy)]
+pub(crate) enum Trust<'s> {
+    /// Nothing: every entry's stamp is taken and compared (the checked
+    /// mode).
+    Nothing,
+    /// Every entry but the paths a watcher reported (and the files with
+    /// other names, whose writes it may not see): the watched mode.
+    Unreported(&'s HashSet<String>),
+    /// Every entry as recorded, folders that every query would list
+    /// again too: an answer about the index's generation, which says so.
+    Everything,
+}
+
+/// The places of the entries a sparse traversal must show beyond those
+/// every query is shown (see `format::is_special`): `wanted(at)` is the
+/// first at or after `at`, if any (a query's candidates).
+pub(crate) type Wanted<'w> = dyn FnMut(usize) -> Result<Option<usize>, Damage> + 'w;
+
 /// Where a traversal stands: the snapshot, the tree, where to resume.
 pub(crate) struct Traversal<'s> {
     pub(crate) snap: &'s Snapshot,
@@ -191,57 +219,226 @@ pub(crate) struct Traversal<'s> {
     pub(crate) filters: &'s [String],
     /// Set when the traversal meets a change the snapshot does not hold
     /// (a folder walked again, a file new or changed).
-    pub(crate) changed: std::cell::Cell<bool>,
-    /// With a watcher: the paths it reported; every other recorded entry
-    /// is trusted without a stat.
-    pub(crate) trust: Option<&'s HashSet<String>>,
-    /// What becomes of the stamps taken (see `LastStamps`).
-    pub(crate) reuse: Reuse<'s>,
+    pub(crate) changed: Cell<bool>,
+    /// What is trusted without a stat.
+    pub(crate) trust: Trust<'s>,
+    /// Stamps of this generation taken earlier (by a checked query), used
+    /// rather than taken again (an update after that query).
+    pub(crate) known: Cell<Option<Vec<u64>>>,
+    /// Where the stamps a checked traversal takes are kept (a query's,
+    /// for the next update).
+    pub(crate) keep: Option<&'s LastStamps>,
+    /// Damage met in the record (a block whose checksum does not match)
+    /// is passed by the tree's own walk, from the last entry handed on,
+    /// reading every file from there (an index opened to be rebuilt);
+    /// else it is refused.
+    pub(crate) fallback: bool,
+    /// Set when damage was met.
+    pub(crate) damaged: Cell<bool>,
 }
 
-/// What a traversal does with the stamps a checked one takes.
-#[derive(Clone, Copy)]
-pub(crate) enum Reuse<'s> {
-    /// Nothing.
-    No,
-    /// Kept for the next update (a query).
-    Keep(&'s LastStamps),
-    /// Those kept are used, and the others taken (an update).
-    Use(&'s LastStamps),
+/// Why a traversal ended early.
+enum Stop {
+    Error(Error),
+    Damage(Damage),
+}
+
+impl From<Damage> for Stop {
+    fn from(d: Damage) -> Stop {
+        Stop::Damage(d)
+    }
 }
 
 type Visit<'v, 's> = dyn FnMut(Event<'_>) -> ControlFlow<()> + 'v;
 
+/// An entry of the record: held in its block, or one of the specials.
+enum Got<'m> {
+    Held(Held),
+    Special(&'m Entry),
+}
+
+impl Got<'_> {
+    fn entry(&self) -> &Entry {
+        match self {
+            Got::Held(held) => held.entry(),
+            Got::Special(entry) => entry,
+        }
+    }
+}
+
+/// Reads entries in order, the block in use kept; checked, with their
+/// stamps now.
+struct Look<'m, 's> {
+    manifest: &'m Manifest,
+    stamps: Option<&'m Stamps<'s>>,
+    /// The block in use, and its stamps when checked.
+    block: Option<(Arc<Block>, Option<Arc<Stamped>>)>,
+}
+
+impl Look<'_, '_> {
+    /// The entry at `at` and, checked, its stamp now.
+    fn get(&mut self, at: usize) -> Result<(Held, Option<u64>), Damage> {
+        let within = self
+            .block
+            .as_ref()
+            .is_some_and(|(b, _)| b.first <= at && at < b.end());
+        if !within {
+            let b = self.manifest.block_of(at);
+            self.block = Some(match self.stamps {
+                Some(stamps) => {
+                    let stamped = stamps.block(b)?;
+                    (Arc::clone(&stamped.block), Some(stamped))
+                }
+                None => (self.manifest.block(b)?, None),
+            });
+        }
+        let Some((block, stamped)) = &self.block else {
+            unreachable!("a block was just read")
+        };
+        let stamp = stamped.as_ref().and_then(|s| s.of(at));
+        Ok((Held::new(Arc::clone(block), at), stamp))
+    }
+}
+
+/// The places a sparse traversal visits, in order: the special entries,
+/// the entries a watcher reported, the resume point's, and the wanted.
+struct Sparse<'m, 'w, 'x> {
+    specials: &'m [(usize, Entry)],
+    reported: Vec<usize>,
+    start: Option<usize>,
+    wanted: &'x mut Wanted<'w>,
+    /// The wanted's last answer, and the place it was asked for.
+    answer: Option<(usize, Option<usize>)>,
+}
+
+impl<'m> Sparse<'m, '_, '_> {
+    /// The first place at or after `at` to visit, with the entry when it
+    /// is a special one.
+    fn next(&mut self, at: usize) -> Result<Option<(usize, Option<&'m Entry>)>, Damage> {
+        let s = self.specials.partition_point(|(i, _)| *i < at);
+        self.specials = &self.specials[s..];
+        let r = self.reported.partition_point(|&i| i < at);
+        self.reported.drain(..r);
+        let wanted = match self.answer {
+            Some((asked, answer)) if asked <= at && answer.is_none_or(|a| a >= at) => answer,
+            _ => {
+                let answer = (self.wanted)(at)?;
+                self.answer = Some((at, answer));
+                answer
+            }
+        };
+        let special = self.specials.first().map(|(i, _)| *i);
+        let next = [
+            special,
+            self.reported.first().copied(),
+            self.start.filter(|&s| s >= at),
+            wanted,
+        ]
+        .into_iter()
+        .flatten()
+        .min();
+        Ok(next.map(|n| {
+            let entry = self.specials.first().filter(|(i, _)| *i == n);
+            (n, entry.map(|(_, e)| e))
+        }))
+    }
+}
+
 impl Traversal<'_> {
-    /// Hands each event, in path order, to `visit` until it breaks.
+    /// Hands each event, in path order, to `visit` until it breaks. With
+    /// `wanted`, and a trust that takes no stamps, the traversal is
+    /// sparse: it visits only the entries every query is shown, those a
+    /// watcher reported, the resume point's and the wanted ones (the
+    /// entries between hold nothing the query asks for), and its cost is
+    /// theirs, not the tree's.
     ///
     /// # Errors
     ///
-    /// Those of the tree's walk (a bad glob).
-    pub(crate) fn run(&self, visit: &mut Visit<'_, '_>) -> Result<(), Error> {
+    /// Those of the tree's walk (a bad glob), and damage in the record
+    /// (see `fallback`).
+    pub(crate) fn run(
+        &self,
+        wanted: Option<&mut Wanted<'_>>,
+        visit: &mut Visit<'_, '_>,
+    ) -> Result<(), Error> {
         let (gitignore, parent_ignores) = self.tree.reads_ignores();
-        let unknown = !matches!(self.snap.entries.first(), Some(Entry::Folder(f)) if f.path.is_empty())
-            || parents_stamp(self.tree.get_root(), gitignore, parent_ignores) != self.snap.parents;
-        if unknown {
-            self.changed.set(true);
+        let manifest = &self.snap.entries;
+        let root = if manifest.len() == 0 {
+            Ok(false)
+        } else {
+            manifest
+                .entry(0)
+                .map(|h| matches!(h.entry(), Entry::Folder(f) if f.path.is_empty()))
+        };
+        let whole = !self.filters.is_empty() || self.tree.follows_links();
+        // The path of the last file or skip handed on: a walk past damage
+        // goes on after it.
+        let mut last = String::new();
+        let mut handed = false;
+        let ran = {
+            let mut tracked = |event: Event<'_>| {
+                let path = match &event {
+                    Event::File { path, .. } => Some(path.as_ref()),
+                    Event::Skip(input) => Some(input.path()),
+                    Event::Folder { .. } => None,
+                };
+                if let Some(path) = path {
+                    last.clear();
+                    last.push_str(path);
+                    handed = true;
+                }
+                visit(event)
+            };
+            match root {
+                Err(damage) => Err(Stop::Damage(damage)),
+                Ok(root) => {
+                    let unknown = !root
+                        || parents_stamp(self.tree.get_root(), gitignore, parent_ignores)
+                            != self.snap.parents();
+                    if unknown {
+                        self.changed.set(true);
+                    }
+                    if unknown || whole {
+                        self.walk("", self.filters, self.start, None, true, &mut tracked)
+                            .map(|_| ())
+                    } else {
+                        self.recorded(wanted, &mut tracked)
+                    }
+                }
+            }
+        };
+        match ran {
+            Ok(()) => Ok(()),
+            Err(Stop::Error(e)) => Err(e),
+            Err(Stop::Damage(damage)) if self.fallback => {
+                self.damaged.set(true);
+                self.changed.set(true);
+                let after = handed.then_some(last.as_str());
+                let from = after.or(self.start);
+                match self.walk("", self.filters, from, after, false, visit) {
+                    Ok(_) => Ok(()),
+                    Err(Stop::Error(e)) => Err(e),
+                    Err(Stop::Damage(_)) => Err(manifest.unusable(&damage)),
+                }
+            }
+            Err(Stop::Damage(damage)) => Err(manifest.unusable(&damage)),
         }
-        if unknown || !self.filters.is_empty() || self.tree.follows_links() {
-            let _ = self.walk("", self.filters, visit)?;
-            return Ok(());
-        }
-        self.recorded(visit)
     }
 
     /// The tree's walk of the folder at `folder` (`""`: the whole tree),
-    /// within `filters`, from the resume point; each file looked up in
-    /// the snapshot.
+    /// within `filters`, from `start`, past `after` (what comes before it
+    /// or at it is left out); each file looked up in the record when
+    /// `lookups`.
     fn walk(
         &self,
         folder: &str,
         filters: &[String],
+        start: Option<&str>,
+        after: Option<&str>,
+        lookups: bool,
         visit: &mut Visit<'_, '_>,
-    ) -> Result<ControlFlow<()>, Error> {
-        let start = self.start.and_then(parse_position);
+    ) -> Result<ControlFlow<()>, Stop> {
+        let start = start.and_then(parse_position);
         let within;
         let filters = if folder.is_empty() {
             filters
@@ -249,17 +446,18 @@ impl Traversal<'_> {
             within = [folder.to_owned()];
             &within[..]
         };
+        let passed = |path: &str| after.is_some_and(|a| !walk_order(path, a).is_gt());
         // A folder walked again is no path the caller named.
         let walk = match folder.is_empty() {
-            true => self.tree.walk_within(start, filters)?,
-            false => self.tree.walk_folders(start, filters)?,
+            true => self.tree.walk_within(start, filters),
+            false => self.tree.walk_folders(start, filters),
         };
-        let mut walk = walk.recording();
+        let mut walk = walk.map_err(Stop::Error)?.recording();
         loop {
             let job = walk.next();
             for entered in walk.take_entered() {
                 // The folders on the way to `folder` were met already.
-                if !is_within(&entered.rel, folder) {
+                if !is_within(&entered.rel, folder) || passed(&entered.rel) {
                     continue;
                 }
                 let event = Event::Folder {
@@ -272,11 +470,17 @@ impl Traversal<'_> {
                     return Ok(ControlFlow::Break(()));
                 }
             }
-            let event = match job {
+            let flow = match job {
                 None => return Ok(ControlFlow::Continue(())),
-                Some(Job::Skip(input)) => Event::Skip(input),
+                Some(Job::Skip(input)) if passed(input.path()) => ControlFlow::Continue(()),
+                Some(Job::Skip(input)) => visit(Event::Skip(input)),
+                Some(Job::File { rel, .. }) if passed(&rel) => ControlFlow::Continue(()),
                 Some(Job::File { rel, dir, name }) => {
-                    let recorded = match self.snap.find(&rel) {
+                    let held = match lookups {
+                        true => self.snap.entries.find(&rel)?,
+                        false => None,
+                    };
+                    let recorded = match held.as_ref().map(Held::entry) {
                         Some(Entry::File(f)) => Some(f),
                         _ => None,
                     };
@@ -284,58 +488,77 @@ impl Traversal<'_> {
                     if recorded.is_none_or(|f| stamp != Some(f.stamp) || f.racy) {
                         self.changed.set(true);
                     }
-                    Event::File {
+                    visit(Event::File {
                         path: Cow::Owned(rel),
                         dir: FileDir::Open(dir, name),
                         recorded,
                         stamp,
-                    }
+                    })
                 }
             };
-            if visit(event).is_break() {
+            if flow.is_break() {
                 return Ok(ControlFlow::Break(()));
             }
         }
     }
 
-    /// The recorded entries, checked folder by folder, their stamps
-    /// taken ahead on a second thread when the tree has one.
-    fn recorded(&self, visit: &mut Visit<'_, '_>) -> Result<(), Error> {
-        let first = self.start.map_or(0, |s| self.snap.first_from(s));
-        let mut stamps = Stamps::new(self.snap, self.tree.root_handle(), first);
-        if let (Reuse::Use(last), None) = (self.reuse, self.trust) {
-            if let Some(known) = last.take(self.snap.generation) {
-                stamps = stamps.with(&known);
-            }
+    /// The recorded entries, checked folder by folder: their stamps taken
+    /// ahead on a second thread when the tree has one (the checked mode),
+    /// or trusted.
+    fn recorded(
+        &self,
+        wanted: Option<&mut Wanted<'_>>,
+        visit: &mut Visit<'_, '_>,
+    ) -> Result<(), Stop> {
+        let manifest = &*self.snap.entries;
+        let first = match self.start {
+            Some(start) => manifest.first_from(start)?,
+            None => 0,
+        };
+        if !matches!(self.trust, Trust::Nothing) {
+            return self.entries_from(first, None, wanted, visit);
         }
+        let stamps = Stamps::new(
+            manifest,
+            self.tree.root_handle(),
+            manifest.block_of(first),
+            self.known.take(),
+            self.keep.is_some(),
+        );
+        let helps = self.tree.get_threads() > 1 && manifest.len() - first > HELP_AFTER;
+        let ran = std::thread::scope(|scope| {
+            if helps {
+                scope.spawn(|| stamps.help());
+            }
+            let ran = self.entries_from(first, Some(&stamps), None, visit);
+            stamps.stop();
+            ran
+        });
+        if let Some(keep) = self.keep {
+            keep.keep(self.snap.generation, stamps);
+        }
+        ran
+    }
+
+    /// The recorded entries from the resume point (whose entry is at
+    /// `first`, or would be), every one, or, with `wanted`, sparsely.
+    fn entries_from(
+        &self,
+        first: usize,
+        stamps: Option<&Stamps<'_>>,
+        wanted: Option<&mut Wanted<'_>>,
+        visit: &mut Visit<'_, '_>,
+    ) -> Result<(), Stop> {
+        let manifest = &*self.snap.entries;
+        let mut look = Look {
+            manifest,
+            stamps,
+            block: None,
+        };
         let dirs = Dirs {
             root: self.tree.root_handle(),
             held: RefCell::new(Vec::new()),
         };
-        let helps = self.trust.is_none()
-            && self.tree.get_threads() > 1
-            && self.snap.entries.len() - first > HELP_AFTER;
-        std::thread::scope(|scope| {
-            if helps {
-                scope.spawn(|| stamps.help());
-            }
-            let ran = self.recorded_with(&stamps, &dirs, visit);
-            stamps.stop();
-            ran
-        })?;
-        if let (Reuse::Keep(last), None) = (self.reuse, self.trust) {
-            last.keep(self.snap.generation, &stamps);
-        }
-        Ok(())
-    }
-
-    fn recorded_with(
-        &self,
-        stamps: &Stamps<'_>,
-        dirs: &Dirs<'_>,
-        visit: &mut Visit<'_, '_>,
-    ) -> Result<(), Error> {
-        let entries = &self.snap.entries;
         let mut at = 0;
         if let Some(start) = self.start {
             // The folders on the way to the resume point come before it
@@ -354,108 +577,172 @@ impl Traversal<'_> {
             }
             let mut known = None;
             for ancestor in &ancestors {
-                let found = self.snap.first_from(ancestor);
-                let is_folder =
-                    matches!(entries.get(found), Some(Entry::Folder(f)) if f.path == *ancestor);
-                let checked = if is_folder {
-                    self.enter(found, stamps, visit)
-                } else {
-                    None
+                let found = manifest.first_from(ancestor)?;
+                let got = match found < manifest.len() {
+                    true => Some(look.get(found)?),
+                    false => None,
                 };
+                let folder = got.as_ref().and_then(|(held, stamp)| match held.entry() {
+                    Entry::Folder(f) if f.path == *ancestor => Some((f, *stamp)),
+                    _ => None,
+                });
+                let checked = folder
+                    .filter(|(f, stamp)| self.unchanged(f, *stamp))
+                    .map(|(f, _)| visit(folder_event(f)));
                 match checked {
                     Some(ControlFlow::Break(())) => return Ok(()),
                     Some(ControlFlow::Continue(())) => known = Some(found),
                     None => {
-                        let folder_at = if is_folder { Some(found) } else { known };
+                        let folder_at = if folder.is_some() { Some(found) } else { known };
                         self.changed.set(true);
-                        let folder = folder_at.map_or("", |i| entries[i].path());
-                        if self.walk(folder, &[], visit)?.is_break() {
+                        let folder = match folder_at {
+                            Some(i) => manifest.entry(i)?.entry().path().to_owned(),
+                            None => String::new(),
+                        };
+                        if self
+                            .walk(&folder, &[], self.start, None, true, visit)?
+                            .is_break()
+                        {
                             return Ok(());
                         }
                         match folder_at {
-                            Some(i) if !folder.is_empty() => at = self.snap.end_of(i),
+                            Some(i) if !folder.is_empty() => at = manifest.end_of(i, &folder)?,
                             _ => return Ok(()),
                         }
                         break;
                     }
                 }
             }
-            at = at.max(self.snap.first_from(start));
+            at = at.max(first);
         }
-        while let Some(entry) = entries.get(at) {
-            match entry {
-                Entry::Folder(_) => match self.enter(at, stamps, visit) {
-                    Some(ControlFlow::Break(())) => return Ok(()),
-                    Some(ControlFlow::Continue(())) => at += 1,
-                    None => {
-                        self.changed.set(true);
-                        if self.walk(entry.path(), &[], visit)?.is_break() {
-                            return Ok(());
-                        }
-                        at = self.snap.end_of(at);
+        let mut sparse = match wanted {
+            Some(wanted) => Some(Sparse {
+                specials: manifest.specials(),
+                reported: self.reported(at)?,
+                start: self.start.map(|_| first),
+                wanted,
+                answer: None,
+            }),
+            None => None,
+        };
+        loop {
+            let mut special = None;
+            if let Some(sparse) = sparse.as_mut() {
+                match sparse.next(at)? {
+                    Some((next, entry)) => (at, special) = (next, entry),
+                    None => return Ok(()),
+                }
+            }
+            if at >= manifest.len() {
+                return Ok(());
+            }
+            let (got, stamp) = match special {
+                Some(entry) => (Got::Special(entry), None),
+                None => {
+                    let (held, stamp) = look.get(at)?;
+                    (Got::Held(held), stamp)
+                }
+            };
+            let flow = match got.entry() {
+                Entry::Folder(folder) if self.unchanged(folder, stamp) => {
+                    at += 1;
+                    visit(folder_event(folder))
+                }
+                Entry::Folder(folder) => {
+                    self.changed.set(true);
+                    if self
+                        .walk(&folder.path, &[], self.start, None, true, visit)?
+                        .is_break()
+                    {
+                        return Ok(());
                     }
-                },
+                    at = manifest.end_of(at, &folder.path)?;
+                    ControlFlow::Continue(())
+                }
                 Entry::File(file) => {
-                    let stamp = match self.trust {
-                        // Watched and not reported: trusted, unless a
-                        // write through another name could have gone
-                        // unreported (asked of this file alone).
-                        Some(seen) if !seen.contains(&file.path) => match file.linked {
-                            false => Some(file.stamp),
-                            true => file_stamp_at(self.tree.root_handle(), &file.path),
-                        },
-                        _ => stamps.of(at),
-                    };
+                    let stamp = self.file_stamp(file, stamp);
                     if stamp != Some(file.stamp) || file.racy {
                         self.changed.set(true);
                     }
                     let event = Event::File {
                         path: Cow::Borrowed(&file.path),
-                        dir: FileDir::Lazy(dirs),
+                        dir: FileDir::Lazy(&dirs),
                         recorded: Some(file),
                         stamp,
                     };
-                    if visit(event).is_break() {
-                        return Ok(());
-                    }
                     at += 1;
+                    visit(event)
                 }
                 Entry::Skip(skip) => {
-                    if visit(Event::Skip(skip.input.clone())).is_break() {
-                        return Ok(());
-                    }
                     at += 1;
+                    visit(Event::Skip(skip.input.clone()))
+                }
+            };
+            if flow.is_break() {
+                return Ok(());
+            }
+        }
+    }
+
+    /// The places, from `at` on, of the entries the watcher reported (in
+    /// the watched mode); a path it reported that the record does not
+    /// hold is found by its folder, which it reported too.
+    fn reported(&self, at: usize) -> Result<Vec<usize>, Damage> {
+        let Trust::Unreported(seen) = self.trust else {
+            return Ok(Vec::new());
+        };
+        let mut places = Vec::new();
+        for path in seen {
+            if let Some(held) = self.snap.entries.find(path)? {
+                if held.at() >= at {
+                    places.push(held.at());
                 }
             }
         }
-        Ok(())
+        places.sort_unstable();
+        places.dedup();
+        Ok(places)
     }
 
-    /// Checks the recorded folder at `at`: unchanged, it is visited
-    /// (`Some(flow)`); changed or gone, `None`, and the caller walks it
-    /// again.
-    fn enter(
-        &self,
-        at: usize,
-        stamps: &Stamps<'_>,
-        visit: &mut Visit<'_, '_>,
-    ) -> Option<ControlFlow<()>> {
-        let Entry::Folder(folder) = &self.snap.entries[at] else {
-            return None;
-        };
-        let unchanged = match self.trust {
-            Some(seen) if !seen.contains(&folder.path) => true,
-            _ => stamps.of(at) == Some(folder.stamp),
-        };
-        if folder.always || !unchanged {
-            return None;
+    /// Whether the recorded folder holds what it held (checked: by
+    /// `stamp`, its stamp now), so that its recorded entries stand.
+    fn unchanged(&self, folder: &FolderEntry, stamp: Option<u64>) -> bool {
+        match self.trust {
+            Trust::Everything => true,
+            _ if folder.always => false,
+            Trust::Nothing => stamp == Some(folder.stamp),
+            Trust::Unreported(seen) if !seen.contains(&folder.path) => true,
+            Trust::Unreported(_) => {
+                folder_stamp_at(self.tree.root_handle(), &folder.path, folder.ignores)
+                    == Some(folder.stamp)
+            }
         }
-        Some(visit(Event::Folder {
-            path: &folder.path,
-            dir: None,
-            recorded: Some(folder),
-            via_link: false,
-        }))
+    }
+
+    /// The stamp of the recorded file now, as far as the traversal asks
+    /// (checked: `stamp`, taken ahead).
+    fn file_stamp(&self, file: &FileEntry, stamp: Option<u64>) -> Option<u64> {
+        match self.trust {
+            Trust::Nothing => stamp,
+            Trust::Everything => Some(file.stamp),
+            // Watched and not reported: trusted, unless a write through
+            // another name could have gone unreported (asked of this file
+            // alone).
+            Trust::Unreported(seen) if !seen.contains(&file.path) && !file.linked => {
+                Some(file.stamp)
+            }
+            Trust::Unreported(_) => file_stamp_at(self.tree.root_handle(), &file.path),
+        }
+    }
+}
+
+/// The event of a recorded folder entered.
+fn folder_event(folder: &FolderEntry) -> Event<'_> {
+    Event::Folder {
+        path: &folder.path,
+        dir: None,
+        recorded: Some(folder),
+        via_link: false,
     }
 }
 

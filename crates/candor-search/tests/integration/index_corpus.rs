@@ -12,7 +12,7 @@ use proptest::prelude::*;
 
 /// Sets the modification time of `path` (a file or a folder) an hour
 /// back, so that a build does not count it as changed within its tick.
-fn age(path: &Path) {
+pub(crate) fn age(path: &Path) {
     let hour_ago = SystemTime::now() - Duration::from_secs(3600);
     if let Ok(f) = std::fs::File::open(path) {
         let _ = f.set_modified(hour_ago);
@@ -20,7 +20,7 @@ fn age(path: &Path) {
 }
 
 /// Ages every file and folder below `root`, and `root` itself.
-fn age_all(root: &Path) {
+pub(crate) fn age_all(root: &Path) {
     let mut stack = vec![root.to_path_buf()];
     while let Some(dir) = stack.pop() {
         if let Ok(list) = std::fs::read_dir(&dir) {
@@ -39,7 +39,11 @@ fn age_all(root: &Path) {
 
 /// What two answers must share: everything but the cursor's token
 /// (bound to its corpus), and whether there is one.
-fn same<T: PartialEq + std::fmt::Debug>(what: &str, tree: &Bounded<T>, index: &Bounded<T>) {
+pub(crate) fn same<T: PartialEq + std::fmt::Debug>(
+    what: &str,
+    tree: &Bounded<T>,
+    index: &Bounded<T>,
+) {
     assert_eq!(tree.items(), index.items(), "{what}: items");
     assert_eq!(
         tree.completeness(),
@@ -57,7 +61,7 @@ fn same<T: PartialEq + std::fmt::Debug>(what: &str, tree: &Bounded<T>, index: &B
 }
 
 /// Follows both corpora's cursors page by page, comparing each page.
-fn compare_pages<T: PartialEq + std::fmt::Debug>(
+pub(crate) fn compare_pages<T: PartialEq + std::fmt::Debug>(
     what: &str,
     mut tree: impl FnMut(Option<&Cursor>) -> Result<Bounded<T>, candor_search::Error>,
     mut index: impl FnMut(Option<&Cursor>) -> Result<Bounded<T>, candor_search::Error>,
@@ -171,7 +175,7 @@ fn a_small_tree_answers_as_the_tree_does() {
 
 /// A name in a generated tree: plain, spaced, accented, hidden, with a
 /// backslash, or (on unix) not UTF-8.
-fn name() -> impl Strategy<Value = Vec<u8>> {
+pub(crate) fn name() -> impl Strategy<Value = Vec<u8>> {
     prop_oneof![
         Just(b"a".to_vec()),
         Just(b"b".to_vec()),
@@ -185,13 +189,13 @@ fn name() -> impl Strategy<Value = Vec<u8>> {
     ]
 }
 
-fn rel_path() -> impl Strategy<Value = Vec<Vec<u8>>> {
+pub(crate) fn rel_path() -> impl Strategy<Value = Vec<Vec<u8>>> {
     prop::collection::vec(name(), 1..4)
 }
 
 /// A file's text: lines of a few words, a NUL (binary), a byte-order
 /// mark, `\r\n`, no last newline.
-fn text() -> impl Strategy<Value = Vec<u8>> {
+pub(crate) fn text() -> impl Strategy<Value = Vec<u8>> {
     let piece = prop_oneof![
         Just(b"foo bar\n".to_vec()),
         Just(b"hello world\n".to_vec()),
@@ -208,7 +212,7 @@ fn text() -> impl Strategy<Value = Vec<u8>> {
 }
 
 /// An ignore file's lines.
-fn ignore_text() -> impl Strategy<Value = String> {
+pub(crate) fn ignore_text() -> impl Strategy<Value = String> {
     let line = prop_oneof![
         Just("*.log"),
         Just("b/"),
@@ -222,7 +226,7 @@ fn ignore_text() -> impl Strategy<Value = String> {
 
 /// A change made between the build and the query.
 #[derive(Debug, Clone)]
-enum Change {
+pub(crate) enum Change {
     Edit(usize, Vec<u8>),
     Add(Vec<Vec<u8>>, Vec<u8>),
     Delete(usize),
@@ -231,7 +235,7 @@ enum Change {
     Ignore(String),
 }
 
-fn change() -> impl Strategy<Value = Change> {
+pub(crate) fn change() -> impl Strategy<Value = Change> {
     prop_oneof![
         (any::<prop::sample::Index>(), text()).prop_map(|(i, t)| Change::Edit(i.index(64), t)),
         (rel_path(), text()).prop_map(|(p, t)| Change::Add(p, t)),
@@ -268,7 +272,7 @@ struct Spec {
     max_depth: Option<usize>,
 }
 
-fn query() -> impl Strategy<Value = Query> {
+pub(crate) fn query() -> impl Strategy<Value = Query> {
     let word = prop_oneof![
         Just("foo"),
         Just("bar"),
@@ -299,7 +303,7 @@ fn query() -> impl Strategy<Value = Query> {
     (query, paths).prop_map(|(q, paths)| q.paths(paths))
 }
 
-fn limits() -> impl Strategy<Value = Limits> {
+pub(crate) fn limits() -> impl Strategy<Value = Limits> {
     (
         prop_oneof![Just(None), (1usize..4).prop_map(Some)],
         any::<bool>(),
@@ -375,16 +379,16 @@ fn spec() -> impl Strategy<Value = Spec> {
 }
 
 #[cfg(unix)]
-fn os(bytes: &[u8]) -> std::ffi::OsString {
+pub(crate) fn os(bytes: &[u8]) -> std::ffi::OsString {
     std::os::unix::ffi::OsStringExt::from_vec(bytes.to_vec())
 }
 
 #[cfg(not(unix))]
-fn os(bytes: &[u8]) -> std::ffi::OsString {
+pub(crate) fn os(bytes: &[u8]) -> std::ffi::OsString {
     String::from_utf8_lossy(bytes).into_owned().into()
 }
 
-fn join(root: &Path, names: &[Vec<u8>]) -> std::path::PathBuf {
+pub(crate) fn join(root: &Path, names: &[Vec<u8>]) -> std::path::PathBuf {
     let mut path = root.to_path_buf();
     for n in names {
         path.push(os(n));
@@ -394,7 +398,7 @@ fn join(root: &Path, names: &[Vec<u8>]) -> std::path::PathBuf {
 
 /// Writes a file, making its folders; a path that a file blocks is
 /// passed over.
-fn put(root: &Path, names: &[Vec<u8>], text: &[u8]) {
+pub(crate) fn put(root: &Path, names: &[Vec<u8>], text: &[u8]) {
     let path = join(root, names);
     if let Some(parent) = path.parent() {
         if std::fs::create_dir_all(parent).is_err() {
@@ -424,7 +428,7 @@ fn files_below(root: &Path) -> Vec<std::path::PathBuf> {
     out
 }
 
-fn apply(root: &Path, change: &Change) {
+pub(crate) fn apply(root: &Path, change: &Change) {
     let files = files_below(root);
     let pick = |i: usize| (!files.is_empty()).then(|| files[i % files.len()].clone());
     match change {
@@ -569,7 +573,7 @@ proptest! {
 }
 
 /// A tree of `files`, aged, and its index.
-fn indexed(
+pub(crate) fn indexed(
     files: &[(impl AsRef<str>, impl AsRef<str>)],
 ) -> (tempfile::TempDir, tempfile::TempDir, Tree, Index) {
     let dir = tempfile::tempdir().unwrap();
@@ -621,7 +625,7 @@ fn a_cursor_outlives_the_generation_it_was_issued_under() {
 }
 
 /// The index's files, by name.
-fn index_files(store: &Path) -> Vec<std::path::PathBuf> {
+pub(crate) fn index_files(store: &Path) -> Vec<std::path::PathBuf> {
     let mut files: Vec<_> = std::fs::read_dir(store)
         .unwrap()
         .flatten()

@@ -180,6 +180,21 @@ pub fn with_block_checksums(bytes: &[u8]) -> Option<Vec<u8>> {
     Some(out)
 }
 
+/// `body` (a manifest's, after its header) with the checksums of its
+/// sections and blocks made to match them, when its directory reads, so
+/// that a fuzzer's input reaches the checks behind the checksums.
+///
+/// ```
+/// assert_eq!(candor_search::__index_hooks::manifest_with_checksums(b"short"), None);
+/// ```
+pub fn manifest_with_checksums(body: &[u8]) -> Option<Vec<u8>> {
+    crate::index::format::with_checksums(body)
+}
+
+/// The length of a manifest's directory: what its header's checksum
+/// covers.
+pub const MANIFEST_DIRECTORY: usize = crate::index::format::DIRECTORY;
+
 fn check_decoded(bytes: &[u8]) {
     let Ok(grams) = Grams::decode(bytes) else {
         return;
