@@ -277,7 +277,7 @@ fn golden_as_of_says_when_the_inputs_were_as_answered() {
     assert_eq!(
         json,
         concat!(
-            r#"{"complete":true,"as_of":"2025-12-03T11:05:00.123Z","count":1,"#,
+            r#"{"complete":true,"as_of":"2025-12-03T11:05:00.123Z","start":0,"count":1,"#,
             r#""total":{"value":1,"relation":"eq"},"items":[7]}"#
         )
     );

@@ -321,6 +321,37 @@ fn check(case: &Case) -> Result<(), TestCaseError> {
     let all: String = outs.iter().map(shown).collect();
     let stdout: Vec<u8> = outs.iter().flat_map(|o| o.stdout.clone()).collect();
     let stderr: Vec<u8> = outs.iter().flat_map(|o| o.stderr.clone()).collect();
+    // A byte budget below the smallest response this walk can give (a
+    // long point in time, sort values or cursor in its envelope) is
+    // refused, saying which budget would do: never a page that breaks it.
+    let refusal = "is too small: the smallest response needs max_bytes ";
+    if let Some(at) = outs
+        .iter()
+        .position(|o| String::from_utf8_lossy(&o.stderr).contains(refusal))
+    {
+        let out = &outs[at];
+        let text = String::from_utf8_lossy(&out.stderr);
+        let needed: usize = text
+            .split(refusal)
+            .nth(1)
+            .and_then(|t| t.split(|c: char| !c.is_ascii_digit()).next())
+            .and_then(|t| t.parse().ok())
+            .unwrap_or_else(|| panic!("a figure: {all}"));
+        prop_assert_eq!(at + 1, outs.len(), "the walk ends at the refusal: {}", all);
+        prop_assert_eq!(out.status.code(), Some(2), "{}", all);
+        prop_assert!(out.stdout.is_empty(), "{}", all);
+        let max = case
+            .walk
+            .max_bytes
+            .unwrap_or_else(|| panic!("no budget: {all}"));
+        prop_assert!(needed > max, "{}", all);
+        if !case.by_cursor {
+            let replay = replayed(&case.walk, &answered(&exchanges));
+            prop_assert_eq!(replay.status.code(), Some(2), "{}", shown(&replay));
+            prop_assert_eq!(&replay.stderr, &out.stderr, "{}", shown(&replay));
+        }
+        return Ok(());
+    }
     // The pages' wire shapes, with --json.
     let printed: Option<Vec<Bounded<Value>>> = if case.walk.json {
         let text = String::from_utf8(stdout.clone()).expect("JSON is UTF-8");
