@@ -893,16 +893,7 @@ impl<T: Serialize> Collector<T> {
             return Err(error);
         }
         let completeness = stop.unwrap_or(Completeness::Exact);
-        // The skips this page reports: a page that resumes after its last
-        // item leaves those met beyond it (by the probe, or a count past
-        // the limit) to the pages that reach them.
-        let skipped_at = |k: usize| -> Skipped {
-            if k > 0 {
-                skips.split(k).0
-            } else {
-                skips.all().clone()
-            }
-        };
+        let skipped_at = |k: usize| skips.reported_at(k);
         // A cursor carries how many items came before it, and how many
         // inputs the pages before it skipped: this page's report when it
         // resumes there, and what the pages before this one skipped.
