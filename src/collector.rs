@@ -923,16 +923,7 @@ impl<T: Serialize> Collector<T> {
             return Err(error);
         }
         let completeness = stop.unwrap_or(Completeness::Exact);
-        // The skips this page reports: a page that resumes after its last
-        // item leaves those met beyond it (by the probe, or a count past
-        // the limit) to the pages that reach them.
-        let skipped_at = |k: usize| -> Skipped {
-            if k > 0 {
-                skips.split(k).0
-            } else {
-                skips.all().clone()
-            }
-        };
+        let skipped_at = |k: usize| skips.reported_at(k);
         // A cursor carries how many items came before it, and how many
         // inputs the pages before it skipped: this page's report when it
         // resumes there, and what the pages before this one skipped.
@@ -953,20 +944,14 @@ impl<T: Serialize> Collector<T> {
         } else {
             skips.all().clone()
         };
-        // Totals count the whole answer: the items before this page too.
-        // A count that went past an input skipped for an error is a lower
-        // bound: that input may hold items.
-        let full = start.saturating_add(kept as u64);
-        let seen = start.saturating_add(seen);
-        let total = if completeness.is_exact() {
-            Total::Exact(full)
-        } else {
-            match total_hint.map(|hint| from_start(start, hint)) {
-                Some(Total::Exact(n)) if n >= seen && !skips.all().has_errors() => Total::Exact(n),
-                Some(hint) => Total::AtLeast(hint.value().max(seen)),
-                None => Total::AtLeast(seen),
-            }
-        };
+        let total = page_total(
+            &completeness,
+            start,
+            kept,
+            seen,
+            total_hint,
+            skips.all().has_errors(),
+        );
         let truncated = completeness.is_truncated();
         let mut disclosure = Disclosure::new(completeness, total)
             .with_start(start)
@@ -1009,6 +994,31 @@ impl<T: Serialize> Collector<T> {
             items,
             disclosure,
         })
+    }
+}
+
+/// The total of the whole answer, the items before this page (`start`)
+/// too, for a page that kept `kept` items and saw `seen`, the source
+/// hinting `total_hint` (counted from `start` on). A count that went past
+/// an input skipped for an error (`skipped_errors`) is a lower bound:
+/// that input may hold items.
+fn page_total(
+    completeness: &Completeness,
+    start: u64,
+    kept: usize,
+    seen: u64,
+    total_hint: Option<Total>,
+    skipped_errors: bool,
+) -> Total {
+    let full = start.saturating_add(kept as u64);
+    let seen = start.saturating_add(seen);
+    if completeness.is_exact() {
+        return Total::Exact(full);
+    }
+    match total_hint.map(|hint| from_start(start, hint)) {
+        Some(Total::Exact(n)) if n >= seen && !skipped_errors => Total::Exact(n),
+        Some(hint) => Total::AtLeast(hint.value().max(seen)),
+        None => Total::AtLeast(seen),
     }
 }
 

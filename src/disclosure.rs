@@ -1,7 +1,9 @@
 //! `Disclosure`: everything a result says besides its items, and
 //! `Disclosure::check`, the one place the rules of the contract are stated.
 
-use crate::{AsOf, Budget, BudgetKind, Completeness, Cursor, Enclosing, SkipTally, Skipped, Total};
+use crate::{
+    AsOf, Budget, BudgetKind, Clamp, Completeness, Cursor, Enclosing, SkipTally, Skipped, Total,
+};
 
 /// Everything a [`Bounded`](crate::Bounded) says besides its items: the [`Completeness`],
 /// the [`Total`], where the page starts, the cursor to resume from and what
@@ -530,91 +532,12 @@ impl Disclosure {
             ));
         }
         match &self.completeness {
-            Completeness::Exact => {
-                if self.total != Total::Exact(end) {
-                    return Err(format!(
-                        "an exact result must have an exact total of start + count ({end}), not {}",
-                        self.total
-                    ));
-                }
-                if self.next_cursor.is_some() {
-                    return Err(
-                        "an exact result has no next_cursor: nothing is left to resume".into(),
-                    );
-                }
-                if self.subset || self.limit_reached.is_some() || self.note_text.is_some() {
-                    return Err(
-                        "an exact result is neither a subset nor stopped, and has no note".into(),
-                    );
-                }
-            }
+            Completeness::Exact => self.check_exact(end)?,
             Completeness::TruncatedByLimit { limit, requested } => {
-                // The limit stops only once item `limit + 1` is found, so
-                // the page holds the limit's items; an items-per-page cap
-                // that left fewer was another stop.
-                if count != *limit as u64 {
-                    return Err(format!(
-                        "a result cut by its limit of {limit} holds {limit} items, not {count}"
-                    ));
-                }
-                if requested.is_some_and(|r| r <= *limit) {
-                    return Err(
-                        "requested is only present when it is above the limit applied".into(),
-                    );
-                }
-                if self.limit_reached.is_some() {
-                    return Err(
-                        "limit_reached states a limit beside a budget; a limit stop states its own"
-                            .into(),
-                    );
-                }
+                self.check_limit_stop(count, *limit, *requested)?;
             }
             Completeness::TruncatedByBudget { budget, clamp } => {
-                if budget.kind() == BudgetKind::Counted {
-                    return Err(
-                        "the count budget cuts only the count of the total, never the items".into(),
-                    );
-                }
-                if budget.kind() == BudgetKind::OutputBytes && budget.used() > budget.max() {
-                    return Err("an output-bytes budget cannot have used more than its max".into());
-                }
-                if budget.kind() == BudgetKind::Cancelled && (budget.max(), budget.used()) != (0, 0)
-                {
-                    return Err("a cancellation has no max nor used (both 0)".into());
-                }
-                if let Some(needed) = budget.needed() {
-                    if budget.kind() != BudgetKind::OutputBytes || needed <= budget.max() {
-                        return Err(format!(
-                            "needed ({needed}) is stated only by an output-bytes budget it is above"
-                        ));
-                    }
-                    if count > 0 {
-                        return Err("needed is stated only by a page that holds no item".into());
-                    }
-                }
-                if let Some(clamp) = clamp {
-                    if clamp.requested() <= clamp.limit() {
-                        return Err(
-                            "requested is only present when it is above the limit applied".into(),
-                        );
-                    }
-                    if count > clamp.limit() as u64 {
-                        return Err(format!(
-                            "count {count} is above the limit {}",
-                            clamp.limit()
-                        ));
-                    }
-                }
-                if let Some(limit) = self.limit_reached {
-                    if count != limit as u64 {
-                        return Err(format!(
-                            "a result that reached its limit of {limit} holds {limit} items, not {count}"
-                        ));
-                    }
-                    if clamp.is_some_and(|c| c.limit() != limit) {
-                        return Err("limit_reached and the clamp name different limits".into());
-                    }
-                }
+                self.check_budget_stop(count, budget, clamp.as_ref())?;
             }
         }
         if self.completeness.is_truncated() && self.total == Total::Exact(end) {
@@ -634,6 +557,122 @@ impl Disclosure {
         {
             return Err("a note says something: it is not empty".into());
         }
+        self.check_total_cut_by()?;
+        if self.subset && self.next_cursor.is_some() {
+            return Err(
+                "a subset has no next_cursor: resuming after its last item could skip items".into(),
+            );
+        }
+        if let Some(cursor) = &self.next_cursor {
+            if cursor.start() != end {
+                return Err(format!(
+                    "next_cursor resumes after item {}, but this page ends after item {end}",
+                    cursor.start()
+                ));
+            }
+        }
+        self.skipped.check()
+    }
+
+    /// The rules of an exact result ending after item `end`.
+    fn check_exact(&self, end: u64) -> Result<(), String> {
+        if self.total != Total::Exact(end) {
+            return Err(format!(
+                "an exact result must have an exact total of start + count ({end}), not {}",
+                self.total
+            ));
+        }
+        if self.next_cursor.is_some() {
+            return Err("an exact result has no next_cursor: nothing is left to resume".into());
+        }
+        if self.subset || self.limit_reached.is_some() || self.note_text.is_some() {
+            return Err("an exact result is neither a subset nor stopped, and has no note".into());
+        }
+        Ok(())
+    }
+
+    /// The rules of a result of `count` items cut by its `limit`.
+    fn check_limit_stop(
+        &self,
+        count: u64,
+        limit: usize,
+        requested: Option<usize>,
+    ) -> Result<(), String> {
+        // The limit stops only once item `limit + 1` is found, so
+        // the page holds the limit's items; an items-per-page cap
+        // that left fewer was another stop.
+        if count != limit as u64 {
+            return Err(format!(
+                "a result cut by its limit of {limit} holds {limit} items, not {count}"
+            ));
+        }
+        if requested.is_some_and(|r| r <= limit) {
+            return Err("requested is only present when it is above the limit applied".into());
+        }
+        if self.limit_reached.is_some() {
+            return Err(
+                "limit_reached states a limit beside a budget; a limit stop states its own".into(),
+            );
+        }
+        Ok(())
+    }
+
+    /// The rules of a result of `count` items stopped by `budget`, under
+    /// the limit `clamp` if any.
+    fn check_budget_stop(
+        &self,
+        count: u64,
+        budget: &Budget,
+        clamp: Option<&Clamp>,
+    ) -> Result<(), String> {
+        if budget.kind() == BudgetKind::Counted {
+            return Err(
+                "the count budget cuts only the count of the total, never the items".into(),
+            );
+        }
+        if budget.kind() == BudgetKind::OutputBytes && budget.used() > budget.max() {
+            return Err("an output-bytes budget cannot have used more than its max".into());
+        }
+        if budget.kind() == BudgetKind::Cancelled && (budget.max(), budget.used()) != (0, 0) {
+            return Err("a cancellation has no max nor used (both 0)".into());
+        }
+        if let Some(needed) = budget.needed() {
+            if budget.kind() != BudgetKind::OutputBytes || needed <= budget.max() {
+                return Err(format!(
+                    "needed ({needed}) is stated only by an output-bytes budget it is above"
+                ));
+            }
+            if count > 0 {
+                return Err("needed is stated only by a page that holds no item".into());
+            }
+        }
+        if let Some(clamp) = clamp {
+            if clamp.requested() <= clamp.limit() {
+                return Err("requested is only present when it is above the limit applied".into());
+            }
+            if count > clamp.limit() as u64 {
+                return Err(format!(
+                    "count {count} is above the limit {}",
+                    clamp.limit()
+                ));
+            }
+        }
+        if let Some(limit) = self.limit_reached {
+            if count != limit as u64 {
+                return Err(format!(
+                    "a result that reached its limit of {limit} holds {limit} items, not {count}"
+                ));
+            }
+            if clamp.is_some_and(|c| c.limit() != limit) {
+                return Err("limit_reached and the clamp name different limits".into());
+            }
+        }
+        Ok(())
+    }
+
+    /// The rules of `total_cut_by`: a budget that cut the count of a
+    /// lower-bound total.
+    fn check_total_cut_by(&self) -> Result<(), String> {
         if let Some(cut) = self.total_cut_by {
             if self.completeness.is_exact() || self.total.is_exact() {
                 return Err(
@@ -654,20 +693,7 @@ impl Disclosure {
                 return Err("needed is stated only by an output-bytes budget".into());
             }
         }
-        if self.subset && self.next_cursor.is_some() {
-            return Err(
-                "a subset has no next_cursor: resuming after its last item could skip items".into(),
-            );
-        }
-        if let Some(cursor) = &self.next_cursor {
-            if cursor.start() != end {
-                return Err(format!(
-                    "next_cursor resumes after item {}, but this page ends after item {end}",
-                    cursor.start()
-                ));
-            }
-        }
-        self.skipped.check()
+        Ok(())
     }
 }
 

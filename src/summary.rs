@@ -4,111 +4,29 @@
 use std::fmt::Write as _;
 
 use crate::note::{count_remedy, counts_only, either, remedies};
-use crate::{Budget, BudgetKind, Completeness, Disclosure, SkipReason, Skipped, Total};
+use crate::{Budget, BudgetKind, Clamp, Completeness, Disclosure, SkipReason, Skipped, Total};
 
 /// The one-line disclosure of a page of `count` items.
 pub(crate) fn summary_line(disclosure: &Disclosure, count: usize, noun: &str) -> String {
     let completeness = disclosure.completeness();
-    let total = disclosure.total();
-    let skipped = disclosure.skipped();
     let start = disclosure.start();
-    let mut line = String::new();
-    // Which items of how many: "matches 11-20 of 25". A subset's items
-    // are not numbers 11 to 20 of the answer: only how many, of how many.
-    let span = match count {
-        // The noun is the caller's plural, used as given: a guessed
-        // singular is wrong too often ("indices", "entries", "bus").
-        0 => format!("no {noun} of {total}"),
-        _ if disclosure.is_subset() => format!("{count} {noun} of {total}"),
-        1 => format!("{noun} {n}-{n} of {total}", n = start + 1),
-        _ => format!("{noun} {}-{} of {total}", start + 1, start + count as u64),
-    };
-    match completeness {
-        Completeness::Exact if start == 0 && !skipped.has_errors() => {
-            if count == 1 {
-                line.push_str("Complete: 1 of 1 ");
-                line.push_str(noun);
-                line.push('.');
-            } else {
-                let _ = write!(line, "Complete: {count} {noun}.");
-            }
-        }
-        Completeness::Exact if !skipped.has_errors() => {
-            let _ = write!(line, "Complete: {span} (the last page).");
-        }
-        Completeness::Exact => {
-            let found = if start == 0 {
-                format!("{count} {noun}")
-            } else {
-                span
-            };
-            let _ = write!(
-                line,
-                "Incomplete: {found} found, but {} could not be searched because of errors ({}).",
-                plural(skipped.error_total(), "input"),
-                reasons(skipped, true)
-            );
-        }
-        _ if counts_only(disclosure) => {
-            // A count: how many, and that none are shown on purpose.
-            match (total, disclosure.total_cut_by()) {
-                (Total::Exact(n), _) => {
-                    let _ = write!(
-                        line,
-                        "Counted {n} {noun} (exact); none shown: limit 0. Raise the limit to see them."
-                    );
-                }
-                (Total::AtLeast(n), Some(cut)) => {
-                    let _ = write!(
-                        line,
-                        "Counted at least {n} {noun}; none shown: limit 0. {}: {} for the exact total. Raise the limit to see them.",
-                        capitalized(&count_cut_text(&cut)),
-                        count_remedy(&cut)
-                    );
-                }
-                (Total::AtLeast(n), None) => {
-                    let _ = write!(
-                        line,
-                        "{} exist (at least {n}); none shown: limit 0. Ask with count_total for the exact total, or raise the limit to see them.",
-                        capitalized(noun)
-                    );
-                }
-            }
-        }
+    let span = span(disclosure, count, noun);
+    let mut line = match completeness {
+        Completeness::Exact => exact_sentence(disclosure, count, noun, span),
+        _ if counts_only(disclosure) => count_sentence(disclosure, noun),
         Completeness::TruncatedByLimit { limit, requested } => {
-            let _ = write!(line, "Incomplete: {span} (limit {limit}");
+            let mut line = format!("Incomplete: {span} (limit {limit}");
             if let Some(requested) = requested {
                 let _ = write!(line, "; {requested} requested, above the ceiling");
             }
             count_cut_clause(&mut line, disclosure);
             line.push_str(").");
+            line
         }
         Completeness::TruncatedByBudget { budget, clamp } => {
-            let _ = write!(line, "Incomplete: {span} ({}", budget_text(budget));
-            if let Some(clamp) = clamp {
-                let _ = write!(
-                    line,
-                    "; limit {}, {} requested, above the ceiling",
-                    clamp.limit(),
-                    clamp.requested()
-                );
-            }
-            if let Some(limit) = disclosure.limit_reached() {
-                let _ = write!(line, "; limit {limit} reached as well");
-            }
-            if let Some(needed) = budget.needed() {
-                let _ = write!(
-                    line,
-                    "; a page holding the next item needs max_bytes of {needed}"
-                );
-                if crate::note::needs_retry(disclosure) {
-                    line.push_str(", asked with the cursor that led to this page");
-                }
-            }
-            count_cut_clause(&mut line, disclosure);
-            line.push_str(").");
+            budget_sentence(disclosure, budget, clamp.as_ref(), span)
         }
-    }
+    };
     if disclosure.is_subset() {
         let plural = noun;
         if start == 0 {
@@ -129,6 +47,99 @@ pub(crate) fn summary_line(disclosure: &Disclosure, count: usize, noun: &str) ->
         }
     }
     skips_text(&mut line, disclosure);
+    line
+}
+
+/// Which items of how many: "matches 11-20 of 25". A subset's items are
+/// not numbers 11 to 20 of the answer: only how many, of how many.
+fn span(disclosure: &Disclosure, count: usize, noun: &str) -> String {
+    let total = disclosure.total();
+    let start = disclosure.start();
+    match count {
+        // The noun is the caller's plural, used as given: a guessed
+        // singular is wrong too often ("indices", "entries", "bus").
+        0 => format!("no {noun} of {total}"),
+        _ if disclosure.is_subset() => format!("{count} {noun} of {total}"),
+        1 => format!("{noun} {n}-{n} of {total}", n = start + 1),
+        _ => format!("{noun} {}-{} of {total}", start + 1, start + count as u64),
+    }
+}
+
+/// The sentence of an exact page: complete, unless inputs were skipped
+/// because of errors.
+fn exact_sentence(disclosure: &Disclosure, count: usize, noun: &str, span: String) -> String {
+    let skipped = disclosure.skipped();
+    let start = disclosure.start();
+    if skipped.has_errors() {
+        let found = if start == 0 {
+            format!("{count} {noun}")
+        } else {
+            span
+        };
+        format!(
+            "Incomplete: {found} found, but {} could not be searched because of errors ({}).",
+            plural(skipped.error_total(), "input"),
+            reasons(skipped, true)
+        )
+    } else if start > 0 {
+        format!("Complete: {span} (the last page).")
+    } else if count == 1 {
+        format!("Complete: 1 of 1 {noun}.")
+    } else {
+        format!("Complete: {count} {noun}.")
+    }
+}
+
+/// The sentence of a count (limit 0): how many, and that none are shown
+/// on purpose.
+fn count_sentence(disclosure: &Disclosure, noun: &str) -> String {
+    match (disclosure.total(), disclosure.total_cut_by()) {
+        (Total::Exact(n), _) => {
+            format!("Counted {n} {noun} (exact); none shown: limit 0. Raise the limit to see them.")
+        }
+        (Total::AtLeast(n), Some(cut)) => format!(
+            "Counted at least {n} {noun}; none shown: limit 0. {}: {} for the exact total. Raise the limit to see them.",
+            capitalized(&count_cut_text(&cut)),
+            count_remedy(&cut)
+        ),
+        (Total::AtLeast(n), None) => format!(
+            "{} exist (at least {n}); none shown: limit 0. Ask with count_total for the exact total, or raise the limit to see them.",
+            capitalized(noun)
+        ),
+    }
+}
+
+/// The sentence of a page a budget stopped: the budget, the limit it
+/// stood under or reached as well, the bytes the next item needs.
+fn budget_sentence(
+    disclosure: &Disclosure,
+    budget: &Budget,
+    clamp: Option<&Clamp>,
+    span: String,
+) -> String {
+    let mut line = format!("Incomplete: {span} ({}", budget_text(budget));
+    if let Some(clamp) = clamp {
+        let _ = write!(
+            line,
+            "; limit {}, {} requested, above the ceiling",
+            clamp.limit(),
+            clamp.requested()
+        );
+    }
+    if let Some(limit) = disclosure.limit_reached() {
+        let _ = write!(line, "; limit {limit} reached as well");
+    }
+    if let Some(needed) = budget.needed() {
+        let _ = write!(
+            line,
+            "; a page holding the next item needs max_bytes of {needed}"
+        );
+        if crate::note::needs_retry(disclosure) {
+            line.push_str(", asked with the cursor that led to this page");
+        }
+    }
+    count_cut_clause(&mut line, disclosure);
+    line.push_str(").");
     line
 }
 

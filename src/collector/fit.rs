@@ -138,18 +138,29 @@ impl Fitting<'_> {
                 }
             }
         }
+        if n > 0 {
+            if let Some(fitted) = self.fit_items(&levels, n)? {
+                return Ok(fitted);
+            }
+        }
+        self.fit_no_item(&levels, n)
+    }
+
+    /// The page of the most of the `n` items that fit, at the richest
+    /// level where one does; `None` when not one item fits.
+    fn fit_items(&self, levels: &[Level], n: usize) -> Result<Option<Fitted>, Error> {
         let exact = self.base.completeness().is_exact();
-        for &level in levels.iter().filter(|_| n > 0) {
+        for &level in levels {
             // All the items, with the stop the collector found (a limit
             // stop writes a shorter envelope than a cut by the budget
             // would): fitting more items here than by cutting is possible.
-            // An exact answer was tried whole above.
+            // An exact answer was tried whole before.
             if !exact {
                 if let Fit::Fits(all) = self.try_fit(level, n, n)? {
-                    return Ok(Fitted {
+                    return Ok(Some(Fitted {
                         count: n,
                         disclosure: *all,
-                    });
+                    }));
                 }
             }
             let Fit::Fits(one) = self.try_fit(level, 1, n)? else {
@@ -168,15 +179,19 @@ impl Fitting<'_> {
                     Fit::Over(_) => hi = mid - 1,
                 }
             }
-            return Ok(Fitted {
+            return Ok(Some(Fitted {
                 count: lo,
                 disclosure: *best,
-            });
+            }));
         }
-        // Not one item fits: a page without items, at the richest level
-        // where that fits. Without a cursor such a page is a dead end, so
-        // it says how large a budget a page holding the next item needs;
-        // where even that does not fit, the budget is too small.
+        Ok(None)
+    }
+
+    /// Not one item fits: a page without items, at the richest level
+    /// where that fits. Without a cursor such a page is a dead end, so it
+    /// says how large a budget a page holding the next item needs; where
+    /// even that does not fit, the budget is too small.
+    fn fit_no_item(&self, levels: &[Level], n: usize) -> Result<Fitted, Error> {
         let mut needed = 0;
         let dead_end = n > 0 && (self.cursor_at)(0).is_none();
         for (at, &level) in levels.iter().enumerate() {
@@ -202,11 +217,26 @@ impl Fitting<'_> {
                 Fit::Over(len) => needed = len,
             }
         }
+        let poorest = levels[levels.len() - 1];
+        let needed = self.needed_for_any(poorest, n, needed, dead_end)?;
+        Err(self.too_small(self.stated.of(needed)))
+    }
+
+    /// The least budget of a page at the `poorest` level, where a page
+    /// without items needs `needed` at `max`: a page of every item read
+    /// when that is shorter, one holding the first item for a
+    /// `dead_end`.
+    fn needed_for_any(
+        &self,
+        poorest: Level,
+        n: usize,
+        needed: usize,
+        dead_end: bool,
+    ) -> Result<usize, Error> {
         // The response names its budget (`max`), so at a budget of
         // `needed` it can be longer than it is at `max`: the smallest
         // budget that fits is the least fixed point, reached from below.
-        let poorest = levels[levels.len() - 1];
-        needed = self.least_budget(poorest, 0, n, needed)?;
+        let mut needed = self.least_budget(poorest, 0, n, needed)?;
         // Every item read, with the stop the collector found, can be
         // shorter than no items cut by the budget, which carries a note:
         // the smaller of the two is what a retry needs. (Unless that stop
@@ -226,7 +256,7 @@ impl Fitting<'_> {
         if dead_end {
             needed = needed.max(self.needed_for_one(n)?);
         }
-        Err(self.too_small(self.stated.of(needed)))
+        Ok(needed)
     }
 
     /// The error of a budget too small for any page, where a page needs

@@ -51,6 +51,18 @@ impl SkipLog {
         &self.all
     }
 
+    /// The skips a page of the first `k` items reports when it resumes
+    /// after item `k`: those met beyond it (by the probe, or a count past
+    /// the limit) are left to the pages that reach them. A page of no
+    /// items reports them all.
+    pub(super) fn reported_at(&self, k: usize) -> Skipped {
+        if k > 0 {
+            self.split(k).0
+        } else {
+            self.all().clone()
+        }
+    }
+
     /// The skips met before item `k + 1` was kept, and those met after.
     pub(super) fn split(&self, k: usize) -> (Skipped, Skipped) {
         let (mut before, mut after) = (Skipped::new(), Skipped::new());

@@ -1,7 +1,7 @@
 //! `Fanout`: one search across several clusters (or indices searched
 //! apart), merged into one page under one global limit.
 
-use super::page::Plan;
+use super::page::PageRequests;
 use super::request::FanoutRequest;
 use super::search::Search;
 use crate::error::Error;
@@ -191,7 +191,7 @@ impl Fanout {
                 "a fan-out takes each cluster's point in time (cluster_with_pit), not the search's",
             ));
         }
-        Ok(FanoutRequest::new(Plan::new(
+        Ok(FanoutRequest::new(PageRequests::new(
             &self.search,
             &self.clusters,
             false,

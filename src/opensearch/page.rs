@@ -30,9 +30,10 @@ use crate::{
     SkipReason, Skipped, SkippedInput, Total,
 };
 
-/// The requests of one page, and how to read their replies.
+/// The requests of one page, one per cluster (from where each stood
+/// after the last page), and how to read their replies into the page.
 #[derive(Debug, Clone)]
-pub(crate) struct Plan {
+pub(crate) struct PageRequests {
     limits: Limits,
     scope: Scope,
     paging: Paging,
@@ -179,8 +180,21 @@ struct Part<T> {
     subset: Option<(Budget, String)>,
 }
 
-impl Plan {
-    /// The plan of a page over `clusters` (name, first page's point in
+impl<T> Part<T> {
+    /// The share of a cluster that adds no hit.
+    fn empty() -> Part<T> {
+        Part {
+            items: Vec::new(),
+            over_limit: false,
+            total: None,
+            skipped: Skipped::new(),
+            subset: None,
+        }
+    }
+}
+
+impl PageRequests {
+    /// The requests of a page over `clusters` (name, first page's point in
     /// time), resumed from `cursor` if any. `single` names no cluster.
     pub(crate) fn new(
         search: &Search,
@@ -188,7 +202,7 @@ impl Plan {
         single: bool,
         limits: &Limits,
         cursor: Option<&Cursor>,
-    ) -> Result<Plan, Error> {
+    ) -> Result<PageRequests, Error> {
         let names: Vec<String> = clusters.iter().map(|(name, _)| name.clone()).collect();
         let scope = if single {
             search.scope()
@@ -203,33 +217,7 @@ impl Plan {
                 .map(|(_, pit)| Position::first(pit.clone()))
                 .collect(),
             Some(cursor) => {
-                let key: Value = scope.resume(cursor)?;
-                let positions = positions_of(&key, clusters.len())?;
-                let sum = positions
-                    .iter()
-                    .fold(0u64, |sum, p| sum.saturating_add(p.start));
-                if sum != cursor.start() {
-                    return Err(Error::malformed_cursor(
-                        "its start disagrees with its clusters' positions",
-                    ));
-                }
-                if single && positions.iter().any(|p| p.status != Status::Open) {
-                    // A walk over one cluster ends with its last page: no
-                    // cursor of it says the cluster is done or failed.
-                    return Err(Error::malformed_cursor(
-                        "its one cluster is marked finished or failed",
-                    ));
-                }
-                if positions
-                    .iter()
-                    .filter_map(|p| p.after.as_ref())
-                    .any(|after| after.len() != orders.len())
-                {
-                    return Err(Error::malformed_cursor(
-                        "its sort values do not match this search's sort",
-                    ));
-                }
-                positions
+                resumed_positions(&scope, cursor, clusters.len(), single, orders.len())?
             }
         };
         let bodies = positions
@@ -242,7 +230,7 @@ impl Plan {
                 Status::Done | Status::Failed(_) => Ok(None),
             })
             .collect::<Result<Vec<_>, Error>>()?;
-        Ok(Plan {
+        Ok(PageRequests {
             limits: limits.clone(),
             scope,
             paging,
@@ -263,6 +251,11 @@ impl Plan {
         &self.bodies
     }
 
+    /// Whether this is a single search, whose one cluster has no name.
+    fn is_single(&self) -> bool {
+        self.names.len() == 1 && self.names[0].is_empty()
+    }
+
     /// The page the replies make, one per cluster (`None`: not asked, or
     /// no reply), each hit made an item by `map`.
     pub(crate) fn read<T, E, F>(
@@ -275,102 +268,13 @@ impl Plan {
         E: Display,
         F: FnMut(&Value) -> Result<T, E>,
     {
-        let single = self.names.len() == 1 && self.names[0].is_empty();
-        let limit = self.paging.limit;
         let mut positions = self.positions.clone();
         let mut parts: Vec<Part<T>> = Vec::with_capacity(self.names.len());
-        for (c, name) in self.names.iter().enumerate() {
-            let mut part = Part {
-                items: Vec::new(),
-                over_limit: false,
-                total: None,
-                skipped: Skipped::new(),
-                subset: None,
-            };
-            match &self.positions[c].status {
-                Status::Done => {}
-                Status::Failed(reason) => {
-                    part.skipped.record(cluster_failure(
-                        name,
-                        format!("failed on an earlier page of this walk: {reason}"),
-                    ));
-                }
-                Status::Open => {
-                    let outcome = match replies.get(c).cloned().flatten() {
-                        None => Err("no reply".to_owned()),
-                        Some(Err(message)) => Err(message),
-                        Some(Ok(response)) => Ok(reply::read(response, self.orders.len())
-                            .map_err(|e| in_cluster(name, e))?),
-                    };
-                    match outcome {
-                        Ok(Outcome::Reply(reply)) => {
-                            if let Some(pit) = &reply.pit_id {
-                                positions[c].pit = Some(pit.clone());
-                            }
-                            part = self.part(c, reply, &mut map)?;
-                        }
-                        Ok(Outcome::Expired(detail)) => {
-                            return Err(self.expired(c, &detail));
-                        }
-                        Ok(Outcome::Failed(message)) | Err(message) => {
-                            if single {
-                                return Err(response_error(format!(
-                                    "the cluster answered with an error: {message}"
-                                )));
-                            }
-                            part.skipped.record(cluster_failure(name, message.clone()));
-                            positions[c].status = Status::Failed(message);
-                        }
-                    }
-                }
-            }
-            parts.push(part);
+        for (c, position) in positions.iter_mut().enumerate() {
+            let reply = replies.get(c).cloned().flatten();
+            parts.push(self.read_cluster(c, reply, position, &mut map)?);
         }
-        for ((part, name), position) in parts.iter().zip(&self.names).zip(&self.positions) {
-            let after = position.after.as_deref();
-            // The hit the cursor resumes after, returned again, would be
-            // shown twice.
-            if after.is_some_and(|after| part.items.first().is_some_and(|(s, _)| s == after)) {
-                return Err(in_cluster(
-                    name,
-                    response_error(
-                        "the first hit is the one the request resumes after (was search_after sent?)",
-                    ),
-                ));
-            }
-            if single {
-                // One cluster's order is its own, not checked here: nothing
-                // is merged with it, and `search_after` resumes in it. But
-                // the sort ends with a unique tie-breaker, so two hits with
-                // the same sort values are one hit shown twice.
-                let mut seen = std::collections::HashSet::with_capacity(part.items.len());
-                if part
-                    .items
-                    .iter()
-                    .any(|(sort, _)| !seen.insert(Value::Array(sort.clone()).to_string()))
-                {
-                    return Err(in_cluster(
-                        name,
-                        response_error(
-                            "two hits have the same sort values, though the sort ends with a unique tie-breaker",
-                        ),
-                    ));
-                }
-                continue;
-            }
-            let sorts: Vec<&[Value]> = after
-                .into_iter()
-                .chain(part.items.iter().map(|(sort, _)| sort.as_slice()))
-                .collect();
-            let sorted = sorts
-                .windows(2)
-                .all(|w| compare_sort_values(w[0], w[1], &self.orders) == Ordering::Less);
-            if !sorted {
-                return Err(response_error(format!(
-                    "cluster {name} returned hits whose sort values are not strictly increasing in the search's sort after its position, so they cannot be merged with other clusters' (does every cluster map the sort fields alike?)"
-                )));
-            }
-        }
+        self.check_hit_order(&parts)?;
         let exhausted = parts
             .iter()
             .zip(&positions)
@@ -386,81 +290,199 @@ impl Plan {
             exhausted,
         });
         if parts.iter().any(|p| p.subset.is_some()) {
-            return self.subset(parts, &shared, single);
+            return self.subset(parts, &shared, self.is_single());
         }
-        let mut bounded_parts = Vec::with_capacity(parts.len());
-        for (c, part) in parts.into_iter().enumerate() {
-            let start = self.positions[c].start;
-            let kept = part.items.len() as u64;
-            let end = start.saturating_add(kept);
-            let (completeness, total) = if part.over_limit {
-                let floor = end.saturating_add(1);
-                let total = match part.total {
-                    Some(Total::Exact(n)) if n >= floor && !part.skipped.has_errors() => {
-                        Total::Exact(n)
-                    }
-                    other => Total::AtLeast(other.map_or(0, |t| t.value()).max(floor)),
+        self.merge_prefixes(parts, &shared)
+    }
+
+    /// Cluster `c`'s share of the page from its reply (`None`: not asked,
+    /// or no reply), updating its `position` with its latest point in
+    /// time, or with its failure.
+    fn read_cluster<T, E, F>(
+        &self,
+        c: usize,
+        reply: Option<Result<&Value, String>>,
+        position: &mut Position,
+        map: &mut F,
+    ) -> Result<Part<T>, Error>
+    where
+        E: Display,
+        F: FnMut(&Value) -> Result<T, E>,
+    {
+        let name = &self.names[c];
+        let mut part = Part::empty();
+        match &self.positions[c].status {
+            Status::Done => {}
+            Status::Failed(reason) => {
+                part.skipped.record(cluster_failure(
+                    name,
+                    format!("failed on an earlier page of this walk: {reason}"),
+                ));
+            }
+            Status::Open => {
+                let outcome = match reply {
+                    None => Err("no reply".to_owned()),
+                    Some(Err(message)) => Err(message),
+                    Some(Ok(response)) => Ok(reply::read(response, self.orders.len())
+                        .map_err(|e| in_cluster(name, e))?),
                 };
-                (
-                    // The clamp is the page's, whichever part stops it.
-                    Completeness::TruncatedByLimit {
-                        limit,
-                        requested: self.paging.requested,
-                    },
-                    total,
-                )
-            } else {
-                (Completeness::Exact, Total::Exact(end))
-            };
-            let items = part
-                .items
-                .into_iter()
-                .enumerate()
-                .map(|(index, (_, item))| Tagged {
-                    key: Key {
-                        shared: Arc::clone(&shared),
-                        cluster: c,
-                        index,
-                    },
-                    item,
-                })
-                .collect();
-            let disclosure = Disclosure::new(completeness, total)
-                .with_start(start)
-                .with_skipped(part.skipped);
-            bounded_parts.push(Bounded::from_parts(items, disclosure)?);
+                match outcome {
+                    Ok(Outcome::Reply(reply)) => {
+                        if let Some(pit) = &reply.pit_id {
+                            position.pit = Some(pit.clone());
+                        }
+                        part = self.part(c, reply, map)?;
+                    }
+                    Ok(Outcome::Expired(detail)) => {
+                        return Err(self.expired(c, &detail));
+                    }
+                    Ok(Outcome::Failed(message)) | Err(message) => {
+                        if self.is_single() {
+                            return Err(response_error(format!(
+                                "the cluster answered with an error: {message}"
+                            )));
+                        }
+                        part.skipped.record(cluster_failure(name, message.clone()));
+                        position.status = Status::Failed(message);
+                    }
+                }
+            }
         }
-        let merged = crate::page::merge_by_key(
-            &self.limits,
-            &self.scope,
-            bounded_parts,
-            |t: &Tagged<T>| t.key.clone(),
-        )?;
-        if let Some(cursor) = merged.next_cursor() {
-            // Every cursor issued must be one a later page can read back.
-            Cursor::parse(cursor.as_str()).map_err(|_| {
-                Error::invalid_argument(
-                    "pit",
-                    format!(
-                        "the next page's cursor would be {} characters long, longer than a cursor may be: the point in time ids (or sort values) are too long to carry",
-                        cursor.as_str().len()
+        Ok(part)
+    }
+
+    /// Checks that each cluster's hits can be shown after its position:
+    /// none repeats the hit the cursor resumes after, one cluster's hits
+    /// have distinct sort values, several clusters' are strictly
+    /// increasing in the search's sort so that they merge.
+    fn check_hit_order<T>(&self, parts: &[Part<T>]) -> Result<(), Error> {
+        let single = self.is_single();
+        for ((part, name), position) in parts.iter().zip(&self.names).zip(&self.positions) {
+            let after = position.after.as_deref();
+            // The hit the cursor resumes after, returned again, would be
+            // shown twice.
+            if after.is_some_and(|after| part.items.first().is_some_and(|(s, _)| s == after)) {
+                return Err(in_cluster(
+                    name,
+                    response_error(
+                        "the first hit is the one the request resumes after (was search_after sent?)",
                     ),
-                )
+                ));
+            }
+            if single {
+                check_distinct_sorts(name, part)?;
+                continue;
+            }
+            let sorts: Vec<&[Value]> = after
+                .into_iter()
+                .chain(part.items.iter().map(|(sort, _)| sort.as_slice()))
+                .collect();
+            let sorted = sorts
+                .windows(2)
+                .all(|w| compare_sort_values(w[0], w[1], &self.orders) == Ordering::Less);
+            if !sorted {
+                return Err(response_error(format!(
+                    "cluster {name} returned hits whose sort values are not strictly increasing in the search's sort after its position, so they cannot be merged with other clusters' (does every cluster map the sort fields alike?)"
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// The page when every cluster's hits are a prefix of its answer:
+    /// the prefixes merged by their keys, the cursor after the last hit
+    /// kept.
+    fn merge_prefixes<T: Serialize>(
+        &self,
+        parts: Vec<Part<T>>,
+        shared: &Arc<Shared>,
+    ) -> Result<Bounded<T>, Error> {
+        let mut prefixes = Vec::with_capacity(parts.len());
+        for (c, part) in parts.into_iter().enumerate() {
+            prefixes.push(self.prefix(c, part, shared)?);
+        }
+        let merged =
+            crate::page::merge_by_key(&self.limits, &self.scope, prefixes, |t: &Tagged<T>| {
+                t.key.clone()
             })?;
-            // And one it reads back as the positions it holds: a sort
-            // value is refused at read time when it nests too deep for
-            // the key, so this is a last guard, never a page's usual end.
-            self.scope
-                .resume::<Value>(cursor)
-                .and_then(|key| positions_of(&key, self.names.len()))
-                .map_err(|e| {
-                    response_error(format!(
-                        "the next page's cursor would not read back ({e}): the sort values cannot be carried in a cursor"
-                    ))
-                })?;
+        if let Some(cursor) = merged.next_cursor() {
+            self.check_next_cursor(cursor)?;
         }
         let (items, disclosure) = merged.into_parts();
         Bounded::from_parts(items.into_iter().map(|t| t.item).collect(), disclosure)
+    }
+
+    /// Cluster `c`'s prefix as a page of its own, each hit tagged with
+    /// its key in the merge.
+    fn prefix<T: Serialize>(
+        &self,
+        c: usize,
+        part: Part<T>,
+        shared: &Arc<Shared>,
+    ) -> Result<Bounded<Tagged<T>>, Error> {
+        let start = self.positions[c].start;
+        let end = start.saturating_add(part.items.len() as u64);
+        let (completeness, total) = if part.over_limit {
+            let floor = end.saturating_add(1);
+            let total = match part.total {
+                Some(Total::Exact(n)) if n >= floor && !part.skipped.has_errors() => {
+                    Total::Exact(n)
+                }
+                other => Total::AtLeast(other.map_or(0, |t| t.value()).max(floor)),
+            };
+            (
+                // The clamp is the page's, whichever part stops it.
+                Completeness::TruncatedByLimit {
+                    limit: self.paging.limit,
+                    requested: self.paging.requested,
+                },
+                total,
+            )
+        } else {
+            (Completeness::Exact, Total::Exact(end))
+        };
+        let items = part
+            .items
+            .into_iter()
+            .enumerate()
+            .map(|(index, (_, item))| Tagged {
+                key: Key {
+                    shared: Arc::clone(shared),
+                    cluster: c,
+                    index,
+                },
+                item,
+            })
+            .collect();
+        let disclosure = Disclosure::new(completeness, total)
+            .with_start(start)
+            .with_skipped(part.skipped);
+        Bounded::from_parts(items, disclosure)
+    }
+
+    /// Checks that the next page's cursor is one a later page can read
+    /// back, as the positions it holds.
+    fn check_next_cursor(&self, cursor: &Cursor) -> Result<(), Error> {
+        Cursor::parse(cursor.as_str()).map_err(|_| {
+            Error::invalid_argument(
+                "pit",
+                format!(
+                    "the next page's cursor would be {} characters long, longer than a cursor may be: the point in time ids (or sort values) are too long to carry",
+                    cursor.as_str().len()
+                ),
+            )
+        })?;
+        // A sort value is refused at read time when it nests too deep for
+        // the key, so this is a last guard, never a page's usual end.
+        self.scope
+            .resume::<Value>(cursor)
+            .and_then(|key| positions_of(&key, self.names.len()))
+            .map_err(|e| {
+                response_error(format!(
+                    "the next page's cursor would not read back ({e}): the sort values cannot be carried in a cursor"
+                ))
+            })?;
+        Ok(())
     }
 
     /// Cluster `c`'s share of the page, from its search response.
@@ -471,47 +493,11 @@ impl Plan {
     {
         let name = self.names[c].as_str();
         let limit = self.paging.limit;
-        let mut skipped = Skipped::new();
-        let prefix = if name.is_empty() {
-            String::new()
-        } else {
-            format!("{name}/")
-        };
-        for failure in &reply.failures {
-            let reason = engine_reason(failure.kind.as_deref(), "shard_failure");
-            let mut input = SkippedInput::new(format!("{prefix}{}", failure.name()), reason);
-            if let Some(message) = &failure.message {
-                input = input.with_detail(message.clone());
-            }
-            skipped.record(input);
-        }
-        // `failures` groups shards that failed alike: the others are
-        // counted without a name.
-        let unnamed = reply
-            .failed_shards
-            .saturating_sub(reply.failures.len() as u64);
-        skipped.absorb(bulk_skips(
-            &SkipReason::Other("shard_failure".into()),
-            unnamed,
-            true,
-            [format!("{prefix}shards (failures grouped in the response)")],
-        ));
-        skipped.absorb(bulk_skips(
-            &SkipReason::Other("shard_prefiltered".into()),
-            reply.skipped_shards,
-            false,
-            [format!("{prefix}shards (ruled out before the search)")],
-        ));
-        skipped.absorb(bulk_skips(
-            &SkipReason::Other("cluster_unsearched".into()),
-            reply.unsearched_clusters,
-            true,
-            [format!(
-                "{prefix}remote clusters (skipped, failed or partial in _clusters)"
-            )],
-        ));
+        let skipped = shard_skips(name, &reply);
         let over_limit = reply.hits.len() > limit;
-        let mut items = Vec::with_capacity(reply.hits.len().min(limit));
+        let kept = reply.hits.len().min(limit);
+        let subset = self.subset_stop(c, &reply, kept, over_limit);
+        let mut items = Vec::with_capacity(kept);
         for (i, hit) in reply.hits.into_iter().take(limit).enumerate() {
             let item = map(hit.hit).map_err(|e| {
                 response_error(if name.is_empty() {
@@ -522,12 +508,32 @@ impl Plan {
             })?;
             items.push((hit.sort, item));
         }
+        Ok(Part {
+            items,
+            over_limit,
+            total: reply.total,
+            skipped,
+            subset,
+        })
+    }
+
+    /// The stop that makes cluster `c`'s `kept` hits a subset of its
+    /// answer after its position, and the note's words for it; `None`
+    /// when they are a prefix.
+    fn subset_stop(
+        &self,
+        c: usize,
+        reply: &Reply<'_>,
+        kept: usize,
+        over_limit: bool,
+    ) -> Option<(Budget, String)> {
+        let name = self.names[c].as_str();
         let whose = if name.is_empty() {
             "The cluster".to_owned()
         } else {
             format!("Cluster {name}")
         };
-        let subset = if reply.timed_out {
+        if reply.timed_out {
             let max = self.paging.timeout_ms.or(reply.took).unwrap_or(0);
             let used = reply.took.unwrap_or(max);
             Some((
@@ -552,21 +558,9 @@ impl Plan {
         } else {
             // Fewer hits than asked for, yet the cluster's count (of its
             // whole answer) is past its own position plus these hits.
-            missing_hits(
-                self.positions[c].start,
-                items.len(),
-                over_limit,
-                reply.total,
-            )
-            .map(|missing| missing.stop(&whose, limit))
-        };
-        Ok(Part {
-            items,
-            over_limit,
-            total: reply.total,
-            skipped,
-            subset,
-        })
+            missing_hits(self.positions[c].start, kept, over_limit, reply.total)
+                .map(|missing| missing.stop(&whose, self.paging.limit))
+        }
     }
 
     /// The page when a cluster's hits are a subset: the first `limit` of
@@ -670,6 +664,113 @@ impl Plan {
 fn engine_reason(name: Option<&str>, fallback: &'static str) -> SkipReason {
     name.and_then(|name| SkipReason::other(name).ok())
         .unwrap_or_else(|| SkipReason::Other(fallback.to_owned()))
+}
+
+/// The positions `cursor` holds for `clusters` clusters, checked against
+/// the cursor's start and this search's sort of `sort_len` values.
+fn resumed_positions(
+    scope: &Scope,
+    cursor: &Cursor,
+    clusters: usize,
+    single: bool,
+    sort_len: usize,
+) -> Result<Vec<Position>, Error> {
+    let key: Value = scope.resume(cursor)?;
+    let positions = positions_of(&key, clusters)?;
+    let sum = positions
+        .iter()
+        .fold(0u64, |sum, p| sum.saturating_add(p.start));
+    if sum != cursor.start() {
+        return Err(Error::malformed_cursor(
+            "its start disagrees with its clusters' positions",
+        ));
+    }
+    if single && positions.iter().any(|p| p.status != Status::Open) {
+        // A walk over one cluster ends with its last page: no cursor of
+        // it says the cluster is done or failed.
+        return Err(Error::malformed_cursor(
+            "its one cluster is marked finished or failed",
+        ));
+    }
+    if positions
+        .iter()
+        .filter_map(|p| p.after.as_ref())
+        .any(|after| after.len() != sort_len)
+    {
+        return Err(Error::malformed_cursor(
+            "its sort values do not match this search's sort",
+        ));
+    }
+    Ok(positions)
+}
+
+/// Checks that no two hits of a single search's cluster have the same
+/// sort values.
+///
+/// One cluster's order is its own, not checked here: nothing is merged
+/// with it, and `search_after` resumes in it. But the sort ends with a
+/// unique tie-breaker, so two hits with the same sort values are one hit
+/// shown twice.
+fn check_distinct_sorts<T>(name: &str, part: &Part<T>) -> Result<(), Error> {
+    let mut seen = std::collections::HashSet::with_capacity(part.items.len());
+    if part
+        .items
+        .iter()
+        .any(|(sort, _)| !seen.insert(Value::Array(sort.clone()).to_string()))
+    {
+        return Err(in_cluster(
+            name,
+            response_error(
+                "two hits have the same sort values, though the sort ends with a unique tie-breaker",
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// The shards (and remote clusters) a reply of cluster `name` says were
+/// not searched, or failed.
+fn shard_skips(name: &str, reply: &Reply<'_>) -> Skipped {
+    let mut skipped = Skipped::new();
+    let prefix = if name.is_empty() {
+        String::new()
+    } else {
+        format!("{name}/")
+    };
+    for failure in &reply.failures {
+        let reason = engine_reason(failure.kind.as_deref(), "shard_failure");
+        let mut input = SkippedInput::new(format!("{prefix}{}", failure.name()), reason);
+        if let Some(message) = &failure.message {
+            input = input.with_detail(message.clone());
+        }
+        skipped.record(input);
+    }
+    // `failures` groups shards that failed alike: the others are
+    // counted without a name.
+    let unnamed = reply
+        .failed_shards
+        .saturating_sub(reply.failures.len() as u64);
+    skipped.absorb(bulk_skips(
+        &SkipReason::Other("shard_failure".into()),
+        unnamed,
+        true,
+        [format!("{prefix}shards (failures grouped in the response)")],
+    ));
+    skipped.absorb(bulk_skips(
+        &SkipReason::Other("shard_prefiltered".into()),
+        reply.skipped_shards,
+        false,
+        [format!("{prefix}shards (ruled out before the search)")],
+    ));
+    skipped.absorb(bulk_skips(
+        &SkipReason::Other("cluster_unsearched".into()),
+        reply.unsearched_clusters,
+        true,
+        [format!(
+            "{prefix}remote clusters (skipped, failed or partial in _clusters)"
+        )],
+    ));
+    skipped
 }
 
 /// A cluster that answered nothing: an error skip named after it.

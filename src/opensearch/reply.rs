@@ -128,11 +128,6 @@ pub(crate) fn read(response: &Value, sort_len: usize) -> Result<Outcome<'_>, Err
     if let Some(error) = response.get("error") {
         return Ok(read_error(error));
     }
-    let not_search = |what: &str| {
-        response_error(format!(
-            "not a search response: {what} (see the search API's response body)"
-        ))
-    };
     let timed_out = match response.get("timed_out") {
         Some(Value::Bool(b)) => *b,
         _ => return Err(not_search("no boolean timed_out")),
@@ -144,58 +139,9 @@ pub(crate) fn read(response: &Value, sort_len: usize) -> Result<Outcome<'_>, Err
         Some(Value::Bool(b)) => *b,
         Some(_) => return Err(not_search("terminated_early is not a boolean")),
     };
-    let shards = response
-        .get("_shards")
-        .filter(|s| s.is_object())
-        .ok_or_else(|| not_search("no _shards object"))?;
-    let (Some(total_shards), Some(successful)) =
-        (count_at(shards, "total"), count_at(shards, "successful"))
-    else {
-        return Err(not_search("_shards lacks total or successful"));
-    };
-    // A count that is absent says nothing went that way; one that is
-    // present but not a count cannot rule it out.
-    let optional = |object: &Value, key: &str| match object.get(key) {
-        None | Some(Value::Null) => Ok(0),
-        Some(_) => {
-            count_at(object, key).ok_or_else(|| not_search(&format!("{key} is not a count")))
-        }
-    };
-    // Elasticsearch and OpenSearch write `failed` on every response: one
-    // without it cannot rule out shards that failed.
-    if shards.get("failed").is_none_or(Value::is_null) {
-        return Err(not_search("_shards lacks failed"));
-    }
-    if successful > total_shards {
-        return Err(not_search(
-            "_shards counts more successful shards than shards in all",
-        ));
-    }
-    let failed = optional(shards, "failed")?;
-    // A shard neither successful nor failed did not answer: counted as
-    // failed, since its hits are missing.
-    let failed_shards = failed.max(total_shards.saturating_sub(successful));
-    let skipped_shards = optional(shards, "skipped")?;
-    if skipped_shards > total_shards || failed > total_shards {
-        return Err(not_search(
-            "_shards counts more skipped or failed shards than shards in all",
-        ));
-    }
-    // A cross-cluster search counts the remote clusters apart
-    // (`_clusters`); one skipped (`skip_unavailable`), failed or partial
-    // answered with some of its shards or none, which `_shards` omits.
-    let unsearched_clusters = match response.get("_clusters") {
-        None | Some(Value::Null) => 0,
-        Some(clusters) if clusters.is_object() => {
-            let mut sum = 0u64;
-            for key in ["skipped", "failed", "partial"] {
-                sum = sum.saturating_add(optional(clusters, key)?);
-            }
-            sum
-        }
-        Some(_) => return Err(not_search("_clusters is not an object")),
-    };
-    let failures: Vec<ShardFailure> = match shards.get("failures") {
+    let shards = Shards::read(response)?;
+    let unsearched_clusters = unsearched_clusters(response)?;
+    let failures: Vec<ShardFailure> = match shards.object.get("failures") {
         None | Some(Value::Null) => Vec::new(),
         Some(Value::Array(items)) => items.iter().map(ShardFailure::read).collect(),
         Some(_) => return Err(not_search("_shards.failures is not a list")),
@@ -210,7 +156,114 @@ pub(crate) fn read(response: &Value, sort_len: usize) -> Result<Outcome<'_>, Err
         .get("hits")
         .filter(|h| h.is_object())
         .ok_or_else(|| not_search("no hits object"))?;
-    let total = match hits_object.get("total") {
+    let total = read_total(hits_object)?;
+    let hits = read_hits(hits_object, sort_len)?;
+    Ok(Outcome::Reply(Reply {
+        pit_id: response
+            .get("pit_id")
+            .and_then(Value::as_str)
+            .map(String::from),
+        took: count_at(response, "took"),
+        timed_out,
+        terminated_early,
+        total,
+        failed_shards: shards.failed.max(failures.len() as u64),
+        failures,
+        skipped_shards: shards.skipped,
+        unsearched_clusters,
+        hits,
+    }))
+}
+
+/// The error of a JSON that is not a search response, saying `what`.
+fn not_search(what: &str) -> Error {
+    response_error(format!(
+        "not a search response: {what} (see the search API's response body)"
+    ))
+}
+
+/// A count at `key` in `object` that may be absent: absent says nothing
+/// went that way; present but not a count cannot rule it out.
+fn optional_count(object: &Value, key: &str) -> Result<u64, Error> {
+    match object.get(key) {
+        None | Some(Value::Null) => Ok(0),
+        Some(_) => {
+            count_at(object, key).ok_or_else(|| not_search(&format!("{key} is not a count")))
+        }
+    }
+}
+
+/// A response's `_shards`, with the counts a page is judged by.
+struct Shards<'a> {
+    object: &'a Value,
+    /// Shards that failed: at least `_shards.failed`, and every shard
+    /// neither successful nor failed.
+    failed: u64,
+    /// `_shards.skipped`.
+    skipped: u64,
+}
+
+impl Shards<'_> {
+    /// Reads `_shards`, refusing counts that do not add up.
+    fn read(response: &Value) -> Result<Shards<'_>, Error> {
+        let object = response
+            .get("_shards")
+            .filter(|s| s.is_object())
+            .ok_or_else(|| not_search("no _shards object"))?;
+        let (Some(total), Some(successful)) =
+            (count_at(object, "total"), count_at(object, "successful"))
+        else {
+            return Err(not_search("_shards lacks total or successful"));
+        };
+        // Elasticsearch and OpenSearch write `failed` on every response:
+        // one without it cannot rule out shards that failed.
+        if object.get("failed").is_none_or(Value::is_null) {
+            return Err(not_search("_shards lacks failed"));
+        }
+        if successful > total {
+            return Err(not_search(
+                "_shards counts more successful shards than shards in all",
+            ));
+        }
+        let failed = optional_count(object, "failed")?;
+        let skipped = optional_count(object, "skipped")?;
+        if skipped > total || failed > total {
+            return Err(not_search(
+                "_shards counts more skipped or failed shards than shards in all",
+            ));
+        }
+        Ok(Shards {
+            object,
+            // A shard neither successful nor failed did not answer:
+            // counted as failed, since its hits are missing.
+            failed: failed.max(total.saturating_sub(successful)),
+            skipped,
+        })
+    }
+}
+
+/// How many remote clusters a cross-cluster search did not search whole.
+///
+/// A cross-cluster search counts the remote clusters apart (`_clusters`);
+/// one skipped (`skip_unavailable`), failed or partial answered with some
+/// of its shards or none, which `_shards` omits.
+fn unsearched_clusters(response: &Value) -> Result<u64, Error> {
+    match response.get("_clusters") {
+        None | Some(Value::Null) => Ok(0),
+        Some(clusters) if clusters.is_object() => {
+            let mut sum = 0u64;
+            for key in ["skipped", "failed", "partial"] {
+                sum = sum.saturating_add(optional_count(clusters, key)?);
+            }
+            Ok(sum)
+        }
+        Some(_) => Err(not_search("_clusters is not an object")),
+    }
+}
+
+/// `hits.total`, counting the whole answer; `None` when not tracked.
+fn read_total(hits_object: &Value) -> Result<Option<Total>, Error> {
+    Ok(match hits_object.get("total") {
         None | Some(Value::Null) => None,
         // Before Elasticsearch 7, and with rest_total_hits_as_int, a
         // plain number: an exact count.
@@ -227,7 +280,11 @@ pub(crate) fn read(response: &Value, sort_len: usize) -> Result<Outcome<'_>, Err
                 _ => return Err(not_search("hits.total.relation is neither eq nor gte")),
             }
         }
-    };
+    })
+}
+
+/// `hits.hits`, each hit with its `sort_len` sort values.
+fn read_hits(hits_object: &Value, sort_len: usize) -> Result<Vec<Hit<'_>>, Error> {
     let items = hits_object
         .get("hits")
         .and_then(Value::as_array)
@@ -255,21 +312,7 @@ pub(crate) fn read(response: &Value, sort_len: usize) -> Result<Outcome<'_>, Err
         }
         hits.push(Hit { hit, sort });
     }
-    Ok(Outcome::Reply(Reply {
-        pit_id: response
-            .get("pit_id")
-            .and_then(Value::as_str)
-            .map(String::from),
-        took: count_at(response, "took"),
-        timed_out,
-        terminated_early,
-        total,
-        failed_shards: failed_shards.max(failures.len() as u64),
-        failures,
-        skipped_shards,
-        unsearched_clusters,
-        hits,
-    }))
+    Ok(hits)
 }
 
 /// Whether `value`'s arrays and objects nest more than `max` levels

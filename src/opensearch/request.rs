@@ -9,7 +9,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use super::page::Plan;
+use super::page::PageRequests;
 use super::search::Search;
 use crate::cluster::response_error;
 use crate::error::Error;
@@ -73,7 +73,7 @@ use crate::{Bounded, Cursor, Limits};
 /// ```
 #[derive(Debug, Clone)]
 pub struct Request {
-    plan: Plan,
+    page: PageRequests,
 }
 
 impl Search {
@@ -119,7 +119,7 @@ impl Search {
     pub fn request(&self, limits: &Limits, cursor: Option<&Cursor>) -> Result<Request, Error> {
         let clusters = [(String::new(), self.get_pit().map(String::from))];
         Ok(Request {
-            plan: Plan::new(self, &clusters, true, limits, cursor)?,
+            page: PageRequests::new(self, &clusters, true, limits, cursor)?,
         })
     }
 }
@@ -140,7 +140,7 @@ impl Request {
     /// ```
     #[must_use]
     pub fn body(&self) -> &Value {
-        self.plan.bodies()[0]
+        self.page.bodies()[0]
             .as_ref()
             .expect("a single cluster is always asked")
     }
@@ -229,7 +229,7 @@ impl Request {
         E: Display,
         F: FnMut(&Value) -> Result<T, E>,
     {
-        self.plan.read(&[Some(Ok(response))], map)
+        self.page.read(&[Some(Ok(response))], map)
     }
 }
 
@@ -264,12 +264,12 @@ pub(crate) fn source<T: DeserializeOwned>(hit: &Value) -> Result<T, String> {
 /// See [`Fanout`](super::Fanout).
 #[derive(Debug, Clone)]
 pub struct FanoutRequest {
-    plan: Plan,
+    page: PageRequests,
 }
 
 impl FanoutRequest {
-    pub(crate) fn new(plan: Plan) -> FanoutRequest {
-        FanoutRequest { plan }
+    pub(crate) fn new(page: PageRequests) -> FanoutRequest {
+        FanoutRequest { page }
     }
 
     /// The clusters to ask, each with its request body: a cluster whose
@@ -289,10 +289,10 @@ impl FanoutRequest {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn bodies(&self) -> impl Iterator<Item = (&str, &Value)> {
-        self.plan
+        self.page
             .names()
             .iter()
-            .zip(self.plan.bodies())
+            .zip(self.page.bodies())
             .filter_map(|(name, body)| body.as_ref().map(|body| (name.as_str(), body)))
     }
 
@@ -353,7 +353,7 @@ impl FanoutRequest {
         E2: Display,
         F: FnMut(&Value) -> Result<T, E>,
     {
-        let names = self.plan.names();
+        let names = self.page.names();
         let index: HashMap<&str, usize> = names
             .iter()
             .enumerate()
@@ -381,7 +381,7 @@ impl FanoutRequest {
                     .map(|r| r.as_ref().map_err(|e| crate::cluster::clip(e, 300)))
             })
             .collect();
-        self.plan.read(&borrowed, map).map_err(|e| match e.kind() {
+        self.page.read(&borrowed, map).map_err(|e| match e.kind() {
             crate::ErrorKind::InvalidDisclosure { reason } => {
                 response_error(format!("the replies make no consistent page: {reason}"))
             }

@@ -2,8 +2,8 @@
 
 use serde::Serialize;
 
+use super::drive::{checked, drive, finish, interrupted};
 use super::items::Items;
-use super::source::{checked, drive, finish, interrupted};
 use crate::collector::Collector;
 use crate::{Bounded, Limits};
 

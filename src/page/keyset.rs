@@ -6,11 +6,11 @@ use std::marker::PhantomData;
 
 use serde::Serialize;
 
+use super::drive::{Checked, Fault, checked, drive, finish, interrupted};
 use super::items::Items;
 use super::items::sealed::Sealed;
 use super::key_request::KeyRequest;
 use super::page_source::PageSource;
-use super::source::{Checked, Fault, checked, drive, finish, interrupted};
 use super::try_error::TryError;
 use crate::collector::Collector;
 use crate::error::Error;

@@ -12,8 +12,8 @@
 //!   [`Fallible`] rows), and the sealing of the sources;
 //! - `page_source`: [`PageSource`], what a page is read from, and
 //!   `Bounded::page`;
-//! - `source`: a source of `Result`s read up to its first fault, and the
-//!   collector driven over it to a result or an error;
+//! - `drive`: the collector driven over a source of `Result`s read up to
+//!   its first fault, to a result or an error;
 //! - `try_error`: the errors of a source that can fail;
 //! - `collect`: `Bounded::collect`;
 //! - `offset`: iterators paged by a count of items, read again from the
@@ -25,6 +25,7 @@
 //! - `shards`: [`Shards`], shards paged as one by key.
 
 mod collect;
+mod drive;
 mod items;
 mod key_request;
 mod keyset;
@@ -32,7 +33,6 @@ mod merge;
 mod offset;
 mod page_source;
 mod shards;
-mod source;
 mod try_error;
 
 pub use items::{Fallible, Items};

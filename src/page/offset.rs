@@ -4,9 +4,9 @@
 
 use serde::Serialize;
 
+use super::drive::{Checked, Fault, checked, drive, finish, interrupted};
 use super::items::Items;
 use super::page_source::PageSource;
-use super::source::{Checked, Fault, checked, drive, finish, interrupted};
 use super::try_error::{Interrupted, TryError};
 use crate::collector::Collector;
 use crate::error::Error;

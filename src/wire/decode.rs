@@ -111,6 +111,110 @@ struct SampleIn {
     detail: Option<String>,
 }
 
+/// What `truncation` says: the stop, and what a disclosure states
+/// beside it.
+struct Truncation {
+    completeness: Completeness,
+    limit_reached: Option<usize>,
+    subset: bool,
+    note: Option<String>,
+}
+
+impl Truncation {
+    /// Decodes `truncation` (`None`: an exact result).
+    fn decode(truncation: Option<TruncationIn>) -> Result<Truncation, String> {
+        Ok(match truncation {
+            None => Truncation {
+                completeness: Completeness::Exact,
+                limit_reached: None,
+                subset: false,
+                note: None,
+            },
+            Some(TruncationIn::Limit {
+                limit,
+                requested,
+                subset,
+                note,
+            }) => Truncation {
+                completeness: Completeness::TruncatedByLimit { limit, requested },
+                limit_reached: None,
+                subset,
+                note,
+            },
+            Some(TruncationIn::Budget {
+                budget,
+                max,
+                used,
+                needed,
+                limit,
+                requested,
+                limit_reached,
+                subset,
+                note,
+            }) => {
+                let kind = budget.parse::<BudgetKind>().map_err(|e| e.to_string())?;
+                let (clamp, limit_reached) = budget_limits(limit, requested, limit_reached)?;
+                let mut budget = Budget::new(kind, max, used);
+                if let Some(needed) = needed {
+                    budget = budget.with_needed(needed);
+                }
+                Truncation {
+                    completeness: Completeness::TruncatedByBudget { budget, clamp },
+                    limit_reached,
+                    subset,
+                    note,
+                }
+            }
+        })
+    }
+}
+
+/// The limit a budget truncation states: the clamp (with `requested`),
+/// the limit reached as well (with `reached`), or none.
+fn budget_limits(
+    limit: Option<usize>,
+    requested: Option<usize>,
+    reached: bool,
+) -> Result<(Option<Clamp>, Option<usize>), String> {
+    let clamp = match (limit, requested) {
+        (Some(limit), Some(requested)) => Some(Clamp::new(limit, requested)),
+        (_, None) => None,
+        (None, Some(_)) => {
+            return Err("a budget truncation carries requested only with the limit".into());
+        }
+    };
+    let limit_reached = match (limit, reached) {
+        (Some(limit), true) => Some(limit),
+        (None, true) => {
+            return Err("limit_reached is stated with the limit that was reached".into());
+        }
+        (Some(_), false) if clamp.is_none() => {
+            return Err(
+                "a budget truncation carries a limit only when it was clamped or reached".into(),
+            );
+        }
+        _ => None,
+    };
+    Ok((clamp, limit_reached))
+}
+
+/// A truncated `disclosure` with its `note`, kept as text for the reader:
+/// candor's own full or short sentence, or the source's own words, kept
+/// as they are.
+fn with_note(mut disclosure: Disclosure, note: Option<String>) -> Disclosure {
+    let form = match note {
+        None => NoteForm::Omitted,
+        Some(n) if n == short_note(&disclosure) => NoteForm::Short,
+        Some(n) if n == truncation_note(&disclosure) => NoteForm::Full,
+        Some(n) => {
+            disclosure = disclosure.with_note(n);
+            NoteForm::Full
+        }
+    };
+    disclosure.set_note(form);
+    disclosure
+}
+
 impl<'de, T: Deserialize<'de>> Deserialize<'de> for Bounded<T> {
     /// Decodes the wire shape, refusing unknown fields, and checks its
     /// disclosure with the rules every result obeys (those of
@@ -125,65 +229,12 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for Bounded<T> {
                 wire.items.len()
             )));
         }
-        let mut limit_reached = None;
-        let (completeness, subset, note) = match wire.truncation {
-            None => (Completeness::Exact, false, None),
-            Some(TruncationIn::Limit {
-                limit,
-                requested,
-                subset,
-                note,
-            }) => (
-                Completeness::TruncatedByLimit { limit, requested },
-                subset,
-                note,
-            ),
-            Some(TruncationIn::Budget {
-                budget,
-                max,
-                used,
-                needed,
-                limit,
-                requested,
-                limit_reached: reached,
-                subset,
-                note,
-            }) => {
-                let kind = budget.parse::<BudgetKind>().map_err(de::Error::custom)?;
-                let clamp = match (limit, requested) {
-                    (Some(limit), Some(requested)) => Some(Clamp::new(limit, requested)),
-                    (_, None) => None,
-                    (None, Some(_)) => {
-                        return Err(de::Error::custom(
-                            "a budget truncation carries requested only with the limit",
-                        ));
-                    }
-                };
-                match (limit, reached) {
-                    (Some(limit), true) => limit_reached = Some(limit),
-                    (None, true) => {
-                        return Err(de::Error::custom(
-                            "limit_reached is stated with the limit that was reached",
-                        ));
-                    }
-                    (Some(_), false) if clamp.is_none() => {
-                        return Err(de::Error::custom(
-                            "a budget truncation carries a limit only when it was clamped or reached",
-                        ));
-                    }
-                    _ => {}
-                }
-                let mut budget = Budget::new(kind, max, used);
-                if let Some(needed) = needed {
-                    budget = budget.with_needed(needed);
-                }
-                (
-                    Completeness::TruncatedByBudget { budget, clamp },
-                    subset,
-                    note,
-                )
-            }
-        };
+        let Truncation {
+            completeness,
+            limit_reached,
+            subset,
+            note,
+        } = Truncation::decode(wire.truncation).map_err(de::Error::custom)?;
         let total = match wire.total.relation.as_str() {
             "eq" => Total::Exact(wire.total.value),
             "gte" => Total::AtLeast(wire.total.value),
@@ -219,18 +270,7 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for Bounded<T> {
             disclosure = disclosure.with_limit_reached(limit);
         }
         if disclosure.completeness().is_truncated() {
-            // The note is text for the reader: candor's own full or short
-            // sentence, or the source's own words, kept as they are.
-            let form = match note {
-                None => NoteForm::Omitted,
-                Some(n) if n == short_note(&disclosure) => NoteForm::Short,
-                Some(n) if n == truncation_note(&disclosure) => NoteForm::Full,
-                Some(n) => {
-                    disclosure = disclosure.with_note(n);
-                    NoteForm::Full
-                }
-            };
-            disclosure.set_note(form);
+            disclosure = with_note(disclosure, note);
         }
         if disclosure.is_complete() != wire.complete {
             return Err(de::Error::custom(format!(

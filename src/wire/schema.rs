@@ -133,41 +133,7 @@ fn envelope_schema_with(item_schema: Value) -> Value {
                 "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\\.[0-9]{3}Z$",
                 "description": "Present only when the answer trusts an index without checking the inputs: the time (UTC) the index last read them. Inputs changed since may be missing or answered as they were."
             },
-            "truncation": {
-                "description": "Present only when items of the full answer are missing: what stopped the result.",
-                "oneOf": [
-                    {
-                        "type": "object",
-                        "required": ["by", "limit"],
-                        "additionalProperties": false,
-                        "properties": {
-                            "by": { "const": "limit" },
-                            "limit": { "type": "integer", "minimum": 0, "description": "The item limit applied." },
-                            "requested": { "type": "integer", "minimum": 0, "description": "The limit asked for, when it was clamped to the ceiling." },
-                            "subset": { "const": true, "description": "The items are some of those after start, not the first ones; no cursor resumes from them." },
-                            "note": { "type": "string", "description": "What the numbers mean and how to get the rest. Shortened or left out under a tight max_bytes." }
-                        }
-                    },
-                    {
-                        "type": "object",
-                        "required": ["by", "budget", "max", "used"],
-                        "additionalProperties": false,
-                        "properties": {
-                            "by": { "const": "budget" },
-                            "budget": { "enum": ["output_bytes", "scanned_bytes", "files", "deadline", "cancelled", "shard"] },
-                            "max": { "type": "integer", "minimum": 0, "description": "The budget, in the units the reader set it in (for output_bytes, the max_bytes sent)." },
-                            "used": { "type": "integer", "minimum": 0, "description": "What was used, in the same units; for output_bytes, the least max_bytes that holds this page." },
-                            "needed": { "type": "integer", "minimum": 0, "description": "Output bytes only, on a page that holds no item: a max_bytes whose page holds the next item; ask again with it." },
-                            "limit": { "type": "integer", "minimum": 0, "description": "The item limit: with requested, applied after the clamp to the ceiling; with limit_reached, reached as well as the budget." },
-                            "requested": { "type": "integer", "minimum": 0, "description": "With limit: the limit asked for, above the ceiling." },
-                            "limit_reached": { "const": true, "description": "The item limit was reached as well as the budget: more items exist." },
-                            "subset": { "const": true, "description": "The items are some of those after start, not the first ones; no cursor resumes from them." },
-                            "note": { "type": "string", "description": "What the numbers mean and how to get the rest. Shortened or left out under a tight max_bytes." }
-                        },
-                        "dependentRequired": { "requested": ["limit"], "limit_reached": ["limit"] }
-                    }
-                ]
-            },
+            "truncation": truncation_schema(),
             "start": {
                 "type": "integer",
                 "minimum": 0,
@@ -178,69 +144,118 @@ fn envelope_schema_with(item_schema: Value) -> Value {
                 "minimum": 0,
                 "description": "The number of items in this response. Never the total."
             },
-            "total": {
-                "type": "object",
-                "required": ["value", "relation"],
-                "additionalProperties": false,
-                "description": "How many items the full answer holds, counting every page (not only the rest after a cursor).",
-                "properties": {
-                    "value": { "type": "integer", "minimum": 0 },
-                    "relation": { "enum": ["eq", "gte"], "description": "eq: exact; gte: a lower bound." },
-                    "cut_by": {
-                        "type": "object",
-                        "required": ["budget", "max", "used"],
-                        "additionalProperties": false,
-                        "description": "Present when an exact total was asked for and counting it stopped early: the budget that stopped it. The total is a lower bound; more time or more of that budget, not a narrower query, gives the exact one.",
-                        "properties": {
-                            "budget": { "enum": ["counted", "deadline", "cancelled", "scanned_bytes", "files"] },
-                            "max": { "type": "integer", "minimum": 0 },
-                            "used": { "type": "integer", "minimum": 0 }
-                        }
-                    }
-                }
-            },
+            "total": total_schema(),
             "next_cursor": {
                 "type": "string",
                 "minLength": 1,
                 "description": "Pass back unchanged, with the same query, to get the next page. Absent when there is none."
             },
-            "skipped": {
+            "skipped": skipped_schema(),
+            "items": { "type": "array", "items": item_schema }
+        }
+    })
+}
+
+/// The schema of `truncation`: a stop by the limit, or by a budget.
+fn truncation_schema() -> Value {
+    json!({
+        "description": "Present only when items of the full answer are missing: what stopped the result.",
+        "oneOf": [
+            {
                 "type": "object",
-                "required": ["total", "by_reason", "sample"],
+                "required": ["by", "limit"],
                 "additionalProperties": false,
-                "description": "Inputs that were not searched, on this page, counted by reason (a folder left out counts once, and none of it was searched). Present when this page or one before it skipped any.",
                 "properties": {
-                    "total": { "type": "integer", "minimum": 0 },
-                    "by_reason": { "type": "object", "additionalProperties": { "type": "integer", "minimum": 0 } },
-                    "errors": { "type": "object", "additionalProperties": { "type": "integer", "minimum": 1 }, "description": "Of by_reason, the skips that are errors (an input that could not be read, or one the caller named), by reason: these leave the answer incomplete. Absent when there are none." },
-                    "sample": {
-                        "type": "array",
-                        "maxItems": crate::SKIPPED_SAMPLE_LEN,
-                        "items": {
-                            "type": "object",
-                            "required": ["path", "reason"],
-                            "additionalProperties": false,
-                            "properties": {
-                                "path": { "type": "string" },
-                                "reason": { "type": "string" },
-                                "error": { "const": true, "description": "This skip leaves the answer incomplete." },
-                                "detail": { "type": "string" }
-                            }
-                        }
-                    },
-                    "so_far": {
-                        "type": "object",
-                        "required": ["total"],
-                        "additionalProperties": false,
-                        "description": "After earlier pages that skipped inputs: the skips of this page and of every page before it (on the last page, all the walk skipped), and how many of them were errors.",
-                        "properties": {
-                            "total": { "type": "integer", "minimum": 1 },
-                            "errors": { "type": "integer", "minimum": 1 }
-                        }
+                    "by": { "const": "limit" },
+                    "limit": { "type": "integer", "minimum": 0, "description": "The item limit applied." },
+                    "requested": { "type": "integer", "minimum": 0, "description": "The limit asked for, when it was clamped to the ceiling." },
+                    "subset": { "const": true, "description": "The items are some of those after start, not the first ones; no cursor resumes from them." },
+                    "note": { "type": "string", "description": "What the numbers mean and how to get the rest. Shortened or left out under a tight max_bytes." }
+                }
+            },
+            {
+                "type": "object",
+                "required": ["by", "budget", "max", "used"],
+                "additionalProperties": false,
+                "properties": {
+                    "by": { "const": "budget" },
+                    "budget": { "enum": ["output_bytes", "scanned_bytes", "files", "deadline", "cancelled", "shard"] },
+                    "max": { "type": "integer", "minimum": 0, "description": "The budget, in the units the reader set it in (for output_bytes, the max_bytes sent)." },
+                    "used": { "type": "integer", "minimum": 0, "description": "What was used, in the same units; for output_bytes, the least max_bytes that holds this page." },
+                    "needed": { "type": "integer", "minimum": 0, "description": "Output bytes only, on a page that holds no item: a max_bytes whose page holds the next item; ask again with it." },
+                    "limit": { "type": "integer", "minimum": 0, "description": "The item limit: with requested, applied after the clamp to the ceiling; with limit_reached, reached as well as the budget." },
+                    "requested": { "type": "integer", "minimum": 0, "description": "With limit: the limit asked for, above the ceiling." },
+                    "limit_reached": { "const": true, "description": "The item limit was reached as well as the budget: more items exist." },
+                    "subset": { "const": true, "description": "The items are some of those after start, not the first ones; no cursor resumes from them." },
+                    "note": { "type": "string", "description": "What the numbers mean and how to get the rest. Shortened or left out under a tight max_bytes." }
+                },
+                "dependentRequired": { "requested": ["limit"], "limit_reached": ["limit"] }
+            }
+        ]
+    })
+}
+
+/// The schema of `total`, with the budget that cut its count.
+fn total_schema() -> Value {
+    json!({
+        "type": "object",
+        "required": ["value", "relation"],
+        "additionalProperties": false,
+        "description": "How many items the full answer holds, counting every page (not only the rest after a cursor).",
+        "properties": {
+            "value": { "type": "integer", "minimum": 0 },
+            "relation": { "enum": ["eq", "gte"], "description": "eq: exact; gte: a lower bound." },
+            "cut_by": {
+                "type": "object",
+                "required": ["budget", "max", "used"],
+                "additionalProperties": false,
+                "description": "Present when an exact total was asked for and counting it stopped early: the budget that stopped it. The total is a lower bound; more time or more of that budget, not a narrower query, gives the exact one.",
+                "properties": {
+                    "budget": { "enum": ["counted", "deadline", "cancelled", "scanned_bytes", "files"] },
+                    "max": { "type": "integer", "minimum": 0 },
+                    "used": { "type": "integer", "minimum": 0 }
+                }
+            }
+        }
+    })
+}
+
+/// The schema of `skipped`: the skips counted by reason, a sample, and the walk's so far.
+fn skipped_schema() -> Value {
+    json!({
+        "type": "object",
+        "required": ["total", "by_reason", "sample"],
+        "additionalProperties": false,
+        "description": "Inputs that were not searched, on this page, counted by reason (a folder left out counts once, and none of it was searched). Present when this page or one before it skipped any.",
+        "properties": {
+            "total": { "type": "integer", "minimum": 0 },
+            "by_reason": { "type": "object", "additionalProperties": { "type": "integer", "minimum": 0 } },
+            "errors": { "type": "object", "additionalProperties": { "type": "integer", "minimum": 1 }, "description": "Of by_reason, the skips that are errors (an input that could not be read, or one the caller named), by reason: these leave the answer incomplete. Absent when there are none." },
+            "sample": {
+                "type": "array",
+                "maxItems": crate::SKIPPED_SAMPLE_LEN,
+                "items": {
+                    "type": "object",
+                    "required": ["path", "reason"],
+                    "additionalProperties": false,
+                    "properties": {
+                        "path": { "type": "string" },
+                        "reason": { "type": "string" },
+                        "error": { "const": true, "description": "This skip leaves the answer incomplete." },
+                        "detail": { "type": "string" }
                     }
                 }
             },
-            "items": { "type": "array", "items": item_schema }
+            "so_far": {
+                "type": "object",
+                "required": ["total"],
+                "additionalProperties": false,
+                "description": "After earlier pages that skipped inputs: the skips of this page and of every page before it (on the last page, all the walk skipped), and how many of them were errors.",
+                "properties": {
+                    "total": { "type": "integer", "minimum": 1 },
+                    "errors": { "type": "integer", "minimum": 1 }
+                }
+            }
         }
     })
 }

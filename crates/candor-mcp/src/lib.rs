@@ -143,9 +143,9 @@
 #![forbid(unsafe_code)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
-mod args;
-mod argument;
+mod argument_checks;
 mod budget;
+mod page_args;
 mod parameters;
 mod policy;
 mod result;
@@ -153,9 +153,9 @@ mod stdio;
 mod tool;
 mod workers;
 
-pub use args::PageArgs;
-pub use argument::invalid_argument;
+pub use argument_checks::invalid_argument;
 pub use budget::{enclosing, json_budget};
+pub use page_args::PageArgs;
 pub use parameters::Parameters;
 pub use policy::Policy;
 pub use result::{error_result, respond, respond_try, tool_result};

@@ -11,8 +11,8 @@ use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use super::args::PageArgs;
-use super::argument::known_only;
+use super::argument_checks::known_only;
+use super::page_args::PageArgs;
 use candor::Error;
 
 /// A tool's arguments, `T`, read only after every argument was checked

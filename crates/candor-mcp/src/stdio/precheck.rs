@@ -67,7 +67,7 @@ pub(super) fn precheck(line: &str) -> Option<Value> {
             format!(
                 "`arguments` of tools/call must be a JSON object, got {}: {}",
                 kind(a),
-                super::super::argument::shown(a)
+                super::super::argument_checks::shown(a)
             )
         }
         _ => return None,

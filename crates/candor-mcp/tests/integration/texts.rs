@@ -13,8 +13,8 @@ use candor_search::{
 };
 use serde_json::Value;
 
+use crate::arguments::texts;
 use crate::fixture::{tree, write_files};
-use crate::mcp_args::texts;
 
 /// One row of the table: the kind of answer, the line a client shows
 /// (or a tool error's text), and the note on the wire.

@@ -1,6 +1,6 @@
-//! A source of `Result`s read up to its first fault (an error, a key out
-//! of order), and the [`Collector`] driven over it: the items it takes,
-//! the count past the limit, and the result or error it ends with.
+//! Driving the [`Collector`] over a source of `Result`s read up to its
+//! first fault (an error, a key out of order): the items it takes, the
+//! count past the limit, and the result or error it ends with.
 
 use serde::Serialize;
 

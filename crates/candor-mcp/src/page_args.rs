@@ -9,7 +9,7 @@ use rmcp::model::JsonObject;
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::{Value, json};
 
-use super::argument::{flag, known_only, size, string};
+use super::argument_checks::{flag, known_only, size, string};
 use super::budget::enclosing;
 use super::policy::Policy;
 use candor::{Cursor, Error, Limits};

@@ -1,5 +1,5 @@
 //! The OpenSearch / Elasticsearch adapter on recorded responses (the
-//! property over generated responses is in `cluster_opensearch_props`).
+//! property over generated responses is in `opensearch_props`).
 //!
 //! The recordings in `tests/data/opensearch/` are shaped as the engines
 //! document their search response:

@@ -11,7 +11,7 @@ use proptest::prelude::*;
 use rmcp::model::CallToolResult;
 use serde_json::Value;
 
-use crate::mcp_args::texts;
+use crate::arguments::texts;
 
 /// The size of a tool result as a client receives it.
 fn size(result: &CallToolResult) -> usize {
