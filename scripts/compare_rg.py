@@ -18,7 +18,7 @@ capped search (`--limit 100`) against ripgrep's full listing. With
 Usage: scripts/compare_rg.py CORPUS_DIR [--runs N] [--threads N]
                              [--grep BIN] [--baseline BIN] [--json-only]
 Needs `rg` on PATH and GNU time as /usr/bin/time; builds the example with
-`cargo build --release -p candor-search --example grep` unless `--grep`
+`cargo build --release -p candor-grep` unless `--grep`
 names a binary.
 """
 

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use candor_mcp::{PageArgs, Policy, respond, tool_result};
 use candor_search::{
-    Bounded, Budget, BudgetKind, CancelToken, Completeness, Corpus, Disclosure, Documents,
+    AsOf, Bounded, Budget, BudgetKind, CancelToken, Completeness, Corpus, Disclosure, Documents,
     Fingerprint, Limits, ManualClock, Query, Scope, SkipReason, Skipped, SkippedInput, Total,
 };
 use serde_json::Value;
@@ -268,6 +268,16 @@ fn rows() -> Vec<Row> {
     rows.push(row(
         "a hidden folder",
         &tree(&dir).search(&fish, &Limits::new(), None).unwrap(),
+        "matches",
+    ));
+    rows.push(row(
+        "from an index, not checked",
+        &Bounded::from_parts(
+            vec![1u32, 2, 3],
+            Disclosure::new(Completeness::Exact, Total::Exact(3))
+                .with_as_of(AsOf::from_unix_ms(1_764_759_900_123)),
+        )
+        .unwrap(),
         "matches",
     ));
     let mut unreadable = Skipped::new();
