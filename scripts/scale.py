@@ -30,14 +30,14 @@ then for the tree N times the seed):
   in path order": for those two rows they are timed until they exit
   after the pipe that received their first 100 lines is closed (their
   own order, not path order);
-- queries through the MCP server (`mcp_server --root TREE --index DIR`),
-  whose index is watched: queries trust what the watcher did not report
+- queries through the MCP server (`candor-mcp-server --root TREE
+  --index-dir DIR`), whose index, built on the first call, is watched: queries trust what the watcher did not report
   and stat nothing else. The script speaks JSON-RPC over the server's
   stdio (initialize, then tools/call again and again) and times each call
   from the client: a literal found nowhere, a rare literal's file listing,
   an exact total, a page of 100, each with the server's CPU time per
   call (read from /proc); also the time from spawning the server to its
-  answer to `initialize` (opening the index and starting the watcher)
+  answer to `initialize`, and from the first call to the index written
   and the server's peak RSS.
 
 Every command of a table runs in alternating order (A B C A B C ..., the
@@ -335,7 +335,11 @@ def alternate(cmds, runs, counts=False, before=None):
             before(cmd)
         _, _, _, out, said = timed(cmd, keep_output=True)
         cmd.answer, cmd.said = answer_of(out, counts), said
-        total = re.search(r" of (at least )?([0-9,]+)", said)
+        # "Counted 5054 matches (exact)" for a count, "... of at least
+        # 101 (limit 100)" for a page (not the date of "As of ...").
+        total = re.search(r"Counted (at least )?([0-9,]+)", said) or re.search(
+            r" of (at least )?([0-9,]+) (?:matches|items|\()", said
+        )
         if counts and cmd.label.startswith("candor") and total:
             # candor's count is its disclosure's total, not its output.
             cmd.answer = f"{'>= ' if total[1] else ''}{total[2].replace(',', '')} counted"
@@ -762,15 +766,20 @@ class Scale:
             for side, server in self.servers.items():
                 index = work / f"mcp-index-{side}"
                 shutil.rmtree(index, ignore_errors=True)
-                source = self.index_dir(work, side)
-                built[side] = not source.exists()
-                if source.exists():
-                    # The CLI's index (same build), so the server opens it
-                    # rather than building; a copy, to leave the CLI's alone.
-                    shutil.copytree(source, index)
-                argv = [server, "--root", tree, "--index", index, "--ceiling", "1000"]
+                # The server keeps one index per folder below --index-dir,
+                # built on the first call while a scan answers, then
+                # watched: enough watches for every folder of the tree.
+                argv = [server, "--root", tree, "--index-dir", index, "--ceiling", "1000", "--max-watches", "1000000"]
                 note(f"starting {shlex.join(map(str, argv))}")
                 clients[side] = McpClient(argv, work / f"mcp-{side}.stderr", args.mcp_timeout)
+                began = time.perf_counter()
+                clients[side].call("search_text", {"query": args.nowhere, "limit": 1})
+                while not (index.is_dir() and any((d / "CURRENT").exists() for d in index.iterdir())):
+                    time.sleep(0.1)
+                built[side] = time.perf_counter() - began
+                # The watcher starts once the index is written: let it
+                # settle before the warm-up rounds.
+                time.sleep(5)
             calls = self.mcp_calls()
             answers = {}
             for side, client in clients.items():
@@ -804,8 +813,8 @@ class Scale:
         report(f"### Watched queries through the MCP server ({args.mcp_runs} calls each, timed by the client)")
         report()
         report(
-            "`mcp_server --root TREE --index DIR --ceiling 1000`, DIR a copy of the CLI's index "
-            "(the server opens it, starts the watcher, then answers `initialize`); each call is "
+            "`candor-mcp-server --root TREE --index-dir DIR --ceiling 1000 --max-watches 1000000`: the first call "
+            "makes the server build the tree's index (a scan answers meanwhile), which it then watches; each call is "
             "`tools/call` timed from the request's write to its answer's last byte, after two warm-up rounds. "
             "CPU: the server's user + system time over the timed calls (all its threads, the watcher's "
             "and the updater's included; clock ticks of 10 ms, so only the mean over many calls means much)."
@@ -832,14 +841,14 @@ class Scale:
             rows.append(row)
         report.table(header, rows)
         report.table(
-            ["server", "binary", "ready (spawn to initialize answered)", "peak RSS", "index"],
+            ["server", "binary", "ready (spawn to initialize answered)", "index built (first call to written)", "peak RSS (the build included)"],
             [
                 [
                     side,
                     f"`{self.servers[side]}`",
                     ms(clients[side].ready),
+                    ms(built[side]),
                     mib(peaks[side]),
-                    "built by the server (ready includes the build)" if built[side] else "opened (the CLI's, copied)",
                 ]
                 for side in sides
             ],
@@ -873,7 +882,7 @@ def main():
         default=str(SERVER),
         help="candor's MCP server (default: target/release/candor-mcp-server)",
     )
-    parser.add_argument("--mcp-server-b", help="a second mcp_server build, called alternately with --mcp-server")
+    parser.add_argument("--mcp-server-b", help="a second server build, called alternately with --mcp-server")
     parser.add_argument("--work", type=Path, help="where indexes are written (default: a temporary folder, removed at the end)")
     parser.add_argument("--output", help="also write the report to this file")
     parser.add_argument("--nowhere", default="zq7Xv9wQ2nowhere", help="a literal found nowhere")

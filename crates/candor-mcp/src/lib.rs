@@ -17,11 +17,14 @@
 //! ignored), flatten [`PageArgs`] into `T`, run the query with
 //! [`PageArgs::limits`], and answer with [`respond`], which takes the
 //! `PageArgs` it answers, so that their `max_bytes` and `strict` cannot be
-//! dropped. Run a blocking query on [`Workers`], so that what calls in
+//! dropped. The query resumes from the call's cursor
+//! ([`PageArgs::cursor`]): `respond` refuses a page that does not start
+//! where that cursor does, which would restart the client's walk without a
+//! word. Run a blocking query on [`Workers`], so that what calls in
 //! flight hold stays flat.
 //!
 //! ```
-//! use candor::Bounded;
+//! use candor::{Bounded, Fingerprint, Scope};
 //! use candor_mcp::{PageArgs, Parameters, Policy, respond};
 //! use rmcp::model::CallToolResult;
 //!
@@ -43,7 +46,13 @@
 //!     #[rmcp::tool(output_schema = candor_mcp::output_schema::<String>())]
 //!     fn callers(&self, Parameters(args): Parameters<Callers>) -> CallToolResult {
 //!         let callers = (0..5000).map(|n| format!("caller_{n} of {}", args.function));
-//!         let result = Bounded::collect(callers, &args.page.limits(&self.policy));
+//!         // A cursor resumes this query only: one of another is refused.
+//!         let scope = Scope::new(Fingerprint::of(&args.function));
+//!         let limits = args.page.limits(&self.policy);
+//!         let result = args
+//!             .page
+//!             .cursor()
+//!             .and_then(|cursor| Bounded::page(callers, &limits, &scope, cursor.as_ref()));
 //!         respond(result, "callers", &args.page, &self.policy)
 //!     }
 //! }

@@ -197,6 +197,11 @@ pub fn respond<T: Serialize>(
 ) -> CallToolResult {
     let max_bytes = page.budget(policy);
     if let Ok(bounded) = &result {
+        match not_resumed(bounded, page) {
+            Ok(None) => {}
+            Ok(Some(refusal)) => return error_within(&refusal, max_bytes.min(ERROR_MAX)),
+            Err(malformed) => return answer::<T>(Err(malformed), noun, max_bytes),
+        }
         if let Some(refusal) = beyond_the_budget(bounded, page, policy) {
             return error_within(&refusal, max_bytes.min(ERROR_MAX));
         }
@@ -253,6 +258,28 @@ pub fn respond_try<T: Serialize, E: fmt::Display>(
         Err(TryError::Query(e)) => respond::<T>(Err(e), noun, page, policy),
         other => answer_try(other, noun, page.budget(policy)),
     }
+}
+
+/// Why a result cannot be answered as the page the call's cursor asked
+/// for, if it cannot: a page resumed from a cursor starts where the cursor
+/// does, so a result that starts elsewhere came from a query that did not
+/// take the cursor (`Bounded::collect` takes none), and answering it would
+/// restart the client's walk at its beginning without a word (rule 6). A
+/// malformed cursor is the client's error.
+fn not_resumed<T>(bounded: &Bounded<T>, page: &super::PageArgs) -> Result<Option<String>, Error> {
+    let Some(cursor) = page.cursor()? else {
+        return Ok(None);
+    };
+    if cursor.start() == bounded.start() {
+        return Ok(None);
+    }
+    Ok(Some(format!(
+        "the result does not resume from the call's cursor: it starts after {} items, the \
+         cursor after {}; run the query with the call's cursor (PageArgs::cursor), so that no \
+         page is skipped or repeated",
+        bounded.start(),
+        cursor.start()
+    )))
 }
 
 /// Why a result cannot be answered as a page of `page` under `policy`,

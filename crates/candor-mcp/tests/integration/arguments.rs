@@ -5,7 +5,8 @@
 //! with the rows read, and a cancelled page's disclosure line.
 
 use candor::{
-    Bounded, Budget, BudgetKind, Completeness, Disclosure, ErrorKind, Fallible, Limits, Total,
+    Bounded, Budget, BudgetKind, Completeness, Disclosure, ErrorKind, Fallible, Fingerprint,
+    Limits, Scope, Total,
 };
 use candor_mcp::{PageArgs, Policy, invalid_argument, respond, respond_try};
 use rmcp::model::{CallToolResult, JsonObject};
@@ -292,4 +293,58 @@ fn a_cancelled_page_says_cancelled() {
     .unwrap();
     let strict = cancelled.into_exact().unwrap_err();
     assert!(strict.to_string().ends_with("(cancelled)"), "{strict}");
+}
+
+/// A page answered for a call that sent a cursor starts where the cursor
+/// does: a query that dropped the cursor (`collect` takes none) would
+/// restart the client's walk without a word, so `respond` refuses it; a
+/// malformed cursor is the client's error; the query that resumes from
+/// the cursor is answered, on and on to the end of the walk.
+#[test]
+fn a_page_that_ignored_the_call_s_cursor_is_refused() {
+    let policy = Policy::new();
+    let scope = Scope::new(Fingerprint::of("words"));
+    let words = || (0..7u32).map(|n| format!("word {n}"));
+    let first = PageArgs::from_arguments(&object(json!({ "limit": 3 })), &schema()).unwrap();
+    let page = Bounded::page(words(), &first.limits(&policy), &scope, None).unwrap();
+    let mut token = page.next_cursor().map(|c| c.as_str().to_owned());
+    assert!(token.is_some());
+    let mut seen: Vec<String> = page.items().to_vec();
+    while let Some(cursor) = token.take() {
+        let args = object(json!({ "limit": 3, "cursor": cursor }));
+        let call = PageArgs::from_arguments(&args, &schema()).unwrap();
+        // The cursor dropped: refused, saying why.
+        let dropped = respond(
+            Bounded::collect(words(), &call.limits(&policy)),
+            "words",
+            &call,
+            &policy,
+        );
+        assert_eq!(dropped.is_error, Some(true));
+        assert!(texts(&dropped)[0].contains("does not resume from the call's cursor"));
+        // The cursor taken: answered.
+        let resumed = call.cursor().unwrap();
+        let run = || Bounded::page(words(), &call.limits(&policy), &scope, resumed.as_ref());
+        let answered = respond(run(), "words", &call, &policy);
+        assert_eq!(answered.is_error, Some(false), "{:?}", texts(&answered));
+        let page = run().unwrap();
+        assert_eq!(page.start(), seen.len() as u64);
+        token = page.next_cursor().map(|c| c.as_str().to_owned());
+        seen.extend_from_slice(page.items());
+    }
+    assert_eq!(seen, words().collect::<Vec<_>>());
+    // A malformed cursor: the client's error, whatever the query did.
+    let bad = PageArgs::from_arguments(&object(json!({ "cursor": "AQ" })), &schema()).unwrap();
+    let answered = respond(
+        Bounded::collect(words(), &bad.limits(&policy)),
+        "words",
+        &bad,
+        &policy,
+    );
+    assert_eq!(answered.is_error, Some(true));
+    assert!(
+        texts(&answered)[0].contains("cursor"),
+        "{:?}",
+        texts(&answered)
+    );
 }
