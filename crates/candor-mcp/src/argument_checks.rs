@@ -108,6 +108,45 @@ pub(super) fn known_only(arguments: &JsonObject, input_schema: &JsonObject) -> R
     ))
 }
 
+/// Checks each number among `arguments` against the `minimum` and
+/// `maximum` its property in `input_schema` states: the schema a client
+/// reads promises them, and deserializing would let a number out of them
+/// through (`deadline_ms: 0` where the schema says at least 1).
+pub(super) fn within_bounds(
+    arguments: &JsonObject,
+    input_schema: &JsonObject,
+) -> Result<(), Error> {
+    let Some(properties) = input_schema.get("properties").and_then(Value::as_object) else {
+        return Ok(());
+    };
+    for (name, value) in arguments {
+        let (Some(number), Some(property)) = (value.as_f64(), properties.get(name)) else {
+            continue;
+        };
+        let bound = |key: &str| property.get(key).and_then(Value::as_f64);
+        let broken = match (bound("minimum"), bound("maximum")) {
+            (Some(min), _) if number < min => Some(format!("must be at least {min}")),
+            (_, Some(max)) if number > max => Some(format!("must be at most {max}")),
+            _ => None,
+        };
+        if let Some(reason) = broken {
+            // A paging argument names itself, as its other errors do.
+            if let Some(own) = super::PageArgs::NAMES.iter().find(|n| **n == name) {
+                return Err(invalid_argument(
+                    own,
+                    format!("{reason}, got {}", shown(value)),
+                ));
+            }
+            let name_shown = shown(&Value::String(name.clone()));
+            return Err(invalid_argument(
+                "arguments",
+                format!("{name_shown}: {reason}, got {}", shown(value)),
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// The known name at most two edits from `name` (the first of the
 /// closest), if any.
 fn closest<'a>(name: &str, known: &[&'a str]) -> Option<&'a str> {

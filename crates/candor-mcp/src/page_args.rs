@@ -9,7 +9,7 @@ use rmcp::model::JsonObject;
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::{Value, json};
 
-use super::argument_checks::{flag, known_only, size, string};
+use super::argument_checks::{flag, known_only, size, string, within_bounds};
 use super::budget::enclosing;
 use super::policy::Policy;
 use candor::{Cursor, Error, Limits};
@@ -94,13 +94,16 @@ impl PageArgs {
     ) -> Result<PageArgs, Error> {
         known_only(arguments, input_schema)?;
         let get = |name: &str| arguments.get(name).filter(|v| !v.is_null());
-        PageArgs::from_values([
+        let page = PageArgs::from_values([
             get("limit"),
             get("cursor"),
             get("max_bytes"),
             get("count_total"),
             get("strict"),
-        ])
+        ])?;
+        // Of the right types: now within the schema's bounds.
+        within_bounds(arguments, input_schema)?;
+        Ok(page)
     }
 
     /// The arguments from their values, in the order of [`NAMES`](Self::NAMES).

@@ -11,7 +11,7 @@ use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use super::argument_checks::known_only;
+use super::argument_checks::{known_only, within_bounds};
 use super::page_args::PageArgs;
 use candor::Error;
 
@@ -119,13 +119,17 @@ impl<T: JsonSchema + DeserializeOwned + 'static> Parameters<T> {
     /// assert!(err.unwrap_err().to_string().starts_with("invalid argument arguments: max_depth: invalid type"));
     /// ```
     pub fn from_arguments(arguments: JsonObject) -> Result<Parameters<T>, Error> {
-        known_only(&arguments, &Parameters::<T>::input_schema())?;
-        serde_path_to_error::deserialize(Value::Object(arguments))
+        let schema = Parameters::<T>::input_schema();
+        known_only(&arguments, &schema)?;
+        // Of the right types, then within the schema's bounds.
+        let checked = serde_path_to_error::deserialize(Value::Object(arguments.clone()))
             .map(Parameters)
             .map_err(|e| {
                 let path = e.path().to_string();
                 argument_error(&path, &e.into_inner().to_string())
-            })
+            })?;
+        within_bounds(&arguments, &schema)?;
+        Ok(checked)
     }
 }
 

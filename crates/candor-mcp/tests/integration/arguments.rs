@@ -348,3 +348,63 @@ fn a_page_that_ignored_the_call_s_cursor_is_refused() {
         texts(&answered)
     );
 }
+
+/// A number outside the bounds the input schema states is refused, as
+/// the client was told: a paging argument names itself, another is named
+/// in the text; one within them is taken.
+#[test]
+fn a_number_out_of_the_schema_s_bounds_is_refused() {
+    #[derive(serde::Deserialize, schemars::JsonSchema)]
+    #[allow(dead_code)]
+    struct Timed {
+        #[schemars(range(min = 1, max = 60000))]
+        deadline_ms: Option<u64>,
+        #[serde(flatten)]
+        page: PageArgs,
+    }
+    let read = |arguments: Value| {
+        candor_mcp::Parameters::<Timed>::from_arguments(object(arguments)).map(|_| ())
+    };
+    let zero = read(json!({ "deadline_ms": 0 })).unwrap_err();
+    assert!(matches!(
+        zero.kind(),
+        ErrorKind::InvalidArgument {
+            name: "arguments",
+            ..
+        }
+    ));
+    assert!(
+        zero.to_string()
+            .contains("\"deadline_ms\": must be at least 1, got 0"),
+        "{zero}"
+    );
+    let above = read(json!({ "deadline_ms": 60001 })).unwrap_err();
+    assert!(
+        above.to_string().contains("must be at most 60000"),
+        "{above}"
+    );
+    assert!(read(json!({ "deadline_ms": 1 })).is_ok());
+    assert!(read(json!({ "deadline_ms": 60000, "limit": 0 })).is_ok());
+    let bytes = read(json!({ "max_bytes": 0 })).unwrap_err();
+    assert!(
+        matches!(
+            bytes.kind(),
+            ErrorKind::InvalidArgument {
+                name: "max_bytes",
+                ..
+            }
+        ),
+        "{bytes}"
+    );
+    let page = PageArgs::from_arguments(&object(json!({ "max_bytes": 0 })), &schema()).unwrap_err();
+    assert!(
+        matches!(
+            page.kind(),
+            ErrorKind::InvalidArgument {
+                name: "max_bytes",
+                ..
+            }
+        ),
+        "{page}"
+    );
+}
