@@ -133,7 +133,14 @@ impl<T> Bounded<T> {
     /// `limits`, in the order of `compare`, with no cursor.
     ///
     /// Each part must be sorted by `compare`; equal items keep the order of
-    /// the parts. The laws of combination hold: merging an exact part with
+    /// the parts. The parts answer the same query from the same place of
+    /// the merged order: each a first page (`start` 0), or each resumed
+    /// after the same item of the merged order, as [`Shards`](crate::Shards)
+    /// resumes them; the merged page's `start` is the sum of the parts'.
+    /// Parts paged on their own, each from its own cursor, are not such
+    /// parts: the items before each were not merged, so no page of the
+    /// merged order is made of them (its `start`, total and completeness
+    /// would be about another answer). The laws of combination hold: merging an exact part with
     /// a truncated one is truncated; totals add, and a lower bound absorbs
     /// an exact total; skipped inputs add up. Only the prefix that is
     /// certain is kept: a truncated part's missing items come after its

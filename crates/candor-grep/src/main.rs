@@ -127,8 +127,10 @@ struct Args {
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
     threads: Option<u16>,
 
-    /// Follow symbolic links (only while they stay inside the searched
-    /// folder). By default, links are counted as skipped and not followed;
+    /// Follow symbolic links, only while they stay inside the folder
+    /// searched: a lone folder PATH, else the deepest folder that holds
+    /// every PATH as its real path (the current folder when none is given;
+    /// `/` for PATHs such as `src /etc/hosts`). By default, links are counted as skipped and not followed;
     /// a link named as a PATH beside others, or a file link named alone,
     /// is then an input asked for and not searched, so the answer is
     /// incomplete and the exit status 2. A lone folder PATH is the root of
