@@ -98,10 +98,6 @@ pub use tree::Tree;
 mod index;
 #[cfg(feature = "index")]
 pub use index::{Index, IndexState, Indexes, Served};
-// The index's entry points for the fuzz target and the benchmark.
-#[cfg(feature = "index")]
-#[doc(hidden)]
-pub use index::grams::hooks as __index_hooks;
 
 // The contract, re-exported whole: one dependency gives the result type
 // and the search.

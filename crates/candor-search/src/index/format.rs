@@ -672,41 +672,6 @@ pub(crate) fn manifest_file(header: Header, body: &[u8]) -> Vec<u8> {
     framed(header, body, &body[..DIRECTORY.min(body.len())])
 }
 
-/// A manifest's `body` with the checksums of its sections and of its
-/// blocks made to match what they cover (as far as its directory and
-/// block index read), so that a fuzzer's input reaches the decoders
-/// behind them.
-pub(crate) fn with_checksums(body: &[u8]) -> Option<Vec<u8>> {
-    let dir = Directory::decode(body.get(..DIRECTORY)?, body.len() as u64).ok()?;
-    let mut out = body.to_vec();
-    let index = dir.section(Section::Index);
-    let mut at = usize::try_from(dir.section(Section::Blocks).at).ok()?;
-    for b in 0..usize::try_from(dir.blocks).ok()? {
-        let r = usize::try_from(index.at).ok()? + b * INDEX_ENTRY;
-        let len = u32::from_le_bytes(out.get(r..r + 4)?.try_into().ok()?) as usize;
-        let crc = crc32fast::hash(out.get(at..at + len)?);
-        out[r + 16..r + 20].copy_from_slice(&crc.to_le_bytes());
-        at += len;
-    }
-    for s in [
-        Section::Index,
-        Section::Keys,
-        Section::Specials,
-        Section::Delta,
-    ] {
-        let span = dir.section(s);
-        let from = usize::try_from(span.at).ok()?;
-        let len = match s {
-            Section::Delta => dir.delta_head,
-            _ => span.len,
-        };
-        let crc = crc32fast::hash(out.get(from..from + usize::try_from(len).ok()?)?);
-        let field = 10 * 8 + s as usize * 20 + 16;
-        out[field..field + 4].copy_from_slice(&crc.to_le_bytes());
-    }
-    Some(out)
-}
-
 /// The tag of an entry: its kind in the low two bits, its flags above.
 const FOLDER: u8 = 0;
 const FILE: u8 = 1;

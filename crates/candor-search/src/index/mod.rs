@@ -48,11 +48,12 @@ mod watch;
 
 pub use indexes::{IndexState, Indexes, Served};
 
+pub(crate) use build::BuildSettings;
 use build::Builder;
 use check::LastStamps;
 use entry::{Entry, Segment};
 use format::Written;
-use grams::{BUDGET, SpillTo};
+use grams::SpillTo;
 use snapshot::Snapshot;
 use store::{LoadError, NewBase, Store};
 use traverse::{Traversal, Trust};
@@ -182,9 +183,8 @@ pub struct Index {
     damaged: AtomicBool,
     /// The stamps the last checked query took, for the next update.
     last_stamps: LastStamps,
-    /// The bytes of (trigram, id) pairs an update holds before it spills
-    /// them (`BUDGET`; the tests set a few, to make every update spill).
-    budget: usize,
+    /// How its updates write their posting lists.
+    settings: BuildSettings,
     /// Unwatched, a query checks the record against the tree (else its
     /// answer is about the generation, and says so).
     check_tree: bool,
@@ -232,13 +232,25 @@ impl Index {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn build(tree: Tree, path: impl AsRef<Path>) -> Result<Index, Error> {
+        Index::build_with(tree, path.as_ref(), BuildSettings::default())
+    }
+
+    /// [`Index::build`] with `settings`, which its updates keep (the
+    /// tests' way to small blocks and early spills).
+    pub(crate) fn build_with(
+        tree: Tree,
+        path: &Path,
+        settings: BuildSettings,
+    ) -> Result<Index, Error> {
         let store = Store {
-            dir: path.as_ref().to_owned(),
+            dir: path.to_owned(),
             rules: tree.fingerprint(),
         };
         let previous = store.current().ok();
-        let snap = full_build(&tree, &store, previous, BUDGET)?;
-        Ok(Index::with(tree, store, snap))
+        let snap = full_build(&tree, &store, previous, settings)?;
+        let mut index = Index::with(tree, store, snap);
+        index.settings = settings;
+        Ok(index)
     }
 
     /// Opens the index of `tree` at `path`, as it was last written.
@@ -328,7 +340,7 @@ impl Index {
             rebuild: false,
             damaged: AtomicBool::new(false),
             last_stamps: LastStamps::default(),
-            budget: BUDGET,
+            settings: BuildSettings::default(),
             check_tree: true,
         }
     }
@@ -702,9 +714,10 @@ impl Index {
         let parents = stamp::parents_stamp(self.tree.get_root(), gitignore, parent_ignores);
         let spill = SpillTo {
             dir: self.store.dir.clone(),
-            budget: self.budget,
+            budget: self.settings.budget,
         };
-        let mut builder = Builder::new(&self.tree, built_ns, Segment::Delta, spill);
+        let block_bytes = self.settings.block_bytes;
+        let mut builder = Builder::new(&self.tree, built_ns, Segment::Delta, spill, block_bytes);
         let traversal = Traversal {
             snap: &old,
             tree: &self.tree,
@@ -745,7 +758,7 @@ impl Index {
             || delta.pairs() > DELTA_MAX_PAIRS
         {
             drop((entries, delta));
-            full_build(&self.tree, &self.store, Some(old.generation), self.budget)?
+            full_build(&self.tree, &self.store, Some(old.generation), self.settings)?
         } else {
             let spilled = |e| -> Error {
                 ErrorKind::Read {
@@ -808,8 +821,8 @@ fn next_generation(previous: Option<u64>) -> u64 {
     stamp::now_ns().max(previous.map_or(1, |p| p.saturating_add(1)))
 }
 
-/// A full build of `tree`: a new base, its posting lists built within
-/// `budget` bytes (spilled to the store's folder past it) and written to
+/// A full build of `tree`: a new base, its posting lists built as
+/// `settings` say (spilled to the store's folder past their budget), written to
 /// a file of the store as they are merged, then the generation that
 /// builds on it, written as the current one of `store` and opened from
 /// there.
@@ -817,9 +830,9 @@ fn full_build(
     tree: &Tree,
     store: &Store,
     previous: Option<u64>,
-    budget: usize,
+    settings: BuildSettings,
 ) -> Result<Snapshot, Error> {
-    build_base(tree, store, previous, budget)?.write(store)
+    build_base(tree, store, previous, settings)?.write(store)
 }
 
 /// A full build whose base is written (under a temporary name, removed
@@ -837,16 +850,16 @@ fn build_base(
     tree: &Tree,
     store: &Store,
     previous: Option<u64>,
-    budget: usize,
+    settings: BuildSettings,
 ) -> Result<Built, Error> {
     let built_ns = stamp::now_ns();
     let (gitignore, parent_ignores) = tree.reads_ignores();
     let parents = stamp::parents_stamp(tree.get_root(), gitignore, parent_ignores);
     let spill = SpillTo {
         dir: store.dir.clone(),
-        budget,
+        budget: settings.budget,
     };
-    let mut builder = Builder::new(tree, built_ns, Segment::Base, spill);
+    let mut builder = Builder::new(tree, built_ns, Segment::Base, spill, settings.block_bytes);
     let empty = Snapshot::empty();
     Traversal {
         snap: &empty,

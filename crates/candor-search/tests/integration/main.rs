@@ -21,6 +21,7 @@ mod hostile;
 mod index_corpus;
 #[cfg(feature = "index")]
 mod index_paging;
+#[cfg(feature = "index")]
 mod index_queries;
 #[cfg(feature = "index")]
 mod indexes;
