@@ -31,10 +31,8 @@ use crate::index::grams::{
 use crate::index::snapshot::{Entry, FileEntry, FolderEntry, Segment, SkipEntry};
 use crate::index::stamp::{folder_stamp, ignores_of, is_racy, mtime_ns};
 use crate::index::traverse::Event;
-use crate::{
-    BINARY_PREFIX, DirHandle, Error, ErrorKind, MAX_LINE, Tree, is_within, mtime_at, open_file,
-    stamp_at,
-};
+use crate::seam::{BINARY_PREFIX, DirHandle, MAX_LINE, is_within, mtime_at, open_file, stamp_at};
+use crate::{Error, ErrorKind, Tree};
 
 /// The largest file indexed: the tree reads no line longer than this
 /// (`MAX_LINE`), and a larger file is read by every query instead.
@@ -569,11 +567,12 @@ mod tests {
 
     use proptest::prelude::*;
 
+    use crate::Tree;
     use crate::index::format::{self, Header, Kind};
     use crate::index::grams::Grams;
     use crate::index::store::Store;
     use crate::index::{BuildSettings, build_base, full_build};
-    use crate::{Source as _, Tree};
+    use crate::seam::Source as _;
 
     /// Names with spaces, Unicode, case and folders.
     const NAMES: &[&str] = &[

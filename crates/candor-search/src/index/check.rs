@@ -15,10 +15,10 @@ use std::sync::atomic::{AtomicBool, AtomicU8, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
 
-use crate::DirHandle;
 use crate::index::entry::Entry;
 use crate::index::manifest::{Block, Damage, Manifest};
 use crate::index::stamp::{file_stamp_at, folder_stamp_at, now_ns};
+use crate::seam::DirHandle;
 
 /// A stamp not taken.
 pub(crate) const PENDING: u64 = 0;

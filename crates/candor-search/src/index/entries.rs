@@ -23,7 +23,9 @@ use crate::index::snapshot::Snapshot;
 use crate::index::traverse::{
     Event, FileDir, Place, PlaceError, Traversal, Trust, Wanted as Wanted_,
 };
-use crate::{BINARY_PREFIX, Budgets, FileOutcome, Matcher, Opened, Plan, Search, search_file};
+use crate::seam::{
+    BINARY_PREFIX, Budgets, FileOutcome, Matcher, Opened, Plan, Search, search_file,
+};
 use crate::{SkipReason, SkippedInput};
 
 /// One entry the index finds, in path order.

@@ -7,7 +7,7 @@ use std::cmp::Ordering;
 use std::ffi::OsString;
 
 use crate::SkippedInput;
-use crate::{cmp_paths, os_name, parse_position};
+use crate::seam::{cmp_paths, os_name, parse_position};
 
 /// What the walk met, in path order.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -30,8 +30,8 @@
 
 use crate::index::entry::{Entry, FileEntry, FolderEntry, Segment, SkipEntry, walk_order};
 use crate::index::grams::Grams;
+use crate::seam::{cmp_paths, is_plain_position, is_position};
 use crate::{SkipReason, SkippedInput};
-use crate::{cmp_paths, is_plain_position, is_position};
 
 /// The first bytes of every index file.
 const MAGIC: &[u8; 8] = b"CANDORIX";

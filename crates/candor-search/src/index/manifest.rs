@@ -14,7 +14,7 @@ use std::sync::{Arc, Mutex};
 use crate::index::entry::{Entry, Segment, walk_order};
 use crate::index::format::{self, BlockRef, Directory, NO_ID, Section};
 use crate::index::grams::Disk;
-use crate::is_within;
+use crate::seam::is_within;
 use crate::{Error, ErrorKind};
 
 /// Damage found in a part of the manifest read after it was opened: a

@@ -25,8 +25,9 @@ use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 
+use crate::Tree;
+use crate::seam::Source;
 use crate::{AsOf, Error, ErrorKind};
-use crate::{Source, Tree};
 
 mod build;
 mod check;

@@ -32,6 +32,7 @@ use std::sync::Arc;
 
 use crate::Error;
 use crate::SkippedInput;
+use crate::Tree;
 use crate::index::check::{LastStamps, Stamped, Stamps};
 use crate::index::entry::{Entry, FileEntry, FolderEntry, last_name, walk_order};
 use crate::index::manifest::{Block, Damage, Held, Manifest};
@@ -39,8 +40,8 @@ use crate::index::snapshot::Snapshot;
 use crate::index::stamp::parents_stamp;
 use crate::index::stamp::{file_stamp_at, folder_stamp_at, fs_path};
 #[cfg(target_os = "linux")]
-use crate::open_file_beneath;
-use crate::{DirHandle, Job, Tree, is_within, open_dir, open_file, parse_position, stamp_at};
+use crate::seam::open_file_beneath;
+use crate::seam::{DirHandle, Job, is_within, open_dir, open_file, parse_position, stamp_at};
 
 /// What the traversal meets, in path order.
 pub(crate) enum Event<'s> {
@@ -756,7 +757,7 @@ mod tests {
     use std::sync::Arc;
 
     use super::{Place, PlaceError};
-    use crate::open_root;
+    use crate::seam::open_root;
 
     /// A file below the root opens in one call, or name by name, and
     /// never through a link: one in place of a folder, or of the file.

@@ -12,10 +12,10 @@ use crate::engine::{FileOutcome, Plan, Search};
 use crate::path::{os_name, parse_position, parse_tree_path};
 use crate::reader::Opened;
 use crate::source::Entry;
+use crate::source::{Resolved, Source};
 use crate::walk::Job;
 use crate::{Error, ErrorKind};
 use crate::{Fingerprint, SkipReason, SkippedInput};
-use crate::{Resolved, Source};
 
 impl Tree {
     /// Finds the caller's path `path` (read as `names`) name by name

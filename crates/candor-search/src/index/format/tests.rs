@@ -13,7 +13,8 @@ use super::{DIRECTORY, Directory, NO_ID, Written, is_special, manifest};
 use crate::index::entry::{Entry, FileEntry, FolderEntry, Segment, SkipEntry, walk_order};
 use crate::index::grams::{Disk, Grams};
 use crate::index::manifest::Manifest;
-use crate::{SkipReason, SkippedInput, cmp_paths, is_within};
+use crate::seam::{cmp_paths, is_within};
+use crate::{SkipReason, SkippedInput};
 
 /// Opens the manifest of `entries` from memory.
 fn open(entries: &[Entry]) -> Result<Manifest, String> {
