@@ -38,8 +38,9 @@
 //!
 //! The public [`Corpus`] trait (`corpus.rs`) runs each query through the
 //! runner (`run.rs`, or `excerpt.rs`), which asks a corpus's `Source`
-//! (`source.rs`: `documents/`, `tree/`, `index/`) for its files in path
-//! order, each query kind as `operation.rs` describes it; the engine
+//! (`source.rs`; each corpus's `as_source.rs` in `documents/`, `tree/`,
+//! `index/`) for its files in path order, each query kind as
+//! `operation.rs` describes it; the engine
 //! (`engine/`) searches each file with the matcher (`matcher/`) over the
 //! reader's chunks (`reader.rs`, split into lines by `lines.rs`) and turns
 //! the outcomes into the result through candor's

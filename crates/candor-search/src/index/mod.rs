@@ -16,7 +16,7 @@
 //! disk; `store.rs`, the folder and its atomic switch; `entries.rs`, what
 //! the index finds for a query, in path order; `parts.rs`, a large file
 //! read in its candidate blocks only; `counting.rs`, the counting phase
-//! on several threads; `source.rs`, the index as the engine's source.
+//! on several threads; `as_source.rs`, the index as the engine's source.
 //! `docs/INDEX.md` gives the format on disk, field by field.
 
 use std::cell::Cell;
@@ -29,6 +29,7 @@ use crate::Tree;
 use crate::seam::Source;
 use crate::{AsOf, Error, ErrorKind};
 
+mod as_source;
 mod build;
 mod check;
 mod counting;
@@ -41,7 +42,6 @@ mod manifest;
 mod parts;
 pub(crate) mod plan;
 mod snapshot;
-mod source;
 mod stamp;
 mod store;
 mod traverse;
