@@ -28,7 +28,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use crate::index::grams::{
     BLOCK_BYTES, BUDGET, Distinct, Postings, SpillTo, blocks_for, split_blocks,
 };
-use crate::index::snapshot::{Entry, FileEntry, FolderEntry, Segment, SkipEntry};
+use crate::index::snapshot::{FileEntry, FolderEntry, RecordEntry, Segment, SkipEntry};
 use crate::index::stamp::{folder_stamp, ignores_of, is_racy, mtime_ns};
 use crate::index::traverse::Event;
 use crate::seam::{BINARY_PREFIX, DirHandle, MAX_LINE, is_within, mtime_at, open_file, stamp_at};
@@ -105,7 +105,7 @@ pub(crate) struct Builder<'t> {
     /// The size of the blocks files are cut into.
     block_bytes: u64,
     threads: usize,
-    pub(crate) entries: Vec<Entry>,
+    pub(crate) entries: Vec<RecordEntry>,
     /// The folders the next entry is in, innermost last (their places).
     folders: Vec<usize>,
     pending: Vec<Pending>,
@@ -175,7 +175,7 @@ impl<'t> Builder<'t> {
                     },
                 };
                 self.folders.push(self.entries.len());
-                self.entries.push(Entry::Folder(entry));
+                self.entries.push(RecordEntry::Folder(entry));
             }
             Event::File {
                 path,
@@ -198,12 +198,12 @@ impl<'t> Builder<'t> {
                     // query, it is in none of them), it takes the next id
                     // there when its batch is added (`add_read`), so that
                     // ids stay ascending and unique.
-                    self.entries.push(Entry::File(file.clone()));
+                    self.entries.push(RecordEntry::File(file.clone()));
                 } else {
                     let Some((dir, name)) = dir.get(&path) else {
                         // Its folder went away since it was stamped: read
                         // by every query until an update finds it.
-                        self.entries.push(Entry::File(FileEntry {
+                        self.entries.push(RecordEntry::File(FileEntry {
                             path,
                             stamp: 0,
                             len: 0,
@@ -224,7 +224,7 @@ impl<'t> Builder<'t> {
                         name,
                         stamp,
                     });
-                    self.entries.push(Entry::File(FileEntry {
+                    self.entries.push(RecordEntry::File(FileEntry {
                         path,
                         stamp: 0,
                         len: 0,
@@ -248,12 +248,12 @@ impl<'t> Builder<'t> {
                     // Whatever made it fail may pass: the folder is
                     // walked again by every query.
                     if let Some(&at) = self.folders.last() {
-                        if let Entry::Folder(f) = &mut self.entries[at] {
+                        if let RecordEntry::Folder(f) = &mut self.entries[at] {
                             f.always = true;
                         }
                     }
                 }
-                self.entries.push(Entry::Skip(SkipEntry { input }));
+                self.entries.push(RecordEntry::Skip(SkipEntry { input }));
             }
         }
         if self.failed.is_some() {
@@ -351,7 +351,7 @@ impl<'t> Builder<'t> {
     fn add_read(&mut self, read: &[Pending], done: Vec<Done>, end: usize) {
         let mut waiting = read.iter().zip(done).peekable();
         for at in self.assigned..end {
-            let Entry::File(f) = &mut self.entries[at] else {
+            let RecordEntry::File(f) = &mut self.entries[at] else {
                 continue;
             };
             if f.segment != self.segment {
@@ -389,7 +389,7 @@ impl<'t> Builder<'t> {
     ///
     /// [`ErrorKind::Read`] (naming the index's folder) when the posting
     /// lists could not be spilled.
-    pub(crate) fn finish(mut self) -> Result<(Vec<Entry>, Postings), Error> {
+    pub(crate) fn finish(mut self) -> Result<(Vec<RecordEntry>, Postings), Error> {
         self.flush();
         let end = self.entries.len();
         self.add_read(&[], Vec::new(), end);

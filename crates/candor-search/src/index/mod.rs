@@ -52,7 +52,7 @@ pub use indexes::{IndexState, Indexes, Served};
 pub(crate) use build::BuildSettings;
 use build::Builder;
 use check::LastStamps;
-use entry::{Entry, Segment};
+use entry::{RecordEntry, Segment};
 use format::Written;
 use grams::SpillTo;
 use snapshot::Snapshot;
@@ -794,10 +794,10 @@ impl Index {
 
 /// How many files of `entries` the base's posting lists hold, and the
 /// delta's.
-fn segment_sizes(entries: &[Entry]) -> (usize, usize) {
+fn segment_sizes(entries: &[RecordEntry]) -> (usize, usize) {
     let mut sizes = (0, 0);
     for e in entries {
-        if let Entry::File(f) = e {
+        if let RecordEntry::File(f) = e {
             match f.segment {
                 Segment::Base => sizes.0 += 1,
                 Segment::Delta => sizes.1 += 1,
@@ -842,7 +842,7 @@ struct Built {
     generation: u64,
     parents: u64,
     read_ns: u64,
-    entries: Vec<Entry>,
+    entries: Vec<RecordEntry>,
     base: NewBase,
 }
 
