@@ -150,6 +150,11 @@ fn main() {
                 std::fs::create_dir_all(path.parent().expect("a folder")).expect("mkdir");
                 std::fs::write(path, f).expect("write");
             }
+            // Past the clock tick within which a build does not trust
+            // a file it reads (it would read it on every query instead
+            // of indexing it): two seconds, for file systems that keep
+            // whole seconds.
+            std::thread::sleep(std::time::Duration::from_millis(2_100));
             (root, "a generated corpus")
         }
     };
