@@ -133,7 +133,7 @@ fn read_excerpt(
         excerpt.last.min(begin.saturating_add(l as u64))
     });
     let counting = limits.get_count_total();
-    let mut wanted = Wanted {
+    let mut excerpt_lines = ExcerptLines {
         excerpt,
         budgets,
         begin,
@@ -146,7 +146,7 @@ fn read_excerpt(
         count_ended: false,
         long: None,
     };
-    let mut step = |step: Step<'_>| wanted.step(step);
+    let mut step = |step: Step<'_>| excerpt_lines.step(step);
     let mut first_nul = None;
     let ended = match source.open(path) {
         // The caller named this file: any skip of it, policy or error,
@@ -185,14 +185,14 @@ fn read_excerpt(
             }
         }
     };
-    let Wanted {
+    let ExcerptLines {
         held,
         line_number,
         last,
         stopped_by,
         count_ended,
         ..
-    } = wanted;
+    } = excerpt_lines;
     let whole = matches!(ended, Ended::Whole(_)) || line_number >= last;
     let tail = match ended {
         Ended::Skip(reason, detail) => {
@@ -255,7 +255,7 @@ fn read_excerpt(
 /// The lines of an excerpt as the reader hands them on: from `begin`,
 /// held up to `held_last`, then counted (not kept) up to `last`, within
 /// the count budget; and why the read stopped, if it did.
-struct Wanted<'e> {
+struct ExcerptLines<'e> {
     excerpt: &'e Excerpt,
     budgets: &'e Budgets,
     begin: u64,
@@ -274,7 +274,7 @@ struct Wanted<'e> {
     long: Option<LongLine>,
 }
 
-impl Wanted<'_> {
+impl ExcerptLines<'_> {
     /// Takes what the reader hands on; `Break` once no more of the file
     /// is needed, or a budget stopped the read.
     fn step(&mut self, step: Step<'_>) -> ControlFlow<()> {

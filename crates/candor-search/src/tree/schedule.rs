@@ -141,7 +141,7 @@ impl Tree {
             outcomes
         };
         feed.walk_ahead();
-        let shared = &Shared {
+        let searchers = &Searchers {
             feed: &feed,
             window: &window,
             budgets,
@@ -169,12 +169,12 @@ impl Tree {
                         only_on_panic: true,
                     };
                     let matcher = search.plan.matcher.clone();
-                    search_chunks(shared, &out_tx, &matcher);
+                    search_chunks(searchers, &out_tx, &matcher);
                 });
             }
             drop(out_tx);
             let matcher = search.plan.matcher;
-            release_in_order(shared, &out_rx, &parts, matcher, take, next, &mut buffer);
+            release_in_order(searchers, &out_rx, &parts, matcher, take, next, &mut buffer);
         });
         Ok(())
     }
@@ -223,7 +223,7 @@ impl Tree {
 /// What every searching thread shares: the feed of files, the window of
 /// outcomes in flight, the budgets, and the search of a chunk's next
 /// part (until it holds about `PART`'s matching lines or bytes).
-struct Shared<'a, I: Iterator<Item = Job>, F> {
+struct Searchers<'a, I: Iterator<Item = Job>, F> {
     feed: &'a Feed<I>,
     window: &'a Window,
     budgets: &'a Budgets,
@@ -235,19 +235,19 @@ struct Shared<'a, I: Iterator<Item = Job>, F> {
 /// numbered, to the releasing thread; until the feed runs out, the
 /// search stops or nobody receives.
 fn search_chunks<I, F>(
-    shared: &Shared<'_, I, F>,
+    searchers: &Searchers<'_, I, F>,
     out_tx: &mpsc::Sender<(u64, ThreadId, Vec<FileOutcome<'static>>)>,
     matcher: &Matcher,
 ) where
     I: Iterator<Item = Job>,
     F: Fn(&mut Chunk<'_>, &Matcher, &mut Vec<u8>) -> Vec<FileOutcome<'static>>,
 {
-    let Shared {
+    let Searchers {
         feed,
         window,
         budgets,
         search_part,
-    } = shared;
+    } = searchers;
     let mut buffer = Vec::new();
     let me = std::thread::current().id();
     loop {
@@ -287,7 +287,7 @@ fn search_chunks<I, F>(
 /// is not ready, searches chunks of the feed itself, part by part, as the
 /// window admits them; until `take` breaks or every outcome is released.
 fn release_in_order<I, F>(
-    shared: &Shared<'_, I, F>,
+    searchers: &Searchers<'_, I, F>,
     out_rx: &mpsc::Receiver<(u64, ThreadId, Vec<FileOutcome<'static>>)>,
     parts: &Returns<Vec<FileOutcome<'static>>>,
     matcher: &Matcher,
@@ -298,12 +298,12 @@ fn release_in_order<I, F>(
     I: Iterator<Item = Job>,
     F: Fn(&mut Chunk<'_>, &Matcher, &mut Vec<u8>) -> Vec<FileOutcome<'static>>,
 {
-    let Shared {
+    let Searchers {
         feed,
         window,
         budgets,
         search_part,
-    } = shared;
+    } = searchers;
     let mut held: BTreeMap<u64, (ThreadId, Vec<FileOutcome<'static>>)> = BTreeMap::new();
     let me = std::thread::current().id();
     let mut feed_open = true;
