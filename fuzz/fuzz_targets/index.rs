@@ -2,6 +2,8 @@
 //! on every file of `corpus/index/`.
 #![no_main]
 
+// `check_postings` is the `index_grams` target's.
+#[allow(dead_code)]
 #[path = "../checks/index.rs"]
 mod check;
 

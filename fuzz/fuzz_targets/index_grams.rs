@@ -1,8 +1,13 @@
-//! Fuzz target `index_grams`: arbitrary bytes decoded as an index's
-//! trigram postings give a clean error, or postings whose candidates come
-//! out in order without a panic (`candor_search::__index_hooks::fuzz_decode`,
-//! which the crate's tests also run on every file of
-//! `corpus/index_grams/`).
+//! Fuzz target `index_grams`: arbitrary bytes as the base's encoded
+//! posting lists of an index, opened and queried through the public API
+//! (see `check_postings` in `checks/index.rs`, which the test suite also
+//! runs on every file of `corpus/index_grams/`).
 #![no_main]
 
-libfuzzer_sys::fuzz_target!(|data: &[u8]| candor_search::__index_hooks::fuzz_decode(data));
+#[allow(dead_code)]
+#[path = "../checks/index.rs"]
+mod check;
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| {
+    check::check_postings(data);
+});

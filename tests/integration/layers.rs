@@ -45,6 +45,7 @@ const SEARCH: &[&str] = &[
     "run",
     "excerpt",
     "corpus",
+    "seam",
     "index",
 ];
 

@@ -1,23 +1,28 @@
-//! The index's posting lists compared with roaring bitmaps: encoded size,
-//! single-threaded build time, and the time to compute the candidates of
-//! a few plans (a rare literal, a common word, an alternation, a
-//! case-insensitive word), whole and capped at 100.
+//! The index's posting lists against roaring bitmaps of the same
+//! trigrams: the index's size on disk and its build time on one thread,
+//! against the roaring bitmaps' encoded size and build time (one bitmap
+//! per trigram, one id per file); then the time the index takes to
+//! answer a few queries (a rare literal, a common word, an alternation,
+//! a case-insensitive word): the first page of 100 matches, and the
+//! exact count of matching files. Everything goes through the public
+//! API (`Index::build`, `Corpus`).
 //!
 //! The files are those of the folder named by `CANDOR_INDEX_CORPUS`
-//! (read in path order, links not followed, files holding a NUL left out
-//! as the tree's binary rule does), or else a generated corpus of about
-//! 16 MiB. Sizes and build times are printed once, before the timings.
+//! (hidden files and ignore rules included, links not followed; the
+//! bitmaps take the files without a NUL, as the tree's binary rule
+//! does), or else a generated corpus of about 16 MiB written to a
+//! temporary folder. Sizes and build times are printed once, before the
+//! timings.
 //!
 //! Run: `CANDOR_INDEX_CORPUS=DIR cargo bench -p candor-bench --bench index`
 //! (add `-- --quick` for a short run).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::hint::black_box;
 use std::path::Path;
 use std::time::Instant;
 
-use candor_search::__index_hooks::{IndexGrams, Plan, Trigrams, plan};
-use candor_search::Query;
+use candor_search::{Corpus, Index, Limits, Query, Tree};
 use criterion::Criterion;
 use roaring::RoaringBitmap;
 
@@ -82,15 +87,25 @@ struct RoaringGrams {
     lists: HashMap<u32, RoaringBitmap>,
 }
 
+/// The distinct trigrams of `bytes`, as 24-bit keys.
+fn trigrams(bytes: &[u8], seen: &mut HashSet<u32>) -> Vec<u32> {
+    seen.clear();
+    bytes
+        .windows(3)
+        .map(|w| (u32::from(w[0]) << 16) | (u32::from(w[1]) << 8) | u32::from(w[2]))
+        .filter(|k| seen.insert(*k))
+        .collect()
+}
+
 impl RoaringGrams {
     fn build(files: &[Vec<u8>]) -> RoaringGrams {
-        let mut t = Trigrams::default();
+        let mut seen = HashSet::new();
         let mut lists: HashMap<u32, RoaringBitmap> = HashMap::new();
         let mut all = RoaringBitmap::new();
         for (i, f) in files.iter().enumerate() {
             let id = i as u32;
             all.push(id);
-            for &k in t.of(f) {
+            for k in trigrams(f, &mut seen) {
                 lists.entry(k).or_default().push(id);
             }
         }
@@ -107,35 +122,44 @@ impl RoaringGrams {
                 .map(|b| 7 + b.serialized_size())
                 .sum::<usize>()
     }
+}
 
-    fn candidates(&self, plan: &Plan) -> RoaringBitmap {
-        match plan {
-            Plan::Any => self.all.clone(),
-            Plan::Gram(k) => self.lists.get(k).cloned().unwrap_or_default(),
-            Plan::All(parts) => {
-                let mut parts: Vec<RoaringBitmap> =
-                    parts.iter().map(|p| self.candidates(p)).collect();
-                parts.sort_by_key(RoaringBitmap::len);
-                let mut it = parts.into_iter();
-                let first = it.next().unwrap_or_else(|| self.all.clone());
-                it.fold(first, |acc, b| acc & b)
-            }
-            Plan::AnyOf(parts) => parts
-                .iter()
-                .fold(RoaringBitmap::new(), |acc, p| acc | self.candidates(p)),
-        }
-    }
+/// The bytes of the files in `dir`, and below.
+fn folder_size(dir: &Path) -> u64 {
+    std::fs::read_dir(dir)
+        .map(|entries| {
+            entries
+                .filter_map(Result::ok)
+                .map(|e| match e.file_type() {
+                    Ok(t) if t.is_dir() => folder_size(&e.path()),
+                    _ => e.metadata().map_or(0, |m| m.len()),
+                })
+                .sum()
+        })
+        .unwrap_or(0)
 }
 
 fn main() {
-    let (files, source) = match std::env::var_os("CANDOR_INDEX_CORPUS") {
-        Some(dir) => {
-            let mut files = Vec::new();
-            read_tree(Path::new(&dir), &mut files);
-            (files, "the folder of CANDOR_INDEX_CORPUS")
+    let scratch = tempfile::tempdir().expect("a temporary folder");
+    let (root, source) = match std::env::var_os("CANDOR_INDEX_CORPUS") {
+        Some(dir) => (dir.into(), "the folder of CANDOR_INDEX_CORPUS"),
+        None => {
+            let root = scratch.path().join("tree");
+            for (i, f) in generated().iter().enumerate() {
+                let path = root.join(format!("d{:02}/f{i:04}.rs", i / 50));
+                std::fs::create_dir_all(path.parent().expect("a folder")).expect("mkdir");
+                std::fs::write(path, f).expect("write");
+            }
+            // Past the clock tick within which a build does not trust
+            // a file it reads (it would read it on every query instead
+            // of indexing it): two seconds, for file systems that keep
+            // whole seconds.
+            std::thread::sleep(std::time::Duration::from_millis(2_100));
+            (root, "a generated corpus")
         }
-        None => (generated(), "a generated corpus"),
     };
+    let mut files = Vec::new();
+    read_tree(&root, &mut files);
     let bytes: usize = files.iter().map(Vec::len).sum();
     eprintln!(
         "{source}: {} files, {:.1} MiB (files with a NUL left out)",
@@ -143,14 +167,17 @@ fn main() {
         bytes as f64 / 1048576.0
     );
 
+    let tree = Tree::new(&root)
+        .expect("a tree")
+        .hidden(true)
+        .gitignore(false)
+        .parent_ignores(false)
+        .threads(1);
+    let store = scratch.path().join("index");
     let started = Instant::now();
-    let grams = IndexGrams::build(files.iter().map(Vec::as_slice));
-    let varint_build = started.elapsed();
-    let encoded = grams.encode();
-    let started = Instant::now();
-    let decoded = IndexGrams::decode(&encoded).expect("decodes");
-    let decode = started.elapsed();
-    assert_eq!(decoded, grams);
+    let index = Index::build(tree.clone(), &store).expect("an index");
+    let index_build = started.elapsed();
+    let index_size = folder_size(&store) as usize;
 
     let started = Instant::now();
     let roaring = RoaringGrams::build(&files);
@@ -158,16 +185,15 @@ fn main() {
     let roaring_size = roaring.size();
 
     let pct = |n: usize| 100.0 * n as f64 / bytes as f64;
-    eprintln!("distinct trigrams: {}", grams.trigrams());
+    eprintln!("distinct trigrams: {}", roaring.lists.len());
     eprintln!(
-        "delta-varint: {:.1} MiB ({:.1}% of the files), build {:.2?} on 1 thread, decode and check {:.2?}",
-        encoded.len() as f64 / 1048576.0,
-        pct(encoded.len()),
-        varint_build,
-        decode
+        "index:   {:.1} MiB on disk ({:.1}% of the files; posting lists and the record of the walk), build {:.2?} on 1 thread",
+        index_size as f64 / 1048576.0,
+        pct(index_size),
+        index_build
     );
     eprintln!(
-        "roaring:      {:.1} MiB ({:.1}% of the files), build {:.2?} on 1 thread",
+        "roaring: {:.1} MiB ({:.1}% of the files; posting lists only), build {:.2?} on 1 thread",
         roaring_size as f64 / 1048576.0,
         pct(roaring_size),
         roaring_build
@@ -187,29 +213,29 @@ fn main() {
                 .whole_word(true),
         ),
     ];
+    let first100 = Limits::new().limit(100);
+    let counted = Limits::new();
     for (name, q) in &queries {
-        let p = plan(q);
-        let mine = grams.candidates(q, 0).count();
-        let theirs = roaring.candidates(&p).len();
-        assert_eq!(mine as u64, theirs, "{name}");
-        eprintln!("{name}: {mine} candidate files");
+        let mine = index.count_per_file(q, &counted, None).expect("an answer");
+        let theirs = tree.count_per_file(q, &counted, None).expect("an answer");
+        assert_eq!(mine.items(), theirs.items(), "{name}");
+        eprintln!("{name}: {} matching files", mine.len());
     }
 
     let mut c = Criterion::default().configure_from_args();
-    let mut group = c.benchmark_group("index_candidates");
+    let mut group = c.benchmark_group("index_queries");
     for (name, q) in &queries {
-        let p = plan(q);
-        group.bench_function(format!("delta_varint/{name}/all"), |b| {
-            b.iter(|| black_box(grams.candidates(black_box(q), 0).count()))
+        group.bench_function(format!("{name}/first100"), |b| {
+            b.iter(|| black_box(index.search(black_box(q), &first100, None).map(|p| p.len())))
         });
-        group.bench_function(format!("delta_varint/{name}/first100"), |b| {
-            b.iter(|| black_box(grams.candidates(black_box(q), 0).take(100).count()))
-        });
-        group.bench_function(format!("roaring/{name}/all"), |b| {
-            b.iter(|| black_box(roaring.candidates(black_box(&p)).len()))
-        });
-        group.bench_function(format!("roaring/{name}/first100"), |b| {
-            b.iter(|| black_box(roaring.candidates(black_box(&p)).iter().take(100).count()))
+        group.bench_function(format!("{name}/files_counted"), |b| {
+            b.iter(|| {
+                black_box(
+                    index
+                        .count_per_file(black_box(q), &counted, None)
+                        .map(|p| p.len()),
+                )
+            })
         });
     }
     group.finish();

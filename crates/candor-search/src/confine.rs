@@ -55,8 +55,8 @@ pub(crate) struct FileStat {
     pub(crate) stamp: Stamp,
 }
 
-/// What opening a file by name found.
-pub(crate) enum Opened {
+/// What opening a file by name found (`open_regular`).
+pub(crate) enum RegularOpen {
     /// A regular file, and its size in bytes.
     File(File, u64),
     /// A FIFO, socket or device: refused.
@@ -65,7 +65,7 @@ pub(crate) enum Opened {
 
 #[cfg(unix)]
 mod imp {
-    use super::{FileStat, Identity, Kind, Opened, Stamp};
+    use super::{FileStat, Identity, Kind, RegularOpen, Stamp};
     use std::ffi::{OsStr, OsString};
     use std::fs::File;
     use std::io;
@@ -148,13 +148,16 @@ mod imp {
     }
 
     /// Opens the file `name` of `dir` and checks that it is regular.
-    pub(crate) fn open_regular(dir: &DirHandle, name: &OsStr) -> io::Result<Opened> {
+    pub(crate) fn open_regular(dir: &DirHandle, name: &OsStr) -> io::Result<RegularOpen> {
         let file = open_file(dir, name)?;
         let stat = rustix::fs::fstat(&file)?;
         if FileType::from_raw_mode(stat.st_mode) != FileType::RegularFile {
-            return Ok(Opened::Special);
+            return Ok(RegularOpen::Special);
         }
-        Ok(Opened::File(file, u64::try_from(stat.st_size).unwrap_or(0)))
+        Ok(RegularOpen::File(
+            file,
+            u64::try_from(stat.st_size).unwrap_or(0),
+        ))
     }
 
     /// What `name` is in `dir`, not following a link.
@@ -292,7 +295,7 @@ mod imp {
     //! Best effort by path: each component is checked with
     //! `symlink_metadata` before it is used, which a concurrent swap can
     //! defeat.
-    use super::{FileStat, Identity, Kind, Opened, Stamp};
+    use super::{FileStat, Identity, Kind, RegularOpen, Stamp};
     use std::ffi::{OsStr, OsString};
     use std::fs::{self, File};
     use std::io;
@@ -344,13 +347,13 @@ mod imp {
         File::open(path)
     }
 
-    pub(crate) fn open_regular(dir: &DirHandle, name: &OsStr) -> io::Result<Opened> {
+    pub(crate) fn open_regular(dir: &DirHandle, name: &OsStr) -> io::Result<RegularOpen> {
         let path = dir.0.join(name);
         let meta = no_link(&path)?;
         if !meta.is_file() {
-            return Ok(Opened::Special);
+            return Ok(RegularOpen::Special);
         }
-        Ok(Opened::File(File::open(path)?, meta.len()))
+        Ok(RegularOpen::File(File::open(path)?, meta.len()))
     }
 
     pub(crate) fn kind_at(dir: &DirHandle, name: &OsStr) -> io::Result<Kind> {
@@ -454,7 +457,7 @@ pub(crate) fn is_socket(e: &io::Error) -> bool {
 /// when it is missing, a link, not regular, unreadable or larger than
 /// `MAX_IGNORE_FILE`.
 pub(crate) fn read_small(dir: &DirHandle, name: &OsStr) -> Option<Vec<u8>> {
-    let Ok(Opened::File(file, size)) = open_regular(dir, name) else {
+    let Ok(RegularOpen::File(file, size)) = open_regular(dir, name) else {
         return None;
     };
     if size > MAX_IGNORE_FILE {

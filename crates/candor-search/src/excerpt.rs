@@ -11,7 +11,7 @@ use crate::engine::{Budgets, LongLine, Tally, show};
 use crate::reader::{self, BLOCK, Ended, FileRead, Opened, Piece, Pieces, ReadRules};
 use crate::run;
 use crate::source::Source;
-use crate::{Bounded, BudgetKind, Completeness, Cursor, Fingerprint, Limits, Total};
+use crate::{Bounded, Budget, BudgetKind, Completeness, Cursor, Fingerprint, Limits, Total};
 use crate::{Line, lines};
 use candor::collector::Collector;
 
@@ -133,108 +133,20 @@ fn read_excerpt(
         excerpt.last.min(begin.saturating_add(l as u64))
     });
     let counting = limits.get_count_total();
-    let count_budget = limits.get_max_counted().unwrap_or(u64::MAX);
-    let last = if counting { excerpt.last } else { held_last };
-    let mut held: Vec<Line> = Vec::new();
-    let mut line_number = 0u64;
-    let mut stopped_by = None;
-    let mut count_ended = false;
-    // A line too long to hold whole, as its pieces come (see
-    // `reader::Piece`): its first `max_columns` bytes are shown.
-    let mut long: Option<LongLine> = None;
-    let mut step = |step: Step<'_>| -> ControlFlow<()> {
-        let (chunk, base, is_last) = match step {
-            Step::Chunk(chunk, base, is_last) => (chunk, base, is_last),
-            Step::Piece(piece) => {
-                let max = excerpt.max_columns.unwrap_or(usize::MAX);
-                let line = match &mut long {
-                    Some(line) if line.start == piece.line_start => line,
-                    _ => long.insert(LongLine::new(piece.line_start, max, None, false)),
-                };
-                line.feed(None, piece.bytes, piece.line_ends);
-                if !piece.line_ends || line_number >= last {
-                    return ControlFlow::Continue(());
-                }
-                if line_number >= held_last {
-                    if line_number - begin + 1 >= count_budget {
-                        count_ended = true;
-                        return ControlFlow::Break(());
-                    }
-                    line_number += 1;
-                } else {
-                    line_number += 1;
-                    if line_number >= begin {
-                        let mut text = String::new();
-                        let line_cut = line.show(&mut text, &mut Vec::new());
-                        held.push(Line {
-                            line_number,
-                            byte_offset: piece.line_start,
-                            line: text,
-                            line_cut,
-                        });
-                    }
-                }
-                if line_number >= last {
-                    return ControlFlow::Break(());
-                }
-                return ControlFlow::Continue(());
-            }
-        };
-        let mut at = 0usize;
-        while at < chunk.len() && line_number < last {
-            let line = lines::at(chunk, at);
-            if line_number >= held_last {
-                // Counted only: the line exists, and is not kept.
-                if line_number - begin + 1 >= count_budget {
-                    count_ended = true;
-                    return ControlFlow::Break(());
-                }
-                line_number += 1;
-                at = line.end + 1;
-                continue;
-            }
-            line_number += 1;
-            if line_number >= begin {
-                let mut text = String::new();
-                let line_cut = show(
-                    &chunk[line.start..line.content_end],
-                    &[],
-                    excerpt.max_columns,
-                    &mut text,
-                    &mut Vec::new(),
-                );
-                held.push(Line {
-                    line_number,
-                    byte_offset: base + at as u64,
-                    line: text,
-                    line_cut,
-                });
-            }
-            at = line.end + 1;
-        }
-        if line_number >= last {
-            // Every line wanted is read: no more of the file is needed.
-            return ControlFlow::Break(());
-        }
-        if is_last {
-            // The file (or the part before its NUL) ends here: the read
-            // reports how, a cut included.
-            return ControlFlow::Continue(());
-        }
-        // Scanned: from the first line returned, so that a resumed page
-        // advances; and a page holds at least one line.
-        let read = held
-            .first()
-            .map_or(0, |l| base + chunk.len() as u64 - l.byte_offset);
-        match budgets.spent_inside_file(read) {
-            // The deadline stops a page only once it holds a line.
-            Some(budget) if budget.kind() == BudgetKind::ScannedBytes || !held.is_empty() => {
-                stopped_by = Some(budget);
-                ControlFlow::Break(())
-            }
-            _ => ControlFlow::Continue(()),
-        }
+    let mut excerpt_lines = ExcerptLines {
+        excerpt,
+        budgets,
+        begin,
+        held_last,
+        last: if counting { excerpt.last } else { held_last },
+        count_budget: limits.get_max_counted().unwrap_or(u64::MAX),
+        held: Vec::new(),
+        line_number: 0,
+        stopped_by: None,
+        count_ended: false,
+        long: None,
     };
+    let mut step = |step: Step<'_>| excerpt_lines.step(step);
     let mut first_nul = None;
     let ended = match source.open(path) {
         // The caller named this file: any skip of it, policy or error,
@@ -273,6 +185,14 @@ fn read_excerpt(
             }
         }
     };
+    let ExcerptLines {
+        held,
+        line_number,
+        last,
+        stopped_by,
+        count_ended,
+        ..
+    } = excerpt_lines;
     let whole = matches!(ended, Ended::Whole(_)) || line_number >= last;
     let tail = match ended {
         Ended::Skip(reason, detail) => {
@@ -330,6 +250,138 @@ fn read_excerpt(
             Total::AtLeast(lines_from_begin)
         }
     })
+}
+
+/// The lines of an excerpt as the reader hands them on: from `begin`,
+/// held up to `held_last`, then counted (not kept) up to `last`, within
+/// the count budget; and why the read stopped, if it did.
+struct ExcerptLines<'e> {
+    excerpt: &'e Excerpt,
+    budgets: &'e Budgets,
+    begin: u64,
+    held_last: u64,
+    last: u64,
+    count_budget: u64,
+    held: Vec<Line>,
+    /// The lines read so far.
+    line_number: u64,
+    /// The budget that stopped the read inside the file.
+    stopped_by: Option<Budget>,
+    /// The count budget ended the count.
+    count_ended: bool,
+    /// A line too long to hold whole, as its pieces come (see
+    /// `reader::Piece`): its first `max_columns` bytes are shown.
+    long: Option<LongLine>,
+}
+
+impl ExcerptLines<'_> {
+    /// Takes what the reader hands on; `Break` once no more of the file
+    /// is needed, or a budget stopped the read.
+    fn step(&mut self, step: Step<'_>) -> ControlFlow<()> {
+        match step {
+            Step::Chunk(chunk, base, is_last) => self.chunk(chunk, base, is_last),
+            Step::Piece(piece) => self.piece(piece),
+        }
+    }
+
+    /// A piece of a long line: the line is held (its first columns) or
+    /// counted once its last piece comes.
+    fn piece(&mut self, piece: Piece<'_>) -> ControlFlow<()> {
+        let max = self.excerpt.max_columns.unwrap_or(usize::MAX);
+        let line = match &mut self.long {
+            Some(line) if line.start == piece.line_start => line,
+            _ => self
+                .long
+                .insert(LongLine::new(piece.line_start, max, None, false)),
+        };
+        line.feed(None, piece.bytes, piece.line_ends);
+        if !piece.line_ends || self.line_number >= self.last {
+            return ControlFlow::Continue(());
+        }
+        if self.line_number >= self.held_last {
+            if self.line_number - self.begin + 1 >= self.count_budget {
+                self.count_ended = true;
+                return ControlFlow::Break(());
+            }
+            self.line_number += 1;
+        } else {
+            self.line_number += 1;
+            if self.line_number >= self.begin {
+                let mut text = String::new();
+                let line_cut = line.show(&mut text, &mut Vec::new());
+                self.held.push(Line {
+                    line_number: self.line_number,
+                    byte_offset: piece.line_start,
+                    line: text,
+                    line_cut,
+                });
+            }
+        }
+        if self.line_number >= self.last {
+            return ControlFlow::Break(());
+        }
+        ControlFlow::Continue(())
+    }
+
+    /// A chunk of whole lines at `base`, the file's last when `is_last`:
+    /// each line held or counted, then the scan budget charged.
+    fn chunk(&mut self, chunk: &[u8], base: u64, is_last: bool) -> ControlFlow<()> {
+        let mut at = 0usize;
+        while at < chunk.len() && self.line_number < self.last {
+            let line = lines::at(chunk, at);
+            if self.line_number >= self.held_last {
+                // Counted only: the line exists, and is not kept.
+                if self.line_number - self.begin + 1 >= self.count_budget {
+                    self.count_ended = true;
+                    return ControlFlow::Break(());
+                }
+                self.line_number += 1;
+                at = line.end + 1;
+                continue;
+            }
+            self.line_number += 1;
+            if self.line_number >= self.begin {
+                let mut text = String::new();
+                let line_cut = show(
+                    &chunk[line.start..line.content_end],
+                    &[],
+                    self.excerpt.max_columns,
+                    &mut text,
+                    &mut Vec::new(),
+                );
+                self.held.push(Line {
+                    line_number: self.line_number,
+                    byte_offset: base + at as u64,
+                    line: text,
+                    line_cut,
+                });
+            }
+            at = line.end + 1;
+        }
+        if self.line_number >= self.last {
+            // Every line wanted is read: no more of the file is needed.
+            return ControlFlow::Break(());
+        }
+        if is_last {
+            // The file (or the part before its NUL) ends here: the read
+            // reports how, a cut included.
+            return ControlFlow::Continue(());
+        }
+        // Scanned: from the first line returned, so that a resumed page
+        // advances; and a page holds at least one line.
+        let read = self
+            .held
+            .first()
+            .map_or(0, |l| base + chunk.len() as u64 - l.byte_offset);
+        match self.budgets.spent_inside_file(read) {
+            // The deadline stops a page only once it holds a line.
+            Some(budget) if budget.kind() == BudgetKind::ScannedBytes || !self.held.is_empty() => {
+                self.stopped_by = Some(budget);
+                ControlFlow::Break(())
+            }
+            _ => ControlFlow::Continue(()),
+        }
+    }
 }
 
 /// What the reader hands an excerpt: a chunk of whole lines (its offset

@@ -38,13 +38,15 @@
 //!
 //! The public [`Corpus`] trait (`corpus.rs`) runs each query through the
 //! runner (`run.rs`, or `excerpt.rs`), which asks a corpus's `Source`
-//! (`source.rs`: `documents/`, `tree/`, `index/`) for its files in path
-//! order, each query kind as `operation.rs` describes it; the engine
+//! (`source.rs`; each corpus's `as_source.rs` in `documents/`, `tree/`,
+//! `index/`) for its files in path order, each query kind as
+//! `operation.rs` describes it; the engine
 //! (`engine/`) searches each file with the matcher (`matcher/`) over the
 //! reader's chunks (`reader.rs`, split into lines by `lines.rs`) and turns
 //! the outcomes into the result through candor's
 //! [`Collector`](candor::collector::Collector). No file imports one above
-//! it.
+//! it. The index reaches the engine through one module, `seam.rs`, and
+//! through nothing else that is private.
 //!
 //! # Features
 //!
@@ -98,43 +100,12 @@ pub use tree::Tree;
 mod index;
 #[cfg(feature = "index")]
 pub use index::{Index, IndexState, Indexes, Served};
-// The index's entry points for the fuzz target and the benchmark.
+// All that the index uses of the engine.
 #[cfg(feature = "index")]
-#[doc(hidden)]
-pub use index::grams::hooks as __index_hooks;
+mod seam;
 
 // The contract, re-exported whole: one dependency gives the result type
 // and the search.
 pub use candor;
 // Every public item of the contract, by the same name (a new one too).
 pub use candor::*;
-
-// The tree names them from here.
-#[cfg(feature = "tree")]
-pub(crate) use source::{Resolved, Source};
-// The index plans its queries from the matcher's syntax tree.
-#[cfg(feature = "index")]
-pub(crate) use matcher::{Matcher, literals_hir, parse};
-
-// What the index (feature `index`) builds on: the tree's walk, reader and
-// engine, used as the tree uses them.
-#[cfg(all(feature = "index", target_os = "linux"))]
-pub(crate) use confine::open_file_beneath;
-#[cfg(all(test, feature = "index"))]
-pub(crate) use confine::open_root;
-#[cfg(feature = "index")]
-pub(crate) use confine::{DirHandle, mix, mtime_at, open_dir, open_file, stamp_at};
-#[cfg(feature = "index")]
-pub(crate) use engine::{Budgets, FileOutcome, PartsScan, Plan, Search, no_match, search_file};
-#[cfg(feature = "index")]
-pub(crate) use path::os_name;
-#[cfg(feature = "index")]
-pub(crate) use path::{
-    cmp_paths, is_plain_position, is_position, is_within, parse_position, push_name,
-};
-#[cfg(feature = "index")]
-pub(crate) use reader::{BINARY_PREFIX, MAX_LINE, Opened};
-#[cfg(feature = "index")]
-pub(crate) use source::Entry;
-#[cfg(feature = "index")]
-pub(crate) use walk::Job;

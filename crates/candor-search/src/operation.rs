@@ -10,7 +10,7 @@ use crate::position::Place;
 use crate::{FileCount, Match};
 
 /// Every matching line of the corpus.
-pub(crate) struct Search;
+pub(crate) struct LineSearch;
 
 /// Every matching line of one file.
 pub(crate) struct FindInFile;
@@ -21,7 +21,7 @@ pub(crate) struct CountPerFile;
 /// The files with a matching line.
 pub(crate) struct FilesWithMatches;
 
-impl QueryKind for Search {
+impl QueryKind for LineSearch {
     type Item = Match;
     const NAME: &'static str = "search";
     const MODE: Mode = Mode::Lines;
@@ -40,7 +40,7 @@ impl QueryKind for FindInFile {
     const MODE: Mode = Mode::Lines;
 
     fn offer_items(path: &str, hits: &Hits, sink: &mut dyn ItemSink<Match>) -> ControlFlow<()> {
-        Search::offer_items(path, hits, sink)
+        LineSearch::offer_items(path, hits, sink)
     }
 }
 

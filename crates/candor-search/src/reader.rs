@@ -499,17 +499,9 @@ impl FileRead {
             } else {
                 room
             };
-            let n = loop {
-                match self
-                    .file
-                    .read(&mut buffer[front + keep..front + keep + want])
-                {
-                    Ok(n) => break n,
-                    Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                    Err(e) => {
-                        return Ended::early(self.base, SkipReason::Unreadable, e.to_string());
-                    }
-                }
+            let n = match self.read_into(&mut buffer[front + keep..front + keep + want]) {
+                Ok(n) => n,
+                Err(ended) => return ended,
             };
             self.reads += 1;
             let found = if self.looks_for_nul() {
@@ -518,26 +510,7 @@ impl FileRead {
                 None
             };
             if let Some(i) = found {
-                let nul = self.position + i as u64;
-                // The carried part starts at a line start (`base`).
-                let line = lines::after_last_end(&buffer[front..front + keep + i]).unwrap_or(0);
-                let line_start = self.base + line as u64;
-                if rules.as_text {
-                    // Text: noted, and read on.
-                    if let Err(ended) = self.note_nul(nul, line_start, self.position + n as u64) {
-                        return ended;
-                    }
-                } else {
-                    let ended = Ended::nul(nul, line_start, prefix as usize);
-                    // The lines before the NUL's, unless the visitor wants
-                    // no more of the file (then the rest is not needed
-                    // either).
-                    if line > 0
-                        && matches!(ended, Ended::Cut { .. })
-                        && visit(&buffer[front..front + line], self.base, true).is_break()
-                    {
-                        return Ended::Stopped(line_start);
-                    }
+                if let Err(ended) = self.met_nul(buffer, (front, keep, n), i, &mut visit) {
                     return ended;
                 }
             }
@@ -556,46 +529,10 @@ impl FileRead {
                 continue;
             }
             let end = if end_of_file {
-                // The last line may end without a `\n`: it is held whole
-                // too, and no longer than `max_line` either.
-                let last = lines::after_last_end(&buffer[front..front + filled]).unwrap_or(0);
-                if filled - last > rules.max_line {
-                    let at = self.base + last as u64;
-                    if let Some(pieces) = pieces.as_deref_mut() {
-                        // The lines before, then the last line whole, as
-                        // its one piece.
-                        if last > 0
-                            && visit(&buffer[front..front + last], self.base, false).is_break()
-                        {
-                            return Ended::Stopped(at);
-                        }
-                        let line = &buffer[front + last..front + filled];
-                        let mark = bom_len(line, at);
-                        let piece = Piece {
-                            bytes: &line[mark..],
-                            line_start: at + mark as u64,
-                            line_ends: true,
-                            file_ends: true,
-                        };
-                        if pieces(piece).is_break() {
-                            return Ended::Stopped(self.position);
-                        }
-                        self.base = self.position;
-                        return self.whole();
-                    }
-                    if last > 0 && visit(&buffer[front..front + last], self.base, true).is_break() {
-                        return Ended::Stopped(at);
-                    }
-                    return Ended::early(
-                        at,
-                        SkipReason::LongLine,
-                        format!(
-                            "a line at byte {at} is longer than {} bytes",
-                            rules.max_line
-                        ),
-                    );
+                match self.last_lines(buffer, front, filled, &mut visit, pieces.as_deref_mut()) {
+                    Ok(end) => end,
+                    Err(ended) => return ended,
                 }
-                filled
             } else {
                 // The carried part holds no line end: only new bytes can.
                 let looked = if scan_from_front { 0 } else { keep };
@@ -661,6 +598,109 @@ impl FileRead {
 }
 
 impl FileRead {
+    /// Reads into `buf`, again when interrupted.
+    fn read_into(&mut self, buf: &mut [u8]) -> Result<usize, Ended> {
+        loop {
+            match self.file.read(buf) {
+                Ok(n) => return Ok(n),
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => {
+                    return Err(Ended::early(
+                        self.base,
+                        SkipReason::Unreadable,
+                        e.to_string(),
+                    ));
+                }
+            }
+        }
+    }
+
+    /// A NUL `i` bytes into the `n` bytes just read into the chunk at
+    /// `buffer[front..]`, after the `keep` bytes carried over (from a line
+    /// start, `base`). Read as text, it is noted and the read goes on
+    /// (`Ok`); else the read ends at it, once the lines before its line
+    /// are handed to `visit` (when the end is a cut after them).
+    fn met_nul(
+        &mut self,
+        buffer: &[u8],
+        (front, keep, n): (usize, usize, usize),
+        i: usize,
+        visit: &mut impl FnMut(&[u8], u64, bool) -> ControlFlow<()>,
+    ) -> Result<(), Ended> {
+        let rules = self.rules;
+        let nul = self.position + i as u64;
+        // The carried part starts at a line start (`base`).
+        let line = lines::after_last_end(&buffer[front..front + keep + i]).unwrap_or(0);
+        let line_start = self.base + line as u64;
+        if rules.as_text {
+            // Text: noted, and read on.
+            return self.note_nul(nul, line_start, self.position + n as u64);
+        }
+        let prefix = rules.binary_prefix.min(rules.block.max(1));
+        let ended = Ended::nul(nul, line_start, prefix);
+        // The lines before the NUL's, unless the visitor wants no more of
+        // the file (then the rest is not needed either).
+        if line > 0
+            && matches!(ended, Ended::Cut { .. })
+            && visit(&buffer[front..front + line], self.base, true).is_break()
+        {
+            return Err(Ended::Stopped(line_start));
+        }
+        Err(ended)
+    }
+
+    /// At the end of the file, where the lines handed on end: at `filled`,
+    /// the chunk's end, unless its last line is longer than `max_line`.
+    /// Then the lines before it are handed on and the last given whole to
+    /// `pieces` as its one piece, or, without `pieces`, the read ends at
+    /// it (`long_line`).
+    fn last_lines(
+        &mut self,
+        buffer: &[u8],
+        front: usize,
+        filled: usize,
+        visit: &mut impl FnMut(&[u8], u64, bool) -> ControlFlow<()>,
+        pieces: Option<&mut Pieces<'_>>,
+    ) -> Result<usize, Ended> {
+        // The last line may end without a `\n`: it is held whole
+        // too, and no longer than `max_line` either.
+        let last = lines::after_last_end(&buffer[front..front + filled]).unwrap_or(0);
+        if filled - last > self.rules.max_line {
+            let at = self.base + last as u64;
+            if let Some(pieces) = pieces {
+                // The lines before, then the last line whole, as
+                // its one piece.
+                if last > 0 && visit(&buffer[front..front + last], self.base, false).is_break() {
+                    return Err(Ended::Stopped(at));
+                }
+                let line = &buffer[front + last..front + filled];
+                let mark = bom_len(line, at);
+                let piece = Piece {
+                    bytes: &line[mark..],
+                    line_start: at + mark as u64,
+                    line_ends: true,
+                    file_ends: true,
+                };
+                if pieces(piece).is_break() {
+                    return Err(Ended::Stopped(self.position));
+                }
+                self.base = self.position;
+                return Err(self.whole());
+            }
+            if last > 0 && visit(&buffer[front..front + last], self.base, true).is_break() {
+                return Err(Ended::Stopped(at));
+            }
+            return Err(Ended::early(
+                at,
+                SkipReason::LongLine,
+                format!(
+                    "a line at byte {at} is longer than {} bytes",
+                    self.rules.max_line
+                ),
+            ));
+        }
+        Ok(filled)
+    }
     /// Counts `n` more bytes read and tells whether the file ended with
     /// them (a read of 0 bytes, or the size it had when opened reached,
     /// when that size is `known`). A read that shows the file is not as

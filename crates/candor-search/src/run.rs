@@ -12,7 +12,7 @@ use crate::engine::{
     search_file, search_more,
 };
 use crate::matcher::Matcher;
-use crate::operation::{CountPerFile, FilesWithMatches, FindInFile, Search as Lines};
+use crate::operation::{CountPerFile, FilesWithMatches, FindInFile, LineSearch};
 use crate::position::Position;
 use crate::source::Source;
 use crate::{AsOf, Bounded, Cursor, Limits, Scope, StreamError, Streamed};
@@ -226,7 +226,11 @@ pub(crate) fn search(
     limits: &Limits,
     cursor: Option<&Cursor>,
 ) -> Result<Bounded<Match>, Error> {
-    prepare::<_, Lines>(source, query, cursor)?.collect::<Lines>(limits, cursor, Files::All)
+    prepare::<_, LineSearch>(source, query, cursor)?.collect::<LineSearch>(
+        limits,
+        cursor,
+        Files::All,
+    )
 }
 
 pub(crate) fn search_each(
@@ -238,7 +242,11 @@ pub(crate) fn search_each(
 ) -> Result<Streamed, Error> {
     // A stream resumes with the same cursors as the collected form.
     let mut receiver = |m: &Match| on_match(m).map_break(|()| Refusal::After);
-    prepare::<_, Lines>(source, query, cursor)?.stream::<Lines>(limits, cursor, &mut receiver)
+    prepare::<_, LineSearch>(source, query, cursor)?.stream::<LineSearch>(
+        limits,
+        cursor,
+        &mut receiver,
+    )
 }
 
 pub(crate) fn try_search_each<E>(
@@ -256,7 +264,7 @@ pub(crate) fn try_search_each<E>(
             ControlFlow::Break(Refusal::Before)
         }
     };
-    let end = prepare::<_, Lines>(source, query, cursor)?.stream::<Lines>(
+    let end = prepare::<_, LineSearch>(source, query, cursor)?.stream::<LineSearch>(
         limits,
         cursor,
         &mut receiver,

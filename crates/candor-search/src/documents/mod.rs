@@ -1,5 +1,5 @@
 //! The in-memory corpus: named documents, searched in name order. What
-//! the engine sees of them is `source.rs`.
+//! the engine sees of them is `as_source.rs`.
 
 use std::collections::BTreeMap;
 
@@ -7,7 +7,7 @@ use crate::Error;
 use crate::document::{Doc, DocBytes};
 use crate::path::{cmp_paths, normalize};
 
-mod source;
+mod as_source;
 
 /// Orders document names as paths, component by component.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -26,7 +26,8 @@ mod result_stage;
 mod resume;
 mod scan;
 mod search;
-mod searcher;
+// The index reaches `PartsScan` here (see `seam.rs`).
+pub(crate) mod searcher;
 mod show;
 mod sink;
 mod spares;
@@ -44,8 +45,6 @@ pub(crate) use recycle::Returns;
 pub(crate) use result_stage::{Receiver, Refusal, ResultStage};
 pub(crate) use resume::Stamps;
 pub(crate) use search::Search;
-#[cfg(feature = "index")]
-pub(crate) use searcher::PartsScan;
 #[cfg(feature = "tree")]
 pub(crate) use searcher::search_owned;
 pub(crate) use searcher::{no_match, search_file, search_more};

@@ -25,14 +25,14 @@ use std::ops::ControlFlow;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use crate::index::grams::{Distinct, Postings, SpillTo, block_bytes, blocks_for, split_blocks};
-use crate::index::snapshot::{Entry, FileEntry, FolderEntry, Segment, SkipEntry};
+use crate::index::grams::{
+    BLOCK_BYTES, BUDGET, Distinct, Postings, SpillTo, blocks_for, split_blocks,
+};
+use crate::index::snapshot::{FileEntry, FolderEntry, RecordEntry, Segment, SkipEntry};
 use crate::index::stamp::{folder_stamp, ignores_of, is_racy, mtime_ns};
 use crate::index::traverse::Event;
-use crate::{
-    BINARY_PREFIX, DirHandle, Error, ErrorKind, MAX_LINE, Tree, is_within, mtime_at, open_file,
-    stamp_at,
-};
+use crate::seam::{BINARY_PREFIX, DirHandle, MAX_LINE, is_within, mtime_at, open_file, stamp_at};
+use crate::{Error, ErrorKind, Tree};
 
 /// The largest file indexed: the tree reads no line longer than this
 /// (`MAX_LINE`), and a larger file is read by every query instead.
@@ -70,6 +70,30 @@ struct Scratch {
     distinct: Distinct,
 }
 
+/// How a build writes its posting lists. Any settings give the same
+/// answers; only the index's size and the build's memory and speed
+/// change.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct BuildSettings {
+    /// The bytes of (trigram, id) pairs held before they spill to the
+    /// index's folder (`BUDGET`; the tests set a few, to make every
+    /// build spill).
+    pub(crate) budget: usize,
+    /// The size of the blocks files are cut into, at least 1 byte
+    /// (`BLOCK_BYTES`; the tests set a small one, so that their small
+    /// files take several ids).
+    pub(crate) block_bytes: u64,
+}
+
+impl Default for BuildSettings {
+    fn default() -> Self {
+        BuildSettings {
+            budget: BUDGET,
+            block_bytes: BLOCK_BYTES,
+        }
+    }
+}
+
 /// Writes down a generation from a traversal's events.
 pub(crate) struct Builder<'t> {
     tree: &'t Tree,
@@ -78,8 +102,10 @@ pub(crate) struct Builder<'t> {
     built_ns: u64,
     /// The posting lists the files read go to.
     segment: Segment,
+    /// The size of the blocks files are cut into.
+    block_bytes: u64,
     threads: usize,
-    pub(crate) entries: Vec<Entry>,
+    pub(crate) entries: Vec<RecordEntry>,
     /// The folders the next entry is in, innermost last (their places).
     folders: Vec<usize>,
     pending: Vec<Pending>,
@@ -97,18 +123,21 @@ pub(crate) struct Builder<'t> {
 }
 
 impl<'t> Builder<'t> {
-    /// A builder of `segment`'s posting lists, spilled as `spill` says.
+    /// A builder of `segment`'s posting lists, spilled as `spill` says,
+    /// files cut into blocks of `block_bytes`.
     pub(crate) fn new(
         tree: &'t Tree,
         built_ns: u64,
         segment: Segment,
         spill: SpillTo,
+        block_bytes: u64,
     ) -> Builder<'t> {
         let threads = tree.get_threads().max(1);
         Builder {
             tree,
             built_ns,
             segment,
+            block_bytes: block_bytes.max(1),
             threads,
             entries: Vec::new(),
             folders: Vec::new(),
@@ -146,7 +175,7 @@ impl<'t> Builder<'t> {
                     },
                 };
                 self.folders.push(self.entries.len());
-                self.entries.push(Entry::Folder(entry));
+                self.entries.push(RecordEntry::Folder(entry));
             }
             Event::File {
                 path,
@@ -169,12 +198,12 @@ impl<'t> Builder<'t> {
                     // query, it is in none of them), it takes the next id
                     // there when its batch is added (`add_read`), so that
                     // ids stay ascending and unique.
-                    self.entries.push(Entry::File(file.clone()));
+                    self.entries.push(RecordEntry::File(file.clone()));
                 } else {
                     let Some((dir, name)) = dir.get(&path) else {
                         // Its folder went away since it was stamped: read
                         // by every query until an update finds it.
-                        self.entries.push(Entry::File(FileEntry {
+                        self.entries.push(RecordEntry::File(FileEntry {
                             path,
                             stamp: 0,
                             len: 0,
@@ -195,7 +224,7 @@ impl<'t> Builder<'t> {
                         name,
                         stamp,
                     });
-                    self.entries.push(Entry::File(FileEntry {
+                    self.entries.push(RecordEntry::File(FileEntry {
                         path,
                         stamp: 0,
                         len: 0,
@@ -219,12 +248,12 @@ impl<'t> Builder<'t> {
                     // Whatever made it fail may pass: the folder is
                     // walked again by every query.
                     if let Some(&at) = self.folders.last() {
-                        if let Entry::Folder(f) = &mut self.entries[at] {
+                        if let RecordEntry::Folder(f) = &mut self.entries[at] {
                             f.always = true;
                         }
                     }
                 }
-                self.entries.push(Entry::Skip(SkipEntry { input }));
+                self.entries.push(RecordEntry::Skip(SkipEntry { input }));
             }
         }
         if self.failed.is_some() {
@@ -283,6 +312,7 @@ impl<'t> Builder<'t> {
             self.scratch.push(Scratch::default());
         }
         let (built_ns, limit) = (self.built_ns, self.tree.size_limit());
+        let block_bytes = self.block_bytes;
         let next = AtomicUsize::new(0);
         let held = AtomicUsize::new(0);
         let read: Vec<Vec<(usize, Done)>> = std::thread::scope(|scope| {
@@ -295,7 +325,7 @@ impl<'t> Builder<'t> {
                         while held.load(Ordering::Relaxed) < BATCH_KEYS {
                             let i = next.fetch_add(1, Ordering::Relaxed);
                             let Some(p) = pending.get(i) else { break };
-                            let done = read_and_split(p, built_ns, limit, scratch);
+                            let done = read_and_split(p, built_ns, limit, block_bytes, scratch);
                             held.fetch_add(done.keys.len(), Ordering::Relaxed);
                             out.push((i, done));
                         }
@@ -321,7 +351,7 @@ impl<'t> Builder<'t> {
     fn add_read(&mut self, read: &[Pending], done: Vec<Done>, end: usize) {
         let mut waiting = read.iter().zip(done).peekable();
         for at in self.assigned..end {
-            let Entry::File(f) = &mut self.entries[at] else {
+            let RecordEntry::File(f) = &mut self.entries[at] else {
                 continue;
             };
             if f.segment != self.segment {
@@ -359,7 +389,7 @@ impl<'t> Builder<'t> {
     ///
     /// [`ErrorKind::Read`] (naming the index's folder) when the posting
     /// lists could not be spilled.
-    pub(crate) fn finish(mut self) -> Result<(Vec<Entry>, Postings), Error> {
+    pub(crate) fn finish(mut self) -> Result<(Vec<RecordEntry>, Postings), Error> {
         self.flush();
         let end = self.entries.len();
         self.add_read(&[], Vec::new(), end);
@@ -374,9 +404,15 @@ impl<'t> Builder<'t> {
     }
 }
 
-/// Reads the file of `p` and, when it is indexed, cuts it into blocks
-/// and takes each block's distinct trigrams.
-fn read_and_split(p: &Pending, built_ns: u64, limit: Option<u64>, scratch: &mut Scratch) -> Done {
+/// Reads the file of `p` and, when it is indexed, cuts it into blocks of
+/// `block_bytes` and takes each block's distinct trigrams.
+fn read_and_split(
+    p: &Pending,
+    built_ns: u64,
+    limit: Option<u64>,
+    block_bytes: u64,
+    scratch: &mut Scratch,
+) -> Done {
     let mut read = read_one(
         &p.dir,
         &p.name,
@@ -389,7 +425,8 @@ fn read_and_split(p: &Pending, built_ns: u64, limit: Option<u64>, scratch: &mut 
     let mut blocks = Vec::new();
     if !read.always && !read.racy {
         let bytes = &scratch.bytes;
-        let parts = split_blocks(bytes, blocks_for(bytes.len() as u64), block_bytes());
+        let count = blocks_for(bytes.len() as u64, block_bytes);
+        let parts = split_blocks(bytes, count, block_bytes);
         let mut starts = Vec::with_capacity(parts.len().saturating_sub(1));
         let mut at = 0u64;
         for (k, part) in parts.into_iter().enumerate() {
@@ -530,11 +567,12 @@ mod tests {
 
     use proptest::prelude::*;
 
+    use crate::Tree;
     use crate::index::format::{self, Header, Kind};
     use crate::index::grams::Grams;
     use crate::index::store::Store;
-    use crate::index::{build_base, full_build};
-    use crate::{Source as _, Tree};
+    use crate::index::{BuildSettings, build_base, full_build};
+    use crate::seam::Source as _;
 
     /// Names with spaces, Unicode, case and folders.
     const NAMES: &[&str] = &[
@@ -576,6 +614,14 @@ mod tests {
         }
     }
 
+    /// The default settings, spilling past `budget` bytes.
+    fn spilling_at(budget: usize) -> BuildSettings {
+        BuildSettings {
+            budget,
+            ..BuildSettings::default()
+        }
+    }
+
     /// Builds the index of `tree` at `dir` within `budget`, and gives the
     /// files the folder holds then, with their bytes.
     fn build(tree: &Tree, dir: &Path, budget: usize) -> Vec<(String, Vec<u8>)> {
@@ -583,7 +629,7 @@ mod tests {
             dir: dir.to_owned(),
             rules: tree.fingerprint(),
         };
-        build_base(tree, &store, None, budget)
+        build_base(tree, &store, None, spilling_at(budget))
             .expect("built")
             .write(&store)
             .expect("written");
@@ -680,7 +726,7 @@ mod tests {
                 crate::Index::build(tree, store.path().join(name)).expect("built")
             };
             let (whole, mut spilled) = (open("whole"), open("spilled"));
-            spilled.budget = budget;
+            spilled.settings.budget = budget;
             write_tree(root.path(), &changes);
             for r in removed {
                 let _ = std::fs::remove_file(root.path().join(NAMES[r]));
@@ -703,6 +749,78 @@ mod tests {
                     || name.starts_with("base-") && name.ends_with(".grams")
                     || name.starts_with("gen-") && name.ends_with(".manifest");
                 prop_assert!(known, "{} left behind", name);
+            }
+        }
+    }
+
+    /// The first pages (20 at most) of `query`'s answer from `corpus`, each as its items,
+    /// its total and its completeness, written out.
+    fn pages(
+        corpus: &impl crate::Corpus,
+        query: &crate::Query,
+        limits: &crate::Limits,
+    ) -> Vec<String> {
+        let mut out = Vec::new();
+        let mut cursor = None;
+        loop {
+            let page = corpus
+                .search(query, limits, cursor.as_ref())
+                .expect("an answer");
+            out.push(format!(
+                "{:?} {:?} {:?}",
+                page.items(),
+                page.total(),
+                page.completeness()
+            ));
+            match page.next_cursor() {
+                Some(next) if out.len() < 20 => cursor = Some(next.clone()),
+                _ => return out,
+            }
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(16))]
+
+        /// Whatever the size of the blocks files are cut into (a byte,
+        /// a few, more than a line), the index answers as the tree
+        /// does, after its build and after an update, whole and in
+        /// pages.
+        #[test]
+        fn any_block_size_answers_as_the_tree_does(
+            files in tree_files(),
+            changes in tree_files(),
+            block_bytes in prop_oneof![Just(1u64), 2u64..64, Just(1_000)],
+            limit in prop_oneof![Just(None), (1usize..4).prop_map(Some)],
+        ) {
+            use crate::{Limits, Query};
+            let root = tempfile::tempdir().expect("a folder");
+            write_tree(root.path(), &files);
+            std::thread::sleep(std::time::Duration::from_millis(120));
+            let store = tempfile::tempdir().expect("a folder");
+            let tree = Tree::new(root.path()).expect("a tree");
+            let settings = BuildSettings { block_bytes, ..BuildSettings::default() };
+            let index = crate::Index::build_with(tree.clone(), store.path(), settings)
+                .expect("built");
+            let queries = [
+                Query::literal("abc"),
+                Query::literal("cé"),
+                Query::regex("a+b|日 "),
+                Query::literal("ABC").case_insensitive(true),
+                Query::literals(["ba", "\t"]),
+            ];
+            let limits = limit.map_or(Limits::new(), |l| Limits::new().limit(l));
+            for round in 0..2 {
+                for query in &queries {
+                    let found = pages(&index, query, &limits);
+                    let scanned = pages(&tree, query, &limits);
+                    prop_assert_eq!(found, scanned);
+                }
+                if round == 0 {
+                    write_tree(root.path(), &changes);
+                    std::thread::sleep(std::time::Duration::from_millis(120));
+                    index.update().expect("updated");
+                }
             }
         }
     }
@@ -735,7 +853,8 @@ mod tests {
             dir: dir.clone(),
             rules: tree.fingerprint(),
         };
-        let built = build_base(&tree, &store, Some(index.generation()), 16).expect("built");
+        let built =
+            build_base(&tree, &store, Some(index.generation()), spilling_at(16)).expect("built");
         std::mem::forget(built);
         let reopened = crate::Index::open(tree.clone(), &dir).expect("the last generation");
         assert_eq!(reopened.generation(), index.generation());
@@ -783,7 +902,7 @@ mod tests {
             dir: root.path().join("a.rs").join("index"),
             rules: tree.fingerprint(),
         };
-        let error = full_build(&tree, &store, None, 8).expect_err("no folder");
+        let error = full_build(&tree, &store, None, spilling_at(8)).expect_err("no folder");
         assert!(
             matches!(error.kind(), crate::ErrorKind::Read { .. }),
             "{error}"
@@ -807,7 +926,7 @@ mod tests {
             dir: store.path().join("index"),
             rules: tree.fingerprint(),
         };
-        let built = build_base(&tree, &store, None, 16).expect("built");
+        let built = build_base(&tree, &store, None, spilling_at(16)).expect("built");
         // Its base is there, under a temporary name, and answers.
         assert_eq!(
             std::fs::read_dir(&store.dir).expect("the folder").count(),

@@ -15,10 +15,10 @@ use std::sync::atomic::{AtomicBool, AtomicU8, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
 
-use crate::DirHandle;
-use crate::index::entry::Entry;
+use crate::index::entry::RecordEntry;
 use crate::index::manifest::{Block, Damage, Manifest};
 use crate::index::stamp::{file_stamp_at, folder_stamp_at, now_ns};
+use crate::seam::DirHandle;
 
 /// A stamp not taken.
 pub(crate) const PENDING: u64 = 0;
@@ -108,11 +108,11 @@ impl<'s> Stamps<'s> {
     }
 
     /// Takes the stamp of `entry` (a folder's or a file's).
-    fn take(&self, entry: &Entry) -> u64 {
+    fn take(&self, entry: &RecordEntry) -> u64 {
         let stamp = match entry {
-            Entry::Folder(f) => folder_stamp_at(self.root, &f.path, f.ignores),
-            Entry::File(f) => file_stamp_at(self.root, &f.path),
-            Entry::Skip(_) => None,
+            RecordEntry::Folder(f) => folder_stamp_at(self.root, &f.path, f.ignores),
+            RecordEntry::File(f) => file_stamp_at(self.root, &f.path),
+            RecordEntry::Skip(_) => None,
         };
         stamp.filter(|&s| s > FAILED).unwrap_or(FAILED)
     }

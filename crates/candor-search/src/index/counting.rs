@@ -19,7 +19,7 @@ use super::Index;
 use crate::index::entries::Found;
 use crate::index::parts::Parts;
 use crate::index::traverse::{FileDir, Place};
-use crate::{FileOutcome, Search};
+use crate::seam::{FileOutcome, Search};
 use crate::{SkipReason, SkippedInput};
 
 /// The most files to read a batch holds.

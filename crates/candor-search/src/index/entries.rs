@@ -13,7 +13,7 @@ use std::sync::atomic::Ordering;
 
 use super::{Index, QueryTrust};
 use crate::Error;
-use crate::index::entry::{Entry, Segment};
+use crate::index::entry::{RecordEntry, Segment};
 use crate::index::format::NO_ID;
 use crate::index::grams::{Candidates, Grams};
 use crate::index::manifest::{Block, Damage, Manifest};
@@ -23,7 +23,9 @@ use crate::index::snapshot::Snapshot;
 use crate::index::traverse::{
     Event, FileDir, Place, PlaceError, Traversal, Trust, Wanted as Wanted_,
 };
-use crate::{BINARY_PREFIX, Budgets, FileOutcome, Matcher, Opened, Plan, Search, search_file};
+use crate::seam::{
+    BINARY_PREFIX, Budgets, FileOutcome, Matcher, Opened, Plan, Search, search_file,
+};
 use crate::{SkipReason, SkippedInput};
 
 /// One entry the index finds, in path order.
@@ -161,7 +163,7 @@ impl<'g, 'm> Wanted<'g, 'm> {
             return Ok(None);
         };
         while let Some(entry) = block.entries.get(*from) {
-            if let Entry::File(f) = entry {
+            if let RecordEntry::File(f) = entry {
                 if f.segment == self.segment {
                     if f.id > id {
                         return Ok(None);

@@ -7,11 +7,11 @@ use std::cmp::Ordering;
 use std::ffi::OsString;
 
 use crate::SkippedInput;
-use crate::{cmp_paths, os_name, parse_position};
+use crate::seam::{cmp_paths, os_name, parse_position};
 
 /// What the walk met, in path order.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum Entry {
+pub(crate) enum RecordEntry {
     Folder(FolderEntry),
     File(FileEntry),
     Skip(SkipEntry),
@@ -84,12 +84,12 @@ pub(crate) struct SkipEntry {
     pub(crate) input: SkippedInput,
 }
 
-impl Entry {
+impl RecordEntry {
     pub(crate) fn path(&self) -> &str {
         match self {
-            Entry::Folder(f) => &f.path,
-            Entry::File(f) => &f.path,
-            Entry::Skip(s) => s.input.path(),
+            RecordEntry::Folder(f) => &f.path,
+            RecordEntry::File(f) => &f.path,
+            RecordEntry::Skip(s) => s.input.path(),
         }
     }
 }

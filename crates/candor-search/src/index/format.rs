@@ -28,10 +28,10 @@
 //! the base is opened, and each block of the table and each list is
 //! checked against its own CRC when a query reads it.
 
-use crate::index::entry::{Entry, FileEntry, FolderEntry, Segment, SkipEntry, walk_order};
+use crate::index::entry::{FileEntry, FolderEntry, RecordEntry, Segment, SkipEntry, walk_order};
 use crate::index::grams::Grams;
+use crate::seam::{cmp_paths, is_plain_position, is_position};
 use crate::{SkipReason, SkippedInput};
-use crate::{cmp_paths, is_plain_position, is_position};
 
 /// The first bytes of every index file.
 const MAGIC: &[u8; 8] = b"CANDORIX";
@@ -175,7 +175,7 @@ const SECTIONS: usize = 5;
 /// Where a section lies in the body, and the CRC-32 that covers it (see
 /// `Section`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub(crate) struct Span {
+pub(crate) struct SectionSpan {
     pub(crate) at: u64,
     pub(crate) len: u64,
     pub(crate) crc: u32,
@@ -201,14 +201,14 @@ pub(crate) struct Directory {
     pub(crate) specials: u64,
     /// The length of the delta's head (what its section's CRC covers).
     pub(crate) delta_head: u64,
-    pub(crate) sections: [Span; SECTIONS],
+    pub(crate) sections: [SectionSpan; SECTIONS],
 }
 
 /// The directory's length in bytes.
 pub(crate) const DIRECTORY: usize = 10 * 8 + SECTIONS * 20;
 
 impl Directory {
-    pub(crate) fn section(&self, s: Section) -> Span {
+    pub(crate) fn section(&self, s: Section) -> SectionSpan {
         self.sections[s as usize]
     }
 
@@ -263,7 +263,7 @@ impl Directory {
         }
         let mut end = DIRECTORY as u64;
         for span in &mut d.sections {
-            *span = Span {
+            *span = SectionSpan {
                 at: r.u64()?,
                 len: r.u64()?,
                 crc: r.u32()?,
@@ -404,7 +404,7 @@ pub(crate) fn read_specials(
     bytes: &[u8],
     count: u64,
     entries: u64,
-) -> Result<Vec<(usize, Entry)>, String> {
+) -> Result<Vec<(usize, RecordEntry)>, String> {
     let mut r = Reader {
         bytes,
         at: 0,
@@ -414,7 +414,8 @@ pub(crate) fn read_specials(
     if count > bytes.len() as u64 / 4 {
         return Err("more special entries than the section can hold".into());
     }
-    let mut out: Vec<(usize, Entry)> = Vec::with_capacity(usize::try_from(count).unwrap_or(0));
+    let mut out: Vec<(usize, RecordEntry)> =
+        Vec::with_capacity(usize::try_from(count).unwrap_or(0));
     for _ in 0..count {
         let gap = r.varint()?;
         let at = match out.last() {
@@ -450,7 +451,7 @@ pub(crate) fn read_block(
     count: usize,
     key: &str,
     ids: [u32; 2],
-) -> Result<Vec<Entry>, String> {
+) -> Result<Vec<RecordEntry>, String> {
     let mut r = Reader {
         bytes,
         at: 0,
@@ -460,12 +461,12 @@ pub(crate) fn read_block(
     if count > bytes.len() / 4 + 1 {
         return Err("more entries than the block can hold".into());
     }
-    let mut entries: Vec<Entry> = Vec::with_capacity(count);
+    let mut entries: Vec<RecordEntry> = Vec::with_capacity(count);
     let mut expected = ids;
     let mut met = [false; 2];
     let mut prev_escaped = false;
     for i in 0..count {
-        let prev = entries.last().map_or("", Entry::path);
+        let prev = entries.last().map_or("", RecordEntry::path);
         let entry = r.entry(prev, &mut expected)?;
         let path = entry.path();
         // The names the path shares whole with the one before were
@@ -482,7 +483,7 @@ pub(crate) fn read_block(
             )
         };
         prev_escaped = escaped;
-        if let Entry::File(f) = &entry {
+        if let RecordEntry::File(f) = &entry {
             let s = usize::from(f.segment == Segment::Delta);
             if !std::mem::replace(&mut met[s], true) && f.id != ids[s] {
                 return Err(format!("{path:?} has an id out of order"));
@@ -493,7 +494,10 @@ pub(crate) fn read_block(
             None => {}
             Some(last) => {
                 // A folder cut short is listed right after itself, as a skip.
-                let cut = matches!((last, &entry), (Entry::Folder(_), Entry::Skip(_)));
+                let cut = matches!(
+                    (last, &entry),
+                    (RecordEntry::Folder(_), RecordEntry::Skip(_))
+                );
                 if !(order.is_lt() || (order.is_eq() && cut)) {
                     return Err(format!("{path:?} is out of path order"));
                 }
@@ -501,9 +505,9 @@ pub(crate) fn read_block(
         }
         let root = path.is_empty()
             && match &entry {
-                Entry::Folder(_) => first + i == 0,
-                Entry::Skip(_) => true,
-                Entry::File(_) => false,
+                RecordEntry::Folder(_) => first + i == 0,
+                RecordEntry::Skip(_) => true,
+                RecordEntry::File(_) => false,
             };
         if !root && !valid {
             return Err(format!("{path:?} is not a path of a tree"));
@@ -520,11 +524,11 @@ pub(crate) fn read_block(
 /// input left out, a file read whatever the posting lists say (not
 /// indexed, binary, changed within the build's tick) or whose stamp a
 /// watched query takes (hard links), a folder listed again.
-pub(crate) fn is_special(entry: &Entry) -> bool {
+pub(crate) fn is_special(entry: &RecordEntry) -> bool {
     match entry {
-        Entry::Folder(f) => f.always,
-        Entry::File(f) => f.always || f.racy || f.linked,
-        Entry::Skip(_) => true,
+        RecordEntry::Folder(f) => f.always,
+        RecordEntry::File(f) => f.always || f.racy || f.linked,
+        RecordEntry::Skip(_) => true,
     }
 }
 
@@ -534,7 +538,7 @@ pub(crate) struct Written<'a> {
     pub(crate) base_generation: u64,
     pub(crate) parents: u64,
     pub(crate) read_ns: u64,
-    pub(crate) entries: &'a [Entry],
+    pub(crate) entries: &'a [RecordEntry],
     pub(crate) delta: &'a Grams,
 }
 
@@ -564,7 +568,7 @@ pub(crate) fn manifest(w: &Written<'_>) -> Vec<u8> {
             });
             expected = [NO_ID; 2];
         }
-        if let Entry::File(f) = entry {
+        if let RecordEntry::File(f) = entry {
             let s = usize::from(f.segment == Segment::Delta);
             files[s] += 1;
             if let Some(r) = refs.last_mut().filter(|r| r.ids[s] == NO_ID) {
@@ -624,7 +628,7 @@ pub(crate) fn manifest(w: &Written<'_>) -> Vec<u8> {
         blocks: refs.len() as u64,
         specials: last_special.map_or(0, |_| specials_count(w.entries)),
         delta_head,
-        sections: [Span::default(); SECTIONS],
+        sections: [SectionSpan::default(); SECTIONS],
     };
     let mut at = DIRECTORY as u64;
     for (i, part) in parts.iter().enumerate() {
@@ -633,7 +637,7 @@ pub(crate) fn manifest(w: &Written<'_>) -> Vec<u8> {
             4 => crc32fast::hash(&part[..delta_head as usize]),
             _ => crc32fast::hash(part),
         };
-        dir.sections[i] = Span {
+        dir.sections[i] = SectionSpan {
             at,
             len: part.len() as u64,
             crc,
@@ -649,7 +653,7 @@ pub(crate) fn manifest(w: &Written<'_>) -> Vec<u8> {
 }
 
 /// How many entries are special.
-fn specials_count(entries: &[Entry]) -> u64 {
+fn specials_count(entries: &[RecordEntry]) -> u64 {
     entries.iter().filter(|e| is_special(e)).count() as u64
 }
 
@@ -672,41 +676,6 @@ pub(crate) fn manifest_file(header: Header, body: &[u8]) -> Vec<u8> {
     framed(header, body, &body[..DIRECTORY.min(body.len())])
 }
 
-/// A manifest's `body` with the checksums of its sections and of its
-/// blocks made to match what they cover (as far as its directory and
-/// block index read), so that a fuzzer's input reaches the decoders
-/// behind them.
-pub(crate) fn with_checksums(body: &[u8]) -> Option<Vec<u8>> {
-    let dir = Directory::decode(body.get(..DIRECTORY)?, body.len() as u64).ok()?;
-    let mut out = body.to_vec();
-    let index = dir.section(Section::Index);
-    let mut at = usize::try_from(dir.section(Section::Blocks).at).ok()?;
-    for b in 0..usize::try_from(dir.blocks).ok()? {
-        let r = usize::try_from(index.at).ok()? + b * INDEX_ENTRY;
-        let len = u32::from_le_bytes(out.get(r..r + 4)?.try_into().ok()?) as usize;
-        let crc = crc32fast::hash(out.get(at..at + len)?);
-        out[r + 16..r + 20].copy_from_slice(&crc.to_le_bytes());
-        at += len;
-    }
-    for s in [
-        Section::Index,
-        Section::Keys,
-        Section::Specials,
-        Section::Delta,
-    ] {
-        let span = dir.section(s);
-        let from = usize::try_from(span.at).ok()?;
-        let len = match s {
-            Section::Delta => dir.delta_head,
-            _ => span.len,
-        };
-        let crc = crc32fast::hash(out.get(from..from + usize::try_from(len).ok()?)?);
-        let field = 10 * 8 + s as usize * 20 + 16;
-        out[field..field + 4].copy_from_slice(&crc.to_le_bytes());
-    }
-    Some(out)
-}
-
 /// The tag of an entry: its kind in the low two bits, its flags above.
 const FOLDER: u8 = 0;
 const FILE: u8 = 1;
@@ -715,15 +684,15 @@ const SKIP: u8 = 2;
 /// Writes an entry: its tag, its path after `prev`, its fields; a file's
 /// id as the gap from `expected` (the end of the ids of the file before
 /// it in the same posting lists), which then moves past it.
-fn put_entry(out: &mut Vec<u8>, prev: &str, entry: &Entry, expected: &mut [u32; 2]) {
+fn put_entry(out: &mut Vec<u8>, prev: &str, entry: &RecordEntry, expected: &mut [u32; 2]) {
     match entry {
-        Entry::Folder(f) => {
+        RecordEntry::Folder(f) => {
             out.push(FOLDER | u8::from(f.always) << 2);
             put_path(out, prev, &f.path);
             out.extend_from_slice(&f.stamp.to_le_bytes());
             out.push(f.ignores);
         }
-        Entry::File(f) => {
+        RecordEntry::File(f) => {
             let delta = f.segment == Segment::Delta;
             let cut = !f.starts.is_empty();
             out.push(
@@ -747,7 +716,7 @@ fn put_entry(out: &mut Vec<u8>, prev: &str, entry: &Entry, expected: &mut [u32; 
                 last = start;
             }
         }
-        Entry::Skip(s) => {
+        RecordEntry::Skip(s) => {
             let detail = s.input.detail();
             out.push(SKIP | u8::from(detail.is_some()) << 2);
             put_path(out, prev, s.input.path());
@@ -881,11 +850,11 @@ impl<'b> Reader<'b> {
     /// the gap from `expected` (see `put_entry`). In a block, the first
     /// file of each posting lists has its id where the block's reference
     /// says: no gap.
-    fn entry(&mut self, prev: &str, expected: &mut [u32; 2]) -> Result<Entry, String> {
+    fn entry(&mut self, prev: &str, expected: &mut [u32; 2]) -> Result<RecordEntry, String> {
         let tag = self.u8()?;
         let path = self.path(prev)?;
         match tag & 3 {
-            FOLDER if tag >> 3 == 0 => Ok(Entry::Folder(FolderEntry {
+            FOLDER if tag >> 3 == 0 => Ok(RecordEntry::Folder(FolderEntry {
                 path,
                 stamp: self.u64()?,
                 ignores: self.u8()?,
@@ -926,7 +895,7 @@ impl<'b> Reader<'b> {
                 if starts.last().is_some_and(|&s| s > len) {
                     return Err(format!("{path:?} has blocks that do not cut it"));
                 }
-                Ok(Entry::File(FileEntry {
+                Ok(RecordEntry::File(FileEntry {
                     path,
                     stamp,
                     len,
@@ -950,7 +919,7 @@ impl<'b> Reader<'b> {
                     0 => input,
                     _ => input.with_detail(self.str()?),
                 };
-                Ok(Entry::Skip(SkipEntry { input }))
+                Ok(RecordEntry::Skip(SkipEntry { input }))
             }
             _ => Err(format!("unknown entry tag {tag}")),
         }

@@ -10,8 +10,7 @@
 //! to a base file as they come (`write`), or kept in memory (a delta).
 //! `GramsBuilder`, which holds each trigram's list in memory as it grows
 //! (per builder about twice the encoded size of its lists), builds the
-//! postings of the tests and benchmarks, and is the spilled build's
-//! oracle.
+//! postings of the tests, and is the spilled build's oracle.
 //!
 //! The encoding (integers LEB128 varints unless said otherwise):
 //! `MAGIC`, the format version, the number of trigram lists; the list of
@@ -32,9 +31,9 @@
 //! container's checksum.
 
 mod candidates;
+#[cfg(test)]
+mod decode_check;
 mod disk;
-#[doc(hidden)]
-pub mod hooks;
 mod postings;
 mod spill;
 mod table;
@@ -44,9 +43,10 @@ mod write;
 
 use std::borrow::Cow;
 use std::cmp::Ordering;
+#[cfg(test)]
 use std::collections::HashMap;
+#[cfg(test)]
 use std::hash::{BuildHasherDefault, Hasher};
-use std::sync::atomic::{AtomicU64, Ordering as AtomicOrdering};
 
 use crate::Error;
 use crate::index::plan::{Gram, Need};
@@ -70,7 +70,8 @@ fn key(gram: &Gram) -> u32 {
     (u32::from(gram[0]) << 16) | (u32::from(gram[1]) << 8) | u32::from(gram[2])
 }
 
-/// The bytes of text one id stands for, at most: a larger file takes
+/// The bytes of text one id stands for, at most, unless a build is set
+/// to another size (see `BuildSettings`): a larger file takes
 /// one id per block of about this size, so that a query whose trigrams
 /// all occur in it, but never within one block, does not read it, and a
 /// search that only counts reads its candidate blocks only. Chosen by
@@ -82,18 +83,10 @@ pub(crate) const BLOCK_BYTES: u64 = 64 * 1024;
 /// The most ids one file takes.
 const MAX_BLOCKS: u64 = 1 << 16;
 
-/// `BLOCK_BYTES`, unless a test set another size (see
-/// `hooks::set_block_bytes`).
-static BLOCK_SIZE: AtomicU64 = AtomicU64::new(BLOCK_BYTES);
-
-/// The size of the blocks the next build cuts files into.
-pub(crate) fn block_bytes() -> u64 {
-    BLOCK_SIZE.load(AtomicOrdering::Relaxed)
-}
-
-/// How many ids a file of `len` bytes takes: one per block begun.
-pub(crate) fn blocks_for(len: u64) -> u32 {
-    let blocks = len.div_ceil(block_bytes()).clamp(1, MAX_BLOCKS);
+/// How many ids a file of `len` bytes takes when it is cut into blocks of
+/// `size` bytes (at least 1): one per block begun.
+pub(crate) fn blocks_for(len: u64, size: u64) -> u32 {
+    let blocks = len.div_ceil(size.max(1)).clamp(1, MAX_BLOCKS);
     u32::try_from(blocks).unwrap_or(1)
 }
 
@@ -126,9 +119,11 @@ pub(crate) fn split_blocks(bytes: &[u8], blocks: u32, size: u64) -> Vec<&[u8]> {
 
 /// A multiplicative hasher for 24-bit keys (the standard one costs more
 /// than the rest of the indexing of a trigram).
+#[cfg(test)]
 #[derive(Default)]
 struct KeyHasher(u64);
 
+#[cfg(test)]
 impl Hasher for KeyHasher {
     fn finish(&self) -> u64 {
         self.0
@@ -144,6 +139,7 @@ impl Hasher for KeyHasher {
 }
 
 /// The lists of a builder, by trigram key.
+#[cfg(test)]
 type KeyLists = HashMap<u32, ListBuilder, BuildHasherDefault<KeyHasher>>;
 
 /// The distinct trigrams of one file at a time, in the order first seen,
@@ -182,6 +178,7 @@ impl Distinct {
 }
 
 /// Collects the trigrams of files, one file at a time.
+#[cfg(test)]
 pub(crate) struct GramsBuilder {
     /// Each trigram's list so far.
     lists: KeyLists,
@@ -191,6 +188,7 @@ pub(crate) struct GramsBuilder {
     distinct: Distinct,
 }
 
+#[cfg(test)]
 impl GramsBuilder {
     /// An empty builder.
     pub(crate) fn new() -> Self {
@@ -351,15 +349,9 @@ impl Grams {
     }
 
     /// The number of files.
+    #[cfg(test)]
     pub(crate) fn files(&self) -> u32 {
         self.counts.first().copied().unwrap_or(0)
-    }
-
-    /// The number of distinct trigrams.
-    pub(crate) fn trigrams(&self) -> usize {
-        self.disk
-            .as_ref()
-            .map_or(self.keys.len(), |d| d.head.trigrams)
     }
 
     /// The bytes of list `i`.
@@ -578,6 +570,7 @@ impl Grams {
     /// or version, cut short, trailing bytes, a block of the table that
     /// does not match its checksum, or a list whose ids are not ascending
     /// or do not match its count and length.
+    #[cfg(test)]
     pub(crate) fn decode(bytes: &[u8]) -> Result<Grams, Error> {
         let (mut grams, end, head) = Grams::decode_table(bytes)?;
         let rest = &bytes[end..];

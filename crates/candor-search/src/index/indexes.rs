@@ -9,7 +9,8 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard, Weak};
 use std::time::Duration;
 
 use super::Index;
-use crate::{Corpus, Error, ErrorKind, Source, Tree};
+use crate::seam::Source;
+use crate::{Corpus, Error, ErrorKind, Tree};
 
 /// How often the keeper brings behind indexes up to date.
 const UPDATE_EVERY: Duration = Duration::from_secs(1);

@@ -11,10 +11,10 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-use crate::index::entry::{Entry, Segment, walk_order};
+use crate::index::entry::{RecordEntry, Segment, walk_order};
 use crate::index::format::{self, BlockRef, Directory, NO_ID, Section};
 use crate::index::grams::Disk;
-use crate::is_within;
+use crate::seam::is_within;
 use crate::{Error, ErrorKind};
 
 /// Damage found in a part of the manifest read after it was opened: a
@@ -27,7 +27,7 @@ pub(crate) struct Damage(pub(crate) String);
 #[derive(Debug)]
 pub(crate) struct Block {
     pub(crate) first: usize,
-    pub(crate) entries: Vec<Entry>,
+    pub(crate) entries: Vec<RecordEntry>,
 }
 
 impl Block {
@@ -49,7 +49,7 @@ impl Held {
         Held { block, at }
     }
 
-    pub(crate) fn entry(&self) -> &Entry {
+    pub(crate) fn entry(&self) -> &RecordEntry {
         &self.block.entries[self.at - self.block.first]
     }
 
@@ -77,7 +77,7 @@ pub(crate) struct Manifest {
     dir: Directory,
     blocks: Vec<BlockRef>,
     keys: Vec<String>,
-    specials: Vec<(usize, Entry)>,
+    specials: Vec<(usize, RecordEntry)>,
     cache: Mutex<Cache>,
     /// Where it was read from, for what a damaged block says.
     path: PathBuf,
@@ -136,7 +136,7 @@ impl Manifest {
     }
 
     /// The entries every query visits, with their places, in order.
-    pub(crate) fn specials(&self) -> &[(usize, Entry)] {
+    pub(crate) fn specials(&self) -> &[(usize, RecordEntry)] {
         &self.specials
     }
 
@@ -274,7 +274,7 @@ impl Manifest {
     }
 
     /// Whether the entries are `entries`, every block read.
-    pub(crate) fn same_as(&self, entries: &[Entry]) -> Result<bool, Damage> {
+    pub(crate) fn same_as(&self, entries: &[RecordEntry]) -> Result<bool, Damage> {
         if entries.len() != self.len() {
             return Ok(false);
         }
@@ -294,7 +294,9 @@ impl Manifest {
             .filter_map(|b| self.load_block(b).ok())
             .map(|block| {
                 let folders = block.entries.iter();
-                folders.filter(|e| matches!(e, Entry::Folder(_))).count() as u64
+                folders
+                    .filter(|e| matches!(e, RecordEntry::Folder(_)))
+                    .count() as u64
             })
             .sum()
     }
@@ -315,7 +317,7 @@ impl Manifest {
 
     /// Every entry, every block read (for tests).
     #[cfg(test)]
-    pub(crate) fn all(&self) -> Result<Vec<Entry>, Damage> {
+    pub(crate) fn all(&self) -> Result<Vec<RecordEntry>, Damage> {
         let mut out = Vec::with_capacity(self.len());
         for b in 0..self.blocks.len() {
             out.extend(self.load_block(b)?.entries);

@@ -16,7 +16,7 @@
 //! disk; `store.rs`, the folder and its atomic switch; `entries.rs`, what
 //! the index finds for a query, in path order; `parts.rs`, a large file
 //! read in its candidate blocks only; `counting.rs`, the counting phase
-//! on several threads; `source.rs`, the index as the engine's source.
+//! on several threads; `as_source.rs`, the index as the engine's source.
 //! `docs/INDEX.md` gives the format on disk, field by field.
 
 use std::cell::Cell;
@@ -25,9 +25,11 @@ use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 
+use crate::Tree;
+use crate::seam::Source;
 use crate::{AsOf, Error, ErrorKind};
-use crate::{Source, Tree};
 
+mod as_source;
 mod build;
 mod check;
 mod counting;
@@ -40,7 +42,6 @@ mod manifest;
 mod parts;
 pub(crate) mod plan;
 mod snapshot;
-mod source;
 mod stamp;
 mod store;
 mod traverse;
@@ -48,11 +49,12 @@ mod watch;
 
 pub use indexes::{IndexState, Indexes, Served};
 
+pub(crate) use build::BuildSettings;
 use build::Builder;
 use check::LastStamps;
-use entry::{Entry, Segment};
+use entry::{RecordEntry, Segment};
 use format::Written;
-use grams::{BUDGET, SpillTo};
+use grams::SpillTo;
 use snapshot::Snapshot;
 use store::{LoadError, NewBase, Store};
 use traverse::{Traversal, Trust};
@@ -182,9 +184,8 @@ pub struct Index {
     damaged: AtomicBool,
     /// The stamps the last checked query took, for the next update.
     last_stamps: LastStamps,
-    /// The bytes of (trigram, id) pairs an update holds before it spills
-    /// them (`BUDGET`; the tests set a few, to make every update spill).
-    budget: usize,
+    /// How its updates write their posting lists.
+    settings: BuildSettings,
     /// Unwatched, a query checks the record against the tree (else its
     /// answer is about the generation, and says so).
     check_tree: bool,
@@ -232,13 +233,25 @@ impl Index {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn build(tree: Tree, path: impl AsRef<Path>) -> Result<Index, Error> {
+        Index::build_with(tree, path.as_ref(), BuildSettings::default())
+    }
+
+    /// [`Index::build`] with `settings`, which its updates keep (the
+    /// tests' way to small blocks and early spills).
+    pub(crate) fn build_with(
+        tree: Tree,
+        path: &Path,
+        settings: BuildSettings,
+    ) -> Result<Index, Error> {
         let store = Store {
-            dir: path.as_ref().to_owned(),
+            dir: path.to_owned(),
             rules: tree.fingerprint(),
         };
         let previous = store.current().ok();
-        let snap = full_build(&tree, &store, previous, BUDGET)?;
-        Ok(Index::with(tree, store, snap))
+        let snap = full_build(&tree, &store, previous, settings)?;
+        let mut index = Index::with(tree, store, snap);
+        index.settings = settings;
+        Ok(index)
     }
 
     /// Opens the index of `tree` at `path`, as it was last written.
@@ -328,7 +341,7 @@ impl Index {
             rebuild: false,
             damaged: AtomicBool::new(false),
             last_stamps: LastStamps::default(),
-            budget: BUDGET,
+            settings: BuildSettings::default(),
             check_tree: true,
         }
     }
@@ -702,9 +715,10 @@ impl Index {
         let parents = stamp::parents_stamp(self.tree.get_root(), gitignore, parent_ignores);
         let spill = SpillTo {
             dir: self.store.dir.clone(),
-            budget: self.budget,
+            budget: self.settings.budget,
         };
-        let mut builder = Builder::new(&self.tree, built_ns, Segment::Delta, spill);
+        let block_bytes = self.settings.block_bytes;
+        let mut builder = Builder::new(&self.tree, built_ns, Segment::Delta, spill, block_bytes);
         let traversal = Traversal {
             snap: &old,
             tree: &self.tree,
@@ -745,7 +759,7 @@ impl Index {
             || delta.pairs() > DELTA_MAX_PAIRS
         {
             drop((entries, delta));
-            full_build(&self.tree, &self.store, Some(old.generation), self.budget)?
+            full_build(&self.tree, &self.store, Some(old.generation), self.settings)?
         } else {
             let spilled = |e| -> Error {
                 ErrorKind::Read {
@@ -780,10 +794,10 @@ impl Index {
 
 /// How many files of `entries` the base's posting lists hold, and the
 /// delta's.
-fn segment_sizes(entries: &[Entry]) -> (usize, usize) {
+fn segment_sizes(entries: &[RecordEntry]) -> (usize, usize) {
     let mut sizes = (0, 0);
     for e in entries {
-        if let Entry::File(f) = e {
+        if let RecordEntry::File(f) = e {
             match f.segment {
                 Segment::Base => sizes.0 += 1,
                 Segment::Delta => sizes.1 += 1,
@@ -808,8 +822,8 @@ fn next_generation(previous: Option<u64>) -> u64 {
     stamp::now_ns().max(previous.map_or(1, |p| p.saturating_add(1)))
 }
 
-/// A full build of `tree`: a new base, its posting lists built within
-/// `budget` bytes (spilled to the store's folder past it) and written to
+/// A full build of `tree`: a new base, its posting lists built as
+/// `settings` say (spilled to the store's folder past their budget), written to
 /// a file of the store as they are merged, then the generation that
 /// builds on it, written as the current one of `store` and opened from
 /// there.
@@ -817,9 +831,9 @@ fn full_build(
     tree: &Tree,
     store: &Store,
     previous: Option<u64>,
-    budget: usize,
+    settings: BuildSettings,
 ) -> Result<Snapshot, Error> {
-    build_base(tree, store, previous, budget)?.write(store)
+    build_base(tree, store, previous, settings)?.write(store)
 }
 
 /// A full build whose base is written (under a temporary name, removed
@@ -828,7 +842,7 @@ struct Built {
     generation: u64,
     parents: u64,
     read_ns: u64,
-    entries: Vec<Entry>,
+    entries: Vec<RecordEntry>,
     base: NewBase,
 }
 
@@ -837,16 +851,16 @@ fn build_base(
     tree: &Tree,
     store: &Store,
     previous: Option<u64>,
-    budget: usize,
+    settings: BuildSettings,
 ) -> Result<Built, Error> {
     let built_ns = stamp::now_ns();
     let (gitignore, parent_ignores) = tree.reads_ignores();
     let parents = stamp::parents_stamp(tree.get_root(), gitignore, parent_ignores);
     let spill = SpillTo {
         dir: store.dir.clone(),
-        budget,
+        budget: settings.budget,
     };
-    let mut builder = Builder::new(tree, built_ns, Segment::Base, spill);
+    let mut builder = Builder::new(tree, built_ns, Segment::Base, spill, settings.block_bytes);
     let empty = Snapshot::empty();
     Traversal {
         snap: &empty,

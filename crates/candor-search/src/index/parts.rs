@@ -15,7 +15,7 @@
 use std::fs::File;
 
 use crate::index::traverse::Place;
-use crate::{FileOutcome, Matcher, PartsScan, Search};
+use crate::seam::{FileOutcome, Matcher, PartsScan, Search};
 
 /// The candidate blocks of a large file unchanged since it was indexed,
 /// where only some are: a search that lists no lines needs to read only

@@ -30,13 +30,13 @@ pub(crate) fn need(query: &Query) -> Need {
         PatternKind::Regex => query
             .get_patterns()
             .first()
-            .and_then(|p| crate::parse(query, p, false).ok()),
+            .and_then(|p| crate::seam::parse(query, p, false).ok()),
         PatternKind::Literal | PatternKind::Literals => {
             let literals = query.get_patterns();
             if literals.is_empty() || literals.iter().any(String::is_empty) {
                 None
             } else {
-                crate::literals_hir(literals, query.get_case_insensitive()).ok()
+                crate::seam::literals_hir(literals, query.get_case_insensitive()).ok()
             }
         }
     };

@@ -10,7 +10,7 @@ use crate::index::grams::{Disk, Grams};
 use crate::index::manifest::Manifest;
 
 // The record's entries, as the build names them.
-pub(crate) use crate::index::entry::{Entry, FileEntry, FolderEntry, Segment, SkipEntry};
+pub(crate) use crate::index::entry::{FileEntry, FolderEntry, RecordEntry, Segment, SkipEntry};
 
 /// One generation of the index: its entries, left in its manifest and
 /// read as queries need them (see `manifest.rs`), and its posting lists.

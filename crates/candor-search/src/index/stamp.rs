@@ -10,7 +10,7 @@ use std::ffi::{OsStr, OsString};
 use std::path::Path;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use crate::{DirHandle, mix, parse_position, stamp_at};
+use crate::seam::{DirHandle, mix, parse_position, stamp_at};
 
 /// How coarse a file system's clock may be when it keeps whole seconds:
 /// FAT's is 2 s. A file or folder whose modification time lies within

@@ -32,15 +32,16 @@ use std::sync::Arc;
 
 use crate::Error;
 use crate::SkippedInput;
+use crate::Tree;
 use crate::index::check::{LastStamps, Stamped, Stamps};
-use crate::index::entry::{Entry, FileEntry, FolderEntry, last_name, walk_order};
+use crate::index::entry::{FileEntry, FolderEntry, RecordEntry, last_name, walk_order};
 use crate::index::manifest::{Block, Damage, Held, Manifest};
 use crate::index::snapshot::Snapshot;
 use crate::index::stamp::parents_stamp;
 use crate::index::stamp::{file_stamp_at, folder_stamp_at, fs_path};
 #[cfg(target_os = "linux")]
-use crate::open_file_beneath;
-use crate::{DirHandle, Job, Tree, is_within, open_dir, open_file, parse_position, stamp_at};
+use crate::seam::open_file_beneath;
+use crate::seam::{DirHandle, Job, is_within, open_dir, open_file, parse_position, stamp_at};
 
 /// What the traversal meets, in path order.
 pub(crate) enum Event<'s> {
@@ -254,11 +255,11 @@ type Visit<'v, 's> = dyn FnMut(Event<'_>) -> ControlFlow<()> + 'v;
 /// An entry of the record: held in its block, or one of the specials.
 enum Got<'m> {
     Held(Held),
-    Special(&'m Entry),
+    Special(&'m RecordEntry),
 }
 
 impl Got<'_> {
-    fn entry(&self) -> &Entry {
+    fn entry(&self) -> &RecordEntry {
         match self {
             Got::Held(held) => held.entry(),
             Got::Special(entry) => entry,
@@ -303,7 +304,7 @@ impl Look<'_, '_> {
 /// The places a sparse traversal visits, in order: the special entries,
 /// the entries a watcher reported, the resume point's, and the wanted.
 struct Sparse<'m, 'w, 'x> {
-    specials: &'m [(usize, Entry)],
+    specials: &'m [(usize, RecordEntry)],
     reported: Vec<usize>,
     start: Option<usize>,
     wanted: &'x mut Wanted<'w>,
@@ -314,7 +315,7 @@ struct Sparse<'m, 'w, 'x> {
 impl<'m> Sparse<'m, '_, '_> {
     /// The first place at or after `at` to visit, with the entry when it
     /// is a special one.
-    fn next(&mut self, at: usize) -> Result<Option<(usize, Option<&'m Entry>)>, Damage> {
+    fn next(&mut self, at: usize) -> Result<Option<(usize, Option<&'m RecordEntry>)>, Damage> {
         let s = self.specials.partition_point(|(i, _)| *i < at);
         self.specials = &self.specials[s..];
         let r = self.reported.partition_point(|&i| i < at);
@@ -368,7 +369,7 @@ impl Traversal<'_> {
         } else {
             manifest
                 .entry(0)
-                .map(|h| matches!(h.entry(), Entry::Folder(f) if f.path.is_empty()))
+                .map(|h| matches!(h.entry(), RecordEntry::Folder(f) if f.path.is_empty()))
         };
         let whole = !self.filters.is_empty() || self.tree.follows_links();
         // The path of the last file or skip handed on: a walk past damage
@@ -481,7 +482,7 @@ impl Traversal<'_> {
                         false => None,
                     };
                     let recorded = match held.as_ref().map(Held::entry) {
-                        Some(Entry::File(f)) => Some(f),
+                        Some(RecordEntry::File(f)) => Some(f),
                         _ => None,
                     };
                     let stamp = stamp_at(&dir, &name).ok();
@@ -583,7 +584,7 @@ impl Traversal<'_> {
                     false => None,
                 };
                 let folder = got.as_ref().and_then(|(held, stamp)| match held.entry() {
-                    Entry::Folder(f) if f.path == *ancestor => Some((f, *stamp)),
+                    RecordEntry::Folder(f) if f.path == *ancestor => Some((f, *stamp)),
                     _ => None,
                 });
                 let checked = folder
@@ -644,11 +645,11 @@ impl Traversal<'_> {
                 }
             };
             let flow = match got.entry() {
-                Entry::Folder(folder) if self.unchanged(folder, stamp) => {
+                RecordEntry::Folder(folder) if self.unchanged(folder, stamp) => {
                     at += 1;
                     visit(folder_event(folder))
                 }
-                Entry::Folder(folder) => {
+                RecordEntry::Folder(folder) => {
                     self.changed.set(true);
                     if self
                         .walk(&folder.path, &[], self.start, None, true, visit)?
@@ -659,7 +660,7 @@ impl Traversal<'_> {
                     at = manifest.end_of(at, &folder.path)?;
                     ControlFlow::Continue(())
                 }
-                Entry::File(file) => {
+                RecordEntry::File(file) => {
                     let stamp = self.file_stamp(file, stamp);
                     if stamp != Some(file.stamp) || file.racy {
                         self.changed.set(true);
@@ -673,7 +674,7 @@ impl Traversal<'_> {
                     at += 1;
                     visit(event)
                 }
-                Entry::Skip(skip) => {
+                RecordEntry::Skip(skip) => {
                     at += 1;
                     visit(Event::Skip(skip.input.clone()))
                 }
@@ -756,7 +757,7 @@ mod tests {
     use std::sync::Arc;
 
     use super::{Place, PlaceError};
-    use crate::open_root;
+    use crate::seam::open_root;
 
     /// A file below the root opens in one call, or name by name, and
     /// never through a link: one in place of a folder, or of the file.

@@ -26,7 +26,8 @@
 //! syntax-tree rewrites in `syntax.rs`, and the grouping of a buffer's
 //! matches by line in `matched_lines.rs`.
 
-mod build;
+// The index plans its queries from `build`'s syntax tree (see `seam.rs`).
+pub(crate) mod build;
 mod matched_lines;
 mod syntax;
 
@@ -37,8 +38,6 @@ use regex_automata::meta::Regex;
 
 use crate::{Span, lines};
 
-#[cfg(feature = "index")]
-pub(crate) use build::{literals_hir, parse};
 pub(crate) use matched_lines::MatchedLines;
 
 /// Finds the lines of a buffer that match a query, and their matches.

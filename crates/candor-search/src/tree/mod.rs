@@ -1,7 +1,7 @@
 //! The directory-tree corpus: the public `Tree`, its settings, their
 //! builder methods and getters.
 //!
-//! The rest of the tree, one concept per file: `source.rs`, the tree as
+//! The rest of the tree, one concept per file: `as_source.rs`, the tree as
 //! the engine sees it (its identity, and the paths a caller names);
 //! `read.rs`, how one walked file is opened and read; `feed.rs`, the walk
 //! shared by the searchers in numbered chunks; `schedule.rs`, the threads
@@ -17,6 +17,7 @@ use crate::confine::{self, DirHandle};
 use crate::reader::ReadRules;
 use crate::{Error, ErrorKind};
 
+mod as_source;
 mod feed;
 #[cfg(feature = "index")]
 mod index_access;
@@ -24,7 +25,6 @@ mod index_access;
 mod long_lines;
 mod read;
 mod schedule;
-mod source;
 
 /// A directory tree on disk, searched in parallel and in path order.
 ///

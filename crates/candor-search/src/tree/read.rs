@@ -1,7 +1,7 @@
 //! Reading one file of the tree: a walked file, opened relative to the
 //! folder handle the walk listed it through, then searched by the engine;
 //! the read rules and the skip for a file that cannot be opened, which a
-//! file the caller names shares (see `source.rs`); and, in tests, the
+//! file the caller names shares (see `as_source.rs`); and, in tests, the
 //! hook before each read and the input put in place of a file.
 
 use std::ffi::OsStr;

@@ -103,29 +103,8 @@ impl Tree {
         // thread at all.
         let mut next = 0u64;
         let mut buffer = Vec::new();
-        let solo_until = (self.threads > 1).then(|| Instant::now() + self.solo);
-        loop {
-            match feed.next_chunk(&window, budgets) {
-                Next::Chunk(_, chunk) => {
-                    // Each outcome is taken as soon as it is known: the
-                    // search may end in the middle of the chunk.
-                    for job in chunk {
-                        next += 1;
-                        let outcome = self.outcome(search, search.plan.matcher, job, &mut buffer);
-                        if take(outcome).is_break() {
-                            budgets.stop();
-                            return Ok(());
-                        }
-                    }
-                    window.release(next, &[]);
-                }
-                Next::Done => return Ok(()),
-                // Not while alone: every chunk taken is released at once.
-                Next::Full(_) => break,
-            }
-            if solo_until.is_some_and(|until| Instant::now() >= until) {
-                break;
-            }
+        if self.search_alone(search, &feed, &window, take, &mut next, &mut buffer) {
+            return Ok(());
         }
         // Now in parallel. No thread is set aside for the walk: whichever
         // searcher needs work takes the next chunk of files from the feed
@@ -162,9 +141,14 @@ impl Tree {
             outcomes
         };
         feed.walk_ahead();
+        let searchers = &Searchers {
+            feed: &feed,
+            window: &window,
+            budgets,
+            search_part,
+        };
         std::thread::scope(|scope| {
             let window = &window;
-            let feed = &feed;
             // However this thread leaves the scope, even by a panic in
             // `take`, the workers must stop, or the scope would wait for
             // them forever (one may wait for the window to move).
@@ -184,109 +168,204 @@ impl Tree {
                         window,
                         only_on_panic: true,
                     };
-                    let mut buffer = Vec::new();
                     let matcher = search.plan.matcher.clone();
-                    let me = std::thread::current().id();
-                    'chunks: loop {
-                        let (seq, chunk) = match feed.next_chunk(window, budgets) {
-                            Next::Chunk(seq, chunk) => (seq, chunk),
-                            Next::Full(seq) => {
-                                window.wait_for(seq, budgets);
-                                continue;
-                            }
-                            Next::Done => break,
-                        };
-                        let (mut seq, mut jobs) = (seq, chunk);
-                        while jobs.len() > 0 {
-                            // Past the release point with too many lines
-                            // held, the next part waits, as a new chunk
-                            // would: a chunk admitted whole is not held
-                            // whole.
-                            window.wait_for(seq, budgets);
-                            if budgets.is_stopped() {
-                                break 'chunks;
-                            }
-                            let part = search_part(&mut jobs, &matcher, &mut buffer);
-                            if budgets.is_stopped() {
-                                break 'chunks;
-                            }
-                            window.hold(&part);
-                            let sent = part.len() as u64;
-                            if out_tx.send((seq, me, part)).is_err() {
-                                break 'chunks;
-                            }
-                            seq += sent;
-                        }
-                    }
+                    search_chunks(searchers, &out_tx, &matcher);
                 });
             }
             drop(out_tx);
-            let mut held: BTreeMap<u64, (ThreadId, Vec<FileOutcome<'static>>)> = BTreeMap::new();
-            let me = std::thread::current().id();
             let matcher = search.plan.matcher;
-            let mut feed_open = true;
-            // The chunk this thread searches itself, part by part, between
-            // releases: its first file's number, and the files left.
-            let mut own: Option<(u64, Chunk<'_>)> = None;
-            'receive: loop {
-                while let Some((owner, mut outcomes)) = held.remove(&next) {
-                    next += outcomes.len() as u64;
-                    window.release(next, &outcomes);
-                    for outcome in outcomes.drain(..) {
-                        if take(outcome).is_break() {
-                            budgets.stop();
-                            break 'receive;
-                        }
-                    }
-                    parts.give(owner, outcomes);
-                }
-                if let Ok((seq, owner, outcomes)) = out_rx.try_recv() {
-                    held.insert(seq, (owner, outcomes));
-                    continue;
-                }
-                if let Some((seq, jobs)) = &mut own {
-                    // The next part waits, as the workers' do, until the
-                    // window admits it: past the release point with too
-                    // many lines held, for the others' outcomes.
-                    if window.admits(*seq) || budgets.is_stopped() {
-                        let part = search_part(jobs, matcher, &mut buffer);
-                        window.hold(&part);
-                        let at = *seq;
-                        *seq += part.len() as u64;
-                        if jobs.len() == 0 || budgets.is_stopped() {
-                            own = None;
-                        }
-                        if !part.is_empty() {
-                            held.insert(at, (me, part));
-                        }
-                        continue;
-                    }
-                } else if feed_open {
-                    match feed.next_chunk(window, budgets) {
-                        Next::Chunk(seq, chunk) => {
-                            own = Some((seq, chunk));
-                            continue;
-                        }
-                        Next::Done => feed_open = false,
-                        // The window is full: the chunk it waits for is in
-                        // a worker's hands, and comes through the channel.
-                        Next::Full(_) => {}
-                    }
-                }
-                match out_rx.recv() {
-                    Ok((seq, owner, outcomes)) => {
-                        held.insert(seq, (owner, outcomes));
-                    }
-                    // Every worker has ended. Whatever the feed still holds
-                    // is searched here; otherwise what is held is all that
-                    // remains.
-                    Err(_) if feed_open || own.is_some() => {}
-                    Err(_) if held.contains_key(&next) => {}
-                    Err(_) => break,
-                }
-            }
+            release_in_order(searchers, &out_rx, &parts, matcher, take, next, &mut buffer);
         });
         Ok(())
+    }
+
+    /// The search's start, on the calling thread alone: the outcomes of
+    /// the feed's chunks, taken as soon as each is known, until the
+    /// search ends (true) or `solo` has passed with files left (false:
+    /// the others start). `next` counts the files taken.
+    fn search_alone<I: Iterator<Item = Job>>(
+        &self,
+        search: &Search<'_>,
+        feed: &Feed<I>,
+        window: &Window,
+        take: &mut dyn FnMut(FileOutcome<'_>) -> ControlFlow<()>,
+        next: &mut u64,
+        buffer: &mut Vec<u8>,
+    ) -> bool {
+        let budgets = &search.budgets;
+        let solo_until = (self.threads > 1).then(|| Instant::now() + self.solo);
+        loop {
+            match feed.next_chunk(window, budgets) {
+                Next::Chunk(_, chunk) => {
+                    // Each outcome is taken as soon as it is known: the
+                    // search may end in the middle of the chunk.
+                    for job in chunk {
+                        *next += 1;
+                        let outcome = self.outcome(search, search.plan.matcher, job, buffer);
+                        if take(outcome).is_break() {
+                            budgets.stop();
+                            return true;
+                        }
+                    }
+                    window.release(*next, &[]);
+                }
+                Next::Done => return true,
+                // Not while alone: every chunk taken is released at once.
+                Next::Full(_) => return false,
+            }
+            if solo_until.is_some_and(|until| Instant::now() >= until) {
+                return false;
+            }
+        }
+    }
+}
+
+/// What every searching thread shares: the feed of files, the window of
+/// outcomes in flight, the budgets, and the search of a chunk's next
+/// part (until it holds about `PART`'s matching lines or bytes).
+struct Searchers<'a, I: Iterator<Item = Job>, F> {
+    feed: &'a Feed<I>,
+    window: &'a Window,
+    budgets: &'a Budgets,
+    search_part: F,
+}
+
+/// A worker's loop: takes the feed's next chunk of files as the window
+/// admits it, searches it part by part, and sends each part's outcomes,
+/// numbered, to the releasing thread; until the feed runs out, the
+/// search stops or nobody receives.
+fn search_chunks<I, F>(
+    searchers: &Searchers<'_, I, F>,
+    out_tx: &mpsc::Sender<(u64, ThreadId, Vec<FileOutcome<'static>>)>,
+    matcher: &Matcher,
+) where
+    I: Iterator<Item = Job>,
+    F: Fn(&mut Chunk<'_>, &Matcher, &mut Vec<u8>) -> Vec<FileOutcome<'static>>,
+{
+    let Searchers {
+        feed,
+        window,
+        budgets,
+        search_part,
+    } = searchers;
+    let mut buffer = Vec::new();
+    let me = std::thread::current().id();
+    loop {
+        let (seq, chunk) = match feed.next_chunk(window, budgets) {
+            Next::Chunk(seq, chunk) => (seq, chunk),
+            Next::Full(seq) => {
+                window.wait_for(seq, budgets);
+                continue;
+            }
+            Next::Done => return,
+        };
+        let (mut seq, mut jobs) = (seq, chunk);
+        while jobs.len() > 0 {
+            // Past the release point with too many lines held, the next
+            // part waits, as a new chunk would: a chunk admitted whole is
+            // not held whole.
+            window.wait_for(seq, budgets);
+            if budgets.is_stopped() {
+                return;
+            }
+            let part = search_part(&mut jobs, matcher, &mut buffer);
+            if budgets.is_stopped() {
+                return;
+            }
+            window.hold(&part);
+            let sent = part.len() as u64;
+            if out_tx.send((seq, me, part)).is_err() {
+                return;
+            }
+            seq += sent;
+        }
+    }
+}
+
+/// The calling thread's loop once the workers run: releases the
+/// outcomes in order to `take` (from `next` on), and while the next one
+/// is not ready, searches chunks of the feed itself, part by part, as the
+/// window admits them; until `take` breaks or every outcome is released.
+fn release_in_order<I, F>(
+    searchers: &Searchers<'_, I, F>,
+    out_rx: &mpsc::Receiver<(u64, ThreadId, Vec<FileOutcome<'static>>)>,
+    parts: &Returns<Vec<FileOutcome<'static>>>,
+    matcher: &Matcher,
+    take: &mut dyn FnMut(FileOutcome<'_>) -> ControlFlow<()>,
+    mut next: u64,
+    buffer: &mut Vec<u8>,
+) where
+    I: Iterator<Item = Job>,
+    F: Fn(&mut Chunk<'_>, &Matcher, &mut Vec<u8>) -> Vec<FileOutcome<'static>>,
+{
+    let Searchers {
+        feed,
+        window,
+        budgets,
+        search_part,
+    } = searchers;
+    let mut held: BTreeMap<u64, (ThreadId, Vec<FileOutcome<'static>>)> = BTreeMap::new();
+    let me = std::thread::current().id();
+    let mut feed_open = true;
+    // The chunk this thread searches itself, part by part, between
+    // releases: its first file's number, and the files left.
+    let mut own: Option<(u64, Chunk<'_>)> = None;
+    loop {
+        while let Some((owner, mut outcomes)) = held.remove(&next) {
+            next += outcomes.len() as u64;
+            window.release(next, &outcomes);
+            for outcome in outcomes.drain(..) {
+                if take(outcome).is_break() {
+                    budgets.stop();
+                    return;
+                }
+            }
+            parts.give(owner, outcomes);
+        }
+        if let Ok((seq, owner, outcomes)) = out_rx.try_recv() {
+            held.insert(seq, (owner, outcomes));
+            continue;
+        }
+        if let Some((seq, jobs)) = &mut own {
+            // The next part waits, as the workers' do, until the
+            // window admits it: past the release point with too
+            // many lines held, for the others' outcomes.
+            if window.admits(*seq) || budgets.is_stopped() {
+                let part = search_part(jobs, matcher, buffer);
+                window.hold(&part);
+                let at = *seq;
+                *seq += part.len() as u64;
+                if jobs.len() == 0 || budgets.is_stopped() {
+                    own = None;
+                }
+                if !part.is_empty() {
+                    held.insert(at, (me, part));
+                }
+                continue;
+            }
+        } else if feed_open {
+            match feed.next_chunk(window, budgets) {
+                Next::Chunk(seq, chunk) => {
+                    own = Some((seq, chunk));
+                    continue;
+                }
+                Next::Done => feed_open = false,
+                // The window is full: the chunk it waits for is in
+                // a worker's hands, and comes through the channel.
+                Next::Full(_) => {}
+            }
+        }
+        match out_rx.recv() {
+            Ok((seq, owner, outcomes)) => {
+                held.insert(seq, (owner, outcomes));
+            }
+            // Every worker has ended. Whatever the feed still holds
+            // is searched here; otherwise what is held is all that
+            // remains.
+            Err(_) if feed_open || own.is_some() => {}
+            Err(_) if held.contains_key(&next) => {}
+            Err(_) => break,
+        }
     }
 }
 

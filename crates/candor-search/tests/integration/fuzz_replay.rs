@@ -91,6 +91,25 @@ fn index_corpus_replays() {
     }
 }
 
+/// The saved inputs of the `index_grams` target, each the base's posting
+/// lists of an index opened and queried; some of them are sound
+/// postings of the files the index lists, and open.
+#[cfg(feature = "index")]
+#[test]
+fn index_grams_corpus_replays() {
+    replay("index_grams", |data| {
+        index::check_postings(data);
+    });
+    let dir =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fuzz/corpus/index_grams");
+    let opened = std::fs::read_dir(&dir)
+        .expect("the corpus")
+        .map(|entry| std::fs::read(entry.expect("a corpus entry").path()).expect("a corpus file"))
+        .filter(|data| index::check_postings(data))
+        .count();
+    assert!(opened >= 1, "no saved input opens");
+}
+
 #[test]
 fn opensearch_corpus_replays() {
     replay("opensearch", opensearch::check);
@@ -108,6 +127,8 @@ proptest! {
         excerpt::check(&data);
         #[cfg(feature = "index")]
         let _ = index::check(&data);
+        #[cfg(feature = "index")]
+        let _ = index::check_postings(&data);
     }
 }
 

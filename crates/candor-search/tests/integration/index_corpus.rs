@@ -264,9 +264,10 @@ struct Spec {
     /// Folders of many files besides (more entries than a chunk of
     /// stamps): a change in `files` makes a query skip past them.
     bulk: bool,
-    /// The size of the blocks the builds cut files into (`None`: the
-    /// default, larger than these files): small, a file takes many ids.
-    blocks: Option<u64>,
+    /// Each file of `files` written twice, around a filler longer than
+    /// the index's blocks of 64 KiB: every one takes several ids, and
+    /// its matches lie in more than one.
+    large: bool,
     queries: Vec<(Query, Limits)>,
     /// The tree's depth limit.
     max_depth: Option<usize>,
@@ -343,7 +344,7 @@ fn spec() -> impl Strategy<Value = Spec> {
         ),
         prop::collection::vec((query(), limits()), 1..4),
         (
-            prop_oneof![2 => Just(None), 1 => Just(Some(16)), 1 => Just(Some(64)), 1 => Just(Some(1000))],
+            prop::bool::weighted(0.3),
             prop_oneof![3 => Just(None), 1 => (0usize..4).prop_map(Some)],
         ),
     )
@@ -357,7 +358,7 @@ fn spec() -> impl Strategy<Value = Spec> {
                 threads,
                 (changes, later, as_seen, bulk),
                 queries,
-                (blocks, max_depth),
+                (large, max_depth),
             )| {
                 Spec {
                     files,
@@ -370,7 +371,7 @@ fn spec() -> impl Strategy<Value = Spec> {
                     later,
                     as_seen,
                     bulk,
-                    blocks,
+                    large,
                     queries,
                     max_depth,
                 }
@@ -471,14 +472,16 @@ pub(crate) fn apply(root: &Path, change: &Change) {
 }
 
 fn check(spec: &Spec) {
-    // Only this property sets it; every other build in this binary may
-    // meet the size it sets, and answers the same with any.
-    candor_search::__index_hooks::set_block_bytes(spec.blocks);
     let dir = tempfile::tempdir().unwrap();
     let store = tempfile::tempdir().unwrap();
     let root = dir.path();
     for (names, text) in &spec.files {
-        put(root, names, text);
+        if spec.large {
+            let filler = b"- a line left as is -\n".repeat(2_980);
+            put(root, names, &[&text[..], &filler, text].concat());
+        } else {
+            put(root, names, text);
+        }
     }
     if spec.bulk {
         // More than two chunks of stamps each; few matches, so few pages.

@@ -4,15 +4,12 @@
 mod adopters;
 mod binary_named;
 mod core_disclosure;
-mod core_paging;
 // Shared with the contract's tests, which use the rest of it.
 #[allow(dead_code)]
 #[path = "../../../../tests/integration/core_support.rs"]
 mod core_support;
 mod disclosure_truth;
 mod examples_cli;
-#[cfg(feature = "index")]
-mod examples_index_paging;
 mod fixture;
 mod fuzz_replay;
 #[cfg(unix)]
@@ -20,7 +17,6 @@ mod hostile;
 #[cfg(feature = "index")]
 mod index_corpus;
 #[cfg(feature = "index")]
-mod index_paging;
 mod index_queries;
 #[cfg(feature = "index")]
 mod indexes;
@@ -29,6 +25,7 @@ mod json_stream;
 mod oracle;
 #[path = "../../../../fuzz/checks/pages.rs"]
 mod pages;
+mod paging;
 mod reading;
 mod sample;
 mod schemas;
@@ -37,7 +34,6 @@ mod seams;
 mod search_budgets;
 mod search_cases;
 mod search_lines;
-mod search_paging;
 mod search_props;
 #[cfg(unix)]
 mod tree_depth;

@@ -10,13 +10,14 @@ use std::path::PathBuf;
 use proptest::prelude::*;
 
 use super::{DIRECTORY, Directory, NO_ID, Written, is_special, manifest};
-use crate::index::entry::{Entry, FileEntry, FolderEntry, Segment, SkipEntry, walk_order};
+use crate::index::entry::{FileEntry, FolderEntry, RecordEntry, Segment, SkipEntry, walk_order};
 use crate::index::grams::{Disk, Grams};
 use crate::index::manifest::Manifest;
-use crate::{SkipReason, SkippedInput, cmp_paths, is_within};
+use crate::seam::{cmp_paths, is_within};
+use crate::{SkipReason, SkippedInput};
 
 /// Opens the manifest of `entries` from memory.
-fn open(entries: &[Entry]) -> Result<Manifest, String> {
+fn open(entries: &[RecordEntry]) -> Result<Manifest, String> {
     let delta = Grams::default();
     let body = manifest(&Written {
         base_generation: 3,
@@ -33,8 +34,8 @@ fn open_body(body: Vec<u8>) -> Result<Manifest, String> {
     Manifest::open(Disk::memory(body), dir, PathBuf::from("idx/gen-1.manifest"))
 }
 
-fn folder(path: &str, always: bool) -> Entry {
-    Entry::Folder(FolderEntry {
+fn folder(path: &str, always: bool) -> RecordEntry {
+    RecordEntry::Folder(FolderEntry {
         path: path.to_owned(),
         stamp: 17,
         ignores: 1,
@@ -62,7 +63,7 @@ fn file(path: &str, segment: Segment, id: u32, blocks: u32) -> FileEntry {
 /// skips or folders cut short, in path order; files in the base or the
 /// delta (ids ascending in each, with gaps where files went), some of
 /// them special.
-fn walk(paths: Vec<(String, u8)>) -> Vec<Entry> {
+fn walk(paths: Vec<(String, u8)>) -> Vec<RecordEntry> {
     let mut all: Vec<(String, Option<u8>)> = Vec::new();
     for (path, kind) in paths {
         let mut folder = String::new();
@@ -96,7 +97,7 @@ fn walk(paths: Vec<(String, u8)>) -> Vec<Entry> {
             entries.push(folder(&path, kind % 11 == 1));
             if kind % 13 == 2 {
                 // Cut short: its skip right after it.
-                entries.push(Entry::Skip(SkipEntry {
+                entries.push(RecordEntry::Skip(SkipEntry {
                     input: SkippedInput::new(path.clone(), SkipReason::Unreadable)
                         .with_detail("cut short"),
                 }));
@@ -104,7 +105,7 @@ fn walk(paths: Vec<(String, u8)>) -> Vec<Entry> {
             continue;
         }
         if kind % 7 == 3 {
-            entries.push(Entry::Skip(SkipEntry {
+            entries.push(RecordEntry::Skip(SkipEntry {
                 input: SkippedInput::new(path, SkipReason::Binary),
             }));
             continue;
@@ -127,7 +128,7 @@ fn walk(paths: Vec<(String, u8)>) -> Vec<Entry> {
         if blocks > 1 && !f.always && kind % 2 == 1 {
             f.starts = (1..u64::from(blocks)).map(|k| k * 9 - 1).collect();
         }
-        entries.push(Entry::File(f));
+        entries.push(RecordEntry::File(f));
     }
     entries
 }
@@ -148,7 +149,7 @@ fn paths() -> impl Strategy<Value = Vec<(String, u8)>> {
 }
 
 /// The place of the first entry at or after `path`, naively.
-fn naive_first_from(entries: &[Entry], path: &str) -> usize {
+fn naive_first_from(entries: &[RecordEntry], path: &str) -> usize {
     entries
         .iter()
         .position(|e| walk_order(e.path(), path) != Ordering::Less)
@@ -165,7 +166,7 @@ proptest! {
         prop_assert_eq!(m.len(), entries.len());
         prop_assert_eq!(&m.all().unwrap(), &entries);
         prop_assert!(m.same_as(&entries).unwrap());
-        let specials: Vec<(usize, Entry)> = entries
+        let specials: Vec<(usize, RecordEntry)> = entries
             .iter()
             .cloned()
             .enumerate()
@@ -182,14 +183,14 @@ proptest! {
             prop_assert_eq!(m.first_from(&beyond).unwrap(), naive_first_from(&entries, &beyond));
             let found = m.find(path).unwrap().map(|h| h.at());
             prop_assert_eq!(found, Some(naive_first_from(&entries, path)));
-            if let Entry::Folder(f) = entry {
+            if let RecordEntry::Folder(f) = entry {
                 let end = entries[at + 1..]
                     .iter()
                     .position(|e| !is_within(e.path(), &f.path))
                     .map_or(entries.len(), |i| at + 1 + i);
                 prop_assert_eq!(m.end_of(at, &f.path).unwrap(), end);
             }
-            if let Entry::File(f) = entry {
+            if let RecordEntry::File(f) = entry {
                 // The block that holds a file's id is found by the id.
                 let b = m.block_with_id(f.segment, f.id).unwrap();
                 prop_assert!(m.load_block(b).unwrap().entries.iter().any(|e| e == entry));
@@ -235,7 +236,7 @@ proptest! {
 
 #[test]
 fn ids_out_of_order_are_refused() {
-    let base = |path: &str, id, blocks| Entry::File(file(path, Segment::Base, id, blocks));
+    let base = |path: &str, id, blocks| RecordEntry::File(file(path, Segment::Base, id, blocks));
     for files in [
         vec![base("a", 0, 3), base("b", 2, 1)],
         vec![base("a", 4, 1), base("b", 0, 1)],
@@ -254,7 +255,8 @@ fn blocks_past_the_end_of_their_file_are_refused() {
     let mut f = file("a", Segment::Base, 0, 3);
     f.len = 10;
     f.starts = vec![4, 11].into();
-    let read = open(&[folder("", false), Entry::File(f)]).and_then(|m| m.all().map_err(|d| d.0));
+    let read =
+        open(&[folder("", false), RecordEntry::File(f)]).and_then(|m| m.all().map_err(|d| d.0));
     let error = read.expect_err("refused");
     assert!(error.contains("blocks"), "{error}");
 }
@@ -266,10 +268,10 @@ fn a_folder_and_its_skip_stay_in_one_block() {
     let entries = vec![
         folder("", false),
         folder(&long, true),
-        Entry::Skip(SkipEntry {
+        RecordEntry::Skip(SkipEntry {
             input: SkippedInput::new(long.clone(), SkipReason::Unreadable),
         }),
-        Entry::File(file(&format!("{long}y"), Segment::Base, 0, 1)),
+        RecordEntry::File(file(&format!("{long}y"), Segment::Base, 0, 1)),
     ];
     let m = open(&entries).unwrap();
     assert_eq!(m.all().unwrap(), entries);

@@ -135,7 +135,7 @@ proptest! {
                 prop_assert!(ids.windows(2).all(|w| w[0] < w[1]));
             }
             // Also with the table's checksums made to match the damage.
-            super::hooks::fuzz_decode(attempt);
+            super::decode_check::fuzz_decode(attempt);
         }
     }
 }
@@ -178,11 +178,14 @@ proptest! {
 
 #[test]
 fn a_large_file_takes_one_id_per_block_begun() {
-    super::hooks::set_block_bytes(None);
-    assert_eq!(super::blocks_for(0), 1);
-    assert_eq!(super::blocks_for(super::BLOCK_BYTES), 1);
-    assert_eq!(super::blocks_for(super::BLOCK_BYTES + 1), 2);
-    assert_eq!(super::blocks_for(u64::MAX), 1 << 16);
+    let size = super::BLOCK_BYTES;
+    assert_eq!(super::blocks_for(0, size), 1);
+    assert_eq!(super::blocks_for(size, size), 1);
+    assert_eq!(super::blocks_for(size + 1, size), 2);
+    assert_eq!(super::blocks_for(u64::MAX, size), 1 << 16);
+    assert_eq!(super::blocks_for(7, 2), 4);
+    // A size of 0 counts as 1.
+    assert_eq!(super::blocks_for(3, 0), 3);
     // A part past the bytes' end is empty; the last takes what is left.
     let parts = split_blocks(b"ab\ncd\n", 4, 2);
     assert_eq!(parts, [&b"ab\n"[..], b"cd\n", b"", b""]);
@@ -247,7 +250,7 @@ fn the_fuzz_corpus_replays() {
     let mut decoded = 0;
     for file in files {
         let bytes = std::fs::read(&file).expect("a corpus file");
-        super::hooks::fuzz_decode(&bytes);
+        super::decode_check::fuzz_decode(&bytes);
         decoded += usize::from(Grams::decode(&bytes).is_ok());
     }
     assert!(decoded >= 4, "the corpus holds valid indexes");

@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
-use crate::push_name;
+use crate::seam::push_name;
 
 /// What the watcher reported that the current generation may not hold.
 #[derive(Debug, Default)]

@@ -12,10 +12,10 @@ use crate::engine::{FileOutcome, Plan, Search};
 use crate::path::{os_name, parse_position, parse_tree_path};
 use crate::reader::Opened;
 use crate::source::Entry;
+use crate::source::{Resolved, Source};
 use crate::walk::Job;
 use crate::{Error, ErrorKind};
 use crate::{Fingerprint, SkipReason, SkippedInput};
-use crate::{Resolved, Source};
 
 impl Tree {
     /// Finds the caller's path `path` (read as `names`) name by name
@@ -210,10 +210,10 @@ impl Source for Tree {
         // Name by name from the root's handle, no link followed on the
         // way, and a FIFO or device refused before any read can block.
         match confine::open_regular(&target.parent, &name) {
-            Ok(confine::Opened::File(file, _)) => {
+            Ok(confine::RegularOpen::File(file, _)) => {
                 Opened::File(self.input(&rel, file), self.read_rules())
             }
-            Ok(confine::Opened::Special) => {
+            Ok(confine::RegularOpen::Special) => {
                 Opened::Skip(SkippedInput::new(&rel, SkipReason::Special))
             }
             Err(e) => self.open_error(&rel, &e),

@@ -10,8 +10,8 @@ use super::Index;
 use crate::Error;
 use crate::index::counting::Batch;
 use crate::index::entries::Found;
+use crate::seam::{Entry, FileOutcome, Opened, Plan, Resolved, Search, Source, no_match};
 use crate::{AsOf, Cursor, Scope};
-use crate::{Entry, FileOutcome, Opened, Plan, Resolved, Search, Source, no_match};
 
 impl Source for Index {
     /// The tree's: the index answers as its tree does, item for item, so
