@@ -452,11 +452,15 @@ impl<T: crate::item::Item> ItemSink<T> for StageSink<'_, '_, T> {
 }
 
 /// A skip as the caller sees it: one of a file the caller named (the file
-/// of a find-in-file, or a path filter naming the file itself) leaves the
-/// answer incomplete, whatever its reason, since the caller asked for it.
+/// of a find-in-file, or a path filter naming the file itself), or of a
+/// folder or link on the way to a path the caller named (a link out of
+/// the root, broken or looping, a folder that cannot be read: the path
+/// below it is not searched), leaves the answer incomplete, whatever its
+/// reason, since the caller asked for it.
 fn as_asked(filters: &[String], input: SkippedInput) -> SkippedInput {
     let named = filters
         .binary_search_by(|f| path::cmp_paths(f, input.path()))
-        .is_ok();
+        .is_ok()
+        || filters.iter().any(|f| path::is_within(f, input.path()));
     if named { input.named() } else { input }
 }

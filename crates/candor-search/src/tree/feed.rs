@@ -214,11 +214,16 @@ const REFILL: usize = 2 * MAX_CHUNK;
 /// in a process with several threads each growth waits for the others
 /// (an RCU grace period): 10 to 20 ms on a small machine, as long as a
 /// quarter of a whole search. With this bound and the walk's own 24 (see
-/// `walk/handles.rs`), a search holds about 50 folder handles at most, at
+/// `walk/handles.rs`), a search holds about 52 folder handles at most, at
 /// any depth; with the files being read (one per thread, and one for each
 /// file whose search goes on in parts) and the standard streams, a search
 /// on a few threads stays under 64.
-const MAX_FOLDERS: usize = 24;
+const MAX_FOLDERS: usize = 28;
+
+/// The most folders one chunk's files may span: a share of `MAX_FOLDERS`,
+/// so that the walk can queue files for the other searchers while a chunk
+/// is searched.
+const CHUNK_FOLDERS: usize = 3;
 
 impl<I: Iterator<Item = Job>> Feed<I> {
     pub(super) fn new(jobs: I) -> Feed<I> {
@@ -312,16 +317,21 @@ impl<I: Iterator<Item = Job>> Feed<I> {
                     if !window.admits(seq) {
                         return Next::Full(seq);
                     }
-                    let n = queue.size.min(queue.jobs.len());
+                    // At most `size` files, spanning at most
+                    // `CHUNK_FOLDERS` folders: a chunk of many small
+                    // folders would hold the walk's whole allowance
+                    // (`MAX_FOLDERS`), and the other searchers would get
+                    // a file at a time.
+                    let mut n = 0;
                     let mut folders = 0;
-                    let jobs: Vec<Job> = queue
-                        .jobs
-                        .drain(..n)
-                        .map(|(job, first)| {
-                            folders += usize::from(first);
-                            job
-                        })
-                        .collect();
+                    for (_, first) in queue.jobs.iter().take(queue.size) {
+                        if *first && folders == CHUNK_FOLDERS {
+                            break;
+                        }
+                        folders += usize::from(*first);
+                        n += 1;
+                    }
+                    let jobs: Vec<Job> = queue.jobs.drain(..n).map(|(job, _)| job).collect();
                     let chunk = Chunk {
                         jobs: jobs.into_iter(),
                         folders,
