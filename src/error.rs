@@ -150,6 +150,16 @@ pub enum ErrorKind {
         #[source]
         source: std::io::Error,
     },
+    /// A file or folder could not be written: an index's files, on a
+    /// full or read-only disk (feature `index` of the search).
+    #[error("cannot write {path}")]
+    Write {
+        /// The path that failed.
+        path: PathBuf,
+        /// The operating system's error.
+        #[source]
+        source: std::io::Error,
+    },
     /// An index on disk cannot be used: missing, corrupt, truncated, of
     /// another format version, or built under other walk rules. It is
     /// never read as truth; rebuild it (feature `index`).

@@ -469,7 +469,19 @@ fn corpus(args: &Args, tree: Tree) -> Result<Searched, Failure> {
         None => Ok(Searched::Tree(tree)),
         #[cfg(feature = "index")]
         Some(path) => {
-            let index = candor_search::Index::open_or_build(tree, path)?.check_tree(!args.trust);
+            let index = match candor_search::Index::open_or_build(tree.clone(), path) {
+                Ok(index) => index.check_tree(!args.trust),
+                // An index that cannot be written (a full or read-only
+                // disk) is no reason to answer nothing: the tree answers.
+                Err(e) if matches!(e.kind(), candor_search::ErrorKind::Write { .. }) => {
+                    eprintln!(
+                        "grep: note: the index cannot be written ({}); the tree is searched instead",
+                        chain(&e)
+                    );
+                    return Ok(Searched::Tree(tree));
+                }
+                Err(e) => return Err(e.into()),
+            };
             if args.update_index {
                 index.update()?;
             }

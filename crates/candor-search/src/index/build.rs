@@ -387,14 +387,14 @@ impl<'t> Builder<'t> {
     ///
     /// # Errors
     ///
-    /// [`ErrorKind::Read`] (naming the index's folder) when the posting
+    /// [`ErrorKind::Write`] (naming the index's folder) when the posting
     /// lists could not be spilled.
     pub(crate) fn finish(mut self) -> Result<(Vec<RecordEntry>, Postings), Error> {
         self.flush();
         let end = self.entries.len();
         self.add_read(&[], Vec::new(), end);
         if let Some(e) = self.failed {
-            return Err(ErrorKind::Read {
+            return Err(ErrorKind::Write {
                 path: self.spill.dir,
                 source: e,
             }
@@ -904,7 +904,7 @@ mod tests {
         };
         let error = full_build(&tree, &store, None, spilling_at(8)).expect_err("no folder");
         assert!(
-            matches!(error.kind(), crate::ErrorKind::Read { .. }),
+            matches!(error.kind(), crate::ErrorKind::Write { .. }),
             "{error}"
         );
     }

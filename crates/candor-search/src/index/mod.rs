@@ -220,7 +220,7 @@ impl Index {
     ///
     /// # Errors
     ///
-    /// [`ErrorKind::Read`] when the index's files cannot be written, and
+    /// [`ErrorKind::Write`] when the index's files cannot be written, and
     /// the errors of the tree's walk (a bad glob).
     ///
     /// # Example
@@ -638,7 +638,7 @@ impl Index {
     ///
     /// # Errors
     ///
-    /// [`ErrorKind::Read`] when the index's files cannot be written, and
+    /// [`ErrorKind::Write`] when the index's files cannot be written, and
     /// the errors of the tree's walk.
     ///
     /// # Example

@@ -234,12 +234,12 @@ impl Store {
     ///
     /// # Errors
     ///
-    /// [`ErrorKind::Read`] when the file cannot be written (or the lists'
+    /// [`ErrorKind::Write`] when the file cannot be written (or the lists'
     /// spill file read back).
     pub(crate) fn write_base(&self, generation: u64, lists: &mut Lists) -> Result<NewBase, Error> {
         let path = self.base_path(generation);
         let io = |e: std::io::Error| -> Error {
-            ErrorKind::Read {
+            ErrorKind::Write {
                 path: path.clone(),
                 source: e,
             }
@@ -285,7 +285,7 @@ impl Store {
         new_base: Option<NewBase>,
     ) -> Result<(), Error> {
         let io = |what: &Path, e: std::io::Error| -> Error {
-            ErrorKind::Read {
+            ErrorKind::Write {
                 path: what.to_owned(),
                 source: e,
             }

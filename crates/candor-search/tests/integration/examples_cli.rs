@@ -774,3 +774,29 @@ fn grep_with_an_index_prints_what_grep_without_it_prints() {
         "built where asked"
     );
 }
+
+/// An index that cannot be written (here its folder would be below a
+/// file; a full or read-only disk does the same) is no reason to answer
+/// nothing: the tree answers, as grep without `--index` does, and a note
+/// says why (as "cannot write", not "cannot read").
+#[cfg(feature = "index")]
+#[test]
+fn grep_with_an_index_it_cannot_write_searches_the_tree() {
+    let tmp = sample_tree();
+    let dir = tmp.path();
+    let store = tempfile::tempdir().expect("a folder");
+    std::fs::write(store.path().join("file"), "not a folder\n").expect("write");
+    let index = store.path().join("file").join("idx");
+    let index = index.to_str().expect("a UTF-8 path");
+    for args in [&["-F", "fish", "."][..], &["--json", "-i", "FN", "."]] {
+        let plain = grep(dir, args);
+        let mut with = vec!["--index", index];
+        with.extend_from_slice(args);
+        let indexed = grep(dir, &with);
+        assert_eq!(plain.status.code(), indexed.status.code(), "{args:?}");
+        assert_eq!(stdout(&plain), stdout(&indexed), "{args:?}");
+        let said = stderr(&indexed);
+        assert!(said.contains("the index cannot be written"), "{said}");
+        assert!(said.contains("cannot write"), "{said}");
+    }
+}

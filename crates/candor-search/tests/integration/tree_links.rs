@@ -66,7 +66,8 @@ fn links_out_of_the_root_are_not_followed() {
 
 /// A path filter through a link the tree does not follow, or out of the
 /// root, is counted as skipped, as the walk counts such a link, and the
-/// other paths are searched; one file named alone (`find_in_file`,
+/// other paths are searched, the answer incomplete (a path named was not
+/// searched); one file named alone (`find_in_file`,
 /// `excerpt`) is refused. Nothing outside is ever read.
 #[test]
 fn paths_through_links_out_of_the_root_are_skipped_or_refused() {
@@ -104,6 +105,13 @@ fn paths_through_links_out_of_the_root_are_skipped_or_refused() {
                 SkipReason::Symlink
             };
             assert_eq!(skipped, [(counted, &reason)], "{path}");
+            // A path the caller named was not searched, the link's or the
+            // path's through it: the answer is not the whole one.
+            assert!(
+                !b.is_complete(),
+                "{path} (follow {follow}): {}",
+                b.summary("matches")
+            );
             let err = t
                 .find_in_file(path, &Query::literal("needle"), &Limits::new(), None)
                 .unwrap_err();
