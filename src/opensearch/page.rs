@@ -67,7 +67,7 @@ impl<T: Serialize> Serialize for Tagged<T> {
 
 /// What the keys of one page share: each cluster's kept hits' sort
 /// values, and the positions a cursor after any of them holds.
-struct Shared {
+struct PageKeyData {
     orders: Vec<Order>,
     /// Per cluster, the sort values of its kept hits, in its order.
     sorts: Vec<Vec<Vec<Value>>>,
@@ -88,7 +88,7 @@ struct Shared {
 /// As a cursor key it writes every cluster's position after this hit.
 #[derive(Clone)]
 struct Key {
-    shared: Arc<Shared>,
+    shared: Arc<PageKeyData>,
     cluster: usize,
     index: usize,
 }
@@ -280,7 +280,7 @@ impl PageRequests {
             .zip(&positions)
             .map(|(p, pos)| pos.status != Status::Open || (!p.over_limit && p.subset.is_none()))
             .collect();
-        let shared = Arc::new(Shared {
+        let shared = Arc::new(PageKeyData {
             orders: self.orders.clone(),
             sorts: parts
                 .iter()
@@ -395,7 +395,7 @@ impl PageRequests {
     fn merge_prefixes<T: Serialize>(
         &self,
         parts: Vec<Part<T>>,
-        shared: &Arc<Shared>,
+        shared: &Arc<PageKeyData>,
     ) -> Result<Bounded<T>, Error> {
         let mut prefixes = Vec::with_capacity(parts.len());
         for (c, part) in parts.into_iter().enumerate() {
@@ -418,7 +418,7 @@ impl PageRequests {
         &self,
         c: usize,
         part: Part<T>,
-        shared: &Arc<Shared>,
+        shared: &Arc<PageKeyData>,
     ) -> Result<Bounded<Tagged<T>>, Error> {
         let start = self.positions[c].start;
         let end = start.saturating_add(part.items.len() as u64);
@@ -568,7 +568,7 @@ impl PageRequests {
     fn subset<T: Serialize>(
         &self,
         parts: Vec<Part<T>>,
-        shared: &Arc<Shared>,
+        shared: &Arc<PageKeyData>,
         single: bool,
     ) -> Result<Bounded<T>, Error> {
         let limit = self.paging.limit;

@@ -9,7 +9,7 @@ use crate::engine::hits::{Hits, PART_BYTES, PART_LINES};
 use crate::engine::long_line::LongLine;
 use crate::engine::packed::PackedLines;
 use crate::engine::plan::Mode;
-use crate::engine::search::Search;
+use crate::engine::search::QuerySearch;
 use crate::lines;
 use crate::matcher::{MatchedLines, Matcher};
 use crate::reader::Piece;
@@ -17,7 +17,7 @@ use crate::reader::Piece;
 /// The search of one file, chunk by chunk: each chunk holds whole lines,
 /// and no match spans a line, so the chunks' matches are the file's.
 pub(super) struct FileScan<'p, 'm> {
-    search: &'p Search<'p>,
+    search: &'p QuerySearch<'p>,
     matcher: &'m Matcher,
     /// Where matching begins (a line start).
     pub(super) start: u64,
@@ -51,7 +51,7 @@ pub(super) struct FileScan<'p, 'm> {
 }
 
 impl<'p, 'm> FileScan<'p, 'm> {
-    pub(super) fn new(search: &'p Search<'p>, matcher: &'m Matcher, start: u64) -> Self {
+    pub(super) fn new(search: &'p QuerySearch<'p>, matcher: &'m Matcher, start: u64) -> Self {
         let plan = &search.plan;
         let counting_only = search.budgets.is_counting_only();
         FileScan {
