@@ -112,9 +112,13 @@ pub(super) fn known_only(arguments: &JsonObject, input_schema: &JsonObject) -> R
 /// `maximum` its property in `input_schema` states: the schema a client
 /// reads promises them, and deserializing would let a number out of them
 /// through (`deadline_ms: 0` where the schema says at least 1).
+///
+/// An argument named in `own` (the paging arguments) names itself in the
+/// error, as its other errors do; another is named in the text.
 pub(super) fn within_bounds(
     arguments: &JsonObject,
     input_schema: &JsonObject,
+    own: &[&'static str],
 ) -> Result<(), Error> {
     let Some(properties) = input_schema.get("properties").and_then(Value::as_object) else {
         return Ok(());
@@ -130,8 +134,7 @@ pub(super) fn within_bounds(
             _ => None,
         };
         if let Some(reason) = broken {
-            // A paging argument names itself, as its other errors do.
-            if let Some(own) = super::PageArgs::NAMES.iter().find(|n| **n == name) {
+            if let Some(own) = own.iter().find(|n| **n == name) {
                 return Err(invalid_argument(
                     own,
                     format!("{reason}, got {}", shown(value)),

@@ -102,7 +102,7 @@ impl PageArgs {
             get("strict"),
         ])?;
         // Of the right types: now within the schema's bounds.
-        within_bounds(arguments, input_schema)?;
+        within_bounds(arguments, input_schema, &PageArgs::NAMES)?;
         Ok(page)
     }
 

@@ -128,7 +128,7 @@ impl<T: JsonSchema + DeserializeOwned + 'static> Parameters<T> {
                 let path = e.path().to_string();
                 argument_error(&path, &e.into_inner().to_string())
             })?;
-        within_bounds(&arguments, &schema)?;
+        within_bounds(&arguments, &schema, &PageArgs::NAMES)?;
         Ok(checked)
     }
 }
