@@ -39,7 +39,7 @@ pub(crate) use hits::{PART_BYTES, PART_LINES};
 pub(crate) use kind::QueryKind;
 pub(crate) use long_line::LongLine;
 pub(crate) use outcome::FileOutcome;
-pub(crate) use plan::{Mode, Plan};
+pub(crate) use plan::{FileReport, Plan};
 #[cfg(feature = "tree")]
 pub(crate) use recycle::Returns;
 pub(crate) use result_stage::{Receiver, Refusal, ResultStage};
