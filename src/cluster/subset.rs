@@ -36,7 +36,7 @@ pub(crate) struct SubsetPage<T> {
 
 /// How rich a fitted page's optional parts are: how many skipped inputs
 /// the sample keeps, and the note's form.
-type Level = (usize, NoteForm);
+type SubsetLevel = (usize, NoteForm);
 
 impl<T: Serialize> SubsetPage<T> {
     /// The result: every item when the page fits the byte budget, else as
@@ -79,7 +79,7 @@ impl<T: Serialize> SubsetPage<T> {
                     .iter()
                     .map(|item| json_len(item))
                     .collect::<Result<Vec<usize>, Error>>()?;
-                let fitting = Fitting {
+                let fitting = SubsetFitting {
                     whole: [&whole, &reached(&bare)],
                     cut: [&base, &bare],
                     sizes: &sizes,
@@ -95,7 +95,7 @@ impl<T: Serialize> SubsetPage<T> {
     }
 }
 
-struct Fitting<'a> {
+struct SubsetFitting<'a> {
     /// The disclosure of every item: the engine's stop; with the
     /// adapter's note, then without it.
     whole: [&'a Disclosure; 2],
@@ -109,17 +109,18 @@ struct Fitting<'a> {
     stated: Stated,
 }
 
-impl Fitting<'_> {
-    fn levels(&self) -> Vec<Level> {
+impl SubsetFitting<'_> {
+    fn levels(&self) -> Vec<SubsetLevel> {
         let sample = self.whole[0].skipped().sample().len();
-        let mut levels: Vec<Level> = (0..=sample).rev().map(|n| (n, NoteForm::Full)).collect();
+        let mut levels: Vec<SubsetLevel> =
+            (0..=sample).rev().map(|n| (n, NoteForm::Full)).collect();
         levels.push((0, NoteForm::Short));
         levels.push((0, NoteForm::Omitted));
         levels
     }
 
     /// The page of the first `k` items at `level`, and its length.
-    fn page(&self, level: Level, k: usize) -> Result<(usize, Disclosure), Error> {
+    fn page(&self, level: SubsetLevel, k: usize) -> Result<(usize, Disclosure), Error> {
         let n = self.sizes.len();
         let noted = usize::from(level.1 != NoteForm::Full);
         let mut d = if k < n {
@@ -144,7 +145,7 @@ impl Fitting<'_> {
         Ok((len, d))
     }
 
-    fn fits(&self, level: Level, k: usize) -> Result<Option<Disclosure>, Error> {
+    fn fits(&self, level: SubsetLevel, k: usize) -> Result<Option<Disclosure>, Error> {
         let (len, d) = self.page(level, k)?;
         Ok((len <= self.max).then_some(d))
     }

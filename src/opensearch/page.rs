@@ -22,7 +22,7 @@ use super::missing::missing_hits;
 use super::reply::{self, Outcome, Reply};
 use super::search::{Paging, Search};
 use super::sort::{Order, compare_sort_values};
-use super::state::{Position, Status, key_of, positions_of};
+use super::state::{ClusterPosition, Status, key_of, positions_of};
 use crate::cluster::{SubsetPage, bulk_skips, response_error};
 use crate::error::{Error, ErrorKind};
 use crate::{
@@ -41,7 +41,7 @@ pub(crate) struct PageRequests {
     /// The clusters' names; one unnamed cluster for a single search.
     names: Vec<String>,
     /// Where each cluster stood before this page.
-    positions: Vec<Position>,
+    positions: Vec<ClusterPosition>,
     /// Each cluster's request body; `None` for a cluster not asked (done
     /// or failed earlier).
     bodies: Vec<Option<Value>>,
@@ -55,7 +55,7 @@ pub(crate) struct PageRequests {
 /// serializes as its item alone, so the byte budget measures what the
 /// page will hold.
 struct Tagged<T> {
-    key: Key,
+    key: HitKey,
     item: T,
 }
 
@@ -67,13 +67,13 @@ impl<T: Serialize> Serialize for Tagged<T> {
 
 /// What the keys of one page share: each cluster's kept hits' sort
 /// values, and the positions a cursor after any of them holds.
-struct Shared {
+struct PageKeyData {
     orders: Vec<Order>,
     /// Per cluster, the sort values of its kept hits, in its order.
     sorts: Vec<Vec<Vec<Value>>>,
     /// Per cluster, where it stood before the page, with its latest
     /// point in time id and its failure on this page, if any.
-    positions: Vec<Position>,
+    positions: Vec<ClusterPosition>,
     /// Per cluster, whether its kept hits are all it has after its
     /// position.
     exhausted: Vec<bool>,
@@ -87,19 +87,19 @@ struct Shared {
 /// strictly increasing sort-value order when there are several clusters.
 /// As a cursor key it writes every cluster's position after this hit.
 #[derive(Clone)]
-struct Key {
-    shared: Arc<Shared>,
+struct HitKey {
+    shared: Arc<PageKeyData>,
     cluster: usize,
     index: usize,
 }
 
-impl Key {
+impl HitKey {
     fn sort(&self) -> &[Value] {
         &self.shared.sorts[self.cluster][self.index]
     }
 
     /// The positions of a walk resumed after this hit.
-    fn positions_after(&self) -> Vec<Position> {
+    fn positions_after(&self) -> Vec<ClusterPosition> {
         let shared = &self.shared;
         (0..shared.sorts.len())
             .map(|j| {
@@ -131,22 +131,22 @@ impl Key {
     }
 }
 
-impl PartialEq for Key {
-    fn eq(&self, other: &Key) -> bool {
+impl PartialEq for HitKey {
+    fn eq(&self, other: &HitKey) -> bool {
         self.cmp(other) == Ordering::Equal
     }
 }
 
-impl Eq for Key {}
+impl Eq for HitKey {}
 
-impl PartialOrd for Key {
-    fn partial_cmp(&self, other: &Key) -> Option<Ordering> {
+impl PartialOrd for HitKey {
+    fn partial_cmp(&self, other: &HitKey) -> Option<Ordering> {
         Some(self.cmp(other))
     }
 }
 
-impl Ord for Key {
-    fn cmp(&self, other: &Key) -> Ordering {
+impl Ord for HitKey {
+    fn cmp(&self, other: &HitKey) -> Ordering {
         if self.cluster == other.cluster {
             return self.index.cmp(&other.index);
         }
@@ -155,12 +155,12 @@ impl Ord for Key {
     }
 }
 
-impl CursorKey for Key {
+impl CursorKey for HitKey {
     fn encode_key(&self, out: &mut Vec<u8>) {
         key_of(&self.positions_after()).encode_key(out);
     }
 
-    /// A walk resumes from the positions, read back as JSON: a `Key`
+    /// A walk resumes from the positions, read back as JSON: a `HitKey`
     /// needs the page it came from and is never decoded.
     fn decode_key(_: &mut &[u8]) -> Option<Self> {
         None
@@ -214,7 +214,7 @@ impl PageRequests {
         let positions = match cursor {
             None => clusters
                 .iter()
-                .map(|(_, pit)| Position::first(pit.clone()))
+                .map(|(_, pit)| ClusterPosition::first(pit.clone()))
                 .collect(),
             Some(cursor) => {
                 resumed_positions(&scope, cursor, clusters.len(), single, orders.len())?
@@ -280,7 +280,7 @@ impl PageRequests {
             .zip(&positions)
             .map(|(p, pos)| pos.status != Status::Open || (!p.over_limit && p.subset.is_none()))
             .collect();
-        let shared = Arc::new(Shared {
+        let shared = Arc::new(PageKeyData {
             orders: self.orders.clone(),
             sorts: parts
                 .iter()
@@ -302,7 +302,7 @@ impl PageRequests {
         &self,
         c: usize,
         reply: Option<Result<&Value, String>>,
-        position: &mut Position,
+        position: &mut ClusterPosition,
         map: &mut F,
     ) -> Result<Part<T>, Error>
     where
@@ -395,7 +395,7 @@ impl PageRequests {
     fn merge_prefixes<T: Serialize>(
         &self,
         parts: Vec<Part<T>>,
-        shared: &Arc<Shared>,
+        shared: &Arc<PageKeyData>,
     ) -> Result<Bounded<T>, Error> {
         let mut prefixes = Vec::with_capacity(parts.len());
         for (c, part) in parts.into_iter().enumerate() {
@@ -418,7 +418,7 @@ impl PageRequests {
         &self,
         c: usize,
         part: Part<T>,
-        shared: &Arc<Shared>,
+        shared: &Arc<PageKeyData>,
     ) -> Result<Bounded<Tagged<T>>, Error> {
         let start = self.positions[c].start;
         let end = start.saturating_add(part.items.len() as u64);
@@ -446,7 +446,7 @@ impl PageRequests {
             .into_iter()
             .enumerate()
             .map(|(index, (_, item))| Tagged {
-                key: Key {
+                key: HitKey {
                     shared: Arc::clone(shared),
                     cluster: c,
                     index,
@@ -568,7 +568,7 @@ impl PageRequests {
     fn subset<T: Serialize>(
         &self,
         parts: Vec<Part<T>>,
-        shared: &Arc<Shared>,
+        shared: &Arc<PageKeyData>,
         single: bool,
     ) -> Result<Bounded<T>, Error> {
         let limit = self.paging.limit;
@@ -576,7 +576,7 @@ impl PageRequests {
         let mut at_least = 0u64;
         let mut start = 0u64;
         let mut stops: Vec<(Budget, String)> = Vec::new();
-        let mut all: Vec<(Key, T)> = Vec::new();
+        let mut all: Vec<(HitKey, T)> = Vec::new();
         // A cluster that found more than the limit proves it is reached.
         let mut over_limit = false;
         for (c, part) in parts.into_iter().enumerate() {
@@ -594,7 +594,7 @@ impl PageRequests {
                     .into_iter()
                     .enumerate()
                     .map(|(index, (_, item))| {
-                        let key = Key {
+                        let key = HitKey {
                             shared: Arc::clone(shared),
                             cluster: c,
                             index,
@@ -674,7 +674,7 @@ fn resumed_positions(
     clusters: usize,
     single: bool,
     sort_len: usize,
-) -> Result<Vec<Position>, Error> {
+) -> Result<Vec<ClusterPosition>, Error> {
     let key: Value = scope.resume(cursor)?;
     let positions = positions_of(&key, clusters)?;
     let sum = positions

@@ -139,7 +139,7 @@ pub(crate) fn read(response: &Value, sort_len: usize) -> Result<Outcome<'_>, Err
         Some(Value::Bool(b)) => *b,
         Some(_) => return Err(not_search("terminated_early is not a boolean")),
     };
-    let shards = Shards::read(response)?;
+    let shards = ShardCounts::read(response)?;
     let unsearched_clusters = unsearched_clusters(response)?;
     let failures: Vec<ShardFailure> = match shards.object.get("failures") {
         None | Some(Value::Null) => Vec::new(),
@@ -194,7 +194,7 @@ fn optional_count(object: &Value, key: &str) -> Result<u64, Error> {
 }
 
 /// A response's `_shards`, with the counts a page is judged by.
-struct Shards<'a> {
+struct ShardCounts<'a> {
     object: &'a Value,
     /// Shards that failed: at least `_shards.failed`, and every shard
     /// neither successful nor failed.
@@ -203,9 +203,9 @@ struct Shards<'a> {
     skipped: u64,
 }
 
-impl Shards<'_> {
+impl ShardCounts<'_> {
     /// Reads `_shards`, refusing counts that do not add up.
-    fn read(response: &Value) -> Result<Shards<'_>, Error> {
+    fn read(response: &Value) -> Result<ShardCounts<'_>, Error> {
         let object = response
             .get("_shards")
             .filter(|s| s.is_object())
@@ -232,7 +232,7 @@ impl Shards<'_> {
                 "_shards counts more skipped or failed shards than shards in all",
             ));
         }
-        Ok(Shards {
+        Ok(ShardCounts {
             object,
             // A shard neither successful nor failed did not answer:
             // counted as failed, since its hits are missing.

@@ -7,7 +7,7 @@ use std::time::Duration;
 use serde_json::{Map, Value, json};
 
 use super::sort::{Order, SortField, TieBreaker};
-use super::state::Position;
+use super::state::ClusterPosition;
 use crate::error::Error;
 use crate::{Fingerprint, Limits, Scope};
 
@@ -444,7 +444,12 @@ impl Search {
     }
 
     /// The body of one page's request to a cluster at `position`.
-    pub(crate) fn body(&self, paging: &Paging, tie: &TieBreaker, position: &Position) -> Value {
+    pub(crate) fn body(
+        &self,
+        paging: &Paging,
+        tie: &TieBreaker,
+        position: &ClusterPosition,
+    ) -> Value {
         let mut body = Map::new();
         body.insert("query".into(), self.query.clone());
         body.insert("size".into(), Value::from(paging.limit as u64 + 1));

@@ -10,7 +10,7 @@ use crate::error::Error;
 
 /// Where one cluster stands.
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) struct Position {
+pub(crate) struct ClusterPosition {
     /// The point in time to search, the latest id the cluster returned.
     pub(crate) pit: Option<String>,
     /// The sort values of the cluster's last hit shown: the next request's
@@ -34,10 +34,10 @@ pub(crate) enum Status {
     Failed(String),
 }
 
-impl Position {
+impl ClusterPosition {
     /// A first page's position: nothing shown yet.
-    pub(crate) fn first(pit: Option<String>) -> Position {
-        Position {
+    pub(crate) fn first(pit: Option<String>) -> ClusterPosition {
+        ClusterPosition {
             pit,
             after: None,
             start: 0,
@@ -66,7 +66,7 @@ impl Position {
         Value::Object(m)
     }
 
-    fn from_json(value: &Value) -> Result<Position, Error> {
+    fn from_json(value: &Value) -> Result<ClusterPosition, Error> {
         let bad = || Error::malformed_cursor("its cluster position is not one this search wrote");
         let m = value.as_object().ok_or_else(bad)?;
         if m.keys()
@@ -91,7 +91,7 @@ impl Position {
             (None, Some(Value::String(reason))) => Status::Failed(reason.clone()),
             _ => return Err(bad()),
         };
-        Ok(Position {
+        Ok(ClusterPosition {
             pit,
             after,
             start,
@@ -101,12 +101,12 @@ impl Position {
 }
 
 /// The resume key of a walk over `positions` (one per cluster).
-pub(crate) fn key_of(positions: &[Position]) -> Value {
-    Value::Array(positions.iter().map(Position::to_json).collect())
+pub(crate) fn key_of(positions: &[ClusterPosition]) -> Value {
+    Value::Array(positions.iter().map(ClusterPosition::to_json).collect())
 }
 
 /// The positions a resume key holds, for a walk over `clusters` clusters.
-pub(crate) fn positions_of(key: &Value, clusters: usize) -> Result<Vec<Position>, Error> {
+pub(crate) fn positions_of(key: &Value, clusters: usize) -> Result<Vec<ClusterPosition>, Error> {
     let items = key
         .as_array()
         .ok_or_else(|| Error::malformed_cursor("its resume key is not a list of clusters"))?;
@@ -116,7 +116,7 @@ pub(crate) fn positions_of(key: &Value, clusters: usize) -> Result<Vec<Position>
             items.len()
         )));
     }
-    items.iter().map(Position::from_json).collect()
+    items.iter().map(ClusterPosition::from_json).collect()
 }
 
 #[cfg(test)]
@@ -127,14 +127,14 @@ mod tests {
     #[test]
     fn positions_round_trip_and_refuse_other_shapes() {
         let positions = vec![
-            Position::first(Some("pit-a".into())),
-            Position {
+            ClusterPosition::first(Some("pit-a".into())),
+            ClusterPosition {
                 pit: None,
                 after: Some(vec![json!(1.5), json!("x"), json!(null)]),
                 start: 20,
                 status: Status::Done,
             },
-            Position {
+            ClusterPosition {
                 pit: Some("p".into()),
                 after: None,
                 start: 3,

@@ -13,7 +13,7 @@ use crate::error::Error;
 use crate::{Bounded, Cursor, Limits, Total};
 
 /// Why a source stopped being read before its end.
-pub(super) enum Fault<E> {
+pub(super) enum StopCause<E> {
     Source(E),
     /// An item's key was not greater than the one before.
     Disorder,
@@ -28,7 +28,7 @@ pub(super) struct Checked<I, C, E> {
     pub(super) pulled: usize,
     /// The source reached its end.
     pub(super) ended: bool,
-    pub(super) fault: Option<Fault<E>>,
+    pub(super) fault: Option<StopCause<E>>,
     /// The inner iterator's size hint is the items' (it yields no errors).
     exact_hint: bool,
 }
@@ -62,7 +62,7 @@ where
                 None
             }
             Some(Err(e)) => {
-                self.fault = Some(Fault::Source(e));
+                self.fault = Some(StopCause::Source(e));
                 None
             }
             Some(Ok(item)) if (self.check)(&item) => {
@@ -70,7 +70,7 @@ where
                 Some(item)
             }
             Some(Ok(_)) => {
-                self.fault = Some(Fault::Disorder);
+                self.fault = Some(StopCause::Disorder);
                 None
             }
         }
@@ -151,12 +151,12 @@ fn disorder() -> Error {
 /// The error for a source's fault, keeping the items the collector holds.
 pub(super) fn interrupted<T: Serialize, E>(
     collector: Collector<T>,
-    fault: Fault<E>,
+    fault: StopCause<E>,
     cursor_for: impl Fn(&[T]) -> Option<Cursor>,
 ) -> TryError<T, E> {
     match fault {
-        Fault::Disorder => TryError::Query(disorder()),
-        Fault::Source(error) => {
+        StopCause::Disorder => TryError::Query(disorder()),
+        StopCause::Source(error) => {
             // Fitting to the byte budget keeps the items a page could
             // have held; a budget too small for any leaves none.
             let start = collector.start();

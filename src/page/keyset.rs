@@ -6,7 +6,7 @@ use std::marker::PhantomData;
 
 use serde::Serialize;
 
-use super::drive::{Checked, Fault, checked, drive, finish, interrupted};
+use super::drive::{Checked, StopCause, checked, drive, finish, interrupted};
 use super::items::Items;
 use super::items::sealed::Sealed;
 use super::key_request::KeyRequest;
@@ -330,7 +330,7 @@ where
                 .into());
             }
             Some(Err(error)) => {
-                return Err(interrupted(collector, Fault::Source(error), cursor_for));
+                return Err(interrupted(collector, StopCause::Source(error), cursor_for));
             }
         }
     }
@@ -338,7 +338,7 @@ where
     if let Some(count) = count.filter(|_| wanted) {
         match count(resumed_after.as_ref()) {
             Ok(n) => counted = Some(Total::Exact(n)),
-            Err(error) => return Err(interrupted(collector, Fault::Source(error), cursor_for)),
+            Err(error) => return Err(interrupted(collector, StopCause::Source(error), cursor_for)),
         }
     }
     finish(collector, cursor_for, counted)

@@ -4,7 +4,7 @@
 
 use serde::Serialize;
 
-use super::drive::{Checked, Fault, checked, drive, finish, interrupted};
+use super::drive::{Checked, StopCause, checked, drive, finish, interrupted};
 use super::items::Items;
 use super::page_source::PageSource;
 use super::try_error::{Interrupted, TryError};
@@ -74,7 +74,7 @@ where
     let mut skipped_over = 0u64;
     while skipped_over < offset {
         if iter.next().is_none() {
-            if let Some(Fault::Source(error)) = iter.fault {
+            if let Some(StopCause::Source(error)) = iter.fault {
                 return Err(TryError::Source(Box::new(Interrupted {
                     items: Vec::new(),
                     next_cursor: None,

@@ -232,7 +232,7 @@ fn chain(e: &dyn std::error::Error) -> String {
 
 /// Where the search runs: one root folder, the paths under it to confine
 /// the search to, and how to show the root in front of each result path.
-struct Target {
+struct SearchScope {
     root: PathBuf,
     filters: Vec<String>,
     display_prefix: String,
@@ -246,7 +246,7 @@ struct Target {
 /// otherwise the root is the folder the paths share, and the paths become
 /// the query's path filter. A path that cannot be found stays a filter:
 /// the library counts it as skipped, and searches the others.
-fn target(paths: &[PathBuf]) -> Result<Target, Failure> {
+fn target(paths: &[PathBuf]) -> Result<SearchScope, Failure> {
     let given_default = paths.is_empty();
     let paths: Vec<PathBuf> = if given_default {
         vec![PathBuf::from(".")]
@@ -288,7 +288,7 @@ fn target(paths: &[PathBuf]) -> Result<Target, Failure> {
                 let trimmed = text.trim_end_matches('/');
                 if trimmed.is_empty() { "/" } else { trimmed }.to_owned()
             };
-            return Ok(Target {
+            return Ok(SearchScope {
                 root: only.clone(),
                 filters: Vec::new(),
                 display_prefix,
@@ -328,7 +328,7 @@ fn target(paths: &[PathBuf]) -> Result<Target, Failure> {
         None => root.to_string_lossy().into_owned(),
     };
     let names_a_file = canonical.iter().any(|p| !p.is_dir());
-    Ok(Target {
+    Ok(SearchScope {
         root,
         filters,
         display_prefix,
@@ -677,7 +677,7 @@ fn write_number(out: &mut impl Write, mut n: u64) -> io::Result<()> {
 /// How a search went: whether anything matched, whether an input could
 /// not be searched because of an error, and whether the answer is
 /// complete (a cut answer without a match does not say "no match").
-struct Outcome {
+struct SearchOutcome {
     matched: bool,
     errors: bool,
     complete: bool,
@@ -716,7 +716,7 @@ fn status_line(disclosure: String, next: Option<&Cursor>) -> String {
     line
 }
 
-fn run(args: &Args) -> Result<Outcome, Failure> {
+fn run(args: &Args) -> Result<SearchOutcome, Failure> {
     let mut patterns = args.regexps.clone();
     let mut paths = args.paths.clone();
     if patterns.is_empty() {
@@ -770,7 +770,7 @@ fn run(args: &Args) -> Result<Outcome, Failure> {
         errors = report_errors(result.skipped(), prefix);
         let complete = result.is_complete();
         leak_at_exit(result);
-        return Ok(Outcome {
+        return Ok(SearchOutcome {
             matched,
             errors,
             complete,
@@ -791,7 +791,7 @@ fn run(args: &Args) -> Result<Outcome, Failure> {
                 json_stream(tree, &query, &limits, cursor.as_ref(), memory, &mut out)?
             }
         };
-        return Ok(Outcome {
+        return Ok(SearchOutcome {
             matched: end.count() > 0 || end.total().value() > 0,
             errors: report_errors(end.skipped(), prefix),
             complete: end.is_complete(),
@@ -848,7 +848,7 @@ fn run(args: &Args) -> Result<Outcome, Failure> {
         status = status_line(end.summary("matches"), end.next_cursor());
     }
     eprintln!("{status}");
-    Ok(Outcome {
+    Ok(SearchOutcome {
         matched,
         errors,
         complete,
@@ -1081,13 +1081,13 @@ fn main() -> ExitCode {
         }
     };
     match run(&args) {
-        Ok(Outcome { errors: true, .. }) => ExitCode::from(2),
-        Ok(Outcome { matched: true, .. }) => ExitCode::SUCCESS,
+        Ok(SearchOutcome { errors: true, .. }) => ExitCode::from(2),
+        Ok(SearchOutcome { matched: true, .. }) => ExitCode::SUCCESS,
         // Cut short before any match: "no match" is not known.
-        Ok(Outcome {
+        Ok(SearchOutcome {
             complete: false, ..
         }) => ExitCode::from(2),
-        Ok(Outcome { matched: false, .. }) => ExitCode::from(1),
+        Ok(SearchOutcome { matched: false, .. }) => ExitCode::from(1),
         Err(Failure(message)) => {
             eprintln!("grep: {message}");
             ExitCode::from(2)

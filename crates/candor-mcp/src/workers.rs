@@ -205,7 +205,7 @@ impl Workers {
         let permit = match Arc::clone(&self.permits).try_acquire_owned().ok() {
             Some(permit) => permit,
             None => {
-                let waiting = Waiting::enter(&self.waiting, self.max_waiting).ok_or(busy)?;
+                let waiting = QueueSlot::enter(&self.waiting, self.max_waiting).ok_or(busy)?;
                 let acquire = Arc::clone(&self.permits).acquire_owned();
                 let acquired = tokio::time::timeout(deadline, acquire).await;
                 drop(waiting);
@@ -245,21 +245,21 @@ impl Workers {
 
 /// A place in the queue of waiting calls, given back when dropped (the
 /// call got its thread, or gave up, or its future was dropped).
-struct Waiting<'a>(&'a AtomicUsize);
+struct QueueSlot<'a>(&'a AtomicUsize);
 
-impl<'a> Waiting<'a> {
+impl<'a> QueueSlot<'a> {
     /// A place, when fewer than `most` calls wait.
-    fn enter(waiting: &'a AtomicUsize, most: usize) -> Option<Waiting<'a>> {
+    fn enter(waiting: &'a AtomicUsize, most: usize) -> Option<QueueSlot<'a>> {
         waiting
             .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
                 (n < most).then_some(n + 1)
             })
             .ok()
-            .map(|_| Waiting(waiting))
+            .map(|_| QueueSlot(waiting))
     }
 }
 
-impl Drop for Waiting<'_> {
+impl Drop for QueueSlot<'_> {
     fn drop(&mut self) {
         self.0.fetch_sub(1, Ordering::AcqRel);
     }

@@ -9,7 +9,7 @@
 
 /// One line of a buffer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Bounds {
+pub(crate) struct LineBounds {
     /// Where the line starts.
     pub(crate) start: usize,
     /// Where its content ends: before its `\r\n` or `\n` ending.
@@ -19,7 +19,7 @@ pub(crate) struct Bounds {
     pub(crate) end: usize,
 }
 
-impl Bounds {
+impl LineBounds {
     /// Where the next line starts: after the `\n`, or the buffer's length
     /// `len` after the last line.
     pub(crate) fn next(&self, len: usize) -> usize {
@@ -36,7 +36,7 @@ impl Bounds {
 /// no further than `from` (a line start at or before `at`). `at` may be
 /// the buffer's length: the line is then the last one (empty if the
 /// buffer ends in `\n`, with its start at the length).
-pub(crate) fn around(haystack: &[u8], from: usize, at: usize) -> Bounds {
+pub(crate) fn around(haystack: &[u8], from: usize, at: usize) -> LineBounds {
     let start = memchr::memrchr(b'\n', &haystack[from..at]).map_or(from, |i| from + i + 1);
     let end = memchr::memchr(b'\n', &haystack[at..]).map_or(haystack.len(), |i| at + i);
     let content_end = if end > start && haystack[end - 1] == b'\r' {
@@ -44,7 +44,7 @@ pub(crate) fn around(haystack: &[u8], from: usize, at: usize) -> Bounds {
     } else {
         end
     };
-    Bounds {
+    LineBounds {
         start,
         content_end,
         end,
@@ -52,7 +52,7 @@ pub(crate) fn around(haystack: &[u8], from: usize, at: usize) -> Bounds {
 }
 
 /// The line of `haystack` that starts at `start`.
-pub(crate) fn at(haystack: &[u8], start: usize) -> Bounds {
+pub(crate) fn at(haystack: &[u8], start: usize) -> LineBounds {
     around(haystack, start, start)
 }
 

@@ -5,7 +5,7 @@
 
 use std::ops::ControlFlow;
 
-use crate::engine::{Hits, ItemSink, Mode, QueryKind};
+use crate::engine::{FileReport, Hits, ItemSink, QueryKind};
 use crate::position::Place;
 use crate::{FileCount, Match};
 
@@ -24,7 +24,7 @@ pub(crate) struct FilesWithMatches;
 impl QueryKind for LineSearch {
     type Item = Match;
     const NAME: &'static str = "search";
-    const MODE: Mode = Mode::Lines;
+    const MODE: FileReport = FileReport::Lines;
 
     fn offer_items(path: &str, hits: &Hits, sink: &mut dyn ItemSink<Match>) -> ControlFlow<()> {
         match hits {
@@ -37,7 +37,7 @@ impl QueryKind for LineSearch {
 impl QueryKind for FindInFile {
     type Item = Match;
     const NAME: &'static str = "find_in_file";
-    const MODE: Mode = Mode::Lines;
+    const MODE: FileReport = FileReport::Lines;
 
     fn offer_items(path: &str, hits: &Hits, sink: &mut dyn ItemSink<Match>) -> ControlFlow<()> {
         LineSearch::offer_items(path, hits, sink)
@@ -47,7 +47,7 @@ impl QueryKind for FindInFile {
 impl QueryKind for CountPerFile {
     type Item = FileCount;
     const NAME: &'static str = "count";
-    const MODE: Mode = Mode::Count;
+    const MODE: FileReport = FileReport::Count;
 
     fn offer_items(path: &str, hits: &Hits, sink: &mut dyn ItemSink<FileCount>) -> ControlFlow<()> {
         let count = hits.matching_lines();
@@ -64,7 +64,7 @@ impl QueryKind for CountPerFile {
 impl QueryKind for FilesWithMatches {
     type Item = String;
     const NAME: &'static str = "files";
-    const MODE: Mode = Mode::Any;
+    const MODE: FileReport = FileReport::Any;
 
     fn offer_items(path: &str, hits: &Hits, sink: &mut dyn ItemSink<String>) -> ControlFlow<()> {
         if hits.matching_lines() == 0 {

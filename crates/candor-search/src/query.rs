@@ -372,14 +372,14 @@ impl Query {
     /// The fingerprint of this query run as `operation` on a corpus with
     /// the given fingerprint.
     pub(crate) fn scoped_fingerprint(&self, operation: &str, corpus: u64) -> Fingerprint {
-        struct Parts<'a>(&'a Query, &'a str, u64);
-        impl Hash for Parts<'_> {
+        struct FingerprintInput<'a>(&'a Query, &'a str, u64);
+        impl Hash for FingerprintInput<'_> {
             fn hash<H: Hasher>(&self, state: &mut H) {
                 self.0.hash(state);
                 self.1.hash(state);
                 self.2.hash(state);
             }
         }
-        Fingerprint::of(&Parts(self, operation, corpus))
+        Fingerprint::of(&FingerprintInput(self, operation, corpus))
     }
 }

@@ -253,7 +253,7 @@ pub(crate) fn bom_len(chunk: &[u8], at: u64) -> usize {
 /// whole mark when there is one: chunks end at line ends, or at the
 /// file's end.
 pub(crate) fn without_bom(
-    visit: &mut Visit<'_>,
+    visit: &mut VisitChunk<'_>,
 ) -> impl FnMut(&[u8], u64, bool) -> ControlFlow<()> {
     move |chunk: &[u8], at: u64, last: bool| {
         let mark = bom_len(chunk, at);
@@ -276,7 +276,7 @@ pub(crate) fn skipped(path: &str, reason: SkipReason, detail: Option<String>) ->
 /// chunk: the visitor wants no more of the file, and the read ends as
 /// `Stopped` (a file's end, or the cut before its NUL, is then not
 /// reported).
-pub(crate) type Visit<'v> = dyn FnMut(&[u8], u64, bool) -> ControlFlow<()> + 'v;
+pub(crate) type VisitChunk<'v> = dyn FnMut(&[u8], u64, bool) -> ControlFlow<()> + 'v;
 
 /// A piece of a line longer than `max_line`, which a visitor that takes
 /// such lines gets in pieces instead of the `long_line` stop: the line's
@@ -295,7 +295,7 @@ pub(crate) struct Piece<'a> {
 }
 
 /// Called with each piece of a long line. `Break` after a line's last
-/// piece stops the reading there, as `Visit`'s does after a chunk; before
+/// piece stops the reading there, as `VisitChunk`'s does after a chunk; before
 /// it, it is not heeded (a line is stopped at only as a whole).
 pub(crate) type Pieces<'v> = dyn FnMut(Piece<'_>) -> ControlFlow<()> + 'v;
 
@@ -448,7 +448,7 @@ impl FileRead {
     ///
     /// `buffer` is reused from file to file and kept initialized; it grows
     /// only for a line longer than it, and the caller may shrink it back.
-    pub(crate) fn visit(&mut self, buffer: &mut Vec<u8>, visit: &mut Visit<'_>) -> Ended {
+    pub(crate) fn visit(&mut self, buffer: &mut Vec<u8>, visit: &mut VisitChunk<'_>) -> Ended {
         self.visit_in_pieces(buffer, visit, None)
     }
 
@@ -462,7 +462,7 @@ impl FileRead {
     pub(crate) fn visit_in_pieces(
         &mut self,
         buffer: &mut Vec<u8>,
-        visit: &mut Visit<'_>,
+        visit: &mut VisitChunk<'_>,
         mut pieces: Option<&mut Pieces<'_>>,
     ) -> Ended {
         let mut visit = without_bom(visit);

@@ -8,8 +8,8 @@ use std::ops::ControlFlow;
 
 use crate::Error;
 use crate::engine::{
-    Budgets, FileOutcome, Plan, QueryKind, Receiver, Refusal, ResultStage, Search, Spares, Stamps,
-    search_file, search_more,
+    Budgets, FileOutcome, Plan, QueryKind, QuerySearch, Receiver, Refusal, ResultStage, Spares,
+    StampLookup, search_file, search_more,
 };
 use crate::matcher::Matcher;
 use crate::operation::{CountPerFile, FilesWithMatches, FindInFile, LineSearch};
@@ -84,7 +84,7 @@ fn prepare<'s, S: Source, K: QueryKind>(
 /// The stamps a source records in its cursors.
 struct SourceStamps<'s, S>(&'s S);
 
-impl<S: Source> Stamps for SourceStamps<'_, S> {
+impl<S: Source> StampLookup for SourceStamps<'_, S> {
     fn stamp(&self, path: &str) -> Option<u64> {
         self.0.stamp(path)
     }
@@ -93,9 +93,9 @@ impl<S: Source> Stamps for SourceStamps<'_, S> {
 impl<S: Source> Prepared<'_, S> {
     /// The search of this query of kind `K` under `limits`: its plan, and
     /// its budgets from now on.
-    fn search<K: QueryKind>(&self, limits: &Limits) -> Search<'_> {
+    fn search<K: QueryKind>(&self, limits: &Limits) -> QuerySearch<'_> {
         let limit = limits.applied_limit().limit();
-        Search {
+        QuerySearch {
             plan: Plan {
                 query: &self.query,
                 matcher: &self.matcher,
@@ -176,7 +176,7 @@ fn resume_point(source: &impl Source, scope: &Scope, cursor: &Cursor) -> Result<
 /// held whole.
 fn drive<S: Source, K: QueryKind>(
     source: &S,
-    search: &Search<'_>,
+    search: &QuerySearch<'_>,
     stage: &mut ResultStage<'_, K>,
     files: Files<'_>,
 ) -> Result<(), Error> {

@@ -16,7 +16,7 @@
 //! - **the walk's folder job** (`Job`) and **the path helpers**
 //!   (`path.rs`): its record of the walk names and orders entries as the
 //!   tree writes them;
-//! - **the per-file searcher** (`Search`, `Plan`, `Budgets`,
+//! - **the per-file searcher** (`QuerySearch`, `Plan`, `Budgets`,
 //!   `search_file`, `no_match`, `FileOutcome`, `PartsScan`) and **the
 //!   reader's rules** (`Opened`, `BINARY_PREFIX`, `MAX_LINE`): a file it
 //!   reads is read and searched as the tree reads and searches it;
@@ -35,7 +35,7 @@ pub(crate) use crate::confine::open_file_beneath;
 pub(crate) use crate::confine::open_root;
 pub(crate) use crate::confine::{DirHandle, mix, mtime_at, open_dir, open_file, stamp_at};
 pub(crate) use crate::engine::searcher::PartsScan;
-pub(crate) use crate::engine::{Budgets, FileOutcome, Plan, Search, no_match, search_file};
+pub(crate) use crate::engine::{Budgets, FileOutcome, Plan, QuerySearch, no_match, search_file};
 pub(crate) use crate::matcher::Matcher;
 pub(crate) use crate::matcher::build::{literals_hir, parse};
 pub(crate) use crate::path::{

@@ -9,7 +9,7 @@
 
 use std::ops::ControlFlow;
 
-use crate::engine::{FileOutcome, Plan, Search, no_match, search_file};
+use crate::engine::{FileOutcome, Plan, QuerySearch, no_match, search_file};
 use crate::reader::Opened;
 use crate::{AsOf, Cursor, Fingerprint, Scope, SkippedInput};
 use crate::{Error, ErrorKind};
@@ -119,7 +119,7 @@ pub(crate) trait Source: Sync {
     /// one after the other.
     fn run(
         &self,
-        search: &Search<'_>,
+        search: &QuerySearch<'_>,
         take: &mut dyn FnMut(FileOutcome<'_>) -> ControlFlow<()>,
     ) -> Result<(), Error> {
         let mut buffer = Vec::new();

@@ -5,7 +5,7 @@ use serde_json::Value;
 use tokio::io::{AsyncBufRead, AsyncBufReadExt};
 
 /// What reading one line of input gave.
-pub(super) enum Line {
+pub(super) enum ReadOutcome {
     /// A line, in the buffer (with its line ending).
     Read,
     /// A line longer than the cap: read to its end, but not kept; `id` is
@@ -25,16 +25,16 @@ pub(super) async fn read_line(
     input: &mut (impl AsyncBufRead + Unpin),
     raw: &mut Vec<u8>,
     max: usize,
-) -> Line {
+) -> ReadOutcome {
     raw.clear();
     let mut scan: Option<IdScan> = None;
     loop {
         let Ok(buffer) = input.fill_buf().await else {
-            return Line::End;
+            return ReadOutcome::End;
         };
         if buffer.is_empty() {
             if scan.is_none() && raw.is_empty() {
-                return Line::End;
+                return ReadOutcome::End;
             }
             // The last line has no line ending.
             return verdict(raw, scan, max);
@@ -65,18 +65,18 @@ fn memchr_newline(haystack: &[u8]) -> Option<usize> {
 
 /// A whole line read: held, or too long (its content, without the line
 /// ending, is over `max`).
-fn verdict(raw: &[u8], scan: Option<IdScan>, max: usize) -> Line {
+fn verdict(raw: &[u8], scan: Option<IdScan>, max: usize) -> ReadOutcome {
     if let Some(scan) = scan {
-        return Line::TooLong { id: scan.id() };
+        return ReadOutcome::TooLong { id: scan.id() };
     }
     let content = raw.strip_suffix(b"\n").unwrap_or(raw);
     let content = content.strip_suffix(b"\r").unwrap_or(content);
     if content.len() > max {
         let mut scan = IdScan::new();
         scan.feed(raw);
-        return Line::TooLong { id: scan.id() };
+        return ReadOutcome::TooLong { id: scan.id() };
     }
-    Line::Read
+    ReadOutcome::Read
 }
 
 /// The most bytes of an id kept: an id is a number or a short string.
@@ -84,7 +84,7 @@ const MAX_ID: usize = 1024;
 
 /// Where the scan is in the top-level object.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Place {
+enum ScanAt {
     /// Before the object's `{`.
     Start,
     /// Where a key (or the object's end) comes.
@@ -103,7 +103,7 @@ enum Place {
 /// holding only a few bytes: the line need not be held, nor be valid JSON
 /// past the id.
 pub(crate) struct IdScan {
-    place: Place,
+    place: ScanAt,
     /// Nesting below the top-level object (in `Value`).
     depth: usize,
     in_string: bool,
@@ -119,7 +119,7 @@ pub(crate) struct IdScan {
 impl IdScan {
     pub(crate) fn new() -> IdScan {
         IdScan {
-            place: Place::Start,
+            place: ScanAt::Start,
             depth: 0,
             in_string: false,
             escaped: false,
@@ -137,7 +137,7 @@ impl IdScan {
 
     pub(crate) fn feed(&mut self, bytes: &[u8]) {
         for &b in bytes {
-            if self.place == Place::Done {
+            if self.place == ScanAt::Done {
                 return;
             }
             self.step(b);
@@ -147,22 +147,22 @@ impl IdScan {
     fn step(&mut self, b: u8) {
         let blank = matches!(b, b' ' | b'\t' | b'\r' | b'\n');
         match self.place {
-            Place::Start if blank => {}
-            Place::Start if b == b'{' => self.place = Place::Key,
-            Place::Key if blank || b == b',' => {}
-            Place::Key if b == b'"' => {
+            ScanAt::Start if blank => {}
+            ScanAt::Start if b == b'{' => self.place = ScanAt::Key,
+            ScanAt::Key if blank || b == b',' => {}
+            ScanAt::Key if b == b'"' => {
                 self.key.clear();
                 self.key_len = 0;
                 self.escaped = false;
-                self.place = Place::InKey;
+                self.place = ScanAt::InKey;
             }
-            Place::InKey => {
+            ScanAt::InKey => {
                 if self.escaped {
                     self.escaped = false;
                 } else if b == b'\\' {
                     self.escaped = true;
                 } else if b == b'"' {
-                    self.place = Place::Colon;
+                    self.place = ScanAt::Colon;
                     return;
                 }
                 self.key_len += 1;
@@ -170,19 +170,19 @@ impl IdScan {
                     self.key.push(b);
                 }
             }
-            Place::Colon if blank => {}
-            Place::Colon if b == b':' => {
-                self.place = Place::Value;
+            ScanAt::Colon if blank => {}
+            ScanAt::Colon if b == b':' => {
+                self.place = ScanAt::Value;
                 self.depth = 0;
                 self.in_string = false;
                 self.escaped = false;
                 let is_id = self.key_len == 2 && self.key == b"id";
                 self.value = is_id.then(Vec::new);
             }
-            Place::Value => self.value_byte(b),
+            ScanAt::Value => self.value_byte(b),
             // Not an object, a key without its colon, or the object's end:
             // no id can be read past this.
-            _ => self.place = Place::Done,
+            _ => self.place = ScanAt::Done,
         }
     }
 
@@ -211,7 +211,7 @@ impl IdScan {
         }
         if let Some(value) = &mut self.value {
             if value.len() == MAX_ID {
-                self.place = Place::Done;
+                self.place = ScanAt::Done;
                 return;
             }
             value.push(b);
@@ -225,11 +225,11 @@ impl IdScan {
             {
                 self.id = id;
             }
-            self.place = Place::Done;
+            self.place = ScanAt::Done;
         } else if object_ended {
-            self.place = Place::Done;
+            self.place = ScanAt::Done;
         } else {
-            self.place = Place::Key;
+            self.place = ScanAt::Key;
         }
     }
 }

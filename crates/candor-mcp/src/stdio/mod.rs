@@ -12,7 +12,7 @@ use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
-use line::{Line, read_line};
+use line::{ReadOutcome, read_line};
 use precheck::{parse_error, precheck, too_long};
 
 /// The longest line rmcp reads (`DEFAULT_MAX_LINE_LENGTH` of its
@@ -220,9 +220,9 @@ async fn read_requests<R: AsyncRead + Unpin>(
     let mut raw = Vec::new();
     loop {
         let reply = match read_line(&mut input, &mut raw, max).await {
-            Line::End => break,
-            Line::TooLong { id } => Some(too_long(id, max)),
-            Line::Read => match std::str::from_utf8(&raw) {
+            ReadOutcome::End => break,
+            ReadOutcome::TooLong { id } => Some(too_long(id, max)),
+            ReadOutcome::Read => match std::str::from_utf8(&raw) {
                 // A line that is not UTF-8 is a parse error like any
                 // other that is not JSON: answered, and the session goes
                 // on.

@@ -5,7 +5,7 @@
 use std::ops::ControlFlow;
 
 use crate::engine::hits::Hits;
-use crate::engine::plan::Mode;
+use crate::engine::plan::FileReport;
 use crate::engine::sink::ItemSink;
 use crate::item::Item;
 
@@ -16,7 +16,7 @@ pub(crate) trait QueryKind {
     /// Its name, part of its cursors' fingerprint.
     const NAME: &'static str;
     /// What it asks of each file.
-    const MODE: Mode;
+    const MODE: FileReport;
 
     /// Offers the items of one file's hits to `sink`, until it breaks.
     fn offer_items(path: &str, hits: &Hits, sink: &mut dyn ItemSink<Self::Item>)
@@ -26,8 +26,8 @@ pub(crate) trait QueryKind {
     /// lines, or one for a file with any.
     fn answer_items(hits: &Hits) -> u64 {
         match Self::MODE {
-            Mode::Lines => hits.matching_lines(),
-            Mode::Count | Mode::Any => u64::from(hits.matching_lines() > 0),
+            FileReport::Lines => hits.matching_lines(),
+            FileReport::Count | FileReport::Any => u64::from(hits.matching_lines() > 0),
         }
     }
 }

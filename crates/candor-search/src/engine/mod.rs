@@ -39,12 +39,12 @@ pub(crate) use hits::{PART_BYTES, PART_LINES};
 pub(crate) use kind::QueryKind;
 pub(crate) use long_line::LongLine;
 pub(crate) use outcome::FileOutcome;
-pub(crate) use plan::{Mode, Plan};
+pub(crate) use plan::{FileReport, Plan};
 #[cfg(feature = "tree")]
 pub(crate) use recycle::Returns;
 pub(crate) use result_stage::{Receiver, Refusal, ResultStage};
-pub(crate) use resume::Stamps;
-pub(crate) use search::Search;
+pub(crate) use resume::StampLookup;
+pub(crate) use search::QuerySearch;
 #[cfg(feature = "tree")]
 pub(crate) use searcher::search_owned;
 pub(crate) use searcher::{no_match, search_file, search_more};

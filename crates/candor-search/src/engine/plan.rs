@@ -8,7 +8,7 @@ use crate::position::{Place, Position};
 
 /// What a query asks of each file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Mode {
+pub(crate) enum FileReport {
     /// Every matching line, as a `Match`.
     Lines,
     /// The number of matching lines.
@@ -24,7 +24,7 @@ pub(crate) struct Plan<'a> {
     #[cfg_attr(not(feature = "index"), allow(dead_code))]
     pub(crate) query: &'a crate::Query,
     pub(crate) matcher: &'a Matcher,
-    pub(crate) mode: Mode,
+    pub(crate) mode: FileReport,
     /// The most items a file needs to produce: `limit + 1`.
     pub(crate) cap: Option<usize>,
     /// Count matching lines past the cap (for an exact total).

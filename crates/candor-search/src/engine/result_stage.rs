@@ -12,8 +12,8 @@ use crate::engine::budgets::Tally;
 use crate::engine::hits::Hits;
 use crate::engine::kind::QueryKind;
 use crate::engine::outcome::FileOutcome;
-use crate::engine::resume::{ResumeAfter, Stamps};
-use crate::engine::search::Search;
+use crate::engine::resume::{ResumeAfter, StampLookup};
+use crate::engine::search::QuerySearch;
 use crate::engine::sink::ItemSink;
 use crate::path;
 use crate::position::Place;
@@ -38,7 +38,7 @@ pub(crate) type Receiver<'s, T> = dyn FnMut(&T) -> ControlFlow<Refusal> + 's;
 /// it receives outcomes already in order (ordering them is the corpus's
 /// work) and turns them into the result.
 pub(crate) struct ResultStage<'l, K: QueryKind> {
-    search: &'l Search<'l>,
+    search: &'l QuerySearch<'l>,
     collector: Collector<K::Item>,
     limits: &'l Limits,
     /// For each kept item, where to resume after it in its file, and the
@@ -66,7 +66,11 @@ pub(crate) struct ResultStage<'l, K: QueryKind> {
 impl<'l, K: QueryKind> ResultStage<'l, K> {
     /// The stage of a collected query, resuming after `cursor` (which
     /// resumes at the plan's start) if given.
-    pub(crate) fn new(search: &'l Search<'l>, limits: &'l Limits, cursor: Option<&Cursor>) -> Self {
+    pub(crate) fn new(
+        search: &'l QuerySearch<'l>,
+        limits: &'l Limits,
+        cursor: Option<&Cursor>,
+    ) -> Self {
         ResultStage {
             search,
             collector: Collector::resuming(limits, cursor),
@@ -85,7 +89,7 @@ impl<'l, K: QueryKind> ResultStage<'l, K> {
 
     /// The stage of a stream, which hands each item kept to `receiver`.
     pub(crate) fn streaming(
-        search: &'l Search<'l>,
+        search: &'l QuerySearch<'l>,
         limits: &'l Limits,
         cursor: Option<&Cursor>,
         receiver: &'l mut Receiver<'l, K::Item>,
@@ -355,7 +359,11 @@ impl<'l, K: QueryKind> ResultStage<'l, K> {
     }
 
     /// Finishes the collection: the items kept and their disclosure.
-    fn finish_parts(self, scope: &Scope, stamps: &dyn Stamps) -> Result<Finished<K::Item>, Error> {
+    fn finish_parts(
+        self,
+        scope: &Scope,
+        stamps: &dyn StampLookup,
+    ) -> Result<Finished<K::Item>, Error> {
         let hint = self.total_hint();
         let streaming = self.stream.is_some();
         let ResultStage {
@@ -387,7 +395,7 @@ impl<'l, K: QueryKind> ResultStage<'l, K> {
     pub(crate) fn finish(
         self,
         scope: &Scope,
-        stamps: &dyn Stamps,
+        stamps: &dyn StampLookup,
     ) -> Result<crate::Bounded<K::Item>, Error> {
         self.finish_parts(scope, stamps)?.into_bounded()
     }
@@ -396,7 +404,7 @@ impl<'l, K: QueryKind> ResultStage<'l, K> {
     pub(crate) fn finish_stream(
         self,
         scope: &Scope,
-        stamps: &dyn Stamps,
+        stamps: &dyn StampLookup,
     ) -> Result<crate::Streamed, Error> {
         Ok(self.finish_parts(scope, stamps)?.into_streamed())
     }

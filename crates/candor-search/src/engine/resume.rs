@@ -8,14 +8,14 @@ use crate::{Cursor, Scope};
 /// What a search cursor records of a file, to notice on resuming that it
 /// changed (see `Source::stamp`): asked only for a file whose stamp was
 /// not taken when it was read (one not read, or a document).
-pub(crate) trait Stamps {
+pub(crate) trait StampLookup {
     fn stamp(&self, path: &str) -> Option<u64>;
 }
 
 /// Where the next page starts, after the items kept.
 pub(crate) struct ResumeAfter<'a> {
     pub(crate) scope: &'a Scope,
-    pub(crate) stamps: &'a dyn Stamps,
+    pub(crate) stamps: &'a dyn StampLookup,
     /// For each item kept, where to resume after it in its file (a
     /// stream keeps only the last), and the file's stamp when it was read.
     pub(crate) after_items: &'a [(Place, Option<u64>)],

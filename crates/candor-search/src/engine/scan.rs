@@ -8,8 +8,8 @@ use std::ops::ControlFlow;
 use crate::engine::hits::{Hits, PART_BYTES, PART_LINES};
 use crate::engine::long_line::LongLine;
 use crate::engine::packed::PackedLines;
-use crate::engine::plan::Mode;
-use crate::engine::search::Search;
+use crate::engine::plan::FileReport;
+use crate::engine::search::QuerySearch;
 use crate::lines;
 use crate::matcher::{MatchedLines, Matcher};
 use crate::reader::Piece;
@@ -17,7 +17,7 @@ use crate::reader::Piece;
 /// The search of one file, chunk by chunk: each chunk holds whole lines,
 /// and no match spans a line, so the chunks' matches are the file's.
 pub(super) struct FileScan<'p, 'm> {
-    search: &'p Search<'p>,
+    search: &'p QuerySearch<'p>,
     matcher: &'m Matcher,
     /// Where matching begins (a line start).
     pub(super) start: u64,
@@ -51,7 +51,7 @@ pub(super) struct FileScan<'p, 'm> {
 }
 
 impl<'p, 'm> FileScan<'p, 'm> {
-    pub(super) fn new(search: &'p Search<'p>, matcher: &'m Matcher, start: u64) -> Self {
+    pub(super) fn new(search: &'p QuerySearch<'p>, matcher: &'m Matcher, start: u64) -> Self {
         let plan = &search.plan;
         let counting_only = search.budgets.is_counting_only();
         FileScan {
@@ -59,7 +59,7 @@ impl<'p, 'm> FileScan<'p, 'm> {
             matcher,
             start,
             first: true,
-            items_wanted: plan.mode == Mode::Lines && !counting_only,
+            items_wanted: plan.mode == FileReport::Lines && !counting_only,
             items: PackedLines::default(),
             listed: 0,
             line_number: 1,
@@ -111,14 +111,16 @@ impl<'p, 'm> FileScan<'p, 'm> {
             self.matcher.prepare(chunk)
         };
         match self.search.plan.mode {
-            Mode::Lines if self.items_wanted => self.lines(&scan, chunk, from, base, last),
-            Mode::Any => {
+            FileReport::Lines if self.items_wanted => self.lines(&scan, chunk, from, base, last),
+            FileReport::Any => {
                 if self.matcher.next_line(&scan, from).is_some() {
                     self.count = 1;
                     self.done = true;
                 }
             }
-            Mode::Lines | Mode::Count => self.count += count_lines(self.matcher, &scan, from),
+            FileReport::Lines | FileReport::Count => {
+                self.count += count_lines(self.matcher, &scan, from)
+            }
         }
         if self.done || self.paused.is_some() {
             return ControlFlow::Break(());
@@ -197,7 +199,7 @@ impl<'p, 'm> FileScan<'p, 'm> {
         };
         let matched = long.matched();
         match plan.mode {
-            Mode::Lines if self.items_wanted => {
+            FileReport::Lines if self.items_wanted => {
                 let listed = self.listed + self.items.len();
                 if matched && plan.cap.is_some_and(|cap| listed >= cap) {
                     if plan.count_rest {
@@ -219,13 +221,13 @@ impl<'p, 'm> FileScan<'p, 'm> {
                 }
                 self.line_number += 1;
             }
-            Mode::Any => {
+            FileReport::Any => {
                 if matched {
                     self.count = 1;
                     self.done = true;
                 }
             }
-            Mode::Lines | Mode::Count => self.count += u64::from(matched),
+            FileReport::Lines | FileReport::Count => self.count += u64::from(matched),
         }
         self.long = Some(long);
         if self.done || self.paused.is_some() {

@@ -7,7 +7,7 @@ use crate::engine::plan::Plan;
 use crate::engine::spares::Spares;
 
 /// One query's search, shared by every searching thread.
-pub(crate) struct Search<'a> {
+pub(crate) struct QuerySearch<'a> {
     pub(crate) plan: Plan<'a>,
     pub(crate) budgets: Budgets,
     pub(crate) spares: Spares,

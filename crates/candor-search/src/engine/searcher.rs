@@ -10,7 +10,7 @@ use std::ops::ControlFlow;
 use crate::engine::hits::Hits;
 use crate::engine::outcome::{AsText, FileOutcome, Unfinished};
 use crate::engine::scan::FileScan;
-use crate::engine::search::Search;
+use crate::engine::search::QuerySearch;
 use crate::matcher::Matcher;
 use crate::position::Place;
 use crate::reader::{
@@ -40,7 +40,7 @@ use crate::{Error, ErrorKind, SkipReason, SkippedInput};
 /// `matcher` is the plan's, or a clone of it: each thread searching with
 /// its own clone avoids contention on the regex engine's shared caches.
 pub(crate) fn search_file<'p, 'o>(
-    search: &Search<'_>,
+    search: &QuerySearch<'_>,
     matcher: &Matcher,
     path: &'p str,
     open: impl FnOnce() -> Opened<'o>,
@@ -54,7 +54,7 @@ pub(crate) fn search_file<'p, 'o>(
 /// copy. `open` is given the path.
 #[cfg(feature = "tree")]
 pub(crate) fn search_owned<'o>(
-    search: &Search<'_>,
+    search: &QuerySearch<'_>,
     matcher: &Matcher,
     path: String,
     open: impl FnOnce(&str) -> Opened<'o>,
@@ -65,7 +65,7 @@ pub(crate) fn search_owned<'o>(
 
 /// `search_file`, the path borrowed or owned.
 fn search_path<'p, 'o>(
-    search: &Search<'_>,
+    search: &QuerySearch<'_>,
     matcher: &Matcher,
     path: Cow<'p, str>,
     open: impl FnOnce(&str) -> Opened<'o>,
@@ -132,7 +132,7 @@ fn search_path<'p, 'o>(
 /// is not the version the cursor was issued for: its stamp differs from
 /// the cursor's.
 fn changed_since_cursor(
-    search: &Search<'_>,
+    search: &QuerySearch<'_>,
     path: &str,
     start: u64,
     read: &FileRead,
@@ -167,7 +167,7 @@ fn holds_no_match(matcher: &Matcher, bytes: &[u8], known: Known) -> bool {
 /// Goes on with a file's search after one part of it. `reopen` gives a
 /// document's bytes again.
 pub(crate) fn search_more<'r>(
-    search: &Search<'_>,
+    search: &QuerySearch<'_>,
     matcher: &Matcher,
     more: Unfinished,
     reopen: impl FnOnce(&str) -> Opened<'r>,
@@ -356,7 +356,7 @@ fn search_part<'p>(
 /// The outcome of a whole file of `len` bytes that its corpus knows holds
 /// no matching line (see `Entry::NoMatch`): what `search_file` would give
 /// it, without reading it.
-pub(crate) fn no_match<'p>(search: &Search<'_>, path: &'p str, len: u64) -> FileOutcome<'p> {
+pub(crate) fn no_match<'p>(search: &QuerySearch<'_>, path: &'p str, len: u64) -> FileOutcome<'p> {
     let scanned = if search.budgets.refuses_files() {
         0
     } else {
@@ -389,7 +389,7 @@ impl<'p, 'm> PartsScan<'p, 'm> {
     /// whole file: it lists lines (their numbers count every line before
     /// them), or may read no file.
     pub(crate) fn new(
-        search: &'p Search<'p>,
+        search: &'p QuerySearch<'p>,
         matcher: &'m Matcher,
         path: &'p str,
     ) -> Option<PartsScan<'p, 'm>> {

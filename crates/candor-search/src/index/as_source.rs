@@ -10,7 +10,7 @@ use super::Index;
 use crate::Error;
 use crate::index::counting::Batch;
 use crate::index::entries::Found;
-use crate::seam::{Entry, FileOutcome, Opened, Plan, Resolved, Search, Source, no_match};
+use crate::seam::{Entry, FileOutcome, Opened, Plan, QuerySearch, Resolved, Source, no_match};
 use crate::{AsOf, Cursor, Scope};
 
 impl Source for Index {
@@ -90,7 +90,7 @@ impl Source for Index {
     /// binary is skipped as binary without a read.
     fn run(
         &self,
-        search: &Search<'_>,
+        search: &QuerySearch<'_>,
         take: &mut dyn FnMut(FileOutcome<'_>) -> ControlFlow<()>,
     ) -> Result<(), Error> {
         let mut buffer = Vec::new();

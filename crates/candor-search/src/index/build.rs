@@ -568,7 +568,7 @@ mod tests {
     use proptest::prelude::*;
 
     use crate::Tree;
-    use crate::index::format::{self, Header, Kind};
+    use crate::index::format::{self, FileRole, Header};
     use crate::index::grams::Grams;
     use crate::index::store::Store;
     use crate::index::{BuildSettings, build_base, full_build};
@@ -697,7 +697,7 @@ mod tests {
             let head = u64::from_le_bytes(body(base)[..8].try_into().expect("8 bytes"));
             let grams = Grams::decode(&body(base)[8..]).expect("decodes");
             let generation = u64::from_le_bytes(base[24..32].try_into().expect("8 bytes"));
-            let header = Header { kind: Kind::Base, rules: tree.fingerprint(), generation };
+            let header = Header { kind: FileRole::Base, rules: tree.fingerprint(), generation };
             let whole_file = format::base_file(header, &grams);
             prop_assert_eq!(&whole_file[..], &base[..]);
             prop_assert!(head > 0);

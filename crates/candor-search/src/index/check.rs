@@ -54,7 +54,7 @@ type Filled = Result<Arc<Stamped>, Damage>;
 
 /// A block's place among those being stamped.
 #[derive(Default)]
-struct Slot {
+struct BlockSlot {
     state: AtomicU8,
     filled: Mutex<Option<Filled>>,
 }
@@ -63,7 +63,7 @@ struct Slot {
 pub(crate) struct Stamps<'s> {
     manifest: &'s Manifest,
     root: &'s DirHandle,
-    slots: Vec<Slot>,
+    slots: Vec<BlockSlot>,
     /// The next block the helper claims.
     next: AtomicUsize,
     /// The block the query's thread asked for last.
@@ -95,7 +95,7 @@ impl<'s> Stamps<'s> {
             manifest,
             root,
             slots: (0..manifest.block_count())
-                .map(|_| Slot::default())
+                .map(|_| BlockSlot::default())
                 .collect(),
             next: AtomicUsize::new(first),
             reached: AtomicUsize::new(first),

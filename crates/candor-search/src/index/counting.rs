@@ -18,8 +18,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use super::Index;
 use crate::index::entries::Found;
 use crate::index::parts::Parts;
-use crate::index::traverse::{FileDir, Place};
-use crate::seam::{FileOutcome, Search};
+use crate::index::traverse::{FileAt, FileDir};
+use crate::seam::{FileOutcome, QuerySearch};
 use crate::{SkipReason, SkippedInput};
 
 /// The most files to read a batch holds.
@@ -32,7 +32,7 @@ const BATCH_BYTES: u64 = 8 << 20;
 enum Waiting {
     File {
         path: String,
-        place: Option<Place>,
+        place: Option<FileAt>,
         parts: Option<Parts>,
     },
     Skip(SkippedInput),
@@ -65,7 +65,7 @@ impl Batch {
     /// inside a file by no budget, so a file's count does not depend on
     /// the files before it). The plan's start is never batched: it is
     /// found first, if at all, and no batch is begun before it.
-    pub(crate) fn admits(&self, search: &Search<'_>) -> bool {
+    pub(crate) fn admits(&self, search: &QuerySearch<'_>) -> bool {
         self.threads > 1 && search.budgets.is_counting_only()
     }
 
@@ -73,7 +73,7 @@ impl Batch {
     pub(crate) fn push(
         &mut self,
         index: &Index,
-        search: &Search<'_>,
+        search: &QuerySearch<'_>,
         found: Found<'_>,
         take: &mut dyn FnMut(FileOutcome<'_>) -> ControlFlow<()>,
     ) -> ControlFlow<()> {
@@ -131,7 +131,7 @@ impl Batch {
     pub(crate) fn flush(
         &mut self,
         index: &Index,
-        search: &Search<'_>,
+        search: &QuerySearch<'_>,
         take: &mut dyn FnMut(FileOutcome<'_>) -> ControlFlow<()>,
     ) -> ControlFlow<()> {
         if self.waiting.is_empty() {

@@ -20,11 +20,9 @@ use crate::index::manifest::{Block, Damage, Manifest};
 use crate::index::parts::{Parts, search_parts};
 use crate::index::plan::{Need, need};
 use crate::index::snapshot::Snapshot;
-use crate::index::traverse::{
-    Event, FileDir, Place, PlaceError, Traversal, Trust, Wanted as Wanted_,
-};
+use crate::index::traverse::{Event, FileAt, FileAtError, FileDir, Traversal, Trust, Wanted};
 use crate::seam::{
-    BINARY_PREFIX, Budgets, FileOutcome, Matcher, Opened, Plan, Search, search_file,
+    BINARY_PREFIX, Budgets, FileOutcome, Matcher, Opened, Plan, QuerySearch, search_file,
 };
 use crate::{SkipReason, SkippedInput};
 
@@ -82,7 +80,7 @@ impl Member<'_> {
 /// files that hold them, in order: read as the traversal asks for them,
 /// the block of the last one kept (ids ascend with places, so the next
 /// is mostly in the same block, or the next).
-struct Wanted<'g, 'm> {
+struct CandidatePlaces<'g, 'm> {
     ids: Candidates<'g>,
     segment: Segment,
     manifest: &'m Manifest,
@@ -96,9 +94,9 @@ struct Wanted<'g, 'm> {
     block: Option<(usize, Arc<Block>, usize)>,
 }
 
-impl<'g, 'm> Wanted<'g, 'm> {
+impl<'g, 'm> CandidatePlaces<'g, 'm> {
     fn new(ids: Candidates<'g>, segment: Segment, manifest: &'m Manifest) -> Self {
-        Wanted {
+        CandidatePlaces {
             ids,
             segment,
             manifest,
@@ -210,12 +208,12 @@ impl Index {
         let hands_no_match = budgets.is_none_or(Budgets::charges_files);
         let manifest = &*snap.entries;
         let mut wanted = [
-            Wanted::new(
+            CandidatePlaces::new(
                 base_lists.0.candidates(&base_lists.1),
                 Segment::Base,
                 manifest,
             ),
-            Wanted::new(
+            CandidatePlaces::new(
                 delta_lists.0.candidates(&delta_lists.1),
                 Segment::Delta,
                 manifest,
@@ -244,7 +242,7 @@ impl Index {
             fallback: self.rebuild,
             damaged: Cell::new(false),
         };
-        let wanted: Option<&mut Wanted_> = match sparse {
+        let wanted: Option<&mut Wanted> = match sparse {
             true => Some(&mut next_wanted),
             false => None,
         };
@@ -345,10 +343,10 @@ impl Index {
     /// it has `parts` and the search allows (see `parts.rs`), else whole.
     pub(crate) fn search_found<'p>(
         &self,
-        search: &'p Search<'p>,
+        search: &'p QuerySearch<'p>,
         matcher: &Matcher,
         path: &'p str,
-        place: Option<&Place>,
+        place: Option<&FileAt>,
         parts: Option<&Parts>,
         buffer: &mut Vec<u8>,
     ) -> FileOutcome<'p> {
@@ -365,7 +363,7 @@ impl Index {
     /// not open.
     pub(crate) fn binary<'p>(
         &self,
-        search: &'p Search<'p>,
+        search: &'p QuerySearch<'p>,
         matcher: &Matcher,
         path: &'p str,
         dir: &FileDir<'_>,
@@ -380,16 +378,16 @@ impl Index {
 
     /// Opens the file at `path` at its place, by the tree's rules; a
     /// folder that went away is a skip.
-    pub(crate) fn open_in(&self, path: &str, place: Option<&Place>) -> Opened<'_> {
+    pub(crate) fn open_in(&self, path: &str, place: Option<&FileAt>) -> Opened<'_> {
         let gone = || {
             Opened::Skip(
                 SkippedInput::new(path, SkipReason::Vanished).with_detail("its folder went away"),
             )
         };
-        match place.map(Place::open) {
+        match place.map(FileAt::open) {
             Some(Ok(file)) => self.tree.opened(path, Ok(file)),
-            Some(Err(PlaceError::File(e))) => self.tree.opened(path, Err(e)),
-            Some(Err(PlaceError::FolderGone)) | None => gone(),
+            Some(Err(FileAtError::File(e))) => self.tree.opened(path, Err(e)),
+            Some(Err(FileAtError::FolderGone)) | None => gone(),
         }
     }
 }

@@ -44,7 +44,7 @@ pub(crate) const HEADER: usize = 8 + 4 + 4 + 8 + 8 + 8 + 4;
 
 /// What a file holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Kind {
+pub(crate) enum FileRole {
     Manifest = 1,
     Base = 2,
 }
@@ -52,7 +52,7 @@ pub(crate) enum Kind {
 /// A header's fields.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Header {
-    pub(crate) kind: Kind,
+    pub(crate) kind: FileRole,
     pub(crate) rules: u64,
     pub(crate) generation: u64,
 }

@@ -56,7 +56,7 @@ use candidates::Node;
 pub(crate) use disk::Disk;
 use postings::{ListBuilder, ListCursor, get_varint, ids, put_varint, scan};
 pub(crate) use spill::{BUDGET, Lists, Postings, SpillTo};
-use table::{BlockRef, Bounds};
+use table::{GramBlockRef, ListBounds};
 pub(crate) use write::write_postings;
 
 /// The first bytes of an encoded `Grams`.
@@ -308,9 +308,9 @@ struct Head {
     /// The number of trigrams.
     trigrams: usize,
     /// The table's blocks.
-    blocks: Vec<BlockRef>,
+    blocks: Vec<GramBlockRef>,
     /// What the table's entries must agree with.
-    bounds: Bounds,
+    bounds: ListBounds,
 }
 
 impl Head {
@@ -643,7 +643,7 @@ impl Grams {
             .ok_or_else(|| bad("malformed list of files"))?;
         let lists = rest.get(at..at + 8).ok_or_else(|| bad("cut short"))?;
         at += 8;
-        let bounds = Bounds {
+        let bounds = ListBounds {
             files: all_count,
             lists: u64::from_le_bytes(lists.try_into().unwrap_or_default()),
         };
@@ -690,7 +690,7 @@ impl Grams {
             out.starts.extend([0, out.data.len()]);
         }
         let table_len = head.table_len() as u64;
-        let mut block: Option<(usize, Vec<table::Entry>)> = None;
+        let mut block: Option<(usize, Vec<table::GramEntry>)> = None;
         for key in wanted {
             let Some(b) = table::block_of(&head.blocks, key) else {
                 continue;
@@ -739,7 +739,7 @@ fn put_head(
     all: &[u8],
     all_count: u32,
     lists_len: u64,
-    blocks: &[BlockRef],
+    blocks: &[GramBlockRef],
 ) {
     out.extend_from_slice(MAGIC);
     put_varint(out, VERSION);

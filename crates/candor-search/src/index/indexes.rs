@@ -75,13 +75,13 @@ const UPDATE_EVERY: Duration = Duration::from_secs(1);
 pub struct Indexes {
     store: PathBuf,
     roots: Vec<Tree>,
-    limits: Bounds,
-    shared: Arc<Shared>,
+    limits: PoolBounds,
+    shared: Arc<PoolShared>,
 }
 
 /// The pool's bounds.
 #[derive(Debug, Clone, Copy)]
-struct Bounds {
+struct PoolBounds {
     max_indexes: usize,
     max_memory: u64,
     max_watches: u64,
@@ -89,15 +89,15 @@ struct Bounds {
 
 /// What the pool's callers and its keeper thread share.
 #[derive(Debug, Default)]
-struct Shared {
-    state: Mutex<State>,
+struct PoolShared {
+    state: Mutex<PoolState>,
     /// Wakes the keeper (a build asked for) and the callers waiting for a
     /// build (one finished).
     changed: Condvar,
 }
 
 #[derive(Debug, Default)]
-struct State {
+struct PoolState {
     slots: HashMap<u64, Slot>,
     /// Builds asked for, in order.
     queue: Vec<u64>,
@@ -212,12 +212,12 @@ impl Indexes {
         Indexes {
             store: store.as_ref().to_owned(),
             roots: Vec::new(),
-            limits: Bounds {
+            limits: PoolBounds {
                 max_indexes: 8,
                 max_memory: 1 << 30,
                 max_watches: 65_536,
             },
-            shared: Arc::new(Shared::default()),
+            shared: Arc::new(PoolShared::default()),
         }
     }
 
@@ -549,7 +549,7 @@ impl Indexes {
         (open, watched_folders)
     }
 
-    fn lock(&self) -> MutexGuard<'_, State> {
+    fn lock(&self) -> MutexGuard<'_, PoolState> {
         self.shared.state.lock().unwrap_or_else(|p| p.into_inner())
     }
 
@@ -566,7 +566,7 @@ impl Indexes {
     /// Starts the keeper thread once: it builds what is queued, one at a
     /// time, and updates behind indexes once a second. It holds the pool
     /// weakly and ends once the pool is dropped.
-    fn start_keeper(&self, state: &mut State) {
+    fn start_keeper(&self, state: &mut PoolState) {
         if state.keeper {
             return;
         }
@@ -581,7 +581,7 @@ impl Indexes {
 }
 
 /// The keeper's loop (see `Indexes::start_keeper`).
-fn keep(shared: &Weak<Shared>, limits: Bounds) {
+fn keep(shared: &Weak<PoolShared>, limits: PoolBounds) {
     loop {
         let Some(shared) = shared.upgrade() else {
             return;
@@ -615,7 +615,7 @@ fn keep(shared: &Weak<Shared>, limits: Bounds) {
 
 /// Opens or builds one index, watches it when the budget allows, and
 /// makes room for it.
-fn build(shared: &Shared, limits: Bounds, key: u64, tree: Tree, store: &Path) {
+fn build(shared: &PoolShared, limits: PoolBounds, key: u64, tree: Tree, store: &Path) {
     let opened = Index::open_or_build(tree, store);
     let mut state = shared.state.lock().unwrap_or_else(|p| p.into_inner());
     let kind = match opened {
@@ -651,7 +651,7 @@ fn build(shared: &Shared, limits: Bounds, key: u64, tree: Tree, store: &Path) {
 
 /// Forgets the least recently served folders that are not indexed (and
 /// not being built) beyond the `most` the pool remembers.
-fn forget_unused(state: &mut State, most: usize) {
+fn forget_unused(state: &mut PoolState, most: usize) {
     while state.slots.len() > most {
         let oldest = state
             .slots
@@ -667,7 +667,7 @@ fn forget_unused(state: &mut State, most: usize) {
 }
 
 /// The folders the open indexes watch.
-fn watched_folders(state: &State) -> u64 {
+fn watched_folders(state: &PoolState) -> u64 {
     state
         .slots
         .values()
@@ -684,7 +684,7 @@ fn watched_folders(state: &State) -> u64 {
 
 /// Lets go of the least recently served indexes until the open ones fit
 /// the bounds; `keep` (just built) goes last.
-fn evict(state: &mut State, limits: Bounds, keep: u64) {
+fn evict(state: &mut PoolState, limits: PoolBounds, keep: u64) {
     loop {
         let ready: Vec<(u64, u64, u64)> = state
             .slots
@@ -713,7 +713,7 @@ fn evict(state: &mut State, limits: Bounds, keep: u64) {
 }
 
 /// Updates the open indexes that queries (or their watchers) found behind.
-fn update_behind(shared: &Shared) {
+fn update_behind(shared: &PoolShared) {
     let behind: Vec<Arc<Index>> = {
         let state = shared.state.lock().unwrap_or_else(|p| p.into_inner());
         state

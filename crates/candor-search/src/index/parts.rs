@@ -14,8 +14,8 @@
 
 use std::fs::File;
 
-use crate::index::traverse::Place;
-use crate::seam::{FileOutcome, Matcher, PartsScan, Search};
+use crate::index::traverse::FileAt;
+use crate::seam::{FileOutcome, Matcher, PartsScan, QuerySearch};
 
 /// The candidate blocks of a large file unchanged since it was indexed,
 /// where only some are: a search that lists no lines needs to read only
@@ -58,10 +58,10 @@ impl Parts {
 /// whole file or the file is not as indexed: the caller then searches it
 /// whole. `buffer` holds one block at a time.
 pub(crate) fn search_parts<'p>(
-    search: &'p Search<'p>,
+    search: &'p QuerySearch<'p>,
     matcher: &Matcher,
     path: &'p str,
-    place: Option<&Place>,
+    place: Option<&FileAt>,
     parts: &Parts,
     buffer: &mut Vec<u8>,
 ) -> Option<FileOutcome<'p>> {

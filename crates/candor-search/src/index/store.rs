@@ -18,7 +18,7 @@ use std::io::{Read as _, Seek as _, Write as _};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use crate::index::format::{self, Directory, Header, Kind, Section, Written};
+use crate::index::format::{self, Directory, FileRole, Header, Section, Written};
 use crate::index::grams::{self, Disk, Grams, Lists};
 use crate::index::manifest::Manifest;
 use crate::index::snapshot::Snapshot;
@@ -133,7 +133,7 @@ impl Store {
         let mut start = [0; format::HEADER + format::DIRECTORY];
         let read = read_up_to(&mut file, &mut start).map_err(cannot)?;
         let header = Header {
-            kind: Kind::Manifest,
+            kind: FileRole::Manifest,
             rules: self.rules,
             generation,
         };
@@ -195,7 +195,7 @@ impl Store {
         let mut start = [0; format::HEADER + 8];
         let read = read_up_to(&mut file, &mut start).map_err(cannot)?;
         let header = Header {
-            kind: Kind::Base,
+            kind: FileRole::Base,
             rules: self.rules,
             generation,
         };
@@ -261,7 +261,7 @@ impl Store {
         let (len, crc) =
             grams::write_postings(lists, &mut file, format::HEADER as u64).map_err(io)?;
         let header = Header {
-            kind: Kind::Base,
+            kind: FileRole::Base,
             rules: self.rules,
             generation,
         };
@@ -303,7 +303,7 @@ impl Store {
             base.tmp = PathBuf::new();
         }
         let header = Header {
-            kind: Kind::Manifest,
+            kind: FileRole::Manifest,
             rules: self.rules,
             generation,
         };

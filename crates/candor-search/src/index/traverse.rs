@@ -91,14 +91,14 @@ impl FileDir<'_> {
 }
 
 impl FileDir<'_> {
-    /// Where the file at `path` is, for a query to open it (see `Place`).
-    pub(crate) fn place(&self, path: &str) -> Option<Place> {
+    /// Where the file at `path` is, for a query to open it (see `FileAt`).
+    pub(crate) fn place(&self, path: &str) -> Option<FileAt> {
         match self {
-            FileDir::Open(dir, name) => Some(Place::In(Arc::clone(dir), name.clone())),
+            FileDir::Open(dir, name) => Some(FileAt::In(Arc::clone(dir), name.clone())),
             #[cfg(target_os = "linux")]
-            FileDir::Lazy(dirs) => Some(Place::Beneath(Arc::clone(dirs.root), path.to_owned())),
+            FileDir::Lazy(dirs) => Some(FileAt::Beneath(Arc::clone(dirs.root), path.to_owned())),
             #[cfg(not(target_os = "linux"))]
-            FileDir::Lazy(_) => self.get(path).map(|(dir, name)| Place::In(dir, name)),
+            FileDir::Lazy(_) => self.get(path).map(|(dir, name)| FileAt::In(dir, name)),
         }
     }
 }
@@ -108,27 +108,27 @@ impl FileDir<'_> {
 /// in a folder the traversal did not open (recorded and unchanged), the
 /// root's handle and its path, opened in one call where the system can
 /// (Linux's `openat2`), else name by name as the folder would be.
-pub(crate) enum Place {
+pub(crate) enum FileAt {
     In(Arc<DirHandle>, OsString),
     #[cfg(target_os = "linux")]
     Beneath(Arc<DirHandle>, String),
 }
 
 /// Why a file could not be opened at its place.
-pub(crate) enum PlaceError {
+pub(crate) enum FileAtError {
     /// Its folder could not be opened (gone, or no longer a folder).
     FolderGone,
     /// The file itself could not be.
     File(std::io::Error),
 }
 
-impl Place {
+impl FileAt {
     /// Opens the file for reading.
-    pub(crate) fn open(&self) -> Result<std::fs::File, PlaceError> {
+    pub(crate) fn open(&self) -> Result<std::fs::File, FileAtError> {
         match self {
-            Place::In(dir, name) => open_file(dir, name).map_err(PlaceError::File),
+            FileAt::In(dir, name) => open_file(dir, name).map_err(FileAtError::File),
             #[cfg(target_os = "linux")]
-            Place::Beneath(root, path) => {
+            FileAt::Beneath(root, path) => {
                 if let Some(Ok(file)) = fs_path(path).map(|p| open_file_beneath(root, &p)) {
                     return Ok(file);
                 }
@@ -137,12 +137,12 @@ impl Place {
                 let mut dir = Arc::clone(root);
                 if !folder.is_empty() {
                     for part in folder.split('/') {
-                        let name = last_name(part).ok_or(PlaceError::FolderGone)?;
-                        dir = Arc::new(open_dir(&dir, &name).map_err(|_| PlaceError::FolderGone)?);
+                        let name = last_name(part).ok_or(FileAtError::FolderGone)?;
+                        dir = Arc::new(open_dir(&dir, &name).map_err(|_| FileAtError::FolderGone)?);
                     }
                 }
-                let name = last_name(path).ok_or(PlaceError::FolderGone)?;
-                open_file(&dir, &name).map_err(PlaceError::File)
+                let name = last_name(path).ok_or(FileAtError::FolderGone)?;
+                open_file(&dir, &name).map_err(FileAtError::File)
             }
         }
     }
@@ -250,7 +250,7 @@ impl From<Damage> for Stop {
     }
 }
 
-type Visit<'v, 's> = dyn FnMut(Event<'_>) -> ControlFlow<()> + 'v;
+type VisitEvent<'v, 's> = dyn FnMut(Event<'_>) -> ControlFlow<()> + 'v;
 
 /// An entry of the record: held in its block, or one of the specials.
 enum Got<'m> {
@@ -360,7 +360,7 @@ impl Traversal<'_> {
     pub(crate) fn run(
         &self,
         wanted: Option<&mut Wanted<'_>>,
-        visit: &mut Visit<'_, '_>,
+        visit: &mut VisitEvent<'_, '_>,
     ) -> Result<(), Error> {
         let (gitignore, parent_ignores) = self.tree.reads_ignores();
         let manifest = &self.snap.entries;
@@ -437,7 +437,7 @@ impl Traversal<'_> {
         start: Option<&str>,
         after: Option<&str>,
         lookups: bool,
-        visit: &mut Visit<'_, '_>,
+        visit: &mut VisitEvent<'_, '_>,
     ) -> Result<ControlFlow<()>, Stop> {
         let start = start.and_then(parse_position);
         let within;
@@ -509,7 +509,7 @@ impl Traversal<'_> {
     fn recorded(
         &self,
         wanted: Option<&mut Wanted<'_>>,
-        visit: &mut Visit<'_, '_>,
+        visit: &mut VisitEvent<'_, '_>,
     ) -> Result<(), Stop> {
         let manifest = &*self.snap.entries;
         let first = match self.start {
@@ -548,7 +548,7 @@ impl Traversal<'_> {
         first: usize,
         stamps: Option<&Stamps<'_>>,
         wanted: Option<&mut Wanted<'_>>,
-        visit: &mut Visit<'_, '_>,
+        visit: &mut VisitEvent<'_, '_>,
     ) -> Result<(), Stop> {
         let manifest = &*self.snap.entries;
         let mut look = Look {
@@ -756,7 +756,7 @@ mod tests {
     use std::os::unix::ffi::OsStrExt as _;
     use std::sync::Arc;
 
-    use super::{Place, PlaceError};
+    use super::{FileAt, FileAtError};
     use crate::seam::open_root;
 
     /// A file below the root opens in one call, or name by name, and
@@ -774,7 +774,7 @@ mod tests {
         std::os::unix::fs::symlink(outside.path().join("f.txt"), root.join("a/b/g.txt")).unwrap();
         let handle = Arc::new(open_root(root).unwrap());
         let read = |path: &str| {
-            Place::Beneath(Arc::clone(&handle), path.to_owned())
+            FileAt::Beneath(Arc::clone(&handle), path.to_owned())
                 .open()
                 .map(|mut f| {
                     let mut text = String::new();
@@ -783,10 +783,10 @@ mod tests {
                 })
         };
         assert_eq!(read("a/b/f.txt").ok().as_deref(), Some("inside"));
-        assert!(matches!(read("to-a/b/f.txt"), Err(PlaceError::FolderGone)));
-        assert!(matches!(read("a/out/f.txt"), Err(PlaceError::FolderGone)));
-        assert!(matches!(read("a/b/g.txt"), Err(PlaceError::File(_))));
-        assert!(matches!(read("a/b/none.txt"), Err(PlaceError::File(_))));
+        assert!(matches!(read("to-a/b/f.txt"), Err(FileAtError::FolderGone)));
+        assert!(matches!(read("a/out/f.txt"), Err(FileAtError::FolderGone)));
+        assert!(matches!(read("a/b/g.txt"), Err(FileAtError::File(_))));
+        assert!(matches!(read("a/b/none.txt"), Err(FileAtError::File(_))));
         // A name that is not UTF-8, written with the tree's escapes.
         let odd = std::ffi::OsStr::from_bytes(b"odd\xff.txt");
         std::fs::write(root.join("a").join(odd), "odd").unwrap();

@@ -129,7 +129,7 @@ mod tests {
 
     /// How a test input misbehaves once its first read is done.
     #[derive(Debug, Clone, Copy, PartialEq)]
-    enum Fault {
+    enum InjectedFault {
         None,
         /// It grows: more bytes than its size when opened.
         Grows,
@@ -147,7 +147,7 @@ mod tests {
         bytes: Vec<u8>,
         at: usize,
         reads: usize,
-        fault: Fault,
+        fault: InjectedFault,
     }
 
     impl Input for Misbehaving {
@@ -155,10 +155,12 @@ mod tests {
             self.reads += 1;
             if self.reads > 1 {
                 match self.fault {
-                    Fault::FailsMidRead => return Err(io::Error::other("the disk went away")),
-                    Fault::Shrinks => self.bytes.truncate(self.at),
-                    Fault::Grows => self.bytes.extend_from_slice(b"x grown\n"),
-                    Fault::None | Fault::Restamped => {}
+                    InjectedFault::FailsMidRead => {
+                        return Err(io::Error::other("the disk went away"));
+                    }
+                    InjectedFault::Shrinks => self.bytes.truncate(self.at),
+                    InjectedFault::Grows => self.bytes.extend_from_slice(b"x grown\n"),
+                    InjectedFault::None | InjectedFault::Restamped => {}
                 }
             }
             let n = buf.len().min(self.bytes.len() - self.at);
@@ -173,7 +175,7 @@ mod tests {
         }
 
         fn stat(&self) -> io::Result<Stat> {
-            let moved = self.fault == Fault::Restamped && self.reads > 1;
+            let moved = self.fault == InjectedFault::Restamped && self.reads > 1;
             Ok(Stat {
                 kind: InputKind::File,
                 len: self.bytes.len() as u64,
@@ -185,7 +187,7 @@ mod tests {
 
     /// Reads `fault`'s input of 100 lines in blocks of 64 bytes: how the
     /// read ended, and the lines handed on.
-    fn read_with(fault: Fault) -> (Ended, Vec<u8>) {
+    fn read_with(fault: InjectedFault) -> (Ended, Vec<u8>) {
         let input = Misbehaving {
             bytes: "line with x\n".repeat(100).into_bytes(),
             at: 0,
@@ -214,14 +216,14 @@ mod tests {
     #[test]
     fn an_input_that_misbehaves_while_read_is_cut_where_it_is_seen() {
         let whole = "line with x\n".repeat(100).into_bytes();
-        let (ended, seen) = read_with(Fault::None);
+        let (ended, seen) = read_with(InjectedFault::None);
         assert!(matches!(ended, Ended::Whole(1200)), "{ended:?}");
         assert_eq!(seen, whole);
         for (fault, reason) in [
-            (Fault::Grows, SkipReason::Changed),
-            (Fault::Shrinks, SkipReason::Changed),
-            (Fault::FailsMidRead, SkipReason::Unreadable),
-            (Fault::Restamped, SkipReason::Changed),
+            (InjectedFault::Grows, SkipReason::Changed),
+            (InjectedFault::Shrinks, SkipReason::Changed),
+            (InjectedFault::FailsMidRead, SkipReason::Unreadable),
+            (InjectedFault::Restamped, SkipReason::Changed),
         ] {
             let (ended, seen) = read_with(fault);
             // What was handed on is a prefix of whole lines of the input

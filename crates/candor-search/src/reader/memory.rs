@@ -4,7 +4,7 @@
 
 use std::ops::ControlFlow;
 
-use super::{BINARY_PREFIX, Ended, Known, Visit, without_bom};
+use super::{BINARY_PREFIX, Ended, Known, VisitChunk, without_bom};
 use crate::lines;
 
 /// Hands a document's bytes from `from` (a line start) to `visit` in
@@ -18,7 +18,7 @@ pub(crate) fn visit_memory(
     block: usize,
     from: usize,
     as_text: bool,
-    visit: &mut Visit<'_>,
+    visit: &mut VisitChunk<'_>,
 ) -> Ended {
     debug_assert!(from > 0 || known == Known::of(haystack, known.utf8));
     let mut visit = without_bom(visit);

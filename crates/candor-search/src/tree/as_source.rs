@@ -8,7 +8,7 @@ use std::ops::ControlFlow;
 
 use super::Tree;
 use crate::confine::{self, Kind, Target, Unresolved};
-use crate::engine::{FileOutcome, Plan, Search};
+use crate::engine::{FileOutcome, Plan, QuerySearch};
 use crate::path::{os_name, parse_position, parse_tree_path};
 use crate::reader::Opened;
 use crate::source::Entry;
@@ -248,7 +248,7 @@ impl Source for Tree {
     /// other gives.
     fn run(
         &self,
-        search: &Search<'_>,
+        search: &QuerySearch<'_>,
         take: &mut dyn FnMut(FileOutcome<'_>) -> ControlFlow<()>,
     ) -> Result<(), Error> {
         self.schedule(search, take)

@@ -33,7 +33,7 @@ const HELD_BYTES: u64 = 4 << 20;
 /// A searcher hands on a chunk's outcomes in parts of this many matching
 /// lines or bytes (or its last files'), so that one chunk is not held
 /// whole; one file's search hands on its lines in parts of as many.
-pub(super) const PART: Held = Held {
+pub(super) const PART: HeldLines = HeldLines {
     lines: engine::PART_LINES as u64,
     bytes: engine::PART_BYTES as u64,
 };
@@ -86,7 +86,7 @@ impl Window {
 
     /// Counts the matching lines of outcomes held until their release.
     pub(super) fn hold(&self, outcomes: &[FileOutcome<'_>]) {
-        let held = Held::of(outcomes);
+        let held = HeldLines::of(outcomes);
         self.held_lines
             .fetch_add(held.lines, AtomicOrdering::SeqCst);
         self.held_bytes
@@ -109,7 +109,7 @@ impl Window {
     /// Moves the release point to file number `next`, past `outcomes`
     /// (those held), waking the searchers that wait for it.
     pub(super) fn release(&self, next: u64, outcomes: &[FileOutcome<'_>]) {
-        let held = Held::of(outcomes);
+        let held = HeldLines::of(outcomes);
         self.held_lines
             .fetch_sub(held.lines, AtomicOrdering::SeqCst);
         self.held_bytes
@@ -131,14 +131,14 @@ impl Window {
 
 /// The matching lines of outcomes, and their bytes.
 #[derive(Clone, Copy, Default)]
-pub(super) struct Held {
+pub(super) struct HeldLines {
     pub(super) lines: u64,
     pub(super) bytes: u64,
 }
 
-impl Held {
-    pub(super) fn of(outcomes: &[FileOutcome<'_>]) -> Held {
-        let mut held = Held::default();
+impl HeldLines {
+    pub(super) fn of(outcomes: &[FileOutcome<'_>]) -> HeldLines {
+        let mut held = HeldLines::default();
         for outcome in outcomes {
             if let FileOutcome::Searched {
                 hits: Hits::Lines { items, .. },
@@ -154,13 +154,13 @@ impl Held {
 
     /// Adds what `outcome` holds.
     pub(super) fn add(&mut self, outcome: &FileOutcome<'_>) {
-        let more = Held::of(std::slice::from_ref(outcome));
+        let more = HeldLines::of(std::slice::from_ref(outcome));
         self.lines += more.lines;
         self.bytes += more.bytes;
     }
 
     /// Returns true when either reaches `max`'s.
-    pub(super) fn reaches(self, max: Held) -> bool {
+    pub(super) fn reaches(self, max: HeldLines) -> bool {
         self.lines >= max.lines || self.bytes >= max.bytes
     }
 }

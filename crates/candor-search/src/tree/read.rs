@@ -11,7 +11,7 @@ use std::io;
 use super::Hook;
 use super::Tree;
 use crate::confine::{self, DirHandle};
-use crate::engine::{FileOutcome, Search, search_owned};
+use crate::engine::{FileOutcome, QuerySearch, search_owned};
 use crate::matcher::Matcher;
 use crate::reader::{AnyInput, Opened, ReadRules};
 use crate::walk::Job;
@@ -21,7 +21,7 @@ impl Tree {
     /// The outcome of one job of the walk.
     pub(super) fn outcome(
         &self,
-        search: &Search<'_>,
+        search: &QuerySearch<'_>,
         matcher: &Matcher,
         job: Job,
         buffer: &mut Vec<u8>,
@@ -35,7 +35,7 @@ impl Tree {
     /// Reads and searches one file.
     fn process(
         &self,
-        search: &Search<'_>,
+        search: &QuerySearch<'_>,
         matcher: &Matcher,
         rel: String,
         dir: &DirHandle,
@@ -190,13 +190,13 @@ mod tests {
     }
 
     /// A matching line: number, offset, text.
-    type Line = (u64, u64, String);
+    type NaiveLine = (u64, u64, String);
 
     /// The lines holding `needle`, by a plain scan: (number, offset,
     /// text), and whether a NUL ended the search before the file's end;
     /// `None` for a file that is binary whole (a NUL in its first
     /// `prefix` bytes, or on its first line).
-    fn naive(text: &[u8], needle: &str, prefix: usize) -> Option<(Vec<Line>, bool)> {
+    fn naive(text: &[u8], needle: &str, prefix: usize) -> Option<(Vec<NaiveLine>, bool)> {
         let nul = text.iter().position(|&b| b == 0);
         let searched = match nul {
             Some(p) if p < prefix => return None,

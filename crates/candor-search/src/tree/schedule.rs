@@ -18,9 +18,9 @@ use std::thread::ThreadId;
 use std::time::Instant;
 
 use super::Tree;
-use super::feed::{Chunk, Feed, Held, Next, PART, Window};
+use super::feed::{Chunk, Feed, HeldLines, Next, PART, Window};
 use crate::Error;
-use crate::engine::{Budgets, FileOutcome, Plan, Returns, Search};
+use crate::engine::{Budgets, FileOutcome, Plan, QuerySearch, Returns};
 use crate::matcher::Matcher;
 use crate::path::parse_position;
 use crate::walk::{Job, Walk, WalkOptions};
@@ -91,7 +91,7 @@ impl Tree {
     /// `take`, until it breaks or the files run out.
     pub(super) fn schedule(
         &self,
-        search: &Search<'_>,
+        search: &QuerySearch<'_>,
         take: &mut dyn FnMut(FileOutcome<'_>) -> ControlFlow<()>,
     ) -> Result<(), Error> {
         let budgets = &search.budgets;
@@ -127,7 +127,7 @@ impl Tree {
                            buffer: &mut Vec<u8>|
          -> Vec<FileOutcome<'static>> {
             let mut outcomes = parts.take().unwrap_or_default();
-            let mut held = Held::default();
+            let mut held = HeldLines::default();
             while !held.reaches(PART) {
                 // Once stopped, nobody reads the rest of the chunk.
                 if budgets.is_stopped() {
@@ -185,7 +185,7 @@ impl Tree {
     /// the others start). `next` counts the files taken.
     fn search_alone<I: Iterator<Item = Job>>(
         &self,
-        search: &Search<'_>,
+        search: &QuerySearch<'_>,
         feed: &Feed<I>,
         window: &Window,
         take: &mut dyn FnMut(FileOutcome<'_>) -> ControlFlow<()>,

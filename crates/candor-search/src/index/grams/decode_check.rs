@@ -34,7 +34,7 @@ fn with_block_checksums(bytes: &[u8]) -> Option<Vec<u8>> {
     for (b, block) in head.blocks.iter().enumerate() {
         let (from, to) = table::block_range(b, head.trigrams);
         let crc = crc32fast::hash(bytes.get(end + from..end + to)?);
-        table::put_ref(&mut out, &table::BlockRef { crc, ..*block });
+        table::put_ref(&mut out, &table::GramBlockRef { crc, ..*block });
     }
     out.extend_from_slice(&bytes[end..]);
     Some(out)

@@ -9,13 +9,13 @@ use std::sync::Arc;
 /// Where the bytes are: a file, or memory.
 #[derive(Debug, Clone)]
 enum Bytes {
-    File(Arc<Shared>),
+    File(Arc<SharedFile>),
     Memory(Arc<[u8]>),
 }
 
 /// A file read by several threads at once.
 #[derive(Debug)]
-struct Shared {
+struct SharedFile {
     file: File,
     /// Elsewhere than on unix a read is a seek and a read: one at a time.
     #[cfg(not(unix))]
@@ -49,7 +49,7 @@ impl Disk {
     /// The bytes of `file` from `data_at` on, `data_len` of them.
     pub(crate) fn new(file: File, data_at: u64, data_len: u64) -> Disk {
         Disk {
-            bytes: Bytes::File(Arc::new(Shared {
+            bytes: Bytes::File(Arc::new(SharedFile {
                 file,
                 #[cfg(not(unix))]
                 lock: std::sync::Mutex::new(()),
@@ -114,12 +114,12 @@ impl Disk {
 }
 
 #[cfg(unix)]
-fn read_at(shared: &Shared, buffer: &mut [u8], at: u64) -> std::io::Result<()> {
+fn read_at(shared: &SharedFile, buffer: &mut [u8], at: u64) -> std::io::Result<()> {
     std::os::unix::fs::FileExt::read_exact_at(&shared.file, buffer, at)
 }
 
 #[cfg(not(unix))]
-fn read_at(shared: &Shared, buffer: &mut [u8], at: u64) -> std::io::Result<()> {
+fn read_at(shared: &SharedFile, buffer: &mut [u8], at: u64) -> std::io::Result<()> {
     use std::io::{Read as _, Seek as _, SeekFrom};
     let _one = shared.lock.lock().unwrap_or_else(|p| p.into_inner());
     let mut file = &shared.file;

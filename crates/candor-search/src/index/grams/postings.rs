@@ -122,7 +122,7 @@ impl ListBuilder {
             return Some(());
         }
         let total = self.count.checked_add(count)?;
-        let mut items = Items::new(bytes);
+        let mut items = ListItems::new(bytes);
         let first = items.next()?.ok()?.id;
         if self.count > 0 && first <= self.last {
             return None;
@@ -178,7 +178,7 @@ impl ListBuilder {
 #[cfg_attr(not(test), allow(dead_code))]
 pub(crate) fn ids(bytes: &[u8]) -> Vec<u32> {
     let mut out = Vec::new();
-    let mut items = Items::new(bytes);
+    let mut items = ListItems::new(bytes);
     while let Some(Ok(item)) = items.next() {
         match item.run {
             0 => out.push(item.id),
@@ -212,15 +212,15 @@ struct Item {
 
 /// The items of a list's bytes, checked: `Err` at the first that is cut
 /// short, overflows, or is a run of no ids or one that is first.
-struct Items<'a> {
+struct ListItems<'a> {
     bytes: &'a [u8],
     at: usize,
     prev: Option<u32>,
 }
 
-impl<'a> Items<'a> {
-    fn new(bytes: &'a [u8]) -> Items<'a> {
-        Items {
+impl<'a> ListItems<'a> {
+    fn new(bytes: &'a [u8]) -> ListItems<'a> {
+        ListItems {
             bytes,
             at: 0,
             prev: None,
@@ -228,7 +228,7 @@ impl<'a> Items<'a> {
     }
 }
 
-impl Iterator for Items<'_> {
+impl Iterator for ListItems<'_> {
     type Item = Result<Item, ()>;
 
     fn next(&mut self) -> Option<Result<Item, ()>> {
@@ -271,7 +271,7 @@ impl Iterator for Items<'_> {
 pub(crate) fn scan(bytes: &[u8], count: u32) -> Option<Option<u32>> {
     let mut ids = 0u32;
     let mut last = None;
-    for item in Items::new(bytes) {
+    for item in ListItems::new(bytes) {
         let item = item.ok()?;
         ids = ids.checked_add(item.run.max(1)).filter(|&n| n <= count)?;
         last = Some(item.id);

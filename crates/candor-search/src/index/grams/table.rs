@@ -23,7 +23,7 @@ pub(crate) const BLOCK_REF: usize = 3 + 8 + 4;
 
 /// A block's reference, as the head holds it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct BlockRef {
+pub(crate) struct GramBlockRef {
     /// The block's first trigram key.
     pub(crate) first: u32,
     /// Where the block's first list starts within the lists' bytes.
@@ -34,7 +34,7 @@ pub(crate) struct BlockRef {
 
 /// One trigram's entry.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Entry {
+pub(crate) struct GramEntry {
     pub(crate) key: u32,
     pub(crate) count: u32,
     /// Where the list starts and ends within the lists' bytes.
@@ -45,7 +45,7 @@ pub(crate) struct Entry {
 
 /// What a block's entries must agree with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Bounds {
+pub(crate) struct ListBounds {
     /// The ids in the list of every file: no list holds more.
     pub(crate) files: u32,
     /// The length of the lists' bytes: no list ends past it.
@@ -57,7 +57,7 @@ pub(crate) struct Bounds {
 pub(crate) fn encode<'a>(
     entries: impl Iterator<Item = (u32, u32, &'a [u8])>,
     out: &mut Vec<u8>,
-) -> Vec<BlockRef> {
+) -> Vec<GramBlockRef> {
     let mut table = Table::default();
     for (key, count, list) in entries {
         table.push(out, key, count, list);
@@ -70,7 +70,7 @@ pub(crate) fn encode<'a>(
 /// taken as the entries are written).
 #[derive(Default)]
 pub(crate) struct Table {
-    blocks: Vec<BlockRef>,
+    blocks: Vec<GramBlockRef>,
     /// How many entries were written.
     entries: usize,
     /// Where the last list ends within the lists' bytes.
@@ -85,7 +85,7 @@ impl Table {
     pub(crate) fn push(&mut self, out: &mut Vec<u8>, key: u32, count: u32, list: &[u8]) {
         if self.entries % BLOCK == 0 {
             self.close();
-            self.blocks.push(BlockRef {
+            self.blocks.push(GramBlockRef {
                 first: key,
                 start: self.end,
                 crc: 0,
@@ -102,7 +102,7 @@ impl Table {
     }
 
     /// The blocks' references.
-    pub(crate) fn finish(mut self) -> Vec<BlockRef> {
+    pub(crate) fn finish(mut self) -> Vec<GramBlockRef> {
         self.close();
         self.blocks
     }
@@ -117,7 +117,7 @@ impl Table {
 }
 
 /// Appends a block's reference to the head.
-pub(crate) fn put_ref(out: &mut Vec<u8>, block: &BlockRef) {
+pub(crate) fn put_ref(out: &mut Vec<u8>, block: &GramBlockRef) {
     out.extend_from_slice(&block.first.to_be_bytes()[1..]);
     out.extend_from_slice(&block.start.to_le_bytes());
     out.extend_from_slice(&block.crc.to_le_bytes());
@@ -133,8 +133,8 @@ pub(crate) fn get_refs(
     bytes: &[u8],
     at: &mut usize,
     n: usize,
-    bounds: Bounds,
-) -> Result<Vec<BlockRef>, Error> {
+    bounds: ListBounds,
+) -> Result<Vec<GramBlockRef>, Error> {
     let count = n.div_ceil(BLOCK);
     let size = count
         .checked_mul(BLOCK_REF)
@@ -144,9 +144,9 @@ pub(crate) fn get_refs(
         .and_then(|r| r.get(..size))
         .ok_or_else(|| bad("cut short"))?;
     *at += size;
-    let mut blocks: Vec<BlockRef> = Vec::with_capacity(count);
+    let mut blocks: Vec<GramBlockRef> = Vec::with_capacity(count);
     for r in raw.chunks_exact(BLOCK_REF) {
-        let block = BlockRef {
+        let block = GramBlockRef {
             first: key(&[r[0], r[1], r[2]]),
             start: u64::from_le_bytes(r[3..11].try_into().unwrap_or_default()),
             crc: u32::from_le_bytes(r[11..15].try_into().unwrap_or_default()),
@@ -173,19 +173,19 @@ pub(crate) fn get_refs(
 /// What is wrong with the block.
 pub(crate) fn entries(
     bytes: &[u8],
-    blocks: &[BlockRef],
+    blocks: &[GramBlockRef],
     b: usize,
-    bounds: Bounds,
-) -> Result<Vec<Entry>, String> {
+    bounds: ListBounds,
+) -> Result<Vec<GramEntry>, String> {
     let block = blocks[b];
     if crc32fast::hash(bytes) != block.crc {
         return Err("a block of the trigram table does not match its checksum".into());
     }
     let next = blocks.get(b + 1);
-    let mut out: Vec<Entry> = Vec::with_capacity(bytes.len() / ENTRY);
+    let mut out: Vec<GramEntry> = Vec::with_capacity(bytes.len() / ENTRY);
     let mut start = block.start;
     for r in bytes.chunks_exact(ENTRY) {
-        let entry = Entry {
+        let entry = GramEntry {
             key: key(&[r[0], r[1], r[2]]),
             count: u32::from_le_bytes(r[3..7].try_into().unwrap_or_default()),
             start,
@@ -226,6 +226,6 @@ pub(crate) fn block_range(b: usize, n: usize) -> (usize, usize) {
 
 /// The block that would hold `key`: the last whose first key is at most
 /// `key`.
-pub(crate) fn block_of(blocks: &[BlockRef], key: u32) -> Option<usize> {
+pub(crate) fn block_of(blocks: &[GramBlockRef], key: u32) -> Option<usize> {
     blocks.partition_point(|b| b.first <= key).checked_sub(1)
 }

@@ -10,7 +10,7 @@ use std::io::{self, Seek as _, SeekFrom, Write as _};
 
 use super::put_head;
 use super::spill::Lists;
-use super::table::{self, BlockRef, Table};
+use super::table::{self, GramBlockRef, Table};
 
 /// The bytes gathered before one write.
 const CHUNK: usize = 1 << 20;
@@ -30,7 +30,7 @@ pub(crate) fn write_postings(
 ) -> io::Result<(u64, u32)> {
     let trigrams = lists.trigrams;
     let room = vec![
-        BlockRef {
+        GramBlockRef {
             first: 0,
             start: 0,
             crc: 0

@@ -82,7 +82,7 @@ impl Watcher {
         let thread = std::thread::Builder::new()
             .name("candor-watch".into())
             .spawn(move || {
-                let mut state = State {
+                let mut state = WatchState {
                     watches,
                     barrier,
                     root_wd,
@@ -165,7 +165,7 @@ impl Watches {
 }
 
 /// What the watcher's thread keeps.
-struct State {
+struct WatchState {
     watches: Watches,
     /// The barrier's folder's watch.
     barrier: i32,
@@ -173,7 +173,7 @@ struct State {
     record: Recorder,
 }
 
-impl State {
+impl WatchState {
     /// Reads the events of the inotify instance `fd` until `stop` is
     /// written.
     fn run(&mut self, fd: &OwnedFd, stop: &OwnedFd) {
