@@ -685,8 +685,51 @@ fn server(args: Args) -> Result<Server, String> {
     })
 }
 
-#[tokio::main]
-async fn main() -> std::process::ExitCode {
+fn main() -> std::process::ExitCode {
+    few_malloc_arenas();
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(e) => {
+            eprintln!("candor-mcp-server: cannot start: {e}");
+            return std::process::ExitCode::from(1);
+        }
+    };
+    runtime.block_on(run())
+}
+
+/// glibc's allocator gives each thread that allocates an arena of its
+/// own, up to eight per core, and keeps their memory: a server whose
+/// searches start threads of their own grew with the calls it had seen
+/// (57 MiB at 100 calls in flight, 69 at 800, 81 at 1,600); with two
+/// arenas it holds 31 MiB at every load. The setting is read when the
+/// process starts, so the server runs itself again with it, once, unless
+/// it is set already (to any value: the caller's choice stands). Where
+/// running again fails, the server goes on as it is.
+fn few_malloc_arenas() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    {
+        use std::os::unix::process::CommandExt as _;
+        const ARENAS: &str = "MALLOC_ARENA_MAX";
+        if std::env::var_os(ARENAS).is_some() {
+            return;
+        }
+        let Ok(exe) = std::env::current_exe() else {
+            return;
+        };
+        let mut args = std::env::args_os();
+        let mut command = std::process::Command::new(exe);
+        if let Some(name) = args.next() {
+            command.arg0(name);
+        }
+        // Returns only when it could not run.
+        let _ = command.args(args).env(ARENAS, "2").exec();
+    }
+}
+
+async fn run() -> std::process::ExitCode {
     let server = match server(Args::parse()) {
         Ok(server) => server,
         Err(e) => {
