@@ -616,16 +616,18 @@ fn keep(shared: &Weak<PoolShared>, limits: PoolBounds) {
 /// Opens or builds one index, watches it when the budget allows, and
 /// makes room for it.
 fn build(shared: &PoolShared, limits: PoolBounds, key: u64, tree: Tree, store: &Path) {
-    let opened = Index::open_or_build(tree, store);
+    // Its footprint reads the record: once, before the pool's lock.
+    let opened = Index::open_or_build(tree, store).map(|index| {
+        let footprint = index.footprint();
+        (index, footprint)
+    });
     let mut state = shared.state.lock().unwrap_or_else(|p| p.into_inner());
     let kind = match opened {
-        Ok(index) if index.footprint().1 > limits.max_memory => SlotKind::Unavailable(format!(
-            "its record of the walk ({} bytes) is larger than the pool's max_memory ({})",
-            index.footprint().1,
+        Ok((_, (_, memory))) if memory > limits.max_memory => SlotKind::Unavailable(format!(
+            "its record of the walk ({memory} bytes) is larger than the pool's max_memory ({})",
             limits.max_memory
         )),
-        Ok(index) => {
-            let (folders, memory) = index.footprint();
+        Ok((index, (folders, memory))) => {
             let watching: u64 = watched_folders(&state);
             // The watch is started with the lock let go: it updates the
             // index once (whatever changed before it ran).
