@@ -761,13 +761,7 @@ impl Index {
             drop((entries, delta));
             full_build(&self.tree, &self.store, Some(old.generation), self.settings)?
         } else {
-            let spilled = |e| -> Error {
-                ErrorKind::Read {
-                    path: self.store.dir.clone(),
-                    source: e,
-                }
-                .into()
-            };
+            let spilled = |e| self.store.spill_error(e);
             let mut lists = delta.into_lists().map_err(spilled)?;
             let delta = grams::Grams::from_lists(&mut lists).map_err(spilled)?;
             drop(lists);
@@ -877,13 +871,7 @@ fn build_base(
     .run(None, &mut |event| builder.visit(event))?;
     let (entries, postings) = builder.finish()?;
     let generation = next_generation(previous);
-    let mut lists = postings.into_lists().map_err(|e| -> Error {
-        ErrorKind::Read {
-            path: store.dir.clone(),
-            source: e,
-        }
-        .into()
-    })?;
+    let mut lists = postings.into_lists().map_err(|e| store.spill_error(e))?;
     let base = store.write_base(generation, &mut lists)?;
     Ok(Built {
         generation,

@@ -225,6 +225,17 @@ impl Store {
         Grams::decode_head(&head, disk).map_err(|r| bad(r.to_string()))
     }
 
+    /// An error of the spill files of (trigram, id) pairs, which a build
+    /// keeps in the store's folder while it merges them into posting
+    /// lists: [`ErrorKind::Read`] naming the folder.
+    pub(crate) fn spill_error(&self, source: std::io::Error) -> Error {
+        ErrorKind::Read {
+            path: self.dir.clone(),
+            source,
+        }
+        .into()
+    }
+
     /// Writes the base posting lists of `generation`, merged from
     /// `lists` as they are written, under a temporary name (synced): the
     /// generation that builds on them makes them its base when it is
