@@ -466,9 +466,7 @@ impl<T: crate::item::Item> ItemSink<T> for StageSink<'_, '_, T> {
 /// below it is not searched), leaves the answer incomplete, whatever its
 /// reason, since the caller asked for it.
 fn as_asked(filters: &[String], input: SkippedInput) -> SkippedInput {
-    let named = filters
-        .binary_search_by(|f| path::cmp_paths(f, input.path()))
-        .is_ok()
-        || filters.iter().any(|f| path::is_within(f, input.path()));
+    // The path named itself, or one below it.
+    let named = filters.iter().any(|f| path::is_within(f, input.path()));
     if named { input.named() } else { input }
 }
