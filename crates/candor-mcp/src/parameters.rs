@@ -122,7 +122,7 @@ impl<T: JsonSchema + DeserializeOwned + 'static> Parameters<T> {
         let schema = Parameters::<T>::input_schema();
         known_only(&arguments, &schema)?;
         // Of the right types, then within the schema's bounds.
-        let checked = serde_path_to_error::deserialize(Value::Object(arguments.clone()))
+        let checked = serde_path_to_error::deserialize(&arguments)
             .map(Parameters)
             .map_err(|e| {
                 let path = e.path().to_string();
