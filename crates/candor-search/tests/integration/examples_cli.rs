@@ -80,6 +80,16 @@ fn stderr(output: &Output) -> String {
     String::from_utf8(output.stderr.clone()).expect("UTF-8 output")
 }
 
+/// The paths of a `--json` answer's items, in order.
+fn item_paths(answer: &Value) -> Vec<&str> {
+    answer["items"]
+        .as_array()
+        .expect("items")
+        .iter()
+        .map(|m| m["path"].as_str().expect("a path"))
+        .collect()
+}
+
 fn json_of(output: &Output) -> Value {
     assert!(
         output.status.code() == Some(0) || output.status.code() == Some(1),
@@ -269,12 +279,7 @@ fn json_with_several_paths_searches_them_under_their_common_folder() {
     );
     assert_eq!(json_of(&output), expected);
     // Only b/three.txt and b/deep/four.txt hold "fish" there (c.txt has "FISH").
-    let paths: Vec<&str> = expected["items"]
-        .as_array()
-        .expect("items")
-        .iter()
-        .map(|m| m["path"].as_str().expect("a path"))
-        .collect();
+    let paths: Vec<&str> = item_paths(&expected);
     assert!(paths.iter().all(|p| p.starts_with("b/")), "{paths:?}");
 }
 
@@ -297,12 +302,7 @@ fn paths_named_with_a_backslash_or_bytes_outside_utf8_are_searched() {
         .output()
         .expect("the grep example runs");
     let answer = json_of(&output);
-    let paths: Vec<&str> = answer["items"]
-        .as_array()
-        .expect("items")
-        .iter()
-        .map(|m| m["path"].as_str().expect("a path"))
-        .collect();
+    let paths: Vec<&str> = item_paths(&answer);
     assert_eq!(paths, [r"bad\xffname", r"we\\ird"], "{answer}");
     assert_eq!(answer["complete"], true);
 }
@@ -589,12 +589,7 @@ fn a_link_named_on_the_command_line_never_leads_outside() {
         not_followed["skipped"]["errors"]["symlink"], 1,
         "{not_followed}"
     );
-    let items: Vec<&str> = not_followed["items"]
-        .as_array()
-        .expect("items")
-        .iter()
-        .map(|m| m["path"].as_str().expect("a path"))
-        .collect();
+    let items: Vec<&str> = item_paths(&not_followed);
     assert_eq!(items, ["own.txt"], "{not_followed}");
     assert_eq!(
         not_followed["skipped"]["by_reason"]["symlink"], 1,
@@ -651,12 +646,7 @@ fn a_pattern_after_e_may_start_with_a_dash_and_positionals_are_paths() {
             .output()
             .expect("the grep example runs");
         let answer = json_of(&output);
-        let paths: Vec<&str> = answer["items"]
-            .as_array()
-            .expect("items")
-            .iter()
-            .map(|m| m["path"].as_str().expect("a path"))
-            .collect();
+        let paths: Vec<&str> = item_paths(&answer);
         assert_eq!(paths, ["f", "f", r"odd\xffname"], "{answer}");
     }
 }

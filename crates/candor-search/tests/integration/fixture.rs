@@ -9,6 +9,26 @@ use candor_search::{Bounded, Completeness, Corpus, Documents, Match, Skipped, To
 use proptest::prelude::*;
 use tempfile::TempDir;
 
+/// A name as a tree writes it in a path (as `Match::path` documents
+/// it): unchanged when it is UTF-8 without a `\`; otherwise `\` as `\\`
+/// and each byte outside valid UTF-8 as `\xhh`.
+pub fn written_name(name: &[u8]) -> String {
+    let mut out = String::new();
+    for chunk in name.utf8_chunks() {
+        for c in chunk.valid().chars() {
+            if c == '\\' {
+                out.push_str("\\\\");
+            } else {
+                out.push(c);
+            }
+        }
+        for b in chunk.invalid() {
+            out.push_str(&format!("\\x{b:02x}"));
+        }
+    }
+    out
+}
+
 /// Path order: component by component, each compared by its bytes, so
 /// that a folder's files come before a sibling whose name extends the
 /// folder's ("a/b" < "a-c" < "a.txt").

@@ -32,7 +32,7 @@ use serde::de::DeserializeOwned;
 use tempfile::TempDir;
 
 use crate::core_support::config;
-use crate::fixture::{path_order, threaded};
+use crate::fixture::{path_order, threaded, written_name};
 use crate::oracle::{LineSpans, literal_spans, matching_lines, regex_spans, searched};
 
 // ---------------------------------------------------------------------------
@@ -357,26 +357,6 @@ fn answer(mut entries: Vec<Entry>, q: &Q, hidden: u64) -> Answer {
     }
 }
 
-/// A tree's name as `Match::path` documents it: unchanged
-/// when it is UTF-8 without a `\`; otherwise `\` as `\\` and each byte
-/// outside valid UTF-8 as `\xhh`.
-fn written(name: &[u8]) -> String {
-    let mut out = String::new();
-    for chunk in name.utf8_chunks() {
-        for c in chunk.valid().chars() {
-            if c == '\\' {
-                out.push_str("\\\\");
-            } else {
-                out.push(c);
-            }
-        }
-        for b in chunk.invalid() {
-            out.push_str(&format!("\\x{b:02x}"));
-        }
-    }
-    out
-}
-
 fn tree_answer(files: &[File], q: &Q, hidden: bool) -> Answer {
     let is_hidden = |n: &Vec<u8>| n.first() == Some(&b'.');
     // A hidden folder is counted once, however many files it holds.
@@ -395,7 +375,7 @@ fn tree_answer(files: &[File], q: &Q, hidden: bool) -> Answer {
             path: f
                 .names
                 .iter()
-                .map(|n| written(n))
+                .map(|n| written_name(n))
                 .collect::<Vec<_>>()
                 .join("/"),
             bytes: f.bytes.clone(),

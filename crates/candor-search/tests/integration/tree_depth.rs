@@ -18,7 +18,7 @@ use proptest::prelude::*;
 
 use crate::binary_named::ripgrep;
 use crate::examples_cli::example;
-use crate::fixture::threaded;
+use crate::fixture::{threaded, written_name};
 use crate::pages::pages;
 
 // ---------------------------------------------------------------------------
@@ -44,28 +44,10 @@ struct Found {
     not_entered: u64,
 }
 
-/// A path's names joined by `/`, as candor writes a tree's paths: a name
-/// that is not UTF-8 or holds a `\` with each `\` as `\\` and each byte
-/// outside UTF-8 as `\xhh`.
+/// A path's names joined by `/`, each as a tree writes it.
 fn written(names: &[Vec<u8>]) -> String {
-    let mut out = Vec::new();
-    for name in names {
-        let text = match std::str::from_utf8(name) {
-            Ok(text) if !text.contains('\\') => text.to_owned(),
-            _ => {
-                let mut text = String::new();
-                for chunk in name.utf8_chunks() {
-                    text.push_str(&chunk.valid().replace('\\', "\\\\"));
-                    for b in chunk.invalid() {
-                        text.push_str(&format!("\\x{b:02x}"));
-                    }
-                }
-                text
-            }
-        };
-        out.push(text);
-    }
-    out.join("/")
+    let names: Vec<String> = names.iter().map(|n| written_name(n)).collect();
+    names.join("/")
 }
 
 fn os(name: &[u8]) -> &OsStr {

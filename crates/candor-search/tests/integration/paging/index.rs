@@ -21,6 +21,7 @@ use candor_search::{
 };
 use proptest::prelude::*;
 
+use crate::fixture::written_name;
 use crate::oracle::{LineSpans, literal_spans, matching_lines, regex_spans, searched};
 
 /// A file's path as its names' bytes, from the root: its place in path
@@ -72,29 +73,10 @@ impl Pattern {
     }
 }
 
-/// A name as a tree writes it in a path: unchanged when it is UTF-8
-/// without a `\`; else `\` as `\\` and each byte outside UTF-8 as `\xhh`.
-fn written(name: &[u8]) -> String {
-    let mut out = String::new();
-    for chunk in name.utf8_chunks() {
-        for c in chunk.valid().chars() {
-            if c == '\\' {
-                out.push_str("\\\\");
-            } else {
-                out.push(c);
-            }
-        }
-        for b in chunk.invalid() {
-            out.push_str(&format!("\\x{b:02x}"));
-        }
-    }
-    out
-}
-
 fn written_path(names: &Names) -> String {
     names
         .iter()
-        .map(|n| written(n))
+        .map(|n| written_name(n))
         .collect::<Vec<_>>()
         .join("/")
 }
