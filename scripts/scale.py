@@ -775,6 +775,8 @@ class Scale:
                 began = time.perf_counter()
                 clients[side].call("search_text", {"query": args.nowhere, "limit": 1})
                 while not (index.is_dir() and any((d / "CURRENT").exists() for d in index.iterdir())):
+                    if time.perf_counter() - began > args.mcp_timeout:
+                        raise McpError(f"no index written below {index} after {args.mcp_timeout:.0f} s")
                     time.sleep(0.1)
                 built[side] = time.perf_counter() - began
                 # The watcher starts once the index is written: let it
