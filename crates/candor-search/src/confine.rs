@@ -222,6 +222,17 @@ mod imp {
         Ok(u64::try_from(secs.saturating_mul(1_000_000_000).saturating_add(nanos)).unwrap_or(0))
     }
 
+    /// Makes room for `count` handles in this process's table of
+    /// descriptors, in one step: a handle duplicated at number
+    /// `count - 1` (or above, if that one is taken) and closed at once.
+    /// True when the table has that room now; it never shrinks.
+    pub(crate) fn reserve_descriptors(dir: &DirHandle, count: usize) -> bool {
+        let Some(last) = count.checked_sub(1).and_then(|n| i32::try_from(n).ok()) else {
+            return false;
+        };
+        rustix::io::fcntl_dupfd_cloexec(&dir.0, last).is_ok()
+    }
+
     /// The folder's device and inode.
     pub(crate) fn identity(dir: &DirHandle) -> io::Result<Identity> {
         let stat = rustix::fs::fstat(&dir.0)?;
@@ -400,6 +411,11 @@ mod imp {
             .map_or(0, |d| d.as_nanos() as u64))
     }
 
+    /// No table of descriptors to grow here: nothing is reserved.
+    pub(crate) fn reserve_descriptors(_dir: &DirHandle, _count: usize) -> bool {
+        false
+    }
+
     pub(crate) fn identity(dir: &DirHandle) -> io::Result<Identity> {
         // No inode here: the canonical path stands in for it.
         let real = fs::canonicalize(&dir.0)?;
@@ -427,7 +443,7 @@ pub(crate) use imp::mtime_at;
 pub(crate) use imp::open_file_beneath;
 pub(crate) use imp::{
     DirHandle, identity, kind_at, list, open_dir, open_file, open_regular, open_root, read_link,
-    stamp_at, stat_file,
+    reserve_descriptors, stamp_at, stat_file,
 };
 
 // The index mixes its folders' stamps as a file's are mixed.

@@ -5,19 +5,19 @@
 //! and the outcomes held past it under `HELD_LINES` matching lines and
 //! `HELD_BYTES` bytes. The
 //! files waiting to be searched hold their folders' handles: the walk
-//! also stops running ahead once they hold about `MAX_FOLDERS`.
+//! also stops running ahead once they hold about `FolderRoom::most`.
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering as AtomicOrdering};
-use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock};
 
-use crate::confine::DirHandle;
+use crate::confine::{self, DirHandle};
 use crate::engine::{self, Budgets, FileOutcome, Hits};
 use crate::walk::Job;
 
 /// How far ahead of the oldest unreleased file the walk may run, in
 /// files: bounds the outcomes held for reordering.
-const WINDOW: u64 = 256;
+const WINDOW: u64 = 1024;
 
 /// How many matching lines the outcomes held for reordering may hold
 /// before the searchers wait for the release point to move: many files in
@@ -180,6 +180,11 @@ pub(super) struct Feed<I: Iterator<Item = Job>> {
     /// searches alone (walking ahead would be wasted if the search ends
     /// soon), `LOW_WATER` once others search too.
     ahead: AtomicUsize,
+    /// How many folders the jobs waiting may span, and one chunk: small
+    /// while the calling thread searches alone, the process's room once
+    /// others search too (see `FolderRoom`).
+    most_folders: AtomicUsize,
+    chunk_folders: AtomicUsize,
 }
 
 /// The walk, and the folder of the last job it gave.
@@ -202,28 +207,65 @@ struct Queue {
 }
 
 /// Below this many queued jobs, the searcher that takes a chunk walks on
-/// (if no other searcher is walking).
-const LOW_WATER: usize = 2 * MAX_CHUNK;
+/// (if no other searcher is walking). Deep enough that a searcher seldom
+/// finds the queue empty while another walks: each time it does, it
+/// sleeps until the walk hands on its jobs.
+const LOW_WATER: usize = 8 * MAX_CHUNK;
 
 /// How many jobs one refill walks.
-const REFILL: usize = 2 * MAX_CHUNK;
+const REFILL: usize = 4 * MAX_CHUNK;
 
-/// About how many folders the jobs not yet searched may span before the
-/// walk stops running ahead (each job holds its folder's handle). Past
-/// 64 open handles the kernel grows the process's table of handles, and
-/// in a process with several threads each growth waits for the others
-/// (an RCU grace period): 10 to 20 ms on a small machine, as long as a
-/// quarter of a whole search. With this bound and the walk's own 24 (see
-/// `walk/handles.rs`), a search holds about 52 folder handles at most, at
-/// any depth; with the files being read (one per thread, and one for each
-/// file whose search goes on in parts) and the standard streams, a search
-/// on a few threads stays under 64.
-const MAX_FOLDERS: usize = 28;
+/// The size of the descriptor table a parallel search asks for, once per
+/// process (see `FolderRoom::of_process`).
+const TABLE: usize = 256;
 
-/// The most folders one chunk's files may span: a share of `MAX_FOLDERS`,
-/// so that the walk can queue files for the other searchers while a chunk
-/// is searched.
-const CHUNK_FOLDERS: usize = 3;
+/// How far ahead the walk may run in folders: about how many folders the
+/// jobs not yet searched may span before it stops (each job holds its
+/// folder's handle), and the most one chunk's files may span, a share of
+/// that, so that the walk can queue files for the other searchers while
+/// a chunk is searched.
+///
+/// The kernel gives a process a table of 64 handles, and grows it when a
+/// handle numbered past it is opened; in a process with several threads
+/// each growth waits for the others (an RCU grace period): 10 to 20 ms on
+/// a small machine, as long as a tenth of a whole search. A process asks
+/// for a table of `TABLE` once (a table never shrinks), by duplicating a
+/// handle at that number, when it makes its first tree: a command line
+/// tool has one thread then, and the growth costs no wait at all. With that room the walk runs further ahead, and the
+/// searchers seldom wait for it. Without it (a limit of fewer handles),
+/// the walk stays within the 64: with its own 24 folders (see
+/// `walk/handles.rs`), the files being read (one per thread, and one for
+/// each file whose search goes on in parts) and the standard streams, a
+/// search on a few threads stays under 64.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct FolderRoom {
+    pub(super) most: usize,
+    pub(super) chunk: usize,
+}
+
+impl FolderRoom {
+    /// Within the table a process starts with.
+    pub(super) const SMALL: FolderRoom = FolderRoom { most: 28, chunk: 3 };
+    /// Within a table of `TABLE`, beside the walk's own folders, the
+    /// files being read and what the process holds itself.
+    pub(super) const LARGE: FolderRoom = FolderRoom {
+        most: 120,
+        chunk: 8,
+    };
+
+    /// The room this process has for a parallel search: `LARGE` once its
+    /// table has room for `TABLE` handles, else `SMALL`. Asked for through
+    /// `dir` once per process: when the first tree is made (see
+    /// `Tree::new`), or at the latest before the first parallel search.
+    pub(super) fn of_process(dir: &DirHandle) -> FolderRoom {
+        static RESERVED: OnceLock<bool> = OnceLock::new();
+        if *RESERVED.get_or_init(|| confine::reserve_descriptors(dir, TABLE)) {
+            FolderRoom::LARGE
+        } else {
+            FolderRoom::SMALL
+        }
+    }
+}
 
 impl<I: Iterator<Item = Job>> Feed<I> {
     pub(super) fn new(jobs: I) -> Feed<I> {
@@ -237,11 +279,17 @@ impl<I: Iterator<Item = Job>> Feed<I> {
             walk: Mutex::new(Walking { jobs, last: None }),
             folders: AtomicUsize::new(0),
             ahead: AtomicUsize::new(0),
+            most_folders: AtomicUsize::new(FolderRoom::SMALL.most),
+            chunk_folders: AtomicUsize::new(FolderRoom::SMALL.chunk),
         }
     }
 
-    /// From now on, keep `LOW_WATER` jobs queued for the searchers.
-    pub(super) fn walk_ahead(&self) {
+    /// From now on, keep `LOW_WATER` jobs queued for the searchers, within
+    /// `room`.
+    pub(super) fn walk_ahead(&self, room: FolderRoom) {
+        self.most_folders.store(room.most, AtomicOrdering::Relaxed);
+        self.chunk_folders
+            .store(room.chunk, AtomicOrdering::Relaxed);
         self.ahead.store(LOW_WATER, AtomicOrdering::Relaxed);
     }
 
@@ -250,7 +298,7 @@ impl<I: Iterator<Item = Job>> Feed<I> {
     }
 
     /// Walks on while the queue runs low, and the jobs not yet searched
-    /// span fewer than `MAX_FOLDERS` folders (or nothing is queued: the
+    /// span fewer than `most_folders` folders (or nothing is queued: the
     /// search must go on). The walk's lock is held until the jobs are
     /// queued, so they are queued in walk order.
     fn refill(&self, mut walk: MutexGuard<'_, Walking<I>>, budgets: &Budgets) {
@@ -265,12 +313,13 @@ impl<I: Iterator<Item = Job>> Feed<I> {
                 }
                 ((2 * queue.size).min(REFILL), queue.jobs.len())
             };
+            let most_folders = self.most_folders.load(AtomicOrdering::Relaxed);
             let mut batch = Vec::with_capacity(want);
             let mut ended = false;
             let mut bounded = false;
             while batch.len() < want {
                 if queued + batch.len() > 0
-                    && self.folders.load(AtomicOrdering::Relaxed) >= MAX_FOLDERS
+                    && self.folders.load(AtomicOrdering::Relaxed) >= most_folders
                 {
                     bounded = true;
                     break;
@@ -318,14 +367,15 @@ impl<I: Iterator<Item = Job>> Feed<I> {
                         return Next::Full(seq);
                     }
                     // At most `size` files, spanning at most
-                    // `CHUNK_FOLDERS` folders: a chunk of many small
+                    // `chunk_folders` folders: a chunk of many small
                     // folders would hold the walk's whole allowance
-                    // (`MAX_FOLDERS`), and the other searchers would get
+                    // (`most_folders`), and the other searchers would get
                     // a file at a time.
+                    let chunk_folders = self.chunk_folders.load(AtomicOrdering::Relaxed);
                     let mut n = 0;
                     let mut folders = 0;
                     for (_, first) in queue.jobs.iter().take(queue.size) {
-                        if *first && folders == CHUNK_FOLDERS {
+                        if *first && folders == chunk_folders {
                             break;
                         }
                         folders += usize::from(*first);
@@ -363,7 +413,7 @@ impl<I: Iterator<Item = Job>> Feed<I> {
 }
 
 /// Jobs handed to a searcher, in walk order: the folders they span count
-/// against `MAX_FOLDERS` until the chunk is dropped.
+/// against `most_folders` until the chunk is dropped.
 pub(super) struct Chunk<'f> {
     jobs: std::vec::IntoIter<Job>,
     folders: usize,
@@ -409,7 +459,7 @@ mod tests {
     use std::sync::atomic::{AtomicUsize, Ordering as AtomicOrdering};
     use std::time::Duration;
 
-    use super::MAX_FOLDERS;
+    use super::{FolderRoom, TABLE};
     use crate::tree::{Hook, tree_with};
     use crate::{Corpus, Limits, Query};
 
@@ -457,20 +507,59 @@ mod tests {
             let most = most_folders_open(&paths, threads);
             // The bound, the walk's own folders (root, a, b) and a chunk
             // per thread begun in a folder counted by the one before: well
-            // under the 64 handles past which the kernel grows its table.
-            let bound = MAX_FOLDERS + 3 + threads;
+            // under the table the search counts on.
+            let room = FolderRoom::LARGE;
+            let bound = room.most + 3 + threads;
             assert!(
                 most <= bound,
                 "{threads} threads: {most} folder handles open, bound {bound}"
             );
-            assert!(most < 40, "{threads} threads: {most} folder handles open");
+            assert!(
+                most < TABLE / 2,
+                "{threads} threads: {most} folder handles open"
+            );
             assert!(most > 2, "the hook saw the walk's folders");
         }
     }
 
+    /// The size of this process's table of descriptors, as the kernel
+    /// states it.
+    #[cfg(target_os = "linux")]
+    fn descriptor_table() -> usize {
+        let status = std::fs::read_to_string("/proc/self/status").unwrap();
+        status
+            .lines()
+            .find_map(|line| line.strip_prefix("FDSize:"))
+            .and_then(|n| n.trim().parse().ok())
+            .unwrap()
+    }
+
     #[test]
     #[cfg(target_os = "linux")]
-    fn a_deep_tree_of_many_small_folders_holds_fewer_than_64_handles() {
+    fn a_parallel_search_has_room_for_its_handles_without_growing_the_table() {
+        let paths: Vec<String> = (0..300)
+            .map(|i| format!("a{:02}/b{i:03}/f.txt", i / 20))
+            .collect();
+        let most = most_folders_open(&paths, 4);
+        // The table was grown once, to `TABLE`, when the tree was made
+        // (unless a limit on handles refused it): what the search holds
+        // fits, so it never grows while the threads run.
+        let limits = std::fs::read_to_string("/proc/self/limits").unwrap();
+        let allowed: usize = limits
+            .lines()
+            .find_map(|line| line.strip_prefix("Max open files"))
+            .and_then(|rest| rest.split_whitespace().next()?.parse().ok())
+            .unwrap_or(usize::MAX);
+        let table = descriptor_table();
+        if allowed >= TABLE {
+            assert!(table >= TABLE, "the table holds {table} descriptors");
+        }
+        assert!(most < TABLE / 2, "{most} folder handles open");
+    }
+
+    #[test]
+    #[cfg(target_os = "linux")]
+    fn a_deep_tree_of_many_small_folders_holds_a_bounded_number_of_handles() {
         // The walk's own folders (40 levels) and those of the files
         // waiting to be searched (one in each of 200 folders at the bottom)
         // share the budget.
@@ -478,8 +567,25 @@ mod tests {
         let paths: Vec<String> = (0..200).map(|i| format!("{deep}w{i:03}/f.txt")).collect();
         for threads in [1, 4] {
             let most = most_folders_open(&paths, threads);
-            assert!(most < 56, "{threads} threads: {most} folder handles open");
+            let room = FolderRoom::LARGE.most + 24 + threads + 3;
+            assert!(
+                most <= room,
+                "{threads} threads: {most} folder handles open"
+            );
             assert!(most > 20, "the hook saw the walk's folders");
         }
+    }
+
+    #[test]
+    fn the_small_room_keeps_a_search_within_the_table_a_process_starts_with() {
+        // The walk's own 24, the folders of the files waiting, a chunk
+        // per thread and a file read by each of a few threads, and the
+        // standard streams.
+        let threads = 4;
+        let handles = 24 + FolderRoom::SMALL.most + 2 * threads + 3;
+        assert!(handles <= 64, "{handles} handles");
+        // The same with the large room, on 32 threads, within `TABLE`.
+        let handles = 24 + FolderRoom::LARGE.most + 2 * 32 + 3;
+        assert!(handles <= TABLE, "{handles} handles");
     }
 }

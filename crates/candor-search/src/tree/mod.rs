@@ -191,6 +191,9 @@ impl Tree {
             path: given.to_owned(),
             source,
         })?;
+        // The room a parallel search counts on, asked for now: a command
+        // line tool has one thread yet, and its table grows without a wait.
+        feed::FolderRoom::of_process(&root_dir);
         Ok(Tree {
             root,
             root_dir: Arc::new(root_dir),

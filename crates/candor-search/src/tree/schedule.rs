@@ -18,7 +18,7 @@ use std::thread::ThreadId;
 use std::time::Instant;
 
 use super::Tree;
-use super::feed::{Chunk, Feed, HeldLines, Next, PART, Window};
+use super::feed::{Chunk, Feed, FolderRoom, HeldLines, Next, PART, Window};
 use crate::Error;
 use crate::engine::{Budgets, FileOutcome, Plan, QuerySearch, Returns};
 use crate::matcher::Matcher;
@@ -140,7 +140,7 @@ impl Tree {
             }
             outcomes
         };
-        feed.walk_ahead();
+        feed.walk_ahead(FolderRoom::of_process(&self.root_dir));
         let searchers = &Searchers {
             feed: &feed,
             window: &window,

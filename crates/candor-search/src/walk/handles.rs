@@ -11,10 +11,11 @@ use crate::confine::{self, DirHandle};
 
 /// The most folder handles the walk keeps open at once (besides the
 /// root's, and those of folders entered through a followed link): with
-/// the folders of the files waiting to be searched (`tree/feed.rs`), a
-/// search on a few threads stays under 64 descriptors even in a deep
-/// tree, past which the kernel grows the descriptor table, which with
-/// several threads waits for an RCU grace period.
+/// the folders of the files waiting to be searched (`FolderRoom` in
+/// `tree/feed.rs`), a search on a few threads stays within the table of
+/// descriptors it counts on even in a deep tree, past which the kernel
+/// grows the table, which with several threads waits for an RCU grace
+/// period.
 const MAX_HANDLES: usize = 24;
 
 impl Walk<'_> {
