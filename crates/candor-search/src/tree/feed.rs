@@ -215,8 +215,8 @@ const LOW_WATER: usize = 8 * MAX_CHUNK;
 /// How many jobs one refill walks.
 const REFILL: usize = 4 * MAX_CHUNK;
 
-/// The size of the descriptor table a parallel search asks for, once per
-/// process (see `FolderRoom::of_process`).
+/// The size of the descriptor table a process asks for, once (see
+/// `FolderRoom::of_process`).
 const TABLE: usize = 256;
 
 /// How far ahead the walk may run in folders: about how many folders the
@@ -231,9 +231,10 @@ const TABLE: usize = 256;
 /// a small machine, as long as a tenth of a whole search. A process asks
 /// for a table of `TABLE` once (a table never shrinks), by duplicating a
 /// handle at that number, when it makes its first tree: a command line
-/// tool has one thread then, and the growth costs no wait at all. With that room the walk runs further ahead, and the
-/// searchers seldom wait for it. Without it (a limit of fewer handles),
-/// the walk stays within the 64: with its own 24 folders (see
+/// tool has one thread then, and the growth costs no wait at all. With
+/// that room the walk runs further ahead, and the searchers seldom wait
+/// for it. Without it (a limit of fewer handles), the walk stays within
+/// the 64: with its own 24 folders (see
 /// `walk/handles.rs`), the files being read (one per thread, and one for
 /// each file whose search goes on in parts) and the standard streams, a
 /// search on a few threads stays under 64.
