@@ -790,3 +790,40 @@ fn grep_with_an_index_it_cannot_write_searches_the_tree() {
         assert!(said.contains("cannot write"), "{said}");
     }
 }
+
+/// A search runs ahead of its searchers within the table of descriptors
+/// the process has room for: whatever the limit on open handles (here
+/// 64, the table a process starts with, where the search keeps its walk
+/// within it; and 256, the table it asks for, where the walk runs
+/// further ahead), a tree of many small folders, deep and wide, is
+/// answered whole, as the library answers it in this process.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_search_within_a_limit_on_open_handles_is_whole() {
+    let tmp = tempfile::tempdir().expect("a temporary folder");
+    let dir = tmp.path();
+    let deep = "d/".repeat(30);
+    for i in 0..400 {
+        // Wide: one folder per file, two levels down; deep: below 30.
+        let wide = dir.join(format!("w{:02}/f{i:03}", i / 20));
+        let below = dir.join(format!("{deep}g{i:03}"));
+        for folder in [&wide, &below] {
+            std::fs::create_dir_all(folder).expect("a folder");
+            std::fs::write(folder.join("a.txt"), format!("hit {i}\nmiss\n")).expect("write");
+        }
+    }
+    let expected = library(dir, &Query::literal("hit"), &Limits::new());
+    assert_eq!(item_paths(&expected).len(), 800);
+    for limit in ["64", "256"] {
+        // The shell sets the limit, then becomes the example.
+        let output = Command::new("sh")
+            .args(["-c", &format!("ulimit -n {limit} && exec \"$0\" \"$@\"")])
+            .arg(example("grep"))
+            .args(["--json", "-F", "hit", "."])
+            .current_dir(dir)
+            .output()
+            .expect("sh runs");
+        let answer = json_of(&output);
+        assert_eq!(answer, expected, "a limit of {limit} handles");
+    }
+}
