@@ -180,11 +180,8 @@ pub(super) struct Feed<I: Iterator<Item = Job>> {
     /// searches alone (walking ahead would be wasted if the search ends
     /// soon), `LOW_WATER` once others search too.
     ahead: AtomicUsize,
-    /// How many folders the jobs waiting may span, and one chunk: small
-    /// while the calling thread searches alone, the process's room once
-    /// others search too (see `FolderRoom`).
-    most_folders: AtomicUsize,
-    chunk_folders: AtomicUsize,
+    /// How many folders the jobs waiting may span, and one chunk.
+    room: FolderRoom,
 }
 
 /// The walk, and the folder of the last job it gave.
@@ -254,10 +251,9 @@ impl FolderRoom {
         chunk: 8,
     };
 
-    /// The room this process has for a parallel search: `LARGE` once its
-    /// table has room for `TABLE` handles, else `SMALL`. Asked for through
-    /// `dir` once per process: when the first tree is made (see
-    /// `Tree::new`), or at the latest before the first parallel search.
+    /// The room this process has for a search: `LARGE` once its table has
+    /// room for `TABLE` handles, else `SMALL`. Asked for through `dir`
+    /// once per process, when the first tree is made (see `Tree::new`).
     pub(super) fn of_process(dir: &DirHandle) -> FolderRoom {
         static RESERVED: OnceLock<bool> = OnceLock::new();
         if *RESERVED.get_or_init(|| confine::reserve_descriptors(dir, TABLE)) {
@@ -269,7 +265,8 @@ impl FolderRoom {
 }
 
 impl<I: Iterator<Item = Job>> Feed<I> {
-    pub(super) fn new(jobs: I) -> Feed<I> {
+    /// The feed of `jobs`, queued within `room`.
+    pub(super) fn new(jobs: I, room: FolderRoom) -> Feed<I> {
         Feed {
             queue: Mutex::new(Queue {
                 jobs: VecDeque::new(),
@@ -280,17 +277,12 @@ impl<I: Iterator<Item = Job>> Feed<I> {
             walk: Mutex::new(Walking { jobs, last: None }),
             folders: AtomicUsize::new(0),
             ahead: AtomicUsize::new(0),
-            most_folders: AtomicUsize::new(FolderRoom::SMALL.most),
-            chunk_folders: AtomicUsize::new(FolderRoom::SMALL.chunk),
+            room,
         }
     }
 
-    /// From now on, keep `LOW_WATER` jobs queued for the searchers, within
-    /// `room`.
-    pub(super) fn walk_ahead(&self, room: FolderRoom) {
-        self.most_folders.store(room.most, AtomicOrdering::Relaxed);
-        self.chunk_folders
-            .store(room.chunk, AtomicOrdering::Relaxed);
+    /// From now on, keep `LOW_WATER` jobs queued for the searchers.
+    pub(super) fn walk_ahead(&self) {
         self.ahead.store(LOW_WATER, AtomicOrdering::Relaxed);
     }
 
@@ -299,7 +291,7 @@ impl<I: Iterator<Item = Job>> Feed<I> {
     }
 
     /// Walks on while the queue runs low, and the jobs not yet searched
-    /// span fewer than `most_folders` folders (or nothing is queued: the
+    /// span fewer than `room.most` folders (or nothing is queued: the
     /// search must go on). The walk's lock is held until the jobs are
     /// queued, so they are queued in walk order.
     fn refill(&self, mut walk: MutexGuard<'_, Walking<I>>, budgets: &Budgets) {
@@ -314,13 +306,12 @@ impl<I: Iterator<Item = Job>> Feed<I> {
                 }
                 ((2 * queue.size).min(REFILL), queue.jobs.len())
             };
-            let most_folders = self.most_folders.load(AtomicOrdering::Relaxed);
             let mut batch = Vec::with_capacity(want);
             let mut ended = false;
             let mut bounded = false;
             while batch.len() < want {
                 if queued + batch.len() > 0
-                    && self.folders.load(AtomicOrdering::Relaxed) >= most_folders
+                    && self.folders.load(AtomicOrdering::Relaxed) >= self.room.most
                 {
                     bounded = true;
                     break;
@@ -368,15 +359,14 @@ impl<I: Iterator<Item = Job>> Feed<I> {
                         return Next::Full(seq);
                     }
                     // At most `size` files, spanning at most
-                    // `chunk_folders` folders: a chunk of many small
+                    // `room.chunk` folders: a chunk of many small
                     // folders would hold the walk's whole allowance
-                    // (`most_folders`), and the other searchers would get
+                    // (`room.most`), and the other searchers would get
                     // a file at a time.
-                    let chunk_folders = self.chunk_folders.load(AtomicOrdering::Relaxed);
                     let mut n = 0;
                     let mut folders = 0;
                     for (_, first) in queue.jobs.iter().take(queue.size) {
-                        if *first && folders == chunk_folders {
+                        if *first && folders == self.room.chunk {
                             break;
                         }
                         folders += usize::from(*first);
@@ -414,7 +404,7 @@ impl<I: Iterator<Item = Job>> Feed<I> {
 }
 
 /// Jobs handed to a searcher, in walk order: the folders they span count
-/// against `most_folders` until the chunk is dropped.
+/// against `room.most` until the chunk is dropped.
 pub(super) struct Chunk<'f> {
     jobs: std::vec::IntoIter<Job>,
     folders: usize,
@@ -462,6 +452,7 @@ mod tests {
 
     use super::{FolderRoom, TABLE};
     use crate::tree::{Hook, tree_with};
+    use crate::walk::MAX_HANDLES;
     use crate::{Corpus, Limits, Query};
 
     /// The handles this process holds open on folders within `root`.
@@ -523,16 +514,14 @@ mod tests {
         }
     }
 
-    /// The size of this process's table of descriptors, as the kernel
-    /// states it.
+    /// The number the kernel states after `label` in `/proc/self/<file>`
+    /// (the first, for a line of several).
     #[cfg(target_os = "linux")]
-    fn descriptor_table() -> usize {
-        let status = std::fs::read_to_string("/proc/self/status").unwrap();
-        status
-            .lines()
-            .find_map(|line| line.strip_prefix("FDSize:"))
-            .and_then(|n| n.trim().parse().ok())
-            .unwrap()
+    fn proc_number(file: &str, label: &str) -> Option<usize> {
+        let text = std::fs::read_to_string(Path::new("/proc/self").join(file)).ok()?;
+        text.lines()
+            .find_map(|line| line.strip_prefix(label))
+            .and_then(|rest| rest.split_whitespace().next()?.parse().ok())
     }
 
     #[test]
@@ -545,13 +534,8 @@ mod tests {
         // The table was grown once, to `TABLE`, when the tree was made
         // (unless a limit on handles refused it): what the search holds
         // fits, so it never grows while the threads run.
-        let limits = std::fs::read_to_string("/proc/self/limits").unwrap();
-        let allowed: usize = limits
-            .lines()
-            .find_map(|line| line.strip_prefix("Max open files"))
-            .and_then(|rest| rest.split_whitespace().next()?.parse().ok())
-            .unwrap_or(usize::MAX);
-        let table = descriptor_table();
+        let allowed = proc_number("limits", "Max open files").unwrap_or(usize::MAX);
+        let table = proc_number("status", "FDSize:").expect("the table's size");
         if allowed >= TABLE {
             assert!(table >= TABLE, "the table holds {table} descriptors");
         }
@@ -568,7 +552,7 @@ mod tests {
         let paths: Vec<String> = (0..200).map(|i| format!("{deep}w{i:03}/f.txt")).collect();
         for threads in [1, 4] {
             let most = most_folders_open(&paths, threads);
-            let room = FolderRoom::LARGE.most + 24 + threads + 3;
+            let room = FolderRoom::LARGE.most + MAX_HANDLES + threads + 3;
             assert!(
                 most <= room,
                 "{threads} threads: {most} folder handles open"
@@ -579,14 +563,14 @@ mod tests {
 
     #[test]
     fn the_small_room_keeps_a_search_within_the_table_a_process_starts_with() {
-        // The walk's own 24, the folders of the files waiting, a chunk
+        // The walk's own folders, those of the files waiting, a chunk
         // per thread and a file read by each of a few threads, and the
         // standard streams.
         let threads = 4;
-        let handles = 24 + FolderRoom::SMALL.most + 2 * threads + 3;
+        let handles = MAX_HANDLES + FolderRoom::SMALL.most + 2 * threads + 3;
         assert!(handles <= 64, "{handles} handles");
         // The same with the large room, on 32 threads, within `TABLE`.
-        let handles = 24 + FolderRoom::LARGE.most + 2 * 32 + 3;
+        let handles = MAX_HANDLES + FolderRoom::LARGE.most + 2 * 32 + 3;
         assert!(handles <= TABLE, "{handles} handles");
     }
 }

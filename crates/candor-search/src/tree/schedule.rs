@@ -97,7 +97,8 @@ impl Tree {
         let budgets = &search.budgets;
         let window = Window::new();
         let jobs = self.jobs(&search.plan)?;
-        let feed = Feed::new(jobs.take_while(|_| !budgets.is_stopped()));
+        let room = FolderRoom::of_process(&self.root_dir);
+        let feed = Feed::new(jobs.take_while(|_| !budgets.is_stopped()), room);
         // Alone at first (with one thread, throughout): a search that ends
         // within `self.solo` (a capped query, a small tree) starts no
         // thread at all.
@@ -140,7 +141,7 @@ impl Tree {
             }
             outcomes
         };
-        feed.walk_ahead(FolderRoom::of_process(&self.root_dir));
+        feed.walk_ahead();
         let searchers = &Searchers {
             feed: &feed,
             window: &window,

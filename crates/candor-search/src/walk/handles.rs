@@ -16,7 +16,7 @@ use crate::confine::{self, DirHandle};
 /// descriptors it counts on even in a deep tree, past which the kernel
 /// grows the table, which with several threads waits for an RCU grace
 /// period.
-const MAX_HANDLES: usize = 24;
+pub(crate) const MAX_HANDLES: usize = 24;
 
 impl Walk<'_> {
     /// The innermost folder's handle, reopened if it was closed.

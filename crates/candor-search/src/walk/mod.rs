@@ -46,6 +46,8 @@ use crate::path::push_name;
 use crate::{SkipReason, SkippedInput};
 
 mod handles;
+#[cfg(test)]
+pub(crate) use handles::MAX_HANDLES;
 mod named;
 mod raw;
 mod rules;
