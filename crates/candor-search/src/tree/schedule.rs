@@ -114,7 +114,7 @@ impl Tree {
         // chunks itself: it is one of the `threads` searchers, beside
         // `threads - 1` workers.
         let workers = self.threads - 1;
-        let (out_tx, out_rx) = mpsc::channel::<(u64, ThreadId, Vec<FileOutcome<'static>>)>();
+        let (out_tx, out_rx) = mpsc::channel::<NumberedPart>();
         // The parts' vectors, emptied by this thread, go back to the
         // thread that filled them (see `Returns`).
         let parts: Returns<Vec<FileOutcome<'static>>> =
@@ -221,6 +221,11 @@ impl Tree {
     }
 }
 
+/// A part of a chunk's outcomes, as a worker sends it to the releasing
+/// thread: its first file's number, the thread that filled its vector
+/// (which gets the vector back, see `Returns`), and the outcomes.
+type NumberedPart = (u64, ThreadId, Vec<FileOutcome<'static>>);
+
 /// What every searching thread shares: the feed of files, the window of
 /// outcomes in flight, the budgets, and the search of a chunk's next
 /// part (until it holds about `PART`'s matching lines or bytes).
@@ -237,7 +242,7 @@ struct Searchers<'a, I: Iterator<Item = Job>, F> {
 /// search stops or nobody receives.
 fn search_chunks<I, F>(
     searchers: &Searchers<'_, I, F>,
-    out_tx: &mpsc::Sender<(u64, ThreadId, Vec<FileOutcome<'static>>)>,
+    out_tx: &mpsc::Sender<NumberedPart>,
     matcher: &Matcher,
 ) where
     I: Iterator<Item = Job>,
@@ -252,7 +257,7 @@ fn search_chunks<I, F>(
     let mut buffer = Vec::new();
     let me = std::thread::current().id();
     loop {
-        let (seq, chunk) = match feed.next_chunk(window, budgets) {
+        let (mut seq, mut jobs) = match feed.next_chunk(window, budgets) {
             Next::Chunk(seq, chunk) => (seq, chunk),
             Next::Full(seq) => {
                 window.wait_for(seq, budgets);
@@ -260,7 +265,6 @@ fn search_chunks<I, F>(
             }
             Next::Done => return,
         };
-        let (mut seq, mut jobs) = (seq, chunk);
         while jobs.len() > 0 {
             // Past the release point with too many lines held, the next
             // part waits, as a new chunk would: a chunk admitted whole is
@@ -289,7 +293,7 @@ fn search_chunks<I, F>(
 /// window admits them; until `take` breaks or every outcome is released.
 fn release_in_order<I, F>(
     searchers: &Searchers<'_, I, F>,
-    out_rx: &mpsc::Receiver<(u64, ThreadId, Vec<FileOutcome<'static>>)>,
+    out_rx: &mpsc::Receiver<NumberedPart>,
     parts: &Returns<Vec<FileOutcome<'static>>>,
     matcher: &Matcher,
     take: &mut dyn FnMut(FileOutcome<'_>) -> ControlFlow<()>,
