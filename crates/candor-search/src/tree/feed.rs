@@ -17,7 +17,7 @@ use crate::walk::Job;
 
 /// How far ahead of the oldest unreleased file the walk may run, in
 /// files: bounds the outcomes held for reordering.
-const WINDOW: u64 = 1024;
+const WINDOW: u64 = 256;
 
 /// How many matching lines the outcomes held for reordering may hold
 /// before the searchers wait for the release point to move: many files in
