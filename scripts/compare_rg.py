@@ -7,7 +7,13 @@ and the same machine load. It prints the median wall time of each command
 and the median of the per-pair ratios: on a shared machine, runs that are
 not paired drift by 15-20%, the pair ratios much less. It also prints the
 median peak resident set size (RSS) of each command, which the machine's
-load hardly moves.
+load hardly moves, and the median CPU time (user and system) of each: on a
+machine whose cores both tools keep busy, wall time follows it.
+
+Before a text case is timed, both outputs are compared as sorted lines:
+candor's listing prints `path:line:text`, as `rg -n` does, so the two must
+hold the same lines, or the comparison would time different work. A case
+whose outputs differ stops the script.
 
 Cases: six patterns (rare and common literal, case-insensitive literal,
 a leading repetition, a regex with a literal prefix, an alternation), each
@@ -36,7 +42,8 @@ TIME = "/usr/bin/time"
 
 
 def timed(cmd):
-    """Runs cmd; returns its wall time in seconds and its peak RSS in MiB.
+    """Runs cmd; returns its wall time in seconds, its peak RSS in MiB and
+    its CPU time (user and system) in seconds.
 
     The peak is measured by GNU time (`/usr/bin/time -f %M`), a small
     process: a child forked from this Python process would count the
@@ -45,37 +52,55 @@ def timed(cmd):
     with tempfile.NamedTemporaryFile("r") as rss:
         start = time.perf_counter()
         done = subprocess.run(
-            [TIME, "-f", "%M", "-o", rss.name, *cmd],
+            [TIME, "-f", "%M %U %S", "-o", rss.name, *cmd],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
         elapsed = time.perf_counter() - start
         if done.returncode not in (0, 1):
             sys.exit(f"command failed ({done.returncode}): {' '.join(map(str, cmd))}")
-        return elapsed, int(rss.read().split()[-1]) / 1024
+        peak, user, system = rss.read().split()[-3:]
+        return elapsed, int(peak) / 1024, float(user) + float(system)
+
+
+def same_lines(a, b):
+    """Runs a and b once each; stops the script unless their outputs hold
+    the same lines (in any order: ripgrep's order depends on its threads)."""
+    outputs = [
+        sorted(subprocess.run(cmd, capture_output=True).stdout.splitlines()) for cmd in (a, b)
+    ]
+    if outputs[0] != outputs[1]:
+        differ = len(set(outputs[0]) ^ set(outputs[1]))
+        sys.exit(
+            f"outputs differ ({len(outputs[0])} and {len(outputs[1])} lines, "
+            f"{differ} distinct lines in one only): {' '.join(map(str, a))} | {' '.join(map(str, b))}"
+        )
 
 
 def compare(name, a, b, runs):
     """Runs a and b alternately; reports medians and the median of b/a."""
     timed(a)
     timed(b)
-    ta, tb, ratios, rss_a, rss_b = [], [], [], [], []
+    ta, tb, ratios, rss_a, rss_b, cpu_a, cpu_b = [], [], [], [], [], [], []
     for i in range(runs):
         # Alternate which goes first, so neither always runs on a warmer machine.
         if i % 2 == 0:
-            (x, mx), (y, my) = timed(a), timed(b)
+            (x, mx, cx), (y, my, cy) = timed(a), timed(b)
         else:
-            (y, my), (x, mx) = timed(b), timed(a)
+            (y, my, cy), (x, mx, cx) = timed(b), timed(a)
         ta.append(x)
         tb.append(y)
         ratios.append(y / x)
         rss_a.append(mx)
         rss_b.append(my)
+        cpu_a.append(cx)
+        cpu_b.append(cy)
     print(
         f"{name:<44} A {statistics.median(ta) * 1000:7.1f} ms   "
         f"B {statistics.median(tb) * 1000:7.1f} ms   "
         f"B/A median {statistics.median(ratios):5.2f}  "
         f"(pairs {min(ratios):.2f}..{max(ratios):.2f})   "
+        f"CPU A {statistics.median(cpu_a) * 1000:4.0f} ms  B {statistics.median(cpu_b) * 1000:4.0f} ms   "
         f"RSS A {statistics.median(rss_a):6.1f} MiB  B {statistics.median(rss_b):6.1f} MiB"
     )
 
@@ -131,12 +156,11 @@ def main():
         flag = ["--json"] if json else []
         print(f"\nA = {a_name}, B = candor, every matching line listed, {'--json' if json else 'text'}")
         for name, pattern_args, candor_args in CASES:
-            compare(
-                name,
-                other(pattern_args, candor_args, json),
-                [*grep, *flag, *candor_args, corpus],
-                args.runs,
-            )
+            a = other(pattern_args, candor_args, json)
+            b = [*grep, *flag, *candor_args, corpus]
+            if not json:
+                same_lines(a, b)
+            compare(name, a, b, args.runs)
 
     print(f"\nA = {a_name} (every line), B = candor --limit 100 (the first 100, and the disclosure)")
     compare(
