@@ -29,6 +29,13 @@ pub fn written_name(name: &[u8]) -> String {
     out
 }
 
+/// A path as a tree writes it: its names from the root, each as
+/// `written_name` writes it, joined by `/`.
+pub fn written_path(names: &[Vec<u8>]) -> String {
+    let names: Vec<String> = names.iter().map(|n| written_name(n)).collect();
+    names.join("/")
+}
+
 /// Path order: component by component, each compared by its bytes, so
 /// that a folder's files come before a sibling whose name extends the
 /// folder's ("a/b" < "a-c" < "a.txt").

@@ -32,7 +32,7 @@ use serde::de::DeserializeOwned;
 use tempfile::TempDir;
 
 use crate::core_support::config;
-use crate::fixture::{path_order, threaded, written_name};
+use crate::fixture::{path_order, threaded, written_path};
 use crate::oracle::{LineSpans, literal_spans, matching_lines, regex_spans, searched};
 
 // ---------------------------------------------------------------------------
@@ -372,12 +372,7 @@ fn tree_answer(files: &[File], q: &Q, hidden: bool) -> Answer {
         .filter(|f| hidden || !f.names.iter().any(is_hidden))
         .map(|f| Entry {
             key: f.names.clone(),
-            path: f
-                .names
-                .iter()
-                .map(|n| written_name(n))
-                .collect::<Vec<_>>()
-                .join("/"),
+            path: written_path(&f.names),
             bytes: f.bytes.clone(),
         })
         .collect();

@@ -18,7 +18,7 @@ use proptest::prelude::*;
 
 use crate::binary_named::ripgrep;
 use crate::examples_cli::example;
-use crate::fixture::{threaded, written_name};
+use crate::fixture::{threaded, written_path};
 use crate::pages::pages;
 
 // ---------------------------------------------------------------------------
@@ -42,12 +42,6 @@ struct Oracle<'a> {
 struct Found {
     lines: Lines,
     not_entered: u64,
-}
-
-/// A path's names joined by `/`, each as a tree writes it.
-fn written(names: &[Vec<u8>]) -> String {
-    let names: Vec<String> = names.iter().map(|n| written_name(n)).collect();
-    names.join("/")
 }
 
 fn os(name: &[u8]) -> &OsStr {
@@ -214,7 +208,7 @@ impl Oracle<'_> {
             }
         }
         if !numbers.is_empty() {
-            found.lines.insert(written(rel), numbers);
+            found.lines.insert(written_path(rel), numbers);
         }
     }
 }
@@ -538,7 +532,7 @@ fn by_ripgrep(rg: &Path, root: &Path, args: &[&OsStr]) -> Lines {
         };
         let names: Vec<Vec<u8>> = raw.split(|&b| b == b'/').map(<[u8]>::to_vec).collect();
         let number = value["data"]["line_number"].as_u64().unwrap_or(0);
-        lines.entry(written(&names)).or_default().push(number);
+        lines.entry(written_path(&names)).or_default().push(number);
     }
     for numbers in lines.values_mut() {
         numbers.sort_unstable();
@@ -561,7 +555,7 @@ fn check(spec: &Spec) -> Result<(), TestCaseError> {
     if spec.missing {
         named.push(vec![b"nope".to_vec(), b"missing.txt".to_vec()]);
     }
-    let paths: Vec<String> = named.iter().map(|n| written(n)).collect();
+    let paths: Vec<String> = named.iter().map(|n| written_path(n)).collect();
     let oracle = Oracle {
         root,
         hidden: spec.hidden,

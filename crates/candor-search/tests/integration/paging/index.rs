@@ -21,7 +21,7 @@ use candor_search::{
 };
 use proptest::prelude::*;
 
-use crate::fixture::written_name;
+use crate::fixture::written_path;
 use crate::oracle::{LineSpans, literal_spans, matching_lines, regex_spans, searched};
 
 /// A file's path as its names' bytes, from the root: its place in path
@@ -71,14 +71,6 @@ impl Pattern {
             Pattern::Regex(re) => regex_spans(re, false, false).expect("a valid regex"),
         }
     }
-}
-
-fn written_path(names: &Names) -> String {
-    names
-        .iter()
-        .map(|n| written_name(n))
-        .collect::<Vec<_>>()
-        .join("/")
 }
 
 #[cfg(unix)]
