@@ -487,14 +487,21 @@ mod tests {
         most.load(AtomicOrdering::SeqCst)
     }
 
+    /// The paths of one file in each of `folders` folders, two levels
+    /// deep, 20 to a folder above them.
+    #[cfg(target_os = "linux")]
+    fn one_file_in_each_of(folders: usize) -> Vec<String> {
+        (0..folders)
+            .map(|i| format!("a{:02}/b{i:03}/f.txt", i / 20))
+            .collect()
+    }
+
     #[test]
     #[cfg(target_os = "linux")]
     fn jobs_waiting_in_many_small_folders_hold_a_bounded_number_of_handles() {
         // One file in each of 400 folders, two levels deep: a walk running
         // ahead unbounded would hold a handle for each folder it queued.
-        let paths: Vec<String> = (0..400)
-            .map(|i| format!("a{:02}/b{i:03}/f.txt", i / 20))
-            .collect();
+        let paths = one_file_in_each_of(400);
         for threads in [1, 2, 4] {
             let most = most_folders_open(&paths, threads);
             // The bound, the walk's own folders (root, a, b) and a chunk
@@ -527,10 +534,7 @@ mod tests {
     #[test]
     #[cfg(target_os = "linux")]
     fn a_parallel_search_has_room_for_its_handles_without_growing_the_table() {
-        let paths: Vec<String> = (0..300)
-            .map(|i| format!("a{:02}/b{i:03}/f.txt", i / 20))
-            .collect();
-        let most = most_folders_open(&paths, 4);
+        let most = most_folders_open(&one_file_in_each_of(300), 4);
         // The table was grown once, to `TABLE`, when the tree was made
         // (unless a limit on handles refused it): what the search holds
         // fits, so it never grows while the threads run.
