@@ -141,6 +141,13 @@ pub enum ErrorKind {
         /// The path as given.
         path: String,
     },
+    /// A path named by the caller as one file to read is a folder of the
+    /// corpus.
+    #[error("path {path:?} is a folder, not a file")]
+    NotAFile {
+        /// The path as given.
+        path: String,
+    },
     /// A file or folder could not be read.
     #[error("cannot read {path}")]
     Read {

@@ -37,7 +37,8 @@ searched); `skipped.so_far` counts those of this page and every page before it; 
 `skipped.errors` counts those that leave the answer incomplete (an input that could not be read, \
 or one you named that was left out). `as_of`, when present, says the answer comes from an index \
 trusted without checking the inputs, as they were at that time: inputs changed since may be \
-missing or answered as they were; ask again with checking for an answer about them now.";
+missing or answered as they were. Where the tool can check the inputs instead, its own \
+description says how to ask for that; where it cannot, the answer is as of that time.";
 
 /// The JSON Schema (draft 2020-12) of the wire shape, with `item_schema`
 /// as the schema of each item. Suits an MCP tool's `outputSchema`.

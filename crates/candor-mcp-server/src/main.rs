@@ -35,8 +35,8 @@ use candor_mcp::{
     PageArgs, Parameters, Policy, StdioGuard, Workers, bounded_tool, error_result, respond,
 };
 use candor_search::{
-    CancelToken, Corpus, Error, Excerpt, FileCount, Indexes, LLM_GUIDE, Limits, Line, Match, Query,
-    Tree,
+    Bounded, CancelToken, Corpus, Error, ErrorKind, Excerpt, FileCount, Indexes, LLM_GUIDE, Limits,
+    Line, Match, Query, SkipReason, Tree,
 };
 use clap::Parser;
 use rmcp::model::{
@@ -160,8 +160,10 @@ macro_rules! search_arguments {
             #[serde(default)]
             path: Option<String>,
             /// The folder to search: below one of the server's roots,
-            /// relative to the first root, or absolute. Default: the first
-            /// root.
+            /// relative to the first root, or absolute. Default: the root an
+            /// absolute `path` is below, else the first root. Item paths
+            /// are relative to this folder: to read one with `excerpt`,
+            /// pass the same `directory`.
             #[serde(default)]
             directory: Option<String>,
             /// Search hidden files and folders too (ripgrep's --hidden).
@@ -335,7 +337,7 @@ fn tools(policy: &Policy, deadline: Duration, max_deadline: Duration, workers: u
          returns what it found, marked incomplete, with a cursor. max_bytes (default {}) \
          bounds the whole tool result as sent: every content block and structuredContent; the JSON gets \
          (max_bytes - 672) / 3 of it, and every budget figure a result states is in max_bytes units. \
-         {LLM_GUIDE}",
+         An argument sent as null is read as absent (its default). {LLM_GUIDE}",
         deadline.as_millis(),
         max_deadline.as_millis(),
         PageArgs::default().budget(policy)
@@ -346,8 +348,10 @@ fn tools(policy: &Policy, deadline: Duration, max_deadline: Duration, workers: u
             format!(
                 "Search the files of a folder for lines matching `query`. Each item is one matching line \
                  (path, line_number, byte_offset, line, byte ranges of the matches), in path order then byte \
-                 offset; `total` counts matching lines. With limit 0 and count_total, the answer is the \
-                 folder's number of matching lines alone. {defaults}"
+                 offset; `total` counts matching lines. With limit 0 and count_total, the answer lists no \
+                 line and `total` is the folder's number of matching lines (exact when its relation is \
+                 \"eq\"); it is never `complete` while any line matches, as its lines are not listed, so \
+                 strict refuses it. {defaults}"
             ),
             Parameters::<SearchText>::input_schema(),
         ),
@@ -410,7 +414,12 @@ impl Inner {
 
     /// A call's arguments, read (on the async side, before the call
     /// waits its turn: its deadline is one of them).
-    fn parse(&self, tool: &str, arguments: JsonObject) -> Result<Call, Error> {
+    ///
+    /// An argument sent as `null` is read as absent (its default), for
+    /// every argument alike: some clients send `null` for each optional
+    /// argument they leave out.
+    fn parse(&self, tool: &str, mut arguments: JsonObject) -> Result<Call, Error> {
+        arguments.retain(|_, value| !value.is_null());
         Ok(match tool {
             "search_text" => {
                 Call::SearchText(Parameters::<SearchText>::from_arguments(arguments)?.0)
@@ -487,6 +496,7 @@ impl Inner {
                         cursor.as_ref(),
                     )
                 });
+                let result = named_path_found(result, search.path.as_deref());
                 respond(result, "matching lines", &search.page, &self.policy)
             }
             Call::Count(search) => {
@@ -495,6 +505,7 @@ impl Inner {
                     let cursor = search.page.cursor()?;
                     corpus.count_per_file(&search.query(self), &limits, cursor.as_ref())
                 });
+                let result = named_path_found(result, search.path.as_deref());
                 respond(
                     result,
                     "files with matching lines",
@@ -508,6 +519,7 @@ impl Inner {
                     let cursor = search.page.cursor()?;
                     corpus.files_with_matches(&search.query(self), &limits, cursor.as_ref())
                 });
+                let result = named_path_found(result, search.path.as_deref());
                 respond(result, "files", &search.page, &self.policy)
             }
             Call::Excerpt(args) => {
@@ -533,6 +545,32 @@ impl Inner {
             }
         }
     }
+}
+
+/// A search whose `path` names nothing in the folder is a tool error
+/// that names the path, as `excerpt`'s is, rather than an empty answer
+/// with one skip: a misspelled path is the caller's to fix. (The corpus
+/// counts such a path as skipped, `vanished` with the detail "not
+/// found", where it comes in path order; the search, confined to it,
+/// found nothing.)
+fn named_path_found<T>(
+    result: Result<Bounded<T>, Error>,
+    path: Option<&str>,
+) -> Result<Bounded<T>, Error> {
+    if let (Ok(found), Some(path)) = (&result, path) {
+        let missing = found
+            .skipped()
+            .sample()
+            .iter()
+            .any(|s| *s.reason() == SkipReason::Vanished && s.detail() == Some("not found"));
+        if missing && found.is_empty() {
+            return Err(ErrorKind::NotFound {
+                path: path.to_owned(),
+            }
+            .into());
+        }
+    }
+    result
 }
 
 /// A call, its arguments read.

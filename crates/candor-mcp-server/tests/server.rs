@@ -715,6 +715,36 @@ async fn bad_input_is_a_tool_error_and_the_server_keeps_serving() {
             json!({ "query": "fish", "limit": 1, "strict": true }),
             "incomplete",
         ),
+        (
+            "search of a missing path",
+            "search_text",
+            json!({ "query": "fish", "path": "typo.txt" }),
+            "\"typo.txt\" is not in the corpus",
+        ),
+        (
+            "count of a missing path",
+            "count_matches",
+            json!({ "query": "fish", "path": "a/typo" }),
+            "\"a/typo\" is not in the corpus",
+        ),
+        (
+            "files of a missing path",
+            "files_with_matches",
+            json!({ "query": "fish", "path": "typo/x.rs" }),
+            "\"typo/x.rs\" is not in the corpus",
+        ),
+        (
+            "excerpt of a folder",
+            "excerpt",
+            json!({ "path": "a" }),
+            "\"a\" is a folder, not a file",
+        ),
+        (
+            "null query",
+            "search_text",
+            json!({ "query": null }),
+            "query",
+        ),
     ];
     for (name, tool, arguments, needle) in cases {
         let result = call(&client, tool, arguments).await;
@@ -745,6 +775,26 @@ async fn bad_input_is_a_tool_error_and_the_server_keeps_serving() {
         serde_json::from_str(&message[json_start..]).expect("the wire shape");
     assert_eq!(partial.len(), 1);
     assert!(!partial.is_complete());
+
+    // An argument sent as null is read as absent, whatever its type: the
+    // same answer as without it.
+    let plain = call(&client, "search_text", json!({ "query": "fish" })).await;
+    let nulls = call(
+        &client,
+        "search_text",
+        json!({
+            "query": "fish", "mode": null, "case_insensitive": null, "whole_word": null,
+            "path": null, "directory": null, "hidden": null, "no_ignore": null,
+            "follow_links": null, "max_depth": null, "deadline_ms": null, "max_columns": null,
+            "limit": null, "cursor": null, "max_bytes": null, "count_total": null, "strict": null
+        }),
+    )
+    .await;
+    assert!(!is_error(&nulls), "{}", text(&nulls));
+    assert_eq!(
+        wire::<Match>(&nulls, "matching lines"),
+        wire::<Match>(&plain, "matching lines")
+    );
 
     // An absolute path inside the root is fine.
     let inside = root.join("b").to_str().expect("UTF-8").to_owned();

@@ -289,7 +289,7 @@ fn properties(policy: Option<&Policy>) -> JsonObject {
         "strict": {
             "type": "boolean",
             "default": false,
-            "description": "Return an error instead of an incomplete result."
+            "description": "Return an error instead of an incomplete result; the error still carries what was found. With limit 0, any item makes the result incomplete (none is listed): for a count alone, leave strict out and read total."
         }
     });
     match schema {

@@ -294,8 +294,9 @@ pub trait Corpus: sealed::Sealed {
     /// # Errors
     ///
     /// As [`search`](Self::search), and
-    /// [`NotFound`](crate::ErrorKind::NotFound) when `path` is a folder or
-    /// not in the corpus.
+    /// [`NotFound`](crate::ErrorKind::NotFound) when `path` is not in the
+    /// corpus, [`NotAFile`](crate::ErrorKind::NotAFile) when it is a
+    /// folder.
     ///
     /// # Example
     ///
@@ -331,7 +332,8 @@ pub trait Corpus: sealed::Sealed {
     ///
     /// # Errors
     ///
-    /// [`NotFound`](crate::ErrorKind::NotFound) or
+    /// [`NotFound`](crate::ErrorKind::NotFound),
+    /// [`NotAFile`](crate::ErrorKind::NotAFile) (a folder) or
     /// [`OutsideRoot`](crate::ErrorKind::OutsideRoot) for a bad path,
     /// [`InvalidArgument`](crate::ErrorKind::InvalidArgument) for a bad
     /// line range, the cursor errors, and those of the limits.

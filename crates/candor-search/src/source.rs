@@ -139,7 +139,7 @@ pub(crate) trait Source: Sync {
     fn resolve_file(&self, path: &str) -> Result<Resolved, Error> {
         let resolved = self.resolve(path)?;
         if !resolved.is_file {
-            return Err(ErrorKind::NotFound {
+            return Err(ErrorKind::NotAFile {
                 path: path.to_owned(),
             }
             .into());

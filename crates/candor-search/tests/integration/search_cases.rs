@@ -788,7 +788,10 @@ const EXCERPT_CASES: &[ExcerptCase] = &[
         name: "excerpt_of_a_folder",
         files: &[("d/f", b"x\n")],
         excerpt: || Excerpt::new("d", 1..=1),
-        want: ExcerptWant::Error(|k| matches!(k, ErrorKind::NotFound { .. })),
+        // A folder of a tree; documents have no folders, and hold no "d".
+        want: ExcerptWant::Error(|k| {
+            matches!(k, ErrorKind::NotAFile { .. } | ErrorKind::NotFound { .. })
+        }),
     },
     ExcerptCase {
         name: "excerpt_of_a_missing_file",
