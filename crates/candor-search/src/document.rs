@@ -3,7 +3,6 @@
 
 use std::borrow::Cow;
 
-use crate::Fingerprint;
 use crate::reader::Known;
 
 /// A document's bytes, owned or borrowed; built from `&str`, `String`,
@@ -100,29 +99,35 @@ impl<'a, const N: usize> From<&'a [u8; N]> for DocBytes<'a> {
 }
 
 /// A document and what every query would otherwise find out about it
-/// again: its binary verdict and UTF-8 validity, and its share of the
-/// corpus's fingerprint.
+/// again: its binary verdict and UTF-8 validity.
 #[derive(Debug, Clone)]
 pub(crate) struct Doc<'a> {
     pub(crate) bytes: DocBytes<'a>,
     pub(crate) known: Known,
-    /// The hash of the document's name and size (see `Documents::names_hash`).
-    pub(crate) hash: u64,
 }
 
 impl<'a> Doc<'a> {
-    pub(crate) fn new(name: &str, bytes: DocBytes<'a>) -> Doc<'a> {
+    pub(crate) fn new(bytes: DocBytes<'a>) -> Doc<'a> {
         let known = Known::of(bytes.as_bytes(), bytes.is_str);
-        let hash = mix(Fingerprint::of(&(name, bytes.as_bytes().len())).as_u64());
-        Doc { bytes, known, hash }
+        Doc { bytes, known }
     }
-}
 
-/// A bijective finalizer (splitmix64's): the sum of the entries' hashes
-/// stays well spread even though FNV's outputs for similar names are
-/// close.
-fn mix(mut z: u64) -> u64 {
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
+    /// What a search cursor records of the document (see
+    /// `Source::stamp`): a hash of its bytes and length, never 0. Made
+    /// when a cursor is issued or resumed in it, eight bytes a step.
+    pub(crate) fn stamp(&self) -> u64 {
+        let bytes = self.bytes.as_bytes();
+        let mut hash = 0x9e37_79b9_7f4a_7c15_u64 ^ bytes.len() as u64;
+        let mut words = bytes.chunks_exact(8);
+        for word in &mut words {
+            let word = u64::from_le_bytes(word.try_into().unwrap_or([0; 8]));
+            hash = (hash ^ word).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            hash ^= hash >> 29;
+        }
+        for &b in words.remainder() {
+            hash = (hash ^ u64::from(b)).wrapping_mul(0x94d0_49bb_1331_11eb);
+            hash ^= hash >> 29;
+        }
+        hash.max(1)
+    }
 }

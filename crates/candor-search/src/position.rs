@@ -90,21 +90,54 @@ pub(crate) fn mix(parts: &[u64]) -> u64 {
     hash.max(1)
 }
 
-/// A place in a file of the corpus, and the file's stamp (what changes
+/// The files a walk passes before a position (see
+/// `Source::order_before`), as a cursor records them: the wrapping sum
+/// of their paths' hashes. A file added or removed before the position
+/// changes it; a file whose content changed does not.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Order(pub(crate) u64);
+
+impl Order {
+    /// Counts the file at `path` in.
+    pub(crate) fn add(&mut self, path: &str) {
+        self.0 = self.0.wrapping_add(path_hash(path));
+    }
+}
+
+/// A path's hash for `Order`: FNV-1a over its bytes, spread by
+/// SplitMix64's finalizer so that sums of hashes do not collide as sums
+/// of FNV values of similar paths would.
+fn path_hash(path: &str) -> u64 {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in path.bytes() {
+        hash ^= u64::from(b);
+        hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    hash = (hash ^ (hash >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    hash = (hash ^ (hash >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    hash ^ (hash >> 31)
+}
+
+/// A place in a file of the corpus, the file's stamp (what changes
 /// when it changes, see `Source::stamp`; `None` when the corpus has
-/// nothing to tell).
+/// nothing to tell), and the files the walk passed before it (`None`
+/// when not recorded: then a change before it is not noticed).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Position {
     pub(crate) path: String,
     pub(crate) place: Place,
     pub(crate) stamp: Option<u64>,
+    /// The files the walk passes before it.
+    pub(crate) order: Option<Order>,
 }
 
 /// The key as a cursor holds it: the path, the offset (`u64::MAX` past
 /// the file's end) and line number (`0` when not known), and the stamp's
-/// eight bytes (`0` for none). Fixed width, so that a cursor's length
-/// does not depend on the stamp's value (nor the response's size on it).
-/// Cursors issued by earlier versions decode to the same positions.
+/// eight bytes (`0` for none) followed by the order's eight, when
+/// recorded. Fixed width, so that a cursor's length does
+/// not depend on the stamp's value (nor the response's size on it).
+/// Cursors issued by earlier versions (a stamp alone) decode to the same
+/// positions, with no order.
 type Key = (String, (u64, u64), Vec<u8>);
 
 impl Position {
@@ -114,7 +147,14 @@ impl Position {
             path: path.to_owned(),
             place,
             stamp,
+            order: None,
         }
+    }
+
+    /// This position, with the files the walk passed before it.
+    pub(crate) fn with_order(mut self, order: Option<Order>) -> Position {
+        self.order = order;
+        self
     }
 
     /// This position as a cursor's key (see `Key`).
@@ -123,11 +163,11 @@ impl Position {
             Place::Line { offset, number } => (offset, number.unwrap_or(0)),
             Place::End => (u64::MAX, 0),
         };
-        (
-            self.path.clone(),
-            (offset, line),
-            self.stamp.unwrap_or(0).to_le_bytes().to_vec(),
-        )
+        let mut marks = self.stamp.unwrap_or(0).to_le_bytes().to_vec();
+        if let Some(order) = self.order {
+            marks.extend_from_slice(&order.0.to_le_bytes());
+        }
+        (self.path.clone(), (offset, line), marks)
     }
 
     /// The cursor of `scope` that resumes here.
@@ -142,10 +182,16 @@ impl Position {
     /// Those of [`Scope::resume`], and a malformed cursor whose stamp is
     /// not one.
     pub(crate) fn of_cursor(scope: &Scope, cursor: &Cursor) -> Result<Position, Error> {
-        let (path, (offset, line), stamp): Key = scope.resume(cursor)?;
-        let stamp = <[u8; 8]>::try_from(stamp.as_slice())
-            .map(u64::from_le_bytes)
-            .map_err(|_| Error::malformed_cursor("its stamp is not 8 bytes"))?;
+        let (path, (offset, line), marks): Key = scope.resume(cursor)?;
+        let word = |at: usize| -> Option<u64> {
+            let bytes = marks.get(at..at + 8)?;
+            Some(u64::from_le_bytes(bytes.try_into().ok()?))
+        };
+        let (stamp, order) = match (marks.len(), word(0), word(8)) {
+            (8, Some(stamp), _) => (stamp, None),
+            (16, Some(stamp), Some(order)) => (stamp, Some(Order(order))),
+            _ => return Err(Error::malformed_cursor("its stamp is not 8 or 16 bytes")),
+        };
         let place = match offset {
             u64::MAX => Place::End,
             offset => Place::Line {
@@ -157,6 +203,7 @@ impl Position {
             path,
             place,
             stamp: (stamp != 0).then_some(stamp),
+            order,
         })
     }
 }

@@ -13,7 +13,7 @@ use crate::engine::{
 };
 use crate::matcher::Matcher;
 use crate::operation::{CountPerFile, FilesWithMatches, FindInFile, LineSearch};
-use crate::position::Position;
+use crate::position::{Order, Position};
 use crate::source::Source;
 use crate::{AsOf, Bounded, Cursor, Limits, Scope, StreamError, Streamed};
 use crate::{FileCount, Match, Query, path};
@@ -81,12 +81,22 @@ fn prepare<'s, S: Source, K: QueryKind>(
     })
 }
 
-/// The stamps a source records in its cursors.
-struct SourceStamps<'s, S>(&'s S);
+/// The stamps a source records in its cursors, and the files its walk
+/// passes before them (none for a query of one file).
+struct SourceStamps<'s, 'p, S> {
+    source: &'s S,
+    walk: Option<&'p Plan<'p>>,
+}
 
-impl<S: Source> StampLookup for SourceStamps<'_, S> {
+impl<S: Source> StampLookup for SourceStamps<'_, '_, S> {
     fn stamp(&self, path: &str) -> Option<u64> {
-        self.0.stamp(path)
+        self.source.stamp(path)
+    }
+
+    fn order_before(&self, path: &str) -> Option<Order> {
+        // A walk that fails now ends no page: the cursor then records no
+        // order, and a change before it goes unnoticed.
+        self.source.order_before(self.walk?, path).ok()
     }
 }
 
@@ -119,10 +129,18 @@ impl<S: Source> Prepared<'_, S> {
         files: Files<'_>,
     ) -> Result<Bounded<K::Item>, Error> {
         let search = self.search::<K>(limits);
+        let walk = self.walks(files).then_some(&search.plan);
+        if let Some(plan) = walk {
+            self.check_order(plan)?;
+        }
         let mut stage = ResultStage::<K>::new(&search, limits, cursor);
         stage.set_as_of(self.as_of);
         drive(self.source, &search, &mut stage, files)?;
-        stage.finish(&self.scope, &SourceStamps(self.source))
+        let stamps = SourceStamps {
+            source: self.source,
+            walk,
+        };
+        stage.finish(&self.scope, &stamps)
     }
 
     /// Streams the items of a query of kind `K` to `receiver`.
@@ -139,10 +157,48 @@ impl<S: Source> Prepared<'_, S> {
             ));
         }
         let search = self.search::<K>(limits);
+        let walk = self.walks(Files::All).then_some(&search.plan);
+        if let Some(plan) = walk {
+            self.check_order(plan)?;
+        }
         let mut stage = ResultStage::<K>::streaming(&search, limits, cursor, receiver);
         stage.set_as_of(self.as_of);
         drive(self.source, &search, &mut stage, Files::All)?;
-        stage.finish_stream(&self.scope, &SourceStamps(self.source))
+        let stamps = SourceStamps {
+            source: self.source,
+            walk,
+        };
+        stage.finish_stream(&self.scope, &stamps)
+    }
+
+    /// Whether this query's cursors record the files the walk passes
+    /// before them: for a walk of the whole corpus (not one file), on a
+    /// corpus without a generation (a tree, an index). A corpus with one
+    /// (documents) refuses a cursor of another generation already.
+    fn walks(&self, files: Files<'_>) -> bool {
+        matches!(files, Files::All) && self.source.generation().is_none()
+    }
+
+    /// Refuses a cursor as stale when the files the walk passes before
+    /// its position are not those it recorded (see
+    /// `Source::order_before`): a file added there since would be missed,
+    /// and one removed would leave the page's `start` wrong.
+    fn check_order(&self, plan: &Plan<'_>) -> Result<(), Error> {
+        let Some(start) = &self.start else {
+            return Ok(());
+        };
+        let Some(recorded) = start.order else {
+            return Ok(());
+        };
+        let now = self.source.order_before(plan, &start.path)?;
+        if now != recorded {
+            return Err(crate::ErrorKind::StaleCursor {
+                cursor_generation: recorded.0,
+                current_generation: now.0,
+            }
+            .into());
+        }
+        Ok(())
     }
 }
 

@@ -10,6 +10,7 @@
 use std::ops::ControlFlow;
 
 use crate::engine::{FileOutcome, Plan, QuerySearch, no_match, search_file};
+use crate::position::Order;
 use crate::reader::Opened;
 use crate::{AsOf, Cursor, Fingerprint, Scope, SkippedInput};
 use crate::{Error, ErrorKind};
@@ -113,6 +114,47 @@ pub(crate) trait Source: Sync {
         plan: &Plan<'_>,
         each: &mut dyn FnMut(Entry<'_>) -> ControlFlow<()>,
     ) -> Result<(), Error>;
+
+    /// The files the walk of `plan` (its filters, from the start) passes
+    /// before `path`: each entry `files` yields as a file, none opened.
+    /// A search cursor records them,
+    /// and a page resumed at it compares them with the walk's now: a file
+    /// added or removed before the cursor since it was issued makes it
+    /// stale, as its items would be missed or the page's `start` wrong.
+    /// Skipped inputs are left out (an editor's hidden swap file comes and
+    /// goes), and so are changes of content (an agent edits what it has
+    /// paged through).
+    ///
+    /// # Errors
+    ///
+    /// Those of `files`.
+    fn order_before(&self, plan: &Plan<'_>, path: &str) -> Result<Order, Error> {
+        let walk = Plan {
+            query: plan.query,
+            matcher: plan.matcher,
+            mode: plan.mode,
+            cap: plan.cap,
+            count_rest: plan.count_rest,
+            max_columns: plan.max_columns,
+            start: None,
+            filters: plan.filters.clone(),
+        };
+        let mut order = Order::default();
+        self.files(&walk, &mut |entry| {
+            let at = match &entry {
+                Entry::File { path, .. } | Entry::NoMatch { path, .. } => path,
+                Entry::Skip(input) => input.path(),
+            };
+            if crate::path::cmp_paths(at, path).is_ge() {
+                return ControlFlow::Break(());
+            }
+            if !matches!(entry, Entry::Skip(_)) {
+                order.add(at);
+            }
+            ControlFlow::Continue(())
+        })?;
+        Ok(order)
+    }
 
     /// Hands the outcome of each entry, in path order, to `take`, until it
     /// breaks or the entries run out: each file searched on this thread,

@@ -15,7 +15,7 @@ use crate::{Fingerprint, SkipReason, SkippedInput};
 
 impl Source for Documents<'_> {
     fn fingerprint(&self) -> u64 {
-        Fingerprint::of(&("documents", self.docs.len(), self.names_hash)).as_u64()
+        Fingerprint::of(&"documents").as_u64()
     }
 
     fn generation(&self) -> Option<u64> {
@@ -49,10 +49,9 @@ impl Source for Documents<'_> {
         }
     }
 
-    fn stamp(&self, _path: &str) -> Option<u64> {
-        // The fingerprint covers the names and sizes, the generation the
-        // rest.
-        None
+    fn stamp(&self, path: &str) -> Option<u64> {
+        // The documents before it are the order's (see `order_before`).
+        self.docs.get(&Name(path.to_owned())).map(|doc| doc.stamp())
     }
 
     fn open(&self, path: &str) -> Opened<'_> {

@@ -57,10 +57,6 @@ impl PartialOrd for Name {
 #[derive(Debug, Clone, Default)]
 pub struct Documents<'a> {
     docs: BTreeMap<Name, Doc<'a>>,
-    /// The wrapping sum of the documents' hashes: the fingerprint of the
-    /// set of names and sizes, kept up to date as documents are added or
-    /// replaced rather than recomputed on every query.
-    names_hash: u64,
     generation: Option<u64>,
 }
 
@@ -142,18 +138,18 @@ impl<'a> Documents<'a> {
                 format!("{name:?} names the root, not a document"),
             ));
         }
-        let doc = Doc::new(&normalized, bytes.into());
-        self.names_hash = self.names_hash.wrapping_add(doc.hash);
-        if let Some(old) = self.docs.insert(Name(normalized), doc) {
-            self.names_hash = self.names_hash.wrapping_sub(old.hash);
-        }
+        let doc = Doc::new(bytes.into());
+        self.docs.insert(Name(normalized), doc);
         Ok(())
     }
 
     /// Binds cursors to this generation of the corpus: a cursor issued at
     /// another generation is refused as stale. Change it whenever the
-    /// documents change. Default: none (cursors are bound to the names and
-    /// sizes of the documents only).
+    /// documents change. Default: none: a search cursor is then refused as
+    /// stale when the document it resumes in changed (its bytes are
+    /// hashed), or a document before it was added or removed, and
+    /// resumes when only documents after it, or the text of those before
+    /// it, changed (as a [`Tree`](crate::Tree)'s does).
     ///
     /// # Example
     ///
@@ -264,8 +260,12 @@ mod tests {
             let err = docs
                 .find_in_file(path, &Query::literal("x"), &Limits::new(), None)
                 .expect_err(path);
+            // The root, and a folder of names, are no document.
             assert!(
-                matches!(err.kind(), ErrorKind::NotFound { .. }),
+                matches!(
+                    err.kind(),
+                    ErrorKind::NotFound { .. } | ErrorKind::NotAFile { .. }
+                ),
                 "{path:?}: {err}"
             );
         }
@@ -294,26 +294,48 @@ mod tests {
     ];
 
     #[test]
-    fn the_fingerprint_kept_on_insert_is_that_of_the_documents_held() {
-        let mut docs = Documents::new();
-        for step in 1..=OPS.len() {
-            let (name, bytes) = OPS[step - 1];
-            docs.insert(name, bytes).unwrap();
-            // Built afresh, in another order: the same fingerprint.
-            let fresh: Documents<'_> = naive(&OPS[..step]).into_iter().rev().collect();
-            assert_eq!(docs.fingerprint(), fresh.fingerprint(), "step {step}");
-        }
-        // Names and sizes are what it covers: another size or another
-        // name is another corpus, and undoing a change restores it.
-        let before = docs.fingerprint();
-        let mut other = docs.clone();
-        other.insert("e.txt", "1").unwrap();
-        assert_ne!(other.fingerprint(), before);
-        other.insert("e.txt", "").unwrap();
-        assert_eq!(other.fingerprint(), before);
-        other.insert("f.txt", "").unwrap();
-        assert_ne!(other.fingerprint(), before);
-        assert_ne!(Documents::new().fingerprint(), before);
+    fn a_cursor_is_stale_when_its_document_changed_or_one_before_it_came_or_went() {
+        let q = Query::literal("hit");
+        let two = Limits::new().limit(2);
+        let first = Documents::new()
+            .with("b.txt", "hit 1\nhit 2\nhit 3\nhit 4\n")
+            .with("d.txt", "hit\n");
+        let page = first.search(&q, &two, None).unwrap();
+        let cursor = page.next_cursor().expect("more");
+        let resume = |docs: &Documents<'_>| docs.search(&q, &Limits::new(), Some(cursor));
+        let stale = |docs: Documents<'_>, what: &str| {
+            let err = resume(&docs).expect_err(what);
+            assert!(
+                matches!(err.kind(), ErrorKind::StaleCursor { .. }),
+                "{what}: {err}"
+            );
+        };
+        // The document it resumes in, rewritten to the same size.
+        stale(
+            first.clone().with("b.txt", "hit A\nmiss \nhit C\nhit D\n"),
+            "same-size rewrite",
+        );
+        // A document added before it, or one before it removed.
+        stale(first.clone().with("a.txt", "hit 0\n"), "added before");
+        let with_a = Documents::new()
+            .with("a.txt", "x\n")
+            .with("b.txt", "hit 1\nhit 2\nhit 3\nhit 4\n");
+        let page_a = with_a.search(&q, &two, None).unwrap();
+        let without_a = Documents::new().with("b.txt", "hit 1\nhit 2\nhit 3\nhit 4\n");
+        let err = without_a
+            .search(&q, &Limits::new(), page_a.next_cursor())
+            .expect_err("removed before");
+        assert!(matches!(err.kind(), ErrorKind::StaleCursor { .. }), "{err}");
+        // Documents after it, added or changed: it resumes, and sees them.
+        let after = first
+            .clone()
+            .with("c.txt", "hit c\n")
+            .with("d.txt", "hit\nhit\n");
+        let rest = resume(&after).expect("resumes");
+        assert_eq!(rest.start(), 2);
+        assert_eq!(rest.len(), 5);
+        // Unchanged: it resumes.
+        assert_eq!(resume(&first).expect("resumes").len(), 3);
     }
 
     #[test]

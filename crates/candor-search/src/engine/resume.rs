@@ -2,7 +2,7 @@
 //! position a search cursor records.
 
 use crate::item::Item;
-use crate::position::{Place, Position};
+use crate::position::{Order, Place, Position};
 use crate::{Cursor, Scope};
 
 /// What a search cursor records of a file, to notice on resuming that it
@@ -10,6 +10,11 @@ use crate::{Cursor, Scope};
 /// not taken when it was read (one not read, or a document).
 pub(crate) trait StampLookup {
     fn stamp(&self, path: &str) -> Option<u64>;
+    /// The files the walk passes before `path` (see
+    /// `Source::order_before`), recorded in the cursor so that a file
+    /// added or removed before it since is noticed; `None` when they
+    /// cannot be told.
+    fn order_before(&self, path: &str) -> Option<Order>;
 }
 
 /// Where the next page starts, after the items kept.
@@ -52,7 +57,12 @@ impl ResumeAfter<'_> {
             // not of the file as it is now: one rewritten since makes
             // the cursor stale, not a resume into other text.
             let stamp = read.or_else(|| self.stamps.stamp(path));
-            return Some(Position::new(path, place, stamp).to_cursor(self.scope));
+            let order = self.stamps.order_before(path);
+            return Some(
+                Position::new(path, place, stamp)
+                    .with_order(order)
+                    .to_cursor(self.scope),
+            );
         }
         // Nothing kept: resume where scanning stopped, if no item was found
         // before it and that is past where this run began.
@@ -64,6 +74,11 @@ impl ResumeAfter<'_> {
             return None;
         }
         let stamp = read.or_else(|| self.stamps.stamp(path));
-        Some(Position::new(path, *place, stamp).to_cursor(self.scope))
+        let order = self.stamps.order_before(path);
+        Some(
+            Position::new(path, *place, stamp)
+                .with_order(order)
+                .to_cursor(self.scope),
+        )
     }
 }

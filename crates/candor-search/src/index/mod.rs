@@ -63,10 +63,13 @@ use watch::Watching;
 /// A [`Tree`] with an index on disk: every [`Corpus`](crate::Corpus)
 /// query gives the same items, order, totals and `skipped` as the tree
 /// gives on the same files, and reads only the files that may match.
-/// Its cursors are the tree's in all but the query they are bound to (a
-/// tree's cursor is refused by its index, and the other way round, as
-/// [`ErrorKind::ForeignCursor`]), and as long, so a page fitted to
+/// Its cursors are the tree's: a page of the tree resumes on its index,
+/// and the other way round (a scan answers while the index is built,
+/// then the index), and they are as long, so a page fitted to
 /// `max_bytes`, which counts the cursor, is cut where the tree's is.
+/// Like the tree's, a cursor is refused as stale
+/// ([`ErrorKind::StaleCursor`]) when the file it resumes in changed, or
+/// a file before it was added or removed, since it was issued.
 ///
 /// The index records, in path order, what the tree's walk met (folders,
 /// files, the inputs it left out) with each one's stamp, and the files'

@@ -72,13 +72,16 @@ mod schedule;
 /// is refused as stale
 /// ([`ErrorKind::StaleCursor`](crate::ErrorKind::StaleCursor)).
 ///
-/// A tree on disk has no generation: only the file a cursor points into
-/// is checked. A file before it that changes between pages is not
-/// noticed, so a later page's `start` and total describe the tree as the
-/// earlier pages saw it, and an `eq` total is exact for a tree that did
-/// not change while it was paged. Where the tree may change, count each
-/// page's own answer, or use [`Documents`](crate::Documents) with a
-/// generation that moves with every change.
+/// A tree on disk has no generation. A cursor also records the files the
+/// walk passed before it (a sum of their paths' hashes), and a page
+/// resumed at it walks the names before it again, opening no file: a
+/// file added or removed there since makes the cursor stale too, as its
+/// matches would be missed, or the page's `start` and total would count
+/// matches no longer there. A file before the cursor whose text changed
+/// (an agent edits what it has paged through) leaves it good: the later
+/// pages' `start` and total then count that file's matches as the
+/// earlier pages saw them. A page walks the names from the start up to
+/// the cursor it resumes, and up to the cursor it gives.
 ///
 /// # Example
 ///

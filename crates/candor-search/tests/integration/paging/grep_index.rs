@@ -95,12 +95,14 @@ fn fish(n: usize, tag: &str) -> String {
         .collect()
 }
 
-/// Edits made before the page after `page`: files before and after the
-/// cursor's (added, rewritten, removed), never the cursor's own.
+/// Edits made before the page after `page`: files rewritten before the
+/// cursor's, and added, rewritten and removed after it, never the
+/// cursor's own (a file added or removed before it makes it stale: see
+/// the end of the test below).
 fn edit(dir: &Path, page: usize, cursor_file: &str) {
     let edits: [&[(&str, Option<&str>)]; 4] = [
         &[
-            ("a/0-new.txt", Some("fish added before\n")),
+            ("b/0-new.txt", Some("fish added after\n")),
             ("d.txt", Some("fish rewritten after\n")),
         ],
         &[
@@ -201,4 +203,23 @@ fn grep_with_an_index_pages_on_after_edits_elsewhere() {
     assert_eq!(refused.status.code(), Some(2));
     let err = String::from_utf8_lossy(&refused.stderr);
     assert!(err.contains("stale cursor"), "{err}");
+
+    // A file added before the cursor's since: its matches would be
+    // missed, and the walk's total would be wrong. Refused as stale; once
+    // it is gone again, the cursor resumes.
+    let first = json(&grep(
+        dir,
+        &["--index", index, "--json", "--limit", "1", "-F", "fish"],
+    ));
+    let token = first["next_cursor"].as_str().expect("more pages");
+    let resume = [
+        "--index", index, "--json", "--limit", "1", "--cursor", token, "-F", "fish",
+    ];
+    write(dir, "0-first.txt", "fish before them all\n");
+    let refused = grep(dir, &resume);
+    assert_eq!(refused.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&refused.stderr);
+    assert!(err.contains("stale cursor"), "{err}");
+    std::fs::remove_file(dir.join("0-first.txt")).expect("a removal");
+    json(&grep(dir, &resume));
 }
