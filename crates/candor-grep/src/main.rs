@@ -484,7 +484,9 @@ fn corpus(args: &Args, tree: Tree) -> Result<Searched, Failure> {
             if args.update_index {
                 index.update()?;
             }
-            Ok(Searched::Index(std::mem::ManuallyDrop::new(index)))
+            Ok(Searched::Index(std::mem::ManuallyDrop::new(Box::new(
+                index,
+            ))))
         }
         #[cfg(not(feature = "index"))]
         Some(_) => Err(Failure(
@@ -499,9 +501,10 @@ enum Searched {
     Tree(Tree),
     /// Left to the end of the process, as results are (see
     /// `leak_at_exit`): freeing its list of the tree's entries one by one
-    /// would cost more than some queries.
+    /// would cost more than some queries. Boxed: an index is much larger
+    /// than a tree.
     #[cfg(feature = "index")]
-    Index(std::mem::ManuallyDrop<candor_search::Index>),
+    Index(std::mem::ManuallyDrop<Box<candor_search::Index>>),
 }
 
 impl Searched {
@@ -509,7 +512,7 @@ impl Searched {
         match self {
             Searched::Tree(tree) => tree,
             #[cfg(feature = "index")]
-            Searched::Index(index) => &**index,
+            Searched::Index(index) => &***index,
         }
     }
 }

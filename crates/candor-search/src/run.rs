@@ -82,7 +82,9 @@ fn prepare<'s, S: Source, K: QueryKind>(
 }
 
 /// The stamps a source records in its cursors, and the files its walk
-/// passes before them (none for a query of one file).
+/// passes before them (none for a query of one file): counted on from
+/// where the page began when it resumed a cursor that recorded them
+/// (`check_order` found them unchanged), else from the start.
 struct SourceStamps<'s, 'p, S> {
     source: &'s S,
     walk: Option<&'p Plan<'p>>,
@@ -96,7 +98,13 @@ impl<S: Source> StampLookup for SourceStamps<'_, '_, S> {
     fn order_before(&self, path: &str) -> Option<Order> {
         // A walk that fails now ends no page: the cursor then records no
         // order, and a change before it goes unnoticed.
-        self.source.order_before(self.walk?, path).ok()
+        let plan = self.walk?;
+        let from = plan
+            .start
+            .as_ref()
+            .and_then(|at| Some((at, at.order?)))
+            .filter(|(at, _)| self.source.walk_order(&at.path, path).is_le());
+        self.source.order_before(plan, from, path).ok()
     }
 }
 
@@ -190,7 +198,7 @@ impl<S: Source> Prepared<'_, S> {
         let Some(recorded) = start.order else {
             return Ok(());
         };
-        let now = self.source.order_before(plan, &start.path)?;
+        let now = self.source.order_before(plan, None, &start.path)?;
         if now != recorded {
             return Err(crate::ErrorKind::StaleCursor {
                 cursor_generation: recorded.0,

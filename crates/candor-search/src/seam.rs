@@ -41,8 +41,9 @@ pub(crate) use crate::matcher::build::{literals_hir, parse};
 pub(crate) use crate::path::{
     cmp_paths, is_plain_position, is_position, is_within, os_name, parse_position, push_name,
 };
+pub(crate) use crate::position::{Order, Position};
 pub(crate) use crate::reader::{BINARY_PREFIX, MAX_LINE, Opened};
-pub(crate) use crate::source::{Entry, Resolved, Source};
+pub(crate) use crate::source::{Entry, Resolved, Source, walk_order_before};
 pub(crate) use crate::walk::Job;
 
 #[cfg(test)]

@@ -10,7 +10,7 @@
 use std::ops::ControlFlow;
 
 use crate::engine::{FileOutcome, Plan, QuerySearch, no_match, search_file};
-use crate::position::Order;
+use crate::position::{Order, Position};
 use crate::reader::Opened;
 use crate::{AsOf, Cursor, Fingerprint, Scope, SkippedInput};
 use crate::{Error, ErrorKind};
@@ -115,9 +115,17 @@ pub(crate) trait Source: Sync {
         each: &mut dyn FnMut(Entry<'_>) -> ControlFlow<()>,
     ) -> Result<(), Error>;
 
-    /// The files the walk of `plan` (its filters, from the start) passes
-    /// before `path`: each entry `files` yields as a file, none opened.
-    /// A search cursor records them,
+    /// The order of two of its paths in its walk (`files`'s order).
+    /// Default: `path::cmp_paths`, the order of paths as written, which
+    /// is the walk's where no name is escaped.
+    fn walk_order(&self, a: &str, b: &str) -> std::cmp::Ordering {
+        crate::path::cmp_paths(a, b)
+    }
+
+    /// The files the walk of `plan` (its filters) passes before `path`:
+    /// each entry `files` yields as a file, none opened. From the start,
+    /// or, given `from` (a position before `path`, and the files before
+    /// it), from there on, added to those. A search cursor records them,
     /// and a page resumed at it compares them with the walk's now: a file
     /// added or removed before the cursor since it was issued makes it
     /// stale, as its items would be missed or the page's `start` wrong.
@@ -128,32 +136,13 @@ pub(crate) trait Source: Sync {
     /// # Errors
     ///
     /// Those of `files`.
-    fn order_before(&self, plan: &Plan<'_>, path: &str) -> Result<Order, Error> {
-        let walk = Plan {
-            query: plan.query,
-            matcher: plan.matcher,
-            mode: plan.mode,
-            cap: plan.cap,
-            count_rest: plan.count_rest,
-            max_columns: plan.max_columns,
-            start: None,
-            filters: plan.filters.clone(),
-        };
-        let mut order = Order::default();
-        self.files(&walk, &mut |entry| {
-            let at = match &entry {
-                Entry::File { path, .. } | Entry::NoMatch { path, .. } => path,
-                Entry::Skip(input) => input.path(),
-            };
-            if crate::path::cmp_paths(at, path).is_ge() {
-                return ControlFlow::Break(());
-            }
-            if !matches!(entry, Entry::Skip(_)) {
-                order.add(at);
-            }
-            ControlFlow::Continue(())
-        })?;
-        Ok(order)
+    fn order_before(
+        &self,
+        plan: &Plan<'_>,
+        from: Option<(&Position, Order)>,
+        path: &str,
+    ) -> Result<Order, Error> {
+        walk_order_before(self, plan, from, path)
     }
 
     /// Hands the outcome of each entry, in path order, to `take`, until it
@@ -212,6 +201,41 @@ pub(crate) trait Source: Sync {
 pub(crate) struct Resolved {
     pub(crate) path: String,
     pub(crate) is_file: bool,
+}
+
+/// `Source::order_before` as any corpus counts them: its walk, from the
+/// start or from `from`.
+pub(crate) fn walk_order_before<S: Source + ?Sized>(
+    source: &S,
+    plan: &Plan<'_>,
+    from: Option<(&Position, Order)>,
+    path: &str,
+) -> Result<Order, Error> {
+    let walk = Plan {
+        query: plan.query,
+        matcher: plan.matcher,
+        mode: plan.mode,
+        cap: plan.cap,
+        count_rest: plan.count_rest,
+        max_columns: plan.max_columns,
+        start: from.map(|(at, _)| at.clone()),
+        filters: plan.filters.clone(),
+    };
+    let mut order = from.map_or_else(Order::default, |(_, order)| order);
+    source.files(&walk, &mut |entry| {
+        let at = match &entry {
+            Entry::File { path, .. } | Entry::NoMatch { path, .. } => path,
+            Entry::Skip(input) => input.path(),
+        };
+        if source.walk_order(at, path).is_ge() {
+            return ControlFlow::Break(());
+        }
+        if !matches!(entry, Entry::Skip(_)) {
+            order.add(at);
+        }
+        ControlFlow::Continue(())
+    })?;
+    Ok(order)
 }
 
 #[cfg(test)]

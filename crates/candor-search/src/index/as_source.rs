@@ -6,11 +6,18 @@
 
 use std::ops::ControlFlow;
 
-use super::Index;
+use super::{Index, QueryTrust};
 use crate::Error;
 use crate::index::counting::Batch;
 use crate::index::entries::Found;
-use crate::seam::{Entry, FileOutcome, Opened, Plan, QuerySearch, Resolved, Source, no_match};
+use crate::seam::{
+    Entry, FileOutcome, Opened, Order, Plan, Position, QuerySearch, Resolved, Source, no_match,
+    walk_order_before,
+};
+
+/// The most counts of the files before a path an index keeps (see
+/// `order_before`); past it, they are forgotten at once.
+const KEPT_ORDERS: usize = 1024;
 use crate::{AsOf, Cursor, Scope};
 
 impl Source for Index {
@@ -48,6 +55,46 @@ impl Source for Index {
 
     fn check_position(&self, path: &str) -> Result<(), Error> {
         self.tree.check_position(path)
+    }
+
+    fn walk_order(&self, a: &str, b: &str) -> std::cmp::Ordering {
+        self.tree.walk_order(a, b)
+    }
+
+    /// As any corpus counts them (see `Source::order_before`), and kept:
+    /// watched, with nothing reported since the generation was read from
+    /// the tree, the files before a path are the generation's, so the
+    /// count made when a cursor was given serves when it is resumed, and
+    /// a page resumed on an unchanged tree walks only from its cursor to
+    /// the next.
+    fn order_before(
+        &self,
+        plan: &Plan<'_>,
+        from: Option<(&Position, Order)>,
+        path: &str,
+    ) -> Result<Order, Error> {
+        let quiet = || match self.snapshot_to_query() {
+            (snap, QueryTrust::Watched(seen)) if seen.is_empty() => Some(snap.generation),
+            _ => None,
+        };
+        let before = quiet();
+        let key = |generation| (generation, plan.filters.clone(), path.to_owned());
+        if let Some(generation) = before {
+            let orders = self.orders.lock().unwrap_or_else(|p| p.into_inner());
+            if let Some(order) = orders.get(&key(generation)) {
+                return Ok(*order);
+            }
+        }
+        let order = walk_order_before(self, plan, from, path)?;
+        // Kept only when nothing changed while it was counted.
+        if let Some(generation) = before.filter(|&g| quiet() == Some(g)) {
+            let mut orders = self.orders.lock().unwrap_or_else(|p| p.into_inner());
+            if orders.len() >= KEPT_ORDERS {
+                orders.clear();
+            }
+            orders.insert(key(generation), order);
+        }
+        Ok(order)
     }
 
     fn stamp(&self, path: &str) -> Option<u64> {

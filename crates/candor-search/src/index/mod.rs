@@ -20,13 +20,13 @@
 //! `docs/INDEX.md` gives the format on disk, field by field.
 
 use std::cell::Cell;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 
 use crate::Tree;
-use crate::seam::Source;
+use crate::seam::{Order, Source};
 use crate::{AsOf, Error, ErrorKind};
 
 mod as_source;
@@ -158,7 +158,7 @@ use watch::Watching;
 /// assert_eq!(index.search(&Query::literal("parse"), &Limits::new(), None)?.len(), 2);
 ///
 /// // A cursor survives an update: only a change to the file it resumes
-/// // in would make it stale.
+/// // in, or a file added or removed before it, would make it stale.
 /// let first = index.search(&Query::literal("parse"), &Limits::new().limit(1), None)?;
 /// std::fs::write(dir.path().join("c.rs"), "fn parse_late() {}\n")?;
 /// index.update()?;
@@ -192,7 +192,14 @@ pub struct Index {
     /// Unwatched, a query checks the record against the tree (else its
     /// answer is about the generation, and says so).
     check_tree: bool,
+    /// The files the walk passes before a path, as counted for a cursor
+    /// while watched with nothing reported (see `as_source.rs`).
+    orders: Mutex<HashMap<OrderKey, Order>>,
 }
+
+/// What a kept count of the files before a path is about: the
+/// generation, the query's path filters, and the path.
+pub(crate) type OrderKey = (u64, Vec<String>, String);
 
 /// What a query trusts of the index without checking the tree.
 pub(crate) enum QueryTrust {
@@ -346,6 +353,7 @@ impl Index {
             last_stamps: LastStamps::default(),
             settings: BuildSettings::default(),
             check_tree: true,
+            orders: Mutex::new(HashMap::new()),
         }
     }
 

@@ -166,6 +166,19 @@ impl Source for Tree {
         parse_tree_path(path, &self.root).map(|(_, rel)| rel)
     }
 
+    /// Name by name, each name's bytes as the folder's listing holds
+    /// them: an escaped name (`\\`, `\xhh`) sorts by its bytes, not by
+    /// its writing.
+    fn walk_order(&self, a: &str, b: &str) -> std::cmp::Ordering {
+        if !a.contains('\\') && !b.contains('\\') {
+            return crate::path::cmp_paths(a, b);
+        }
+        match (parse_position(a), parse_position(b)) {
+            (Some(x), Some(y)) => x.cmp(&y),
+            _ => crate::path::cmp_paths(a, b),
+        }
+    }
+
     fn check_position(&self, path: &str) -> Result<(), Error> {
         match parse_position(path) {
             Some(_) => Ok(()),
@@ -287,6 +300,9 @@ mod tests {
         }
         fn check_position(&self, path: &str) -> Result<(), Error> {
             self.0.check_position(path)
+        }
+        fn walk_order(&self, a: &str, b: &str) -> std::cmp::Ordering {
+            self.0.walk_order(a, b)
         }
         fn stamp(&self, path: &str) -> Option<u64> {
             self.0.stamp(path)

@@ -425,9 +425,13 @@ fn walk_search(docs: &[Doc], knobs: &Knobs) -> Result<(), TestCaseError> {
 /// A cursor at least as long as the engine's after `first`, the match
 /// after `done` others.
 fn scope_cursor(first: &candor_search::Match, done: u64) -> Cursor {
+    // As long as a search cursor can be, or longer: its key is the path,
+    // the place (offset and line), the file's stamp and the order of the
+    // files before it (8 bytes each).
+    let key = (first.path.clone(), (u64::MAX, u64::MAX), vec![0xff_u8; 16]);
     Scope::new(Fingerprint::of("q"))
         .generation(u64::MAX)
-        .cursor(&(first.path.clone(), u64::MAX), done + 1)
+        .cursor(&key, done + 1)
 }
 
 /// The match the oracle has at `index`, as the engine returns it alone.
