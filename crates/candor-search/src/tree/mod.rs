@@ -80,8 +80,9 @@ mod schedule;
 /// matches no longer there. A file before the cursor whose text changed
 /// (an agent edits what it has paged through) leaves it good: the later
 /// pages' `start` and total then count that file's matches as the
-/// earlier pages saw them. A page walks the names from the start up to
-/// the cursor it resumes, and up to the cursor it gives.
+/// earlier pages saw them. A resumed page walks the names from the start
+/// up to the cursor it resumes, and on from there up to the cursor it
+/// gives; a first page, from the start up to its cursor.
 ///
 /// # Example
 ///
