@@ -177,12 +177,12 @@ impl Cursor {
                 token.len()
             )));
         }
-        let raw = base64url_decode(token).ok_or_else(|| {
-            Error::malformed_cursor("token holds characters outside the URL-safe base64 alphabet")
-        })?;
+        let raw = base64url_decode(token).map_err(Error::malformed_cursor)?;
         // version + flags + fingerprint + key length + checksum
         if raw.len() < 2 + 8 + 1 + 8 {
-            return Err(Error::malformed_cursor("token is too short"));
+            return Err(Error::malformed_cursor(
+                "token is too short to be one: it was cut",
+            ));
         }
         let (body, sum) = raw.split_at(raw.len() - 8);
         let sum = u64::from_le_bytes(sum.try_into().expect("split at 8"));

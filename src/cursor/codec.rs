@@ -82,10 +82,19 @@ pub(super) fn base64url_encode(raw: &[u8]) -> String {
     out
 }
 
-pub(super) fn base64url_decode(token: &str) -> Option<Vec<u8>> {
+/// Decodes unpadded URL-safe base64; on failure, what is wrong with the
+/// token, in words for the one who pasted it.
+pub(super) fn base64url_decode(token: &str) -> Result<Vec<u8>, &'static str> {
     let bytes = token.as_bytes();
+    let outside = |c: char| !c.is_ascii_alphanumeric() && c != '-' && c != '_';
+    if token.chars().any(|c| outside(c) && !c.is_whitespace()) {
+        return Err("token holds characters outside the URL-safe base64 alphabet");
+    }
+    if token.chars().any(outside) {
+        return Err("token holds white space: pass it as it was given, on one line");
+    }
     if bytes.len() % 4 == 1 {
-        return None;
+        return Err("token is not as long as a token can be: it was cut, or a character was added");
     }
     let mut out = Vec::with_capacity(bytes.len() / 4 * 3 + 2);
     for chunk in bytes.chunks(4) {
@@ -97,7 +106,7 @@ pub(super) fn base64url_decode(token: &str) -> Option<Vec<u8>> {
                 b'0'..=b'9' => c - b'0' + 52,
                 b'-' => 62,
                 b'_' => 63,
-                _ => return None,
+                _ => return Err("token holds characters outside the URL-safe base64 alphabet"),
             };
             n |= u32::from(v) << (18 - 6 * i);
         }
@@ -106,13 +115,13 @@ pub(super) fn base64url_decode(token: &str) -> Option<Vec<u8>> {
         // string has exactly one token.
         let unused_bits = 24 - 8 * produced;
         if n & ((1u32 << unused_bits) - 1) != 0 {
-            return None;
+            return Err("token does not end as a token ends: it was cut, or altered");
         }
         for i in 0..produced {
             out.push((n >> (16 - 8 * i)) as u8);
         }
     }
-    Some(out)
+    Ok(out)
 }
 
 #[cfg(test)]
@@ -123,7 +132,7 @@ mod tests {
     fn base64_round_trips_every_length() {
         for len in 0..40 {
             let raw: Vec<u8> = (0..len).map(|i| (i * 37 + 11) as u8).collect();
-            assert_eq!(base64url_decode(&base64url_encode(&raw)), Some(raw));
+            assert_eq!(base64url_decode(&base64url_encode(&raw)), Ok(raw));
         }
     }
 
