@@ -126,6 +126,17 @@ pub(crate) fn count_remedy(budget: &Budget) -> &'static str {
     }
 }
 
+/// Returns true for a page cut by a files budget of 0, which reads
+/// nothing: its cursor resumes where the page began, and gets further
+/// only with more of the budget.
+pub(crate) fn reads_nothing(disclosure: &Disclosure) -> bool {
+    matches!(
+        disclosure.completeness(),
+        Completeness::TruncatedByBudget { budget, .. }
+            if budget.kind() == BudgetKind::Files && budget.max() == 0
+    )
+}
+
 /// The ways to get the rest of a truncated result, best first.
 pub(crate) fn remedies(disclosure: &Disclosure) -> Vec<&'static str> {
     let completeness = disclosure.completeness();
@@ -138,7 +149,7 @@ pub(crate) fn remedies(disclosure: &Disclosure) -> Vec<&'static str> {
         return options;
     }
     let mut options = Vec::new();
-    if disclosure.next_cursor().is_some() {
+    if disclosure.next_cursor().is_some() && !reads_nothing(disclosure) {
         options.push("resume with next_cursor");
     }
     match completeness {

@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 
-use crate::note::{count_remedy, counts_only, either, remedies};
+use crate::note::{count_remedy, counts_only, either, reads_nothing, remedies};
 use crate::{Budget, BudgetKind, Clamp, Completeness, Disclosure, SkipReason, Skipped, Total};
 
 /// The one-line disclosure of a page of `count` items.
@@ -39,7 +39,9 @@ pub(crate) fn summary_line(disclosure: &Disclosure, count: usize, noun: &str) ->
         }
     }
     if completeness.is_truncated() && !counts_only(disclosure) {
-        if disclosure.next_cursor().is_some() {
+        if disclosure.next_cursor().is_some() && reads_nothing(disclosure) {
+            line.push_str(" Raise the file budget, then resume with next_cursor.");
+        } else if disclosure.next_cursor().is_some() {
             line.push_str(" Resume with next_cursor.");
         } else {
             let options = either(&remedies(disclosure));

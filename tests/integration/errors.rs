@@ -76,7 +76,11 @@ fn malformed_cursors_are_refused_with_the_reason() {
         ("too long", &too_long, "8193"),
         ("too short", "AAAA", "too short"),
         ("impossible length", "AAAAA", "was cut"),
-        ("a last character no token ends with", "AAB", "was cut, or altered"),
+        (
+            "a last character no token ends with",
+            "AAB",
+            "was cut, or altered",
+        ),
         ("white space", "AQDZ VnK1", "white space"),
         ("padding", "AQDZVnK1B8nRCAEDzfmnOtGYaC8=", "alphabet"),
         (

@@ -190,6 +190,13 @@ fn rows() -> Vec<Row> {
             .unwrap(),
         "matches",
     ));
+    rows.push(row(
+        "files budget of 0",
+        &docs
+            .search(&Query::literal("fish"), &Limits::new().max_files(0), None)
+            .unwrap(),
+        "matches",
+    ));
 
     // The output-bytes budget.
     rows.push(row(

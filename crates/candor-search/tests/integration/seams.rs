@@ -767,6 +767,17 @@ fn check_nothing_read(
             name,
             b.completeness()
         );
+        if what == "max_files(0)" && b.next_cursor().is_some() {
+            // The same budget would read nothing again: the summary says
+            // to raise it before resuming.
+            let summary = b.summary("matches");
+            prop_assert!(
+                summary.contains("Raise the file budget, then resume with next_cursor."),
+                "{}: {}",
+                name,
+                summary
+            );
+        }
         if let Some(next) = b.next_cursor() {
             let rest = corpus
                 .search(&query, &Limits::new(), Some(next))
