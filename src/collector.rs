@@ -278,7 +278,9 @@ impl<T: Serialize> Collector<T> {
             count_cut: None,
             seen: 0,
             skips: SkipLog::default(),
-            started: limits.deadline.map(|_| limits.clock.now()),
+            started: limits
+                .deadline
+                .map(|_| limits.started.unwrap_or_else(|| limits.clock.now())),
             clock: limits.deadline.map(|_| Arc::clone(&limits.clock)),
             deadline: limits.deadline,
             cancel: limits.cancel.clone(),

@@ -112,6 +112,21 @@ impl Limits {
         self.deadline
     }
 
+    /// The instant the deadline counts from, if set before the query (see
+    /// [`deadline_from`](Self::deadline_from)).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let now = std::time::Instant::now();
+    /// assert_eq!(candor::Limits::new().deadline_from(now).get_deadline_from(), Some(now));
+    /// assert_eq!(candor::Limits::new().get_deadline_from(), None);
+    /// ```
+    #[must_use]
+    pub fn get_deadline_from(&self) -> Option<std::time::Instant> {
+        self.started
+    }
+
     /// Whether counting past the limit for an exact total is on (see
     /// [`count_total`](Self::count_total)).
     ///

@@ -8,7 +8,7 @@ pub use applied::AppliedLimit;
 pub use enclosing::Enclosing;
 
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use crate::CancelToken;
 use crate::clock::{Clock, SystemClock};
@@ -51,6 +51,8 @@ pub struct Limits {
     pub(crate) max_scanned_bytes: Option<u64>,
     pub(crate) max_files: Option<u64>,
     pub(crate) deadline: Option<Duration>,
+    /// When the deadline's time started, if before the query.
+    pub(crate) started: Option<Instant>,
     pub(crate) count_total: bool,
     pub(crate) max_counted: Option<u64>,
     pub(crate) clock: Arc<dyn Clock>,
@@ -83,6 +85,7 @@ impl Limits {
             max_scanned_bytes: None,
             max_files: None,
             deadline: None,
+            started: None,
             count_total: false,
             max_counted: None,
             clock: Arc::new(SystemClock),
@@ -280,6 +283,49 @@ impl Limits {
     pub fn deadline(mut self, deadline: Duration) -> Limits {
         self.deadline = Some(deadline);
         self
+    }
+
+    /// Counts the [`deadline`](Self::deadline) from `started`, an instant
+    /// of the [`clock`](Self::clock) before the query starts (when a
+    /// request arrived, before it waited its turn), rather than from the
+    /// query's start: the time since then counts against the deadline,
+    /// and an answer cut by it states the deadline as given and the time
+    /// used since `started`, the figures its reader knows. Default: the
+    /// query's start.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use candor::{Bounded, BudgetKind, Clock, Limits, ManualClock};
+    /// let clock = ManualClock::new();
+    /// let arrived = clock.now();
+    /// clock.advance(Duration::from_millis(30)); // waiting its turn
+    /// let limits = Limits::new()
+    ///     .clock(clock.clone())
+    ///     .deadline(Duration::from_millis(30))
+    ///     .deadline_from(arrived);
+    /// let b = Bounded::collect(0..10u32, &limits)?;
+    /// let budget = b.completeness().budget().expect("the deadline passed");
+    /// assert_eq!(budget.kind(), BudgetKind::Deadline);
+    /// assert_eq!((budget.max(), budget.used()), (30, 30));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[must_use]
+    pub fn deadline_from(mut self, started: Instant) -> Limits {
+        self.started = Some(started);
+        self
+    }
+
+    /// The time left of the deadline now, by the clock: `None` without
+    /// one.
+    pub(crate) fn time_left(&self) -> Option<Duration> {
+        let deadline = self.deadline?;
+        let spent = match self.started {
+            Some(started) => self.clock.now().saturating_duration_since(started),
+            None => Duration::ZERO,
+        };
+        Some(deadline.saturating_sub(spent))
     }
 
     /// A handle that ends the query from elsewhere, checked wherever the

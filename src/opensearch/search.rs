@@ -422,8 +422,10 @@ impl Search {
             // The engines take a count bound up to the largest 32-bit integer.
             (true, Some(n)) => Value::from(n.min(i32::MAX as u64)),
         };
+        // The time left of the deadline: the request's wait before it
+        // counts too (see `Limits::deadline_from`).
         let timeout_ms = limits
-            .deadline
+            .time_left()
             .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX).max(1));
         Ok(Paging {
             limit,

@@ -264,10 +264,11 @@ impl Search {
         if let Some(display) = display {
             opts.insert("MaxDocDisplayCount".into(), Value::from(display as u64));
         }
-        let wall_ms = limits
-            .deadline
-            .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX).max(1));
-        if let Some(deadline) = limits.deadline {
+        // The time left of the deadline: the request's wait before it
+        // counts too (see `Limits::deadline_from`).
+        let left = limits.time_left();
+        let wall_ms = left.map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX).max(1));
+        if let Some(deadline) = left {
             let nanos = u64::try_from(deadline.as_nanos())
                 .unwrap_or(i64::MAX as u64)
                 .clamp(1, i64::MAX as u64);

@@ -404,11 +404,14 @@ impl Inner {
         Ok(self.indexes.serve(&tree)?.to_corpus())
     }
 
-    /// The limits of a call: the page's, within the time left of the
-    /// call's deadline, cancelled when the client cancels it.
-    fn limits(&self, page: &PageArgs, time_left: Duration, cancel: CancelToken) -> Limits {
+    /// The limits of a call: the page's, within the call's deadline
+    /// counted from when it `arrived` (its wait for a turn included, and
+    /// stated as the client gave it), cancelled when the client cancels
+    /// it.
+    fn limits(&self, page: &PageArgs, turn: Turn, cancel: CancelToken) -> Limits {
         page.limits(&self.policy)
-            .deadline(time_left)
+            .deadline(turn.deadline)
+            .deadline_from(turn.arrived)
             .cancel_token(cancel)
     }
 
@@ -481,13 +484,13 @@ impl Inner {
         path.to_owned()
     }
 
-    fn run(&self, call: Call, cancel: CancelToken, time_left: Duration) -> CallToolResult {
+    fn run(&self, call: Call, cancel: CancelToken, turn: Turn) -> CallToolResult {
         match call {
             Call::SearchText(search) => {
                 let columns = search.max_columns.map_or(DEFAULT_MAX_COLUMNS, |n| {
                     usize::try_from(n).unwrap_or(usize::MAX)
                 });
-                let limits = self.limits(&search.page, time_left, cancel);
+                let limits = self.limits(&search.page, turn, cancel);
                 let result = self.corpus(search.folder(self)).and_then(|corpus| {
                     let cursor = search.page.cursor()?;
                     corpus.search(
@@ -500,7 +503,7 @@ impl Inner {
                 respond(result, "matching lines", &search.page, &self.policy)
             }
             Call::Count(search) => {
-                let limits = self.limits(&search.page, time_left, cancel);
+                let limits = self.limits(&search.page, turn, cancel);
                 let result = self.corpus(search.folder(self)).and_then(|corpus| {
                     let cursor = search.page.cursor()?;
                     corpus.count_per_file(&search.query(self), &limits, cursor.as_ref())
@@ -514,7 +517,7 @@ impl Inner {
                 )
             }
             Call::Files(search) => {
-                let limits = self.limits(&search.page, time_left, cancel);
+                let limits = self.limits(&search.page, turn, cancel);
                 let result = self.corpus(search.folder(self)).and_then(|corpus| {
                     let cursor = search.page.cursor()?;
                     corpus.files_with_matches(&search.query(self), &limits, cursor.as_ref())
@@ -523,7 +526,7 @@ impl Inner {
                 respond(result, "files", &search.page, &self.policy)
             }
             Call::Excerpt(args) => {
-                let limits = self.limits(&args.page, time_left, cancel);
+                let limits = self.limits(&args.page, turn, cancel);
                 let directory = self.directory(args.directory.as_deref(), Some(&args.path));
                 let folder = Folder {
                     directory,
@@ -571,6 +574,14 @@ fn named_path_found<T>(
         }
     }
     result
+}
+
+/// A call's deadline, and when it arrived: its time counts from then,
+/// its wait for a turn included.
+#[derive(Clone, Copy)]
+struct Turn {
+    deadline: Duration,
+    arrived: std::time::Instant,
 }
 
 /// A call, its arguments read.
@@ -641,10 +652,12 @@ impl ServerHandler for Server {
         let cancel = CancelToken::new();
         let _cancel_on_drop = cancel.cancel_on_drop();
         let workers = inner.workers.clone();
+        let turn = Turn {
+            deadline,
+            arrived: std::time::Instant::now(),
+        };
         let result = workers
-            .run(deadline, move |waited| {
-                inner.run(call, cancel, deadline.saturating_sub(waited))
-            })
+            .run(deadline, move |_waited| inner.run(call, cancel, turn))
             .await
             .unwrap_or_else(|e| error_result(&e, default_budget));
         Ok(result.into())

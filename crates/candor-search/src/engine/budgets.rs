@@ -53,9 +53,9 @@ impl Budgets {
     pub(crate) fn new(limits: &Limits) -> Budgets {
         let deadline = limits.get_deadline().and_then(|after| {
             let clock = limits.get_clock();
-            let now = clock.now();
+            let from = limits.get_deadline_from().unwrap_or_else(|| clock.now());
             Some(Deadline {
-                at: now.checked_add(after)?,
+                at: from.checked_add(after)?,
                 clock,
             })
         });
@@ -192,7 +192,7 @@ mod tests {
     use std::time::Duration;
 
     use super::{Budgets, Tally};
-    use crate::{Budget, BudgetKind, Limits, ManualClock};
+    use crate::{Budget, BudgetKind, Clock, Limits, ManualClock};
 
     #[test]
     fn the_first_file_is_searched_unless_no_file_may_be() {
@@ -269,5 +269,25 @@ mod tests {
         budgets.stop();
         budgets.start_counting();
         assert!(budgets.is_stopped() && budgets.is_counting_only());
+    }
+
+    #[test]
+    fn a_deadline_counted_from_an_earlier_instant_has_that_much_less_left() {
+        let clock = ManualClock::new();
+        let arrived = clock.now();
+        clock.advance(Duration::from_millis(40));
+        let limits = Limits::new()
+            .deadline(Duration::from_millis(50))
+            .deadline_from(arrived)
+            .clock(clock.clone());
+        let budgets = Budgets::new(&limits);
+        clock.advance(Duration::from_millis(9));
+        assert_eq!(budgets.spent_inside_file(0), None);
+        clock.advance(Duration::from_millis(1));
+        // Stated as the caller gave it: 50 ms, all of it used.
+        assert_eq!(
+            budgets.spent_inside_file(0),
+            Some(Budget::new(BudgetKind::Deadline, 50, 50))
+        );
     }
 }
