@@ -460,7 +460,10 @@ impl Index {
     /// when it is indexed is stat'ed by every query; a file given another
     /// name after the index last read it, then written through that name,
     /// is not seen until the watcher reports it for another reason (the
-    /// checked mode sees it: its change time moved).
+    /// checked mode sees it: its change time moved). A write through a
+    /// shared memory map (`mmap`) makes no event at all: a file changed
+    /// only that way is not seen either, until it is written otherwise or
+    /// an update checks the tree while it is not watched.
     ///
     /// Returns false, and stays in the checked mode, when the tree cannot
     /// be watched (on Linux, more folders than the user's inotify watch
