@@ -318,7 +318,8 @@ impl Limits {
     }
 
     /// The time left of the deadline now, by the clock: `None` without
-    /// one.
+    /// one. What a cluster is given of it.
+    #[cfg(any(feature = "opensearch", feature = "zoekt"))]
     pub(crate) fn time_left(&self) -> Option<Duration> {
         let deadline = self.deadline?;
         let spent = match self.started {
