@@ -13,7 +13,7 @@ use crate::engine::{
 };
 use crate::matcher::Matcher;
 use crate::operation::{CountPerFile, FilesWithMatches, FindInFile, LineSearch};
-use crate::position::{Order, Position};
+use crate::position::{Order, Place, Position};
 use crate::source::Source;
 use crate::{AsOf, Bounded, Cursor, Limits, Scope, StreamError, Streamed};
 use crate::{FileCount, Match, Query, path};
@@ -216,13 +216,19 @@ impl<S: Source> Prepared<'_, S> {
 /// The position is not resolved as a caller's path would be: the corpus
 /// resumes at it in its own order, whether or not that input still
 /// exists, so every cursor issued resumes (one that names a skipped
-/// folder or a broken link too). The input's stamp must be unchanged: an
-/// edit since the cursor was issued would shift its offset, so it is
-/// refused as stale. The line number at the offset, when the cursor
-/// knows it, lets the search start reading there.
+/// folder or a broken link too). The input's stamp must be unchanged
+/// when the cursor resumes inside it: an edit since the cursor was issued
+/// would shift its offset, so it is refused as stale (one that resumes
+/// after its end does not read it again). The line number at the offset,
+/// when the cursor knows it, lets the search start reading there.
 fn resume_point(source: &impl Source, scope: &Scope, cursor: &Cursor) -> Result<Position, Error> {
     let position = Position::of_cursor(scope, cursor)?;
     source.check_position(&position.path)?;
+    // Past the end of its input, a cursor resumes after it, whatever it
+    // holds now: an agent may edit a file a page listed whole.
+    if position.place == Place::End {
+        return Ok(position);
+    }
     let now = source.stamp(&position.path);
     if now != position.stamp {
         return Err(crate::ErrorKind::StaleCursor {

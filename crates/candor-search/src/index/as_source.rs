@@ -10,6 +10,7 @@ use super::{Index, QueryTrust};
 use crate::Error;
 use crate::index::counting::Batch;
 use crate::index::entries::Found;
+use crate::index::stamp::parents_stamp;
 use crate::seam::{
     Entry, FileOutcome, Opened, Order, Plan, Position, QuerySearch, Resolved, Source, no_match,
     walk_order_before,
@@ -63,18 +64,26 @@ impl Source for Index {
 
     /// As any corpus counts them (see `Source::order_before`), and kept:
     /// watched, with nothing reported since the generation was read from
-    /// the tree, the files before a path are the generation's, so the
-    /// count made when a cursor was given serves when it is resumed, and
-    /// a page resumed on an unchanged tree walks only from its cursor to
-    /// the next.
+    /// the tree and the ignore files above the root as the generation
+    /// read them (no watcher watches those), the files before a path are
+    /// the generation's, so the count made when a cursor was given serves
+    /// when it is resumed, and a page resumed on an unchanged tree walks
+    /// only from its cursor to the next.
     fn order_before(
         &self,
         plan: &Plan<'_>,
         from: Option<(&Position, Order)>,
         path: &str,
     ) -> Result<Order, Error> {
+        let (gitignore, parent_ignores) = self.tree.reads_ignores();
         let quiet = || match self.snapshot_to_query() {
-            (snap, QueryTrust::Watched(seen)) if seen.is_empty() => Some(snap.generation),
+            (snap, QueryTrust::Watched(seen))
+                if seen.is_empty()
+                    && parents_stamp(self.tree.get_root(), gitignore, parent_ignores)
+                        == snap.parents() =>
+            {
+                Some(snap.generation)
+            }
             _ => None,
         };
         let before = quiet();

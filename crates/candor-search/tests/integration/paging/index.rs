@@ -508,9 +508,10 @@ fn side_of(root: &Path, at: &Names, side: Side) -> Vec<Names> {
 }
 
 /// Makes the changes of `step` around the file `at` (the cursor's);
-/// returns whether the cursor is stale now: that file changed, or a file
-/// before it was added or removed (its rewrites leave it good).
-fn apply(setup: &Setup, at: &Names, step: &Step) -> bool {
+/// returns whether the cursor is stale now: that file changed, when the
+/// cursor resumes `inside` it, or a file before it was added or removed
+/// (its rewrites leave it good).
+fn apply(setup: &Setup, at: &Names, step: &Step, inside: bool) -> bool {
     let (root, scratch) = (setup.root(), setup.scratch.path());
     let before = side_of(root, at, Side::Before);
     for edit in &step.edits {
@@ -545,7 +546,7 @@ fn apply(setup: &Setup, at: &Names, step: &Step) -> bool {
         }
         None => false,
     };
-    touched || reordered
+    (touched && inside) || reordered
 }
 
 /// Checks one page against the oracle of the tree now: the first items
@@ -666,7 +667,9 @@ fn run_case(case: &Case) {
             .expect("a page with a cursor holds items")
             .clone();
         if let Some(step) = case.steps.get(page) {
-            touched = apply(&setup, &at.names, step);
+            // A search's cursor resumes inside its file; the others' past
+            // its end, whatever it holds now.
+            touched = apply(&setup, &at.names, step, case.kind == Kind::Search);
             match step.upkeep {
                 Upkeep::Nothing => {}
                 Upkeep::Update => {
@@ -1302,4 +1305,39 @@ fn pages_read_while_other_files_are_written_and_indexed_lose_nothing() {
 #[test]
 fn pages_read_while_other_files_are_written_lose_nothing_watched() {
     walk_under_writers(true, true);
+}
+
+/// Watched, a cursor's count of the files before it is kept while the
+/// watcher reports nothing; an ignore file above the root, which no
+/// watcher watches, that lets a file before the cursor in makes it stale
+/// all the same, at once.
+#[test]
+fn an_ignore_file_above_the_root_that_lets_a_file_in_before_a_watched_cursor_makes_it_stale() {
+    let top = tempfile::tempdir().expect("a folder");
+    let root = top.path().join("sub");
+    std::fs::create_dir(&root).expect("a folder");
+    std::fs::write(top.path().join(".ignore"), "a.txt\n").expect("an ignore file");
+    for name in ["a.txt", "b.txt", "c.txt"] {
+        std::fs::write(root.join(name), "needle\nneedle\n").expect("a file");
+    }
+    let store = tempfile::tempdir().expect("a folder");
+    let index = Index::build(Tree::new(&root).expect("a tree"), store.path()).expect("built");
+    if !index.watch().expect("watching starts or is declined") {
+        return;
+    }
+    let query = Query::literal("needle");
+    let limits = Limits::new().limit(3);
+    let first = index.search(&query, &limits, None).expect("a page");
+    assert_eq!(first.items()[0].path, "b.txt", "a.txt is ignored");
+    let cursor = first.next_cursor().expect("more").clone();
+    // Resumed with nothing changed: it goes on (the kept count serves).
+    let rest = index
+        .search(&query, &limits, Some(&cursor))
+        .expect("resumes");
+    assert_eq!((rest.start(), rest.len()), (3, 1));
+    std::fs::write(top.path().join(".ignore"), "zzz\n").expect("an ignore file");
+    let err = index
+        .search(&query, &limits, Some(&cursor))
+        .expect_err("a.txt came in before the cursor");
+    assert!(matches!(err.kind(), ErrorKind::StaleCursor { .. }), "{err}");
 }
