@@ -137,17 +137,10 @@ impl<S: Source> Prepared<'_, S> {
         files: Files<'_>,
     ) -> Result<Bounded<K::Item>, Error> {
         let search = self.search::<K>(limits);
-        let walk = self.walks(files).then_some(&search.plan);
-        if let Some(plan) = walk {
-            self.check_order(plan)?;
-        }
+        let stamps = self.stamps(&search.plan, files)?;
         let mut stage = ResultStage::<K>::new(&search, limits, cursor);
         stage.set_as_of(self.as_of);
         drive(self.source, &search, &mut stage, files)?;
-        let stamps = SourceStamps {
-            source: self.source,
-            walk,
-        };
         stage.finish(&self.scope, &stamps)
     }
 
@@ -165,26 +158,32 @@ impl<S: Source> Prepared<'_, S> {
             ));
         }
         let search = self.search::<K>(limits);
-        let walk = self.walks(Files::All).then_some(&search.plan);
-        if let Some(plan) = walk {
-            self.check_order(plan)?;
-        }
+        let stamps = self.stamps(&search.plan, Files::All)?;
         let mut stage = ResultStage::<K>::streaming(&search, limits, cursor, receiver);
         stage.set_as_of(self.as_of);
         drive(self.source, &search, &mut stage, Files::All)?;
-        let stamps = SourceStamps {
-            source: self.source,
-            walk,
-        };
         stage.finish_stream(&self.scope, &stamps)
     }
 
-    /// Whether this query's cursors record the files the walk passes
-    /// before them: for a walk of the whole corpus (not one file), on a
-    /// corpus without a generation (a tree, an index). A corpus with one
-    /// (documents) refuses a cursor of another generation already.
-    fn walks(&self, files: Files<'_>) -> bool {
-        matches!(files, Files::All) && self.source.generation().is_none()
+    /// What the cursors of a query over `files` record, once the cursor
+    /// it resumes is checked: the files the walk passes before them too,
+    /// for a walk of the whole corpus (not one file) on a corpus without
+    /// a generation (a tree, an index, documents given none); a corpus
+    /// with one refuses a cursor of another generation already.
+    fn stamps<'p>(
+        &'p self,
+        plan: &'p Plan<'p>,
+        files: Files<'_>,
+    ) -> Result<SourceStamps<'p, 'p, S>, Error> {
+        let walks = matches!(files, Files::All) && self.source.generation().is_none();
+        let walk = walks.then_some(plan);
+        if let Some(plan) = walk {
+            self.check_order(plan)?;
+        }
+        Ok(SourceStamps {
+            source: self.source,
+            walk,
+        })
     }
 
     /// Refuses a cursor as stale when the files the walk passes before

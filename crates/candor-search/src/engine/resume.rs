@@ -53,16 +53,7 @@ impl ResumeAfter<'_> {
                 Some(at) => at,
                 None => after,
             };
-            // The stamp of the version whose text the place points into,
-            // not of the file as it is now: one rewritten since makes
-            // the cursor stale, not a resume into other text.
-            let stamp = read.or_else(|| self.stamps.stamp(path));
-            let order = self.stamps.order_before(path);
-            return Some(
-                Position::new(path, place, stamp)
-                    .with_order(order)
-                    .to_cursor(self.scope),
-            );
+            return Some(self.cursor_at(path, place, read));
         }
         // Nothing kept: resume where scanning stopped, if no item was found
         // before it and that is past where this run began.
@@ -73,12 +64,19 @@ impl ResumeAfter<'_> {
         if self.seen > 0 || began_here {
             return None;
         }
+        Some(self.cursor_at(path, *place, *read))
+    }
+
+    /// The cursor that resumes at `place` in `path`, with the stamp the
+    /// page took of the file when it read it (`read`), and the files the
+    /// walk passes before it.
+    fn cursor_at(&self, path: &str, place: Place, read: Option<u64>) -> Cursor {
+        // The stamp of the version whose text the place points into, not
+        // of the file as it is now: one rewritten since makes the cursor
+        // stale, not a resume into other text.
         let stamp = read.or_else(|| self.stamps.stamp(path));
-        let order = self.stamps.order_before(path);
-        Some(
-            Position::new(path, *place, stamp)
-                .with_order(order)
-                .to_cursor(self.scope),
-        )
+        Position::new(path, place, stamp)
+            .with_order(self.stamps.order_before(path))
+            .to_cursor(self.scope)
     }
 }

@@ -199,7 +199,7 @@ pub struct Index {
 
 /// What a kept count of the files before a path is about: the
 /// generation, the query's path filters, and the path.
-pub(crate) type OrderKey = (u64, Vec<String>, String);
+type OrderKey = (u64, Vec<String>, String);
 
 /// What a query trusts of the index without checking the tree.
 pub(crate) enum QueryTrust {
