@@ -104,15 +104,12 @@ impl Order {
     }
 }
 
-/// A path's hash for `Order`: FNV-1a over its bytes, spread by
-/// SplitMix64's finalizer so that sums of hashes do not collide as sums
-/// of FNV values of similar paths would.
+/// A path's hash for `Order`: its fingerprint (FNV-1a, stable from build
+/// to build, as cursors must be), spread by SplitMix64's finalizer so that
+/// sums of hashes do not collide as sums of FNV values of similar paths
+/// would.
 fn path_hash(path: &str) -> u64 {
-    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in path.bytes() {
-        hash ^= u64::from(b);
-        hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
-    }
+    let mut hash = crate::Fingerprint::of(path).as_u64();
     hash = (hash ^ (hash >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
     hash = (hash ^ (hash >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
     hash ^ (hash >> 31)
