@@ -322,15 +322,14 @@ impl Head {
     /// Checks that the table and lists following the head are `len`
     /// bytes, as the head says.
     fn check_len(&self, len: u64) -> Result<(), Error> {
-        let expected = self.table_len() as u64 + self.bounds.lists;
-        if expected == len {
-            return Ok(());
+        // A damaged head may say its lists are nearly `u64::MAX` bytes:
+        // more than any file holds, never a sum that wraps around.
+        let expected = (self.table_len() as u64).checked_add(self.bounds.lists);
+        match expected {
+            Some(expected) if expected == len => Ok(()),
+            Some(expected) if expected < len => Err(bad("bytes after the end")),
+            _ => Err(bad("cut short")),
         }
-        Err(bad(if expected > len {
-            "cut short"
-        } else {
-            "bytes after the end"
-        }))
     }
 }
 

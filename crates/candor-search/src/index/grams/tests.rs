@@ -489,3 +489,25 @@ fn long_lists_spill_and_merge_as_built_in_memory() {
         }
     }
 }
+
+/// A damaged head that says its lists are nearly `u64::MAX` bytes long is
+/// refused as cut short, whatever the file's length: the bytes it says
+/// follow are never a sum that wraps around (the `index_grams` fuzz
+/// target found one).
+#[test]
+fn a_head_whose_lists_are_longer_than_any_file_is_cut_short() {
+    use super::Head;
+    use super::table::ListBounds;
+    let head = Head {
+        trigrams: 3,
+        blocks: Vec::new(),
+        bounds: ListBounds {
+            files: 1,
+            lists: u64::MAX - 1,
+        },
+    };
+    for len in [0, 3 * super::table::ENTRY as u64, u64::MAX - 1, u64::MAX] {
+        let err = head.check_len(len).expect_err("no file is that long");
+        assert!(err.to_string().contains("cut short"), "{len}: {err}");
+    }
+}
