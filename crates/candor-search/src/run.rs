@@ -254,7 +254,7 @@ fn drive<S: Source, K: QueryKind>(
     let mut take = |mut outcome: FileOutcome<'_>| {
         loop {
             let more = outcome.take_more();
-            let flow = stage.take(outcome);
+            let flow = stage.take(outcome, more.is_none());
             if flow.is_break() {
                 search.budgets.stop();
                 return flow;

@@ -61,6 +61,9 @@ pub(crate) struct ResultStage<'l, K: QueryKind> {
     stream: Option<&'l mut Receiver<'l, K::Item>>,
     /// The stream's receiver refused the last item kept.
     refused: bool,
+    /// The last item kept is one of the file whose outcomes are being
+    /// taken (in this part of it or an earlier one).
+    item_in_file: bool,
 }
 
 impl<'l, K: QueryKind> ResultStage<'l, K> {
@@ -84,6 +87,7 @@ impl<'l, K: QueryKind> ResultStage<'l, K> {
             error: None,
             stream: None,
             refused: false,
+            item_in_file: false,
         }
     }
 
@@ -107,9 +111,9 @@ impl<'l, K: QueryKind> ResultStage<'l, K> {
         self.collector.set_as_of(as_of);
     }
 
-    /// Takes the next outcome in path order. `Break` when no more outcomes
-    /// are wanted.
-    pub(crate) fn take(&mut self, outcome: FileOutcome<'_>) -> ControlFlow<()> {
+    /// Takes the next outcome in path order; `last_part` when no part of
+    /// its file follows it. `Break` when no more outcomes are wanted.
+    pub(crate) fn take(&mut self, outcome: FileOutcome<'_>, last_part: bool) -> ControlFlow<()> {
         if self.collector.is_stopped() {
             return self.count(outcome);
         }
@@ -177,11 +181,26 @@ impl<'l, K: QueryKind> ResultStage<'l, K> {
                     refused: &mut self.refused,
                     as_text: as_text.map(|a| (a.line_start, as_asked(filters, a.input))),
                     stamp,
+                    kept_any: false,
                 };
                 let mut flow = K::offer_items(&path, &hits, &mut sink);
+                self.item_in_file = sink.kept_any || (continued && self.item_in_file);
                 // Told after the items, when none comes from its line on.
-                if let (Some((_, input)), ControlFlow::Continue(())) = (sink.as_text.take(), flow) {
+                let told_after = sink.as_text.take();
+                let told = told_after.is_some() && flow.is_continue();
+                if let (Some((_, input)), ControlFlow::Continue(())) = (told_after, flow) {
                     self.collector.skip(input);
+                }
+                // The file's last item kept, with nothing of the file after
+                // it (no line, no skip): the next page resumes after the
+                // file, not inside it, so that an edit to the file leaves
+                // the cursor good (no text it would resume in is read
+                // again).
+                let whole = last_part && stopped_at.is_none() && tail.is_none() && !told;
+                if whole && flow.is_continue() && self.item_in_file {
+                    if let Some((place, _)) = self.after_items.last_mut() {
+                        *place = Place::End;
+                    }
                 }
                 if let Hits::Lines { items, .. } = hits {
                     self.search.spares.give(items);
@@ -424,6 +443,8 @@ struct StageSink<'s, 'l, T> {
     as_text: Option<(u64, SkippedInput)>,
     /// The file's stamp when it was read, kept with each item's place.
     stamp: Option<u64>,
+    /// An item of this outcome was kept.
+    kept_any: bool,
 }
 
 impl<T: crate::item::Item> ItemSink<T> for StageSink<'_, '_, T> {
@@ -442,6 +463,7 @@ impl<T: crate::item::Item> ItemSink<T> for StageSink<'_, '_, T> {
             self.after_items.clear();
         }
         self.after_items.push((after, self.stamp));
+        self.kept_any = true;
         if let ControlFlow::Break(refusal) = answer {
             // The receiver ended the stream, as a cancellation would: more
             // items may exist.

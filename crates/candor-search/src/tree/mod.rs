@@ -70,7 +70,10 @@ mod schedule;
 /// (its inode, size and modification and change times) as the page read
 /// it: if that file changed since, even before the page ended, the cursor
 /// is refused as stale
-/// ([`ErrorKind::StaleCursor`](crate::ErrorKind::StaleCursor)).
+/// ([`ErrorKind::StaleCursor`](crate::ErrorKind::StaleCursor)). A page
+/// whose last item is its file's last (no matching line of it follows,
+/// and nothing of it was skipped after the item) resumes after the file,
+/// so that file counts as one before the cursor (below).
 ///
 /// A tree on disk has no generation. A cursor also records the files the
 /// walk passed before it (a sum of their paths' hashes), and a page

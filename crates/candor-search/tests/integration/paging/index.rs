@@ -662,14 +662,25 @@ fn run_case(case: &Case) {
         };
         cursor = Some(next.to_string());
         start += rows.len() as u64;
-        let at = rows
+        let mut at = rows
             .last()
             .expect("a page with a cursor holds items")
             .clone();
+        // A search's cursor resumes inside its file when the file holds
+        // more of the answer (a matching line, or a rest past a NUL byte
+        // that is skipped); the others', and a search's after its file's
+        // last, past its end, whatever it holds now: the later pages take
+        // none of that file's items, as for a file before the cursor.
+        let more_of_file = expected_all
+            .iter()
+            .any(|r| r.names == at.names && r.offset > at.offset)
+            || files
+                .get(&at.names)
+                .and_then(|bytes| searched(bytes).map(|s| s.len() < bytes.len()))
+                .unwrap_or(false);
+        let inside = case.kind == Kind::Search && more_of_file;
         if let Some(step) = case.steps.get(page) {
-            // A search's cursor resumes inside its file; the others' past
-            // its end, whatever it holds now.
-            touched = apply(&setup, &at.names, step, case.kind == Kind::Search);
+            touched = apply(&setup, &at.names, step, inside);
             match step.upkeep {
                 Upkeep::Nothing => {}
                 Upkeep::Update => {
@@ -684,6 +695,9 @@ fn run_case(case: &Case) {
                     watch(&index, case.watched);
                 }
             }
+        }
+        if !inside {
+            at.offset = u64::MAX;
         }
         last = Some(at);
     }
@@ -916,6 +930,64 @@ fn a_cursor_is_stale_when_its_file_changed_and_only_then() {
         .search(&Query::literal("needle"), &limits, Some(&cursor))
         .expect_err("stale");
     assert!(matches!(err.kind(), ErrorKind::StaleCursor { .. }), "{err}");
+}
+
+/// A page whose last item is its file's last match resumes after that
+/// file: an edit to it (more matches, another size) or its removal leaves
+/// the cursor good, on the index (updated or not) and on the tree, and
+/// the walk takes none of that file's new lines, as for any file before
+/// the cursor.
+#[test]
+fn a_cursor_after_its_files_last_match_resumes_after_the_file_edited() {
+    let setup = Setup::new(&numbered(12, 2), 1);
+    let index = setup.build();
+    let limits = Limits::new().limit(2);
+    let query = Query::literal("needle");
+    let (cursor, mut last, start) = first_page(&index, &setup, &limits);
+    assert_eq!(last.names, vec![b"d0".to_vec(), b"f000.txt".to_vec()]);
+    // The page held the file's two matches: the cursor is past its end.
+    last.offset = u64::MAX;
+    let edited = b"needle new 1\nneedle new 2\nneedle new 3\n";
+    assert!(save(
+        setup.root(),
+        setup.scratch.path(),
+        &last.names,
+        edited
+    ));
+    let first_of =
+        |page: &Bounded<candor_search::Match>| page.items().first().map(|m| m.path.clone());
+    let on_tree = setup
+        .tree
+        .search(&query, &limits, Some(&cursor))
+        .expect("the tree resumes after the edited file");
+    assert_eq!(first_of(&on_tree).as_deref(), Some("d0/f004.txt"));
+    assert_eq!(on_tree.start(), start);
+    let token: Cursor = cursor.to_string().parse().expect("a token");
+    walk_from(
+        &setup,
+        &index,
+        &limits,
+        Some(token),
+        Some(last.clone()),
+        start,
+    );
+    let _ = index.update().expect("an update");
+    walk_from(
+        &setup,
+        &index,
+        &limits,
+        Some(cursor.clone()),
+        Some(last.clone()),
+        start,
+    );
+    // Removed: the cursor resumes too.
+    std::fs::remove_file(join(setup.root(), &last.names)).expect("a removal");
+    let on_tree = setup
+        .tree
+        .search(&query, &limits, Some(&cursor))
+        .expect("the tree resumes after the removed file");
+    assert_eq!(first_of(&on_tree).as_deref(), Some("d0/f004.txt"));
+    walk_from(&setup, &index, &limits, Some(cursor), Some(last), start);
 }
 
 /// A cursor stays bound to its query and to the index's tree: the tree's
