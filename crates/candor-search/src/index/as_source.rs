@@ -21,6 +21,23 @@ use crate::seam::{
 const KEPT_ORDERS: usize = 1024;
 use crate::{AsOf, Cursor, Scope};
 
+impl Index {
+    /// After an update that neither added nor removed a file (see
+    /// `Manifest::same_files_as`), the counts kept under generation
+    /// `from` serve generation `to`: an agent that edits a file and pages
+    /// on does not make the next page walk the names before its cursor.
+    pub(super) fn carry_orders(&self, from: u64, to: u64) {
+        let mut orders = self.orders.lock().unwrap_or_else(|p| p.into_inner());
+        let carried: Vec<_> = orders
+            .iter()
+            .filter(|((generation, _, _), _)| *generation == from)
+            .map(|((_, filters, path), order)| ((to, filters.clone(), path.clone()), *order))
+            .collect();
+        orders.retain(|(generation, _, _), _| *generation != from);
+        orders.extend(carried);
+    }
+}
+
 impl Source for Index {
     /// The tree's: the index answers as its tree does, item for item, so
     /// a cursor of either resumes on the other (a scan that answered while
@@ -68,7 +85,8 @@ impl Source for Index {
     /// read them (no watcher watches those), the files before a path are
     /// the generation's, so the count made when a cursor was given serves
     /// when it is resumed, and a page resumed on an unchanged tree walks
-    /// only from its cursor to the next.
+    /// only from its cursor to the next. An update that adds or removes
+    /// no file keeps the counts for its generation (`carry_orders`).
     fn order_before(
         &self,
         plan: &Plan<'_>,

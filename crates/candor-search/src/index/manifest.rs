@@ -287,6 +287,26 @@ impl Manifest {
         Ok(true)
     }
 
+    /// Whether the files it records are those of `entries`, by path and
+    /// in the same order, whatever their stamps (each block read): the
+    /// files a walk passes before any path are then the same.
+    pub(crate) fn same_files_as(&self, entries: &[RecordEntry]) -> Result<bool, Damage> {
+        let file = |e: &RecordEntry| match e {
+            RecordEntry::File(f) => Some(f.path.clone()),
+            _ => None,
+        };
+        let mut new = entries.iter().filter_map(file);
+        for b in 0..self.blocks.len() {
+            let block = self.load_block(b)?;
+            for old in block.entries.iter().filter_map(file) {
+                if new.next().as_ref() != Some(&old) {
+                    return Ok(false);
+                }
+            }
+        }
+        Ok(new.next().is_none())
+    }
+
     /// How many folders it records (each block read; a block that cannot
     /// be read counts none: a query finds its damage).
     pub(crate) fn folders(&self) -> u64 {

@@ -764,6 +764,10 @@ impl Index {
             self.install(same, upto);
             return Ok(false);
         }
+        // No file came or went (only texts changed, or folders and
+        // skips): the counts of the files before a path kept for cursors
+        // hold for the new generation too.
+        let same_files = !damaged && old.entries.same_files_as(&entries).unwrap_or(false);
         let (base_files, delta_files) = segment_sizes(&entries);
         // The delta is held in memory while it is written into the
         // manifest: past a size, a new base is built (in bounded memory)
@@ -790,7 +794,11 @@ impl Index {
             self.store.write(generation, &written, None)?;
             drop((entries, delta));
             let reuse = Some((old.base_generation(), &old.base));
-            self.store.open_generation(generation, reuse)?
+            let snap = self.store.open_generation(generation, reuse)?;
+            if same_files {
+                self.carry_orders(old.generation, generation);
+            }
+            snap
         };
         self.install(snap, upto);
         if damaged {

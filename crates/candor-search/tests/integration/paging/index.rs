@@ -1413,3 +1413,49 @@ fn an_ignore_file_above_the_root_that_lets_a_file_in_before_a_watched_cursor_mak
         .expect_err("a.txt came in before the cursor");
     assert!(matches!(err.kind(), ErrorKind::StaleCursor { .. }), "{err}");
 }
+
+/// Watched, a cursor's count of the files before it is kept across an
+/// update that only changed texts (an agent edits a file it paged
+/// through): the cursor resumes. An update after a file came in before
+/// the cursor does not keep it: stale, with the update or without one.
+#[test]
+fn a_watched_cursor_outlives_an_update_of_texts_and_not_one_that_adds_a_file_before_it() {
+    let root = tempfile::tempdir().expect("a folder");
+    for name in ["b.txt", "c.txt", "d.txt"] {
+        std::fs::write(root.path().join(name), "needle\nneedle\n").expect("a file");
+    }
+    let store = tempfile::tempdir().expect("a folder");
+    let tree = Tree::new(root.path()).expect("a tree");
+    let index = Index::build(tree, store.path()).expect("built");
+    if !index.watch().expect("watching starts or is declined") {
+        return;
+    }
+    let query = Query::literal("needle");
+    let limits = Limits::new().limit(3);
+    let first = index.search(&query, &limits, None).expect("a page");
+    let cursor = first.next_cursor().expect("more").clone();
+    let resume = || index.search(&query, &limits, Some(&cursor));
+    for round in 0..3 {
+        // The text of a file before the cursor, longer each round.
+        let text = "needle\n".repeat(3 + round);
+        std::fs::write(root.path().join("b.txt"), text).expect("an edit");
+        for updated in [false, true] {
+            if updated {
+                let _ = index.update().expect("an update");
+            }
+            let rest = resume().unwrap_or_else(|e| panic!("round {round}: {e}"));
+            assert_eq!((rest.start(), rest.len()), (3, 3), "round {round}");
+        }
+    }
+    std::fs::write(root.path().join("a.txt"), "other\n").expect("a file before it");
+    for updated in [false, true] {
+        if updated {
+            let _ = index.update().expect("an update");
+        }
+        let err = resume().expect_err("a file came in before the cursor");
+        assert!(
+            matches!(err.kind(), ErrorKind::StaleCursor { .. }),
+            "updated {updated}: {err}"
+        );
+    }
+}
