@@ -376,8 +376,8 @@ fn tools(policy: &Policy, deadline: Duration, max_deadline: Duration, workers: u
             "excerpt",
             format!(
                 "Read lines start_line..=end_line of one file of a folder. `limit` counts lines, and the \
-                 disclosure line counts the lines returned (lines 1-5 of at least 6), not line numbers: \
-                 each item has its line_number. {defaults}"
+                 disclosure line counts the lines of the excerpt returned (excerpt lines 1-5 of at least \
+                 6), not the file's line numbers: each item has its line_number. {defaults}"
             ),
             Parameters::<ExcerptArgs>::input_schema(),
         ),
@@ -544,7 +544,9 @@ impl Inner {
                         Excerpt::new(self.path(&args.path), first..=last).max_columns(columns);
                     corpus.excerpt(&excerpt, &limits, args.page.cursor()?.as_ref())
                 });
-                respond(result, "lines", &args.page, &self.policy)
+                // Counted as the excerpt's, not the file's: "excerpt
+                // lines 1-3" of an excerpt from line 100.
+                respond(result, "excerpt lines", &args.page, &self.policy)
             }
         }
     }

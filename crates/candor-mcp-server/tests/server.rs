@@ -325,7 +325,7 @@ async fn every_tool_answers_like_the_library() {
         json!({ "path": "b/three.txt", "start_line": 2, "end_line": 4 }),
     )
     .await;
-    let lines: Vec<String> = items(&wire::<candor_search::Line>(&excerpt, "lines"))
+    let lines: Vec<String> = items(&wire::<candor_search::Line>(&excerpt, "excerpt lines"))
         .iter()
         .map(|l| l["line"].as_str().expect("a line").to_owned())
         .collect();
@@ -342,7 +342,10 @@ async fn every_tool_answers_like_the_library() {
         json!({ "path": "b/three.txt", "start_line": 4 }),
     )
     .await;
-    assert_eq!(items(&wire::<candor_search::Line>(&rest, "lines")).len(), 2);
+    assert_eq!(
+        items(&wire::<candor_search::Line>(&rest, "excerpt lines")).len(),
+        2
+    );
     client.cancel().await.expect("shutdown");
 }
 
@@ -539,7 +542,7 @@ async fn following_next_cursor_yields_every_match_exactly_once() {
         &client,
         "excerpt",
         json!({ "path": "many/file3.txt", "limit": 3 }),
-        "lines",
+        "excerpt lines",
     )
     .await;
     assert_eq!(lines.len(), 7);
