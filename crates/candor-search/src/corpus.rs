@@ -328,7 +328,11 @@ pub trait Corpus: sealed::Sealed {
     /// when that NUL comes earlier; a NUL past the last line asked for is
     /// not looked for. The scanned-bytes budget
     /// counts from the first line returned, the deadline is checked per
-    /// block, and either stops the excerpt with a cursor.
+    /// block, and either stops the excerpt with a cursor. A cursor records
+    /// the file's stamp as its page read it (a document's bytes, hashed):
+    /// resumed after the file changed, it is refused as stale
+    /// ([`StaleCursor`](crate::ErrorKind::StaleCursor)), as the line it
+    /// resumes after may now hold other text.
     ///
     /// # Errors
     ///
@@ -336,7 +340,8 @@ pub trait Corpus: sealed::Sealed {
     /// [`NotAFile`](crate::ErrorKind::NotAFile) (a folder) or
     /// [`OutsideRoot`](crate::ErrorKind::OutsideRoot) for a bad path,
     /// [`InvalidArgument`](crate::ErrorKind::InvalidArgument) for a bad
-    /// line range, the cursor errors, and those of the limits.
+    /// line range, the cursor errors (a stale one: the file changed), and
+    /// those of the limits.
     ///
     /// # Example
     ///
@@ -346,6 +351,14 @@ pub trait Corpus: sealed::Sealed {
     /// let lines = docs.excerpt(&Excerpt::new("a.txt", 2..=3), &Limits::new(), None)?;
     /// let text: Vec<&str> = lines.iter().map(|l| l.line.as_str()).collect();
     /// assert_eq!(text, ["two", "three"]);
+    ///
+    /// // A page of one line; the file changes before the next page.
+    /// let first = docs.excerpt(&Excerpt::new("a.txt", 1..=4), &Limits::new().limit(1), None)?;
+    /// let edited = Documents::new().with("a.txt", "zero\none\ntwo\nthree\nfour\n");
+    /// let err = edited
+    ///     .excerpt(&Excerpt::new("a.txt", 1..=4), &Limits::new(), first.next_cursor())
+    ///     .unwrap_err();
+    /// assert!(matches!(err.kind(), candor_search::ErrorKind::StaleCursor { .. }));
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     fn excerpt(

@@ -124,7 +124,9 @@ fn read_excerpt(
     limits: &Limits,
     budgets: &Budgets,
     collector: &mut Collector<Line>,
-) -> Option<Total> {
+) -> (Option<Total>, Option<u64>) {
+    // The file's stamp as it was opened: the version whose lines are read.
+    let mut stamp = None;
     // The lines wanted: up to `last`, and no more than the limit's probe;
     // with an exact total asked for, the lines past the probe up to
     // `last` are counted (not kept), within the count budget.
@@ -153,9 +155,10 @@ fn read_excerpt(
         // leaves the excerpt incomplete.
         Opened::Skip(input) => {
             collector.skip(input.named());
-            return None;
+            return (None, stamp);
         }
         Opened::Memory(bytes, known) => {
+            stamp = source.stamp(path);
             first_nul = known.first_nul_line(bytes);
             let mut visit =
                 |chunk: &[u8], base: u64, is_last: bool| step(Step::Chunk(chunk, base, is_last));
@@ -168,6 +171,7 @@ fn read_excerpt(
             };
             match FileRead::open(file, rules) {
                 Ok(mut read) => {
+                    stamp = read.stamp();
                     let step = RefCell::new(step);
                     let mut visit = |chunk: &[u8], base: u64, is_last: bool| {
                         (step.borrow_mut())(Step::Chunk(chunk, base, is_last))
@@ -197,7 +201,7 @@ fn read_excerpt(
     let tail = match ended {
         Ended::Skip(reason, detail) => {
             collector.skip(reader::skipped(path, reason, detail).named());
-            return None;
+            return (None, stamp);
         }
         // The lines before the cut are the file's; the rest was not read.
         Ended::Cut { reason, detail, .. } => Some(reader::skipped(path, reason, Some(detail))),
@@ -243,13 +247,14 @@ fn read_excerpt(
     }
     // The lines from `begin` on, counted to the end of the excerpt (or of
     // the file) unless something ended the count first.
-    counting.then(|| {
+    let total = counting.then(|| {
         if whole && !count_ended && stopped_by.is_none() {
             Total::Exact(lines_from_begin)
         } else {
             Total::AtLeast(lines_from_begin)
         }
-    })
+    });
+    (total, stamp)
 }
 
 /// The lines of an excerpt as the reader hands them on: from `begin`,
@@ -418,31 +423,33 @@ pub(crate) fn excerpt(
         source.fingerprint(),
     ));
     let scope = source.scope(fingerprint);
+    // A cursor records the line it resumes after, and the stamp of the
+    // file whose lines it counted (0: none told).
     let after = match cursor {
         Some(c) => {
-            let after: u64 = source.resume_scope(scope, c).resume(c)?;
+            let (after, stamp): (u64, u64) = source.resume_scope(scope, c).resume(c)?;
             if after < first || after >= last {
                 return Err(Error::cursor_out_of_range(format!(
                     "it resumes after line {after}, outside the excerpt {first}..={last}"
                 )));
             }
-            Some(after)
+            Some((after, stamp))
         }
         None => None,
     };
     let mut collector: Collector<Line> = Collector::resuming(limits, cursor);
-    let begin = after.map_or(first, |a| a + 1);
+    let begin = after.map_or(first, |(a, _)| a + 1);
     let budgets = Budgets::new(limits);
     // The excerpt reads one file, under the same budgets as a search: the
     // one refusal before it is `max_files(0)`.
     let refused = budgets.spent_before_file(&Tally::default(), true, || None);
-    let counted = match refused {
+    let (counted, stamp) = match refused {
         Some(budget) => {
             collector.stop_with(Completeness::TruncatedByBudget {
                 budget,
                 clamp: None,
             });
-            None
+            (None, None)
         }
         None => read_excerpt(
             source,
@@ -454,8 +461,21 @@ pub(crate) fn excerpt(
             &mut collector,
         ),
     };
+    // The file changed since the page the cursor ends: its line numbers
+    // may name other text now, and lines would be shown twice or missed.
+    let stamp = stamp.or_else(|| source.stamp(&resolved.path)).unwrap_or(0);
+    if let Some((_, recorded)) = after.filter(|(_, recorded)| *recorded != stamp) {
+        return Err(crate::ErrorKind::StaleCursor {
+            cursor_generation: recorded,
+            current_generation: stamp,
+        }
+        .into());
+    }
     collector.finish(
-        |kept| kept.last().map(|l| scope.cursor(&l.line_number, 0)),
+        |kept| {
+            kept.last()
+                .map(|l| scope.cursor(&(l.line_number, stamp), 0))
+        },
         counted,
     )
 }

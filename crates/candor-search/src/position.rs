@@ -35,6 +35,13 @@ impl Place {
         }
     }
 
+    /// Past the file's start: a page that ends here counted some of the
+    /// file (its items up to here, or all of them), so the file must
+    /// still be one of the walk's when the page is resumed.
+    pub(crate) fn is_past_start(self) -> bool {
+        self.offset().is_none_or(|offset| offset > 0)
+    }
+
     /// The byte offset of a line start; `None` past the file's end.
     pub(crate) fn offset(self) -> Option<u64> {
         match self {
@@ -101,6 +108,11 @@ impl Order {
     /// Counts the file at `path` in.
     pub(crate) fn add(&mut self, path: &str) {
         self.0 = self.0.wrapping_add(path_hash(path));
+    }
+
+    /// Counts the file at `path` out (one counted in).
+    pub(crate) fn remove(&mut self, path: &str) {
+        self.0 = self.0.wrapping_sub(path_hash(path));
     }
 }
 

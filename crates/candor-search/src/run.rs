@@ -95,7 +95,7 @@ impl<S: Source> StampLookup for SourceStamps<'_, '_, S> {
         self.source.stamp(path)
     }
 
-    fn order_before(&self, path: &str) -> Option<Order> {
+    fn order_before(&self, path: &str, through: bool) -> Option<Order> {
         // A walk that fails now ends no page: the cursor then records no
         // order, and a change before it goes unnoticed.
         let plan = self.walk?;
@@ -104,7 +104,7 @@ impl<S: Source> StampLookup for SourceStamps<'_, '_, S> {
             .as_ref()
             .and_then(|at| Some((at, at.order?)))
             .filter(|(at, _)| self.source.walk_order(&at.path, path).is_le());
-        self.source.order_before(plan, from, path).ok()
+        self.source.order_before(plan, from, path, through).ok()
     }
 }
 
@@ -187,9 +187,10 @@ impl<S: Source> Prepared<'_, S> {
     }
 
     /// Refuses a cursor as stale when the files the walk passes before
-    /// its position are not those it recorded (see
-    /// `Source::order_before`): a file added there since would be missed,
-    /// and one removed would leave the page's `start` wrong.
+    /// its position, and its own file if its page counted some of it, are
+    /// not those it recorded (see `Source::order_before`): a file added
+    /// there since would be missed, and one removed, or its own file gone
+    /// from the walk, would leave the page's `start` and total wrong.
     fn check_order(&self, plan: &Plan<'_>) -> Result<(), Error> {
         let Some(start) = &self.start else {
             return Ok(());
@@ -197,7 +198,8 @@ impl<S: Source> Prepared<'_, S> {
         let Some(recorded) = start.order else {
             return Ok(());
         };
-        let now = self.source.order_before(plan, None, &start.path)?;
+        let through = start.place.is_past_start();
+        let now = self.source.order_before(plan, None, &start.path, through)?;
         if now != recorded {
             return Err(crate::ErrorKind::StaleCursor {
                 cursor_generation: recorded.0,

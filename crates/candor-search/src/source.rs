@@ -122,13 +122,18 @@ pub(crate) trait Source: Sync {
         crate::path::cmp_paths(a, b)
     }
 
-    /// The files the walk of `plan` (its filters) passes before `path`:
-    /// each entry `files` yields as a file, none opened. From the start,
-    /// or, given `from` (a position before `path`, and the files before
-    /// it), from there on, added to those. A search cursor records them,
-    /// and a page resumed at it compares them with the walk's now: a file
-    /// added or removed before the cursor since it was issued makes it
-    /// stale, as its items would be missed or the page's `start` wrong.
+    /// The files the walk of `plan` (its filters) passes before `path`,
+    /// and `path` itself when `through` and it is one: each entry `files`
+    /// yields as a file, none opened. From the start, or, given `from` (a
+    /// position before `path`, or at it, and the files up to it as this
+    /// counts them), from there on, added to those. A search cursor
+    /// records them, through its own file when its page counted some of
+    /// that file (see `Place::is_past_start`), and a page resumed at it
+    /// compares them with the walk's now: a file added or removed before
+    /// the cursor since it was issued makes it stale, as its items would
+    /// be missed or the page's `start` wrong, and so does its own file
+    /// gone from the walk (removed, renamed, ignored, no longer a file),
+    /// whose counted items the pages after it would count wrongly.
     /// Skipped inputs are left out (an editor's hidden swap file comes and
     /// goes), and so are changes of content (an agent edits what it has
     /// paged through).
@@ -141,8 +146,9 @@ pub(crate) trait Source: Sync {
         plan: &Plan<'_>,
         from: Option<(&Position, Order)>,
         path: &str,
+        through: bool,
     ) -> Result<Order, Error> {
-        walk_order_before(self, plan, from, path)
+        walk_order_before(self, plan, from, path, through)
     }
 
     /// Hands the outcome of each entry, in path order, to `take`, until it
@@ -210,6 +216,7 @@ pub(crate) fn walk_order_before<S: Source + ?Sized>(
     plan: &Plan<'_>,
     from: Option<(&Position, Order)>,
     path: &str,
+    through: bool,
 ) -> Result<Order, Error> {
     let walk = Plan {
         query: plan.query,
@@ -221,13 +228,21 @@ pub(crate) fn walk_order_before<S: Source + ?Sized>(
         start: from.map(|(at, _)| at.clone()),
         filters: plan.filters.clone(),
     };
-    let mut order = from.map_or_else(Order::default, |(_, order)| order);
+    // The walk from `from` yields its file again: counted out first if
+    // `from` counted it.
+    let mut order = from.map_or_else(Order::default, |(at, mut order)| {
+        if at.place.is_past_start() {
+            order.remove(&at.path);
+        }
+        order
+    });
     source.files(&walk, &mut |entry| {
         let at = match &entry {
             Entry::File { path, .. } | Entry::NoMatch { path, .. } => path,
             Entry::Skip(input) => input.path(),
         };
-        if source.walk_order(at, path).is_ge() {
+        let past = source.walk_order(at, path);
+        if past.is_gt() || (past.is_eq() && !through) {
             return ControlFlow::Break(());
         }
         if !matches!(entry, Entry::Skip(_)) {

@@ -336,6 +336,34 @@ mod tests {
         assert_eq!(rest.len(), 5);
         // Unchanged: it resumes.
         assert_eq!(resume(&first).expect("resumes").len(), 3);
+        // A page that ends after its document's last line: the document
+        // rewritten, it resumes; renamed past the cursor, or gone, stale
+        // (its lines were listed, and would be again, or counted wrongly).
+        let whole = Documents::new()
+            .with("a.txt", "hit 1\nhit 2\n")
+            .with("c.txt", "hit 3\n");
+        let page = whole.search(&q, &two, None).unwrap();
+        let after_a = page.next_cursor().expect("more");
+        let rewritten = whole.clone().with("a.txt", "hit 1\nhit 2\nhit new\n");
+        let rest = rewritten
+            .search(&q, &Limits::new(), Some(after_a))
+            .expect("resumes after the rewritten document");
+        assert_eq!((rest.start(), rest.len()), (2, 1));
+        let renamed = Documents::new()
+            .with("c.txt", "hit 3\n")
+            .with("z.txt", "hit 1\nhit 2\n");
+        for (docs, what) in [
+            (renamed, "renamed"),
+            (Documents::new().with("c.txt", "hit 3\n"), "gone"),
+        ] {
+            let err = docs
+                .search(&q, &Limits::new(), Some(after_a))
+                .expect_err(what);
+            assert!(
+                matches!(err.kind(), ErrorKind::StaleCursor { .. }),
+                "{what}: {err}"
+            );
+        }
     }
 
     #[test]

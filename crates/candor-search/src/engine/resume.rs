@@ -10,11 +10,11 @@ use crate::{Cursor, Scope};
 /// not taken when it was read (one not read, or a document).
 pub(crate) trait StampLookup {
     fn stamp(&self, path: &str) -> Option<u64>;
-    /// The files the walk passes before `path` (see
-    /// `Source::order_before`), recorded in the cursor so that a file
-    /// added or removed before it since is noticed; `None` when they
-    /// cannot be told.
-    fn order_before(&self, path: &str) -> Option<Order>;
+    /// The files the walk passes before `path`, and `path` itself when
+    /// `through` (see `Source::order_before`), recorded in the cursor so
+    /// that a file added or removed before it since, or its own file gone
+    /// from the walk, is noticed; `None` when they cannot be told.
+    fn order_before(&self, path: &str, through: bool) -> Option<Order>;
 }
 
 /// Where the next page starts, after the items kept.
@@ -76,7 +76,7 @@ impl ResumeAfter<'_> {
         // stale, not a resume into other text.
         let stamp = read.or_else(|| self.stamps.stamp(path));
         Position::new(path, place, stamp)
-            .with_order(self.stamps.order_before(path))
+            .with_order(self.stamps.order_before(path, place.is_past_start()))
             .to_cursor(self.scope)
     }
 }

@@ -30,10 +30,12 @@ impl Index {
         let mut orders = self.orders.lock().unwrap_or_else(|p| p.into_inner());
         let carried: Vec<_> = orders
             .iter()
-            .filter(|((generation, _, _), _)| *generation == from)
-            .map(|((_, filters, path), order)| ((to, filters.clone(), path.clone()), *order))
+            .filter(|((generation, ..), _)| *generation == from)
+            .map(|((_, filters, path, through), order)| {
+                ((to, filters.clone(), path.clone(), *through), *order)
+            })
             .collect();
-        orders.retain(|(generation, _, _), _| *generation != from);
+        orders.retain(|(generation, ..), _| *generation != from);
         orders.extend(carried);
     }
 }
@@ -92,6 +94,7 @@ impl Source for Index {
         plan: &Plan<'_>,
         from: Option<(&Position, Order)>,
         path: &str,
+        through: bool,
     ) -> Result<Order, Error> {
         let (gitignore, parent_ignores) = self.tree.reads_ignores();
         let quiet = || match self.snapshot_to_query() {
@@ -105,14 +108,14 @@ impl Source for Index {
             _ => None,
         };
         let before = quiet();
-        let key = |generation| (generation, plan.filters.clone(), path.to_owned());
+        let key = |generation| (generation, plan.filters.clone(), path.to_owned(), through);
         if let Some(generation) = before {
             let orders = self.orders.lock().unwrap_or_else(|p| p.into_inner());
             if let Some(order) = orders.get(&key(generation)) {
                 return Ok(*order);
             }
         }
-        let order = walk_order_before(self, plan, from, path)?;
+        let order = walk_order_before(self, plan, from, path, through)?;
         // Kept only when nothing changed while it was counted.
         if let Some(generation) = before.filter(|&g| quiet() == Some(g)) {
             let mut orders = self.orders.lock().unwrap_or_else(|p| p.into_inner());

@@ -68,8 +68,9 @@ use watch::Watching;
 /// then the index), and they are as long, so a page fitted to
 /// `max_bytes`, which counts the cursor, is cut where the tree's is.
 /// Like the tree's, a cursor is refused as stale
-/// ([`ErrorKind::StaleCursor`]) when the file it resumes in changed, or
-/// a file before it was added or removed, since it was issued.
+/// ([`ErrorKind::StaleCursor`]) when the file it resumes in changed, a
+/// file before it was added or removed, or its own file left the walk,
+/// since it was issued (see **Cursors survive updates** below).
 ///
 /// The index records, in path order, what the tree's walk met (folders,
 /// files, the inputs it left out) with each one's stamp, and the files'
@@ -116,24 +117,28 @@ use watch::Watching;
 /// ([`ErrorKind::UnusableIndex`]), never read as truth.
 ///
 /// **Cursors survive updates.** A cursor resumes as a [`Tree`]'s does:
-/// in the file it stopped in, at its place there, and on in path order.
-/// It records that file's stamp (device, inode, size, modification and
+/// in the file it stopped in, at its place there (or after the file,
+/// when its page held the file's last item), and on in path order. It
+/// records that file's stamp (device, inode, size, modification and
 /// change times, taken from the tree as the tree's cursors take it, not
-/// from the index), and is refused as stale ([`ErrorKind::StaleCursor`])
-/// only when that file changed or went away since (an excerpt's cursor,
-/// as a tree's, names only the line it resumes after). An update, a
-/// compaction, the watcher, or another process opening the index from
-/// disk in between changes nothing of that: pages go on while files
-/// elsewhere in the tree are edited. The files after the cursor's are
-/// read as they are when the next page comes to them (a file added
-/// there is found, one removed is not). The files before it are not
-/// looked at again: a later page's `start` counts the items the earlier
-/// pages held, and its total (with
+/// from the index), and the files the walk passes up to it (a sum of
+/// their paths' hashes). It is refused as stale
+/// ([`ErrorKind::StaleCursor`]) when the file it resumes inside changed,
+/// when a file before it was added or removed, or when the file its page
+/// listed last is no longer one of the walk's (removed, renamed, ignored,
+/// no longer a file); an excerpt's cursor, when its file changed. An
+/// update, a compaction, the watcher, or another process opening the
+/// index from disk in between changes nothing of that: pages go on
+/// while files elsewhere in the tree are edited. The files after the
+/// cursor's are read as they are when the next page comes to them (a
+/// file added there is found, one removed is not). The text of the files
+/// before it is not read again: a later page's `start` counts the items
+/// the earlier pages held, and its total (with
 /// [`count_total`](crate::Limits::count_total)) adds what the tree holds
-/// from the cursor on now, so an `eq` total is exact for a tree that did
-/// not change before the cursor while it was paged. Cursors issued by
-/// earlier versions, which named the index's generation, resume the
-/// same way.
+/// from the cursor on now, so an `eq` total is exact for a tree whose
+/// files before the cursor were not edited while it was paged. Cursors
+/// issued by earlier versions, which named the index's generation,
+/// resume the same way.
 ///
 /// **Damage, not forgery.** The checksums catch damage (a flipped bit, a
 /// torn or cut write, another index's file in its place). They cannot
@@ -198,8 +203,9 @@ pub struct Index {
 }
 
 /// What a kept count of the files before a path is about: the
-/// generation, the query's path filters, and the path.
-type OrderKey = (u64, Vec<String>, String);
+/// generation, the query's path filters, the path, and whether the path
+/// itself is counted (see `Source::order_before`).
+type OrderKey = (u64, Vec<String>, String, bool);
 
 /// What a query trusts of the index without checking the tree.
 pub(crate) enum QueryTrust {

@@ -73,7 +73,10 @@ mod schedule;
 /// ([`ErrorKind::StaleCursor`](crate::ErrorKind::StaleCursor)). A page
 /// whose last item is its file's last (no matching line of it follows,
 /// and nothing of it was skipped after the item) resumes after the file,
-/// so that file counts as one before the cursor (below).
+/// so that file counts as one before the cursor (below); the file gone
+/// from the walk since (removed, renamed, ignored, no longer a file)
+/// makes that cursor stale, as its listed items would be counted wrongly
+/// or listed again, and so does it for a cursor inside the file.
 ///
 /// A tree on disk has no generation. A cursor also records the files the
 /// walk passed before it (a sum of their paths' hashes), and a page

@@ -57,6 +57,39 @@ fn excerpt_pages_rebuild_the_range() {
     }
 }
 
+/// An excerpt's cursor names a line of the file as its page read it: the
+/// file edited since (lines put in above, so that the line now holds
+/// other text), the cursor is refused as stale, never resumed at a line
+/// of the new text; unchanged, it resumes.
+#[test]
+fn an_excerpt_cursor_is_stale_once_its_file_changed() {
+    let text: String = (1..=20).map(|n| format!("line {n}\n")).collect();
+    let dir = write_files(&[("f.txt", text.as_bytes())]);
+    let t = tree(&dir);
+    let excerpt = Excerpt::new("f.txt", 1..=20);
+    let limits = Limits::new().limit(5);
+    let first = t.excerpt(&excerpt, &limits, None).unwrap();
+    let cursor = first.next_cursor().expect("more").clone();
+    let again = t.excerpt(&excerpt, &limits, Some(&cursor)).unwrap();
+    assert_eq!(again.items()[0].line, "line 6");
+    std::fs::write(
+        dir.path().join("f.txt"),
+        format!("new a\nnew b\nnew c\n{text}"),
+    )
+    .unwrap();
+    let err = t.excerpt(&excerpt, &limits, Some(&cursor)).unwrap_err();
+    assert!(matches!(err.kind(), ErrorKind::StaleCursor { .. }), "{err}");
+    std::fs::remove_file(dir.path().join("f.txt")).unwrap();
+    let err = t.excerpt(&excerpt, &limits, Some(&cursor)).unwrap_err();
+    assert!(
+        matches!(
+            err.kind(),
+            ErrorKind::StaleCursor { .. } | ErrorKind::NotFound { .. }
+        ),
+        "{err}"
+    );
+}
+
 #[test]
 fn excerpt_of_a_binary_file_reads_it_as_text_and_says_so() {
     let f = Fixture::new(&[("b.bin", b"x\n\x00\n")]);

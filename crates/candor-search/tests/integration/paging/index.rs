@@ -420,6 +420,10 @@ enum Upkeep {
 enum Touch {
     Rewrite(Vec<u8>),
     Remove,
+    /// Renamed to a name after its own (`~` appended), past the cursor.
+    RenameOn,
+    /// Left out by an ignore file in its folder that ignores all of it.
+    Ignored,
 }
 
 #[derive(Debug, Clone)]
@@ -442,6 +446,8 @@ fn step() -> impl Strategy<Value = Step> {
             20 => Just(None),
             1 => text().prop_map(|t| Some(Touch::Rewrite(t))),
             1 => Just(Some(Touch::Remove)),
+            1 => Just(Some(Touch::RenameOn)),
+            1 => Just(Some(Touch::Ignored)),
         ],
     )
         .prop_map(|(edits, upkeep, touch)| Step {
@@ -507,10 +513,11 @@ fn side_of(root: &Path, at: &Names, side: Side) -> Vec<Names> {
         .collect()
 }
 
-/// Makes the changes of `step` around the file `at` (the cursor's);
-/// returns whether the cursor is stale now: that file changed, when the
-/// cursor resumes `inside` it, or a file before it was added or removed
-/// (its rewrites leave it good).
+/// Makes the changes of `step` around the file `at` (the cursor's, whose
+/// page listed some of it); returns whether the cursor is stale now: that
+/// file changed, when the cursor resumes `inside` it, or was removed (its
+/// listed items would be counted wrongly), or a file before it was added
+/// or removed (their rewrites leave it good).
 fn apply(setup: &Setup, at: &Names, step: &Step, inside: bool) -> bool {
     let (root, scratch) = (setup.root(), setup.scratch.path());
     let before = side_of(root, at, Side::Before);
@@ -538,15 +545,28 @@ fn apply(setup: &Setup, at: &Names, step: &Step, inside: bool) -> bool {
         }
     }
     let reordered = side_of(root, at, Side::Before) != before;
-    let touched = match &step.touch {
-        Some(Touch::Rewrite(text)) => save(root, scratch, at, text),
+    let (touched, removed) = match &step.touch {
+        Some(Touch::Rewrite(text)) => (save(root, scratch, at, text), false),
         Some(Touch::Remove) => {
             std::fs::remove_file(join(root, at)).expect("a removal");
-            true
+            (true, true)
         }
-        None => false,
+        Some(Touch::RenameOn) => {
+            let mut on = at.clone();
+            if let Some(last) = on.last_mut() {
+                last.push(b'~');
+            }
+            std::fs::rename(join(root, at), join(root, &on)).expect("a rename");
+            (true, true)
+        }
+        Some(Touch::Ignored) => {
+            let folder = join(root, &at[..at.len() - 1].to_vec());
+            std::fs::write(folder.join(".ignore"), "*\n").expect("an ignore file");
+            (true, true)
+        }
+        None => (false, false),
     };
-    (touched && inside) || reordered
+    (touched && inside) || removed || reordered
 }
 
 /// Checks one page against the oracle of the tree now: the first items
@@ -933,10 +953,12 @@ fn a_cursor_is_stale_when_its_file_changed_and_only_then() {
 }
 
 /// A page whose last item is its file's last match resumes after that
-/// file: an edit to it (more matches, another size) or its removal leaves
-/// the cursor good, on the index (updated or not) and on the tree, and
-/// the walk takes none of that file's new lines, as for any file before
-/// the cursor.
+/// file: an edit to it (more matches, another size) leaves the cursor
+/// good, on the index (updated or not) and on the tree, and the walk
+/// takes none of that file's new lines, as for any file before the
+/// cursor. The file gone from the walk (removed, renamed past the cursor,
+/// turned into a folder, ignored) makes it stale: the pages after it
+/// would count its listed lines wrongly, or list them twice.
 #[test]
 fn a_cursor_after_its_files_last_match_resumes_after_the_file_edited() {
     let setup = Setup::new(&numbered(12, 2), 1);
@@ -980,14 +1002,42 @@ fn a_cursor_after_its_files_last_match_resumes_after_the_file_edited() {
         Some(last.clone()),
         start,
     );
-    // Removed: the cursor resumes too.
-    std::fs::remove_file(join(setup.root(), &last.names)).expect("a removal");
-    let on_tree = setup
-        .tree
-        .search(&query, &limits, Some(&cursor))
-        .expect("the tree resumes after the removed file");
-    assert_eq!(first_of(&on_tree).as_deref(), Some("d0/f004.txt"));
-    walk_from(&setup, &index, &limits, Some(cursor), Some(last), start);
+    // Gone from the walk: stale, on the tree and the index, updated or
+    // not. Each change is undone before the next.
+    let own = join(setup.root(), &last.names);
+    let stale = |what: &str| {
+        for (corpus, result) in [
+            ("tree", setup.tree.search(&query, &limits, Some(&cursor))),
+            ("index", index.search(&query, &limits, Some(&cursor))),
+        ] {
+            let err = result.expect_err(what);
+            assert!(
+                matches!(err.kind(), ErrorKind::StaleCursor { .. }),
+                "{what}, {corpus}: {err}"
+            );
+        }
+        let _ = index.update().expect("an update");
+        let err = index
+            .search(&query, &limits, Some(&cursor))
+            .expect_err(what);
+        assert!(
+            matches!(err.kind(), ErrorKind::StaleCursor { .. }),
+            "{what}, updated: {err}"
+        );
+    };
+    let renamed = join(setup.root(), &vec![b"d3".to_vec(), b"z.txt".to_vec()]);
+    std::fs::rename(&own, &renamed).expect("a rename");
+    stale("renamed past the cursor");
+    std::fs::rename(&renamed, &own).expect("a rename back");
+    std::fs::write(setup.root().join(".ignore"), "f000.txt\n").expect("an ignore file");
+    stale("ignored");
+    std::fs::remove_file(setup.root().join(".ignore")).expect("a removal");
+    std::fs::remove_file(&own).expect("a removal");
+    std::fs::create_dir(&own).expect("a folder");
+    std::fs::write(own.join("needle.txt"), "needle\n").expect("a file");
+    stale("a folder now");
+    std::fs::remove_dir_all(&own).expect("a removal");
+    stale("removed");
 }
 
 /// A cursor stays bound to its query and to the index's tree: the tree's
@@ -1101,7 +1151,8 @@ fn a_cursor_that_names_a_generation_resumes_as_one_that_does_not() {
         .excerpt(&excerpt, &Limits::new().limit(2), None)
         .expect("an excerpt");
     let excerpt_today = lines.next_cursor().expect("more lines").clone();
-    let after: u64 = Scope::new(excerpt_today.fingerprint())
+    // The line it resumes after, and its file's stamp.
+    let after: (u64, u64) = Scope::new(excerpt_today.fingerprint())
         .resume(&excerpt_today)
         .expect("an excerpt cursor's key");
     let excerpt_earlier = Scope::new(excerpt_today.fingerprint())
@@ -1122,6 +1173,16 @@ fn a_cursor_that_names_a_generation_resumes_as_one_that_does_not() {
     for cursor in [&today, &earlier] {
         let err = index
             .search(&query, &limits, Some(cursor))
+            .expect_err("stale");
+        assert!(matches!(err.kind(), ErrorKind::StaleCursor { .. }), "{err}");
+    }
+    // The excerpt's file rewritten: its cursors stale too.
+    let text = std::fs::read(setup.root().join("d2/f002.txt")).expect("the excerpt's file");
+    let names = vec![b"d2".to_vec(), b"f002.txt".to_vec()];
+    assert!(save(setup.root(), setup.scratch.path(), &names, &text));
+    for cursor in [&excerpt_today, &excerpt_earlier] {
+        let err = index
+            .excerpt(&excerpt, &Limits::new(), Some(cursor))
             .expect_err("stale");
         assert!(matches!(err.kind(), ErrorKind::StaleCursor { .. }), "{err}");
     }
@@ -1458,4 +1519,42 @@ fn a_watched_cursor_outlives_an_update_of_texts_and_not_one_that_adds_a_file_bef
             "updated {updated}: {err}"
         );
     }
+}
+
+/// A cursor inside a file that an ignore file then leaves out is stale,
+/// on the tree and on the index, checked or updated: the rest of the
+/// file's lines would be lost, and the lines listed counted wrongly. Once
+/// the rule is gone, it resumes.
+#[test]
+fn a_cursor_inside_a_file_that_becomes_ignored_is_stale() {
+    let setup = Setup::new(&numbered(12, 3), 1);
+    let index = setup.build();
+    let limits = Limits::new().limit(2);
+    let query = Query::literal("needle");
+    let (cursor, last, _) = first_page(&index, &setup, &limits);
+    assert_eq!(last.names, vec![b"d0".to_vec(), b"f000.txt".to_vec()]);
+    let ignore = setup.root().join("d0").join(".ignore");
+    std::fs::write(&ignore, "f000.txt\n").expect("an ignore file");
+    for update in [false, true] {
+        if update {
+            let _ = index.update().expect("an update");
+        }
+        for (corpus, result) in [
+            ("tree", setup.tree.search(&query, &limits, Some(&cursor))),
+            ("index", index.search(&query, &limits, Some(&cursor))),
+        ] {
+            let err = result.expect_err("the cursor's file is ignored");
+            assert!(
+                matches!(err.kind(), ErrorKind::StaleCursor { .. }),
+                "{corpus}, updated {update}: {err}"
+            );
+        }
+    }
+    std::fs::remove_file(&ignore).expect("a removal");
+    let rest = setup
+        .tree
+        .search(&query, &limits, Some(&cursor))
+        .expect("resumes once the rule is gone");
+    assert_eq!(rest.start(), 2);
+    assert_eq!(rest.items()[0].path, "d0/f000.txt");
 }
