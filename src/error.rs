@@ -73,13 +73,14 @@ pub enum ErrorKind {
         found: u64,
     },
     /// A cursor was issued against an earlier generation of the corpus, or
-    /// the input a search cursor resumes in changed since (a `Tree`'s
-    /// file: a hash of its device, inode, size, modification and change
-    /// times; `0` when it is gone), or a file was added or removed before
-    /// that input since (then both figures are hashes of the files the
-    /// walk passes before it, as recorded and as now).
+    /// the input a search or excerpt cursor resumes in changed since (a
+    /// `Tree`'s file: a hash of its device, inode, size, modification and
+    /// change times; `0` when it is gone), or a file was added or removed
+    /// before that input, or the input its page listed left the walk
+    /// (then both figures are hashes of the files the walk passes up to
+    /// it, as recorded and as now).
     #[error(
-        "stale cursor: issued at generation {cursor_generation}, now {current_generation} (the corpus, the stamp of the input it resumes in, or the files before that input changed since); start again without it"
+        "stale cursor: issued at generation {cursor_generation}, now {current_generation} (the corpus, the stamp of the input it resumes in, or the files up to that input changed since); start again without it"
     )]
     StaleCursor {
         /// The generation (or the input's stamp) the cursor carries.
