@@ -80,7 +80,7 @@ pub enum ErrorKind {
     /// (then both figures are hashes of the files the walk passes up to
     /// it, as recorded and as now).
     #[error(
-        "stale cursor: issued at generation {cursor_generation}, now {current_generation} (the corpus, the stamp of the input it resumes in, or the files up to that input changed since); start again without it"
+        "stale cursor: what it recorded ({cursor_generation}) is now {current_generation}: the corpus's generation, the input it resumes in, or the files up to that input changed since; start again without it"
     )]
     StaleCursor {
         /// The generation (or the input's stamp) the cursor carries.

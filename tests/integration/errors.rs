@@ -216,7 +216,7 @@ fn stale_cursor_names_both_generations() {
     );
     let message = err.to_string();
     assert!(
-        message.contains("generation 3") && message.contains('4'),
+        message.contains("recorded (3) is now 4"),
         "{message}"
     );
     assert_message_style(&err);
@@ -643,7 +643,7 @@ fn error_kinds_are_distinct_and_messages_name_the_value() {
             s.generation(8)
                 .resume::<u64>(&s.generation(7).cursor(&1u64, 0))
                 .unwrap_err(),
-            "generation 7",
+            "recorded (7) is now 8",
         ),
         (
             Bounded::page(

@@ -167,7 +167,9 @@ struct Args {
     /// again), and updated after the answer when the query met a change.
     /// The output is the same as without it, cursors included: a cursor of
     /// either resumes on the other, across the index's updates, and is
-    /// stale only when the file it resumes in changed.
+    /// stale only as a tree's is: the file it resumes inside changed, a
+    /// file before it came or went, or the file its page listed left the
+    /// walk.
     #[arg(long, value_name = "INDEX")]
     index: Option<PathBuf>,
 

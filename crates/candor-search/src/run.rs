@@ -220,14 +220,18 @@ impl<S: Source> Prepared<'_, S> {
 /// folder or a broken link too). The input's stamp must be unchanged
 /// when the cursor resumes inside it: an edit since the cursor was issued
 /// would shift its offset, so it is refused as stale (one that resumes
-/// after its end does not read it again). The line number at the offset,
+/// after its end does not read it again, and one at its start read
+/// nothing of it). The line number at the offset,
 /// when the cursor knows it, lets the search start reading there.
 fn resume_point(source: &impl Source, scope: &Scope, cursor: &Cursor) -> Result<Position, Error> {
     let position = Position::of_cursor(scope, cursor)?;
     source.check_position(&position.path)?;
     // Past the end of its input, a cursor resumes after it, whatever it
-    // holds now: an agent may edit a file a page listed whole.
-    if position.place == Place::End {
+    // holds now: an agent may edit a file a page listed whole. At its
+    // start (a budget stopped the page before the file was read, or the
+    // receiver of a stream refused its first line), nothing of it was
+    // read, and any version of it is read from there.
+    if position.place.offset().is_none_or(|offset| offset == 0) {
         return Ok(position);
     }
     let now = source.stamp(&position.path);

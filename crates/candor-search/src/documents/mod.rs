@@ -149,7 +149,12 @@ impl<'a> Documents<'a> {
     /// stale when the document it resumes in changed (its bytes are
     /// hashed), or a document before it was added or removed, and
     /// resumes when only documents after it, or the text of those before
-    /// it, changed (as a [`Tree`](crate::Tree)'s does).
+    /// it, changed (as a [`Tree`](crate::Tree)'s does). With a generation
+    /// set, the documents before a cursor are not counted (the document
+    /// it resumes inside is still hashed): a generation left unchanged
+    /// while a document before the cursor, or the one its page ended
+    /// after, was added, removed or renamed lets the cursor resume, and
+    /// the pages after it miss or repeat that document's items.
     ///
     /// # Example
     ///

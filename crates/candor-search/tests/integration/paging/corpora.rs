@@ -488,3 +488,36 @@ fn into_exact_refuses_a_truncated_search_and_keeps_it() {
         assert_eq!(all.len(), 3, "{corpus}");
     }
 }
+
+/// A page that a budget stopped before it kept an item resumes at the
+/// start of the next file, which it did not read: that file edited or
+/// removed since, the cursor resumes (nothing of it was counted), and
+/// the walk goes on as the tree is now.
+#[test]
+fn a_cursor_at_the_start_of_an_unread_file_outlives_its_change() {
+    let dir = write_files(&[("a.txt", b"n\n"), ("g.txt", b"n\n"), ("h.txt", b"x5\n")]);
+    let t = tree(&dir).threads(1);
+    let q = Query::literal("x");
+    for budget in [
+        Limits::new().max_files(1),
+        Limits::new().max_scanned_bytes(2),
+    ] {
+        let first = t.search(&q, &budget, None).unwrap();
+        assert!(first.is_empty(), "{first:?}");
+        let cursor = first.next_cursor().expect("a cursor").clone();
+        std::fs::write(dir.path().join("g.txt"), b"x new\n").unwrap();
+        let rest = t
+            .search(&q, &Limits::new(), Some(&cursor))
+            .expect("resumes after g.txt was edited");
+        let paths: Vec<&str> = rest.iter().map(|m| m.path.as_str()).collect();
+        assert_eq!(paths, ["g.txt", "h.txt"]);
+        std::fs::remove_file(dir.path().join("g.txt")).unwrap();
+        let rest = t
+            .search(&q, &Limits::new(), Some(&cursor))
+            .expect("resumes after g.txt was removed");
+        let paths: Vec<&str> = rest.iter().map(|m| m.path.as_str()).collect();
+        assert_eq!(paths, ["h.txt"]);
+        assert!(rest.is_complete());
+        std::fs::write(dir.path().join("g.txt"), b"n\n").unwrap();
+    }
+}
