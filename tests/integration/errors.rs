@@ -215,10 +215,7 @@ fn stale_cursor_names_both_generations() {
         "{err:?}"
     );
     let message = err.to_string();
-    assert!(
-        message.contains("recorded (3) is now 4"),
-        "{message}"
-    );
+    assert!(message.contains("recorded (3) is now 4"), "{message}");
     assert_message_style(&err);
     // Not silently restarted on a source without generations either.
     let err = scope().resume::<u64>(cursor).unwrap_err();
