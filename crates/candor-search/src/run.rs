@@ -13,7 +13,7 @@ use crate::engine::{
 };
 use crate::matcher::Matcher;
 use crate::operation::{CountPerFile, FilesWithMatches, FindInFile, LineSearch};
-use crate::position::{Order, Place, Position};
+use crate::position::{Order, Position};
 use crate::source::Source;
 use crate::{AsOf, Bounded, Cursor, Limits, Scope, StreamError, Streamed};
 use crate::{FileCount, Match, Query, path};
