@@ -9,7 +9,11 @@
 //! stat; the answer says as of when) and the tree; and an update
 //! of the index after one file changed, checked and watched, and what a
 //! command-line tool does after one change (a checked query, then
-//! `update_as_seen`) against the same query on an unchanged tree.
+//! `update_as_seen`) against the same query on an unchanged tree; and,
+//! watched, the page of 100 resumed at the cursor of the deep word's
+//! first page after a file before that cursor was edited and the index
+//! updated (the count of the files before a cursor is kept across such
+//! an update, so that page walks none of them again).
 //!
 //! The tree is `$CANDOR_INDEX_TREE` (the update benchmark writes one file
 //! in it, `candor-bench-change.txt`, and removes it at the end: point it at
@@ -157,6 +161,37 @@ fn main() {
             black_box(watched.update().expect("an update"))
         })
     });
+    // An agent's edit between two pages: the file before the cursor (it
+    // exists before the first page) rewritten, the index updated, the
+    // next page asked; only the page is timed.
+    std::fs::write(&changed, "change\n").expect("write");
+    while !watched.is_behind() {
+        std::thread::yield_now();
+    }
+    watched.update().expect("an update");
+    let first = watched
+        .search(&Query::literal(deep), &page, None)
+        .expect("a page");
+    if let Some(cursor) = first.next_cursor().cloned() {
+        c.bench_function("page_deep_resumed_after_an_edit_watched", |b| {
+            b.iter_custom(|iters| {
+                let mut spent = std::time::Duration::ZERO;
+                for _ in 0..iters {
+                    n += 1;
+                    std::fs::write(&changed, format!("change {n}\n")).expect("write");
+                    while !watched.is_behind() {
+                        std::thread::yield_now();
+                    }
+                    watched.update().expect("an update");
+                    let began = std::time::Instant::now();
+                    let next = watched.search(&Query::literal(deep), &page, Some(&cursor));
+                    spent += began.elapsed();
+                    black_box(next.expect("the cursor resumes").len());
+                }
+                spent
+            })
+        });
+    }
     let _ = std::fs::remove_file(&changed);
     let _ = checked.update();
     c.final_summary();
