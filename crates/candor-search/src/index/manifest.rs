@@ -17,6 +17,28 @@ use crate::index::grams::Disk;
 use crate::seam::is_within;
 use crate::{Error, ErrorKind};
 
+/// How a manifest's entries compare with a walk's (see
+/// `Manifest::compare`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Likeness {
+    /// The same entries.
+    Same,
+    /// The same files, by path and in the same order, whatever their
+    /// stamps; folders or skips may differ. The files a walk passes
+    /// before any path are then the same.
+    SameFiles,
+    /// Files came or went.
+    Different,
+}
+
+/// The path of a file's entry; `None` for a folder or a skip.
+fn file_path(entry: &RecordEntry) -> Option<&str> {
+    match entry {
+        RecordEntry::File(f) => Some(&f.path),
+        _ => None,
+    }
+}
+
 /// Damage found in a part of the manifest read after it was opened: a
 /// block whose CRC or structure does not match.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -273,38 +295,24 @@ impl Manifest {
         Ok(block.first + i)
     }
 
-    /// Whether the entries are `entries`, every block read.
-    pub(crate) fn same_as(&self, entries: &[RecordEntry]) -> Result<bool, Damage> {
-        if entries.len() != self.len() {
-            return Ok(false);
-        }
+    /// How its entries compare with `entries`, every block read once.
+    pub(crate) fn compare(&self, entries: &[RecordEntry]) -> Result<Likeness, Damage> {
+        let mut same = entries.len() == self.len();
+        let mut files = entries.iter().filter_map(file_path);
         for b in 0..self.blocks.len() {
             let block = self.load_block(b)?;
-            if block.entries[..] != entries[block.first..block.end()] {
-                return Ok(false);
-            }
-        }
-        Ok(true)
-    }
-
-    /// Whether the files it records are those of `entries`, by path and
-    /// in the same order, whatever their stamps (each block read): the
-    /// files a walk passes before any path are then the same.
-    pub(crate) fn same_files_as(&self, entries: &[RecordEntry]) -> Result<bool, Damage> {
-        let file = |e: &RecordEntry| match e {
-            RecordEntry::File(f) => Some(f.path.clone()),
-            _ => None,
-        };
-        let mut new = entries.iter().filter_map(file);
-        for b in 0..self.blocks.len() {
-            let block = self.load_block(b)?;
-            for old in block.entries.iter().filter_map(file) {
-                if new.next().as_ref() != Some(&old) {
-                    return Ok(false);
+            same = same && block.entries[..] == entries[block.first..block.end()];
+            for old in block.entries.iter().filter_map(file_path) {
+                if files.next() != Some(old) {
+                    return Ok(Likeness::Different);
                 }
             }
         }
-        Ok(new.next().is_none())
+        Ok(match (same, files.next()) {
+            (_, Some(_)) => Likeness::Different,
+            (true, None) => Likeness::Same,
+            (false, None) => Likeness::SameFiles,
+        })
     }
 
     /// How many folders it records (each block read; a block that cannot

@@ -55,6 +55,7 @@ use check::LastStamps;
 use entry::{RecordEntry, Segment};
 use format::Written;
 use grams::SpillTo;
+use manifest::Likeness;
 use snapshot::Snapshot;
 use store::{LoadError, NewBase, Store};
 use traverse::{Traversal, Trust};
@@ -763,7 +764,12 @@ impl Index {
             Err(e) => return Err(e),
         }
         let (entries, delta) = builder.finish()?;
-        if !damaged && parents == old.parents() && old.entries.same_as(&entries).unwrap_or(false) {
+        // Damaged, or unreadable now, the record is unlike the walk's.
+        let likeness = match damaged {
+            false => old.entries.compare(&entries).unwrap_or(Likeness::Different),
+            true => Likeness::Different,
+        };
+        if parents == old.parents() && likeness == Likeness::Same {
             // Nothing changed: the same generation, read from the tree now.
             let mut same = Snapshot::clone(&old);
             same.read_ns = read_ns;
@@ -773,7 +779,7 @@ impl Index {
         // No file came or went (only texts changed, or folders and
         // skips): the counts of the files before a path kept for cursors
         // hold for the new generation too.
-        let same_files = !damaged && old.entries.same_files_as(&entries).unwrap_or(false);
+        let same_files = likeness != Likeness::Different;
         let (base_files, delta_files) = segment_sizes(&entries);
         // The delta is held in memory while it is written into the
         // manifest: past a size, a new base is built (in bounded memory)
