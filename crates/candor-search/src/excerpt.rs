@@ -125,7 +125,8 @@ fn read_excerpt(
     budgets: &Budgets,
     collector: &mut Collector<Line>,
 ) -> (Option<Total>, Option<u64>) {
-    // The file's stamp as it was opened: the version whose lines are read.
+    // The file's stamp as it was opened, the version whose lines are
+    // read; `None` for a document (its corpus tells its stamp).
     let mut stamp = None;
     // The lines wanted: up to `last`, and no more than the limit's probe;
     // with an exact total asked for, the lines past the probe up to
@@ -158,7 +159,6 @@ fn read_excerpt(
             return (None, stamp);
         }
         Opened::Memory(bytes, known) => {
-            stamp = source.stamp(path);
             first_nul = known.first_nul_line(bytes);
             let mut visit =
                 |chunk: &[u8], base: u64, is_last: bool| step(Step::Chunk(chunk, base, is_last));

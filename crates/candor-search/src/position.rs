@@ -39,7 +39,13 @@ impl Place {
     /// file (its items up to here, or all of them), so the file must
     /// still be one of the walk's when the page is resumed.
     pub(crate) fn is_past_start(self) -> bool {
-        self.offset().is_none_or(|offset| offset > 0)
+        self == Place::End || self.is_inside()
+    }
+
+    /// Inside the file, past its start: a page resumed here reads on from
+    /// an offset of the version it ended in.
+    pub(crate) fn is_inside(self) -> bool {
+        self.offset().is_some_and(|offset| offset > 0)
     }
 
     /// The byte offset of a line start; `None` past the file's end.

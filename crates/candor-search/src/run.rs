@@ -231,7 +231,7 @@ fn resume_point(source: &impl Source, scope: &Scope, cursor: &Cursor) -> Result<
     // start (a budget stopped the page before the file was read, or the
     // receiver of a stream refused its first line), nothing of it was
     // read, and any version of it is read from there.
-    if position.place.offset().is_none_or(|offset| offset == 0) {
+    if !position.place.is_inside() {
         return Ok(position);
     }
     let now = source.stamp(&position.path);

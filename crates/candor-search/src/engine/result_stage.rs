@@ -186,11 +186,13 @@ impl<'l, K: QueryKind> ResultStage<'l, K> {
                 let mut flow = K::offer_items(&path, &hits, &mut sink);
                 self.item_in_file = sink.kept_any || (continued && self.item_in_file);
                 // Told after the items, when none comes from its line on.
-                let told_after = sink.as_text.take();
-                let told = told_after.is_some() && flow.is_continue();
-                if let (Some((_, input)), ControlFlow::Continue(())) = (told_after, flow) {
-                    self.collector.skip(input);
-                }
+                let told = match (sink.as_text.take(), flow) {
+                    (Some((_, input)), ControlFlow::Continue(())) => {
+                        self.collector.skip(input);
+                        true
+                    }
+                    _ => false,
+                };
                 // The file's last item kept, with nothing of the file after
                 // it (no line, no skip): the next page resumes after the
                 // file, not inside it, so that an edit to the file leaves
